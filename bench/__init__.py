@@ -1,0 +1,15 @@
+"""Reproducible benchmarks, run with ``okey bench <name>``; each prints its figures."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+
+def _solver(args: argparse.Namespace) -> int:
+    from .solver import run
+
+    return run(args)
+
+
+BENCHES: dict[str, Callable[[argparse.Namespace], int]] = {"solver": _solver}

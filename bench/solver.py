@@ -1,0 +1,186 @@
+"""``okey bench solver``: finish checks, decide+evolve, and simulated hands per second."""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+from okeycore import melds as M
+from okeycore.bots import GreedyBot, RandomBot, Strategy
+from okeycore.classic import decide, evolve, finishing_tiles, rack_packed
+from okeycore.options import TableOptions
+from okeycore.simulate import Simulator
+
+from .common import Progress, machine, percentile, us
+
+
+def _cold() -> None:
+    """Forget the solver's transposition table, so every timed check starts cold."""
+    for memo in M._COVER_MEMO.values():
+        memo.clear()
+
+
+def random_rack(rng: random.Random) -> tuple[list[int], int]:
+    ids = list(range(106))
+    rng.shuffle(ids)
+    indicator = next(t for t in ids[15:] if t < 104)
+    return ids[:15], indicator
+
+
+def near_finish_rack(rng: random.Random) -> tuple[list[int], int]:
+    """A 15-tile rack that cannot finish, one tile away from one that can: a random finishing
+    rack (runs and groups of 14 tiles + 1) with one meld tile swapped for a random tile."""
+    while True:
+        ids = list(range(106))
+        rng.shuffle(ids)
+        indicator = next(t for t in ids if t < 104)
+        pool = [t for t in ids if t != indicator]
+        rack: list[int] = []
+        used: set[int] = set()
+        sizes = rng.choice([(3, 3, 4, 4), (3, 3, 3, 5), (3, 4, 7), (3, 3, 3, 3, 2)])
+        if 2 in sizes:
+            continue
+        ok = True
+        for size in sizes:
+            meld = _random_meld(rng, size, used)
+            if meld is None:
+                ok = False
+                break
+            rack += meld
+            used.update(meld)
+        if not ok:
+            continue
+        spare = next(t for t in pool if t not in used)
+        rack.append(spare)
+        used.add(spare)
+        i = rng.randrange(14)
+        swap = next(t for t in pool if t not in used)
+        rack[i] = swap
+        x, j = rack_packed(rack, indicator)
+        if not M.can_cover(x, j, 1, True):
+            return rack, indicator
+
+
+def _random_meld(rng: random.Random, size: int, used: set[int]) -> list[int] | None:
+    for _ in range(50):
+        if size <= 4 and rng.random() < 0.4:
+            n = rng.randrange(13)
+            colours = rng.sample(range(4), size)
+            faces = [c * 13 + n for c in colours]
+        else:
+            c = rng.randrange(4)
+            s = rng.randrange(0, 14 - size + 1)
+            faces = [c * 13 + ((s + k) % 13) for k in range(size)]
+        ids = []
+        for f in faces:
+            free = [t for t in (2 * f, 2 * f + 1) if t not in used and t not in ids]
+            if not free:
+                break
+            ids.append(free[0])
+        else:
+            return ids
+    return None
+
+
+def _time_checks(racks: list[tuple[list[int], int]], label: str) -> tuple[list[float], list[float]]:
+    cover: list[float] = []
+    which: list[float] = []
+    prog = Progress(label, len(racks))
+    for i, (rack, indicator) in enumerate(racks):
+        _cold()
+        t0 = time.perf_counter()
+        x, j = rack_packed(rack, indicator)
+        M.can_cover(x, j, 1, True)
+        t1 = time.perf_counter()
+        cover.append(t1 - t0)
+        _cold()
+        t0 = time.perf_counter()
+        finishing_tiles(rack, indicator)
+        which.append(time.perf_counter() - t0)
+        prog.update(i + 1)
+    prog.done()
+    cover.sort()
+    which.sort()
+    return cover, which
+
+
+def _moves(seed: int, matches: int) -> list[float]:
+    """decide + evolve time of every command in greedy-bot matches."""
+    times: list[float] = []
+    prog = Progress("decide+evolve", matches)
+    for m in range(matches):
+        sim = Simulator(TableOptions(), [GreedyBot(seed + m * 4 + i) for i in range(4)], seed + m)
+        orig = sim.apply
+
+        def timed(cmd, _orig=orig, _sim=sim):  # type: ignore[no-untyped-def]
+            state = _sim.record.state
+            t0 = time.perf_counter()
+            got = decide(state, cmd)
+            if not isinstance(got, list):
+                raise RuntimeError(str(got))
+            for e in got:
+                state = evolve(state, e)
+            times.append(time.perf_counter() - t0)
+            return _orig(cmd)
+
+        sim.apply = timed  # type: ignore[method-assign]
+        sim.play_match(max_hands=30)
+        prog.update(m + 1)
+    prog.done()
+    times.sort()
+    return times
+
+
+def _hands_per_second(kind: str, seed: int, seconds: float) -> tuple[float, int, float]:
+    hands = 0
+    moves = 0
+    t0 = time.perf_counter()
+    m = 0
+    while time.perf_counter() - t0 < seconds:
+        bots: list[Strategy] = [(GreedyBot if kind == "greedy" else RandomBot)(seed + m * 4 + i) for i in range(4)]
+        sim = Simulator(TableOptions(), bots, seed + m)
+        for _ in range(5):
+            sim.play_hand()
+            if sim.record.state.phase.value == "MATCH_OVER":
+                break
+        hands += sim.record.hands
+        moves += sim.record.moves
+        m += 1
+    dt = time.perf_counter() - t0
+    return hands / dt, hands, moves / hands if hands else 0.0
+
+
+def run(args: argparse.Namespace) -> int:
+    rng = random.Random(args.seed)
+    n_random = 2000 if args.quick else 20000
+    n_near = 300 if args.quick else 3000
+    print(f"okey bench solver  (seed {args.seed}{', quick' if args.quick else ''})")
+    print(f"machine: {machine()}")
+    racks = [random_rack(rng) for _ in range(n_random)]
+    cover, which = _time_checks(racks, "random racks")
+    print(f"\nfinish check, {n_random:,} random 15-tile racks (cold solver memo each time)")
+    print(
+        f"  can it finish:      median {us(percentile(cover, 50))}  p99 {us(percentile(cover, 99))}"
+        "   target: median <= 50 us"
+    )
+    print(f"  which tiles finish: median {us(percentile(which, 50))}  p99 {us(percentile(which, 99))}")
+    near = [near_finish_rack(rng) for _ in range(n_near)]
+    cover, which = _time_checks(near, "near-finish racks")
+    print(f"\nfinish check, {n_near:,} racks one tile away from a finish (cold)")
+    print(
+        f"  can it finish:      median {us(percentile(cover, 50))}  p99 {us(percentile(cover, 99))}"
+        f"   max {us(cover[-1])}   target: p99 <= 1 ms"
+    )
+    print(f"  which tiles finish: median {us(percentile(which, 50))}  p99 {us(percentile(which, 99))}")
+    times = _moves(args.seed, 3 if args.quick else 20)
+    print(f"\ndecide + evolve, {len(times):,} commands from greedy-bot matches")
+    print(f"  median {us(percentile(times, 50))}  p99 {us(percentile(times, 99))}   target: median <= 50 us")
+    secs = 2.0 if args.quick else 10.0
+    print(f"\nsimulated classic hands in-process, one core, {secs:.0f} s each (bots decide from their seat view)")
+    for kind in ("greedy", "random"):
+        rate, hands, mph = _hands_per_second(kind, args.seed, secs)
+        print(
+            f"  {kind:<6} bots: {rate:,.1f} hands/s  ({hands} hands, {mph:.0f} moves per hand)   target: >= 100 hands/s"
+        )
+    return 0

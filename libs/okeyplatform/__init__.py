@@ -1,0 +1,1 @@
+"""okeyplatform: plumbing shared by the services and the ``okey`` command."""

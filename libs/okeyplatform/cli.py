@@ -1,0 +1,135 @@
+"""The ``okey`` command: one entry point with a subcommand per job."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from okeycore.options import OptionsError, TableOptions
+
+__all__ = ["main", "build_parser", "parse_options"]
+
+
+def parse_options(pairs: Sequence[str], game: str = "OKEY") -> TableOptions:
+    """``["partners=true", "match_points=10"]`` -> TableOptions, with readable errors."""
+    data: dict[str, object] = {"game": game}
+    for pair in pairs:
+        name, sep, raw = pair.partition("=")
+        if not sep:
+            raise OptionsError(f"options are name=value, got {pair!r}")
+        value: object = raw
+        low = raw.lower()
+        if low in ("true", "on", "yes"):
+            value = True
+        elif low in ("false", "off", "no"):
+            value = False
+        elif raw.lstrip("-").isdigit():
+            value = int(raw)
+        data[name.strip()] = value
+    return TableOptions.from_dict(data).validated()
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    return run_demo(args)
+
+
+def _cmd_solve(args: argparse.Namespace) -> int:
+    from okeycore.solve import solve_line
+
+    stream = open(args.file, encoding="utf-8") if args.file else sys.stdin  # noqa: SIM115
+    try:
+        for line in stream:
+            if not line.strip():
+                continue
+            sys.stdout.write(solve_line(line) + "\n")
+            sys.stdout.flush()
+    finally:
+        if stream is not sys.stdin:
+            stream.close()
+    return 0
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from okeybench import BENCHES
+
+    run = BENCHES[args.name]
+    return run(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="okey",
+        description="Okey and Okey 101 backend: play, solve, benchmark.",
+        epilog="Run 'okey <command> --help' for a command's options.",
+    )
+    sub = p.add_subparsers(dest="command", metavar="<command>")
+
+    demo = sub.add_parser(
+        "demo",
+        help="play a full classic Okey match between four bots and print the standings",
+        description="Play a full classic Okey match between four bots, in-process, printing each "
+        "hand's result and the final standings.",
+    )
+    demo.add_argument("--seed", type=int, default=None, help="seed for the shuffles and bots (default: random)")
+    demo.add_argument(
+        "--bots",
+        default="greedy,greedy,greedy,greedy",
+        help="four strategies, comma separated: greedy or random (default: all greedy)",
+    )
+    demo.add_argument(
+        "-o",
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a table option, e.g. -o partners=true -o match_points=10 (repeatable; see RULES.md section 5)",
+    )
+    demo.add_argument("--quiet", action="store_true", help="print only the final standings")
+    demo.set_defaults(func=_cmd_demo)
+
+    solve = sub.add_parser(
+        "solve",
+        help="answer solver requests, one JSON line in, one JSON line out",
+        description='Read JSON lines like {"game":"OKEY","indicator":"B5","tiles":[...14 codes]} or '
+        '{"game":"OKEY101","indicator":"B5","tiles":[...],"wrap":false} and answer each on its own line. '
+        'A bad line is answered with {"error": "..."} and the next line is still read.',
+    )
+    solve.add_argument("file", nargs="?", help="read requests from this file instead of standard input")
+    solve.set_defaults(func=_cmd_solve)
+
+    bench = sub.add_parser(
+        "bench",
+        help="run a benchmark and print its figures",
+        description="Run one of the benchmarks in bench/ and print its figures.",
+    )
+    from okeybench import BENCHES
+
+    bench.add_argument("name", choices=sorted(BENCHES), help="which benchmark")
+    bench.add_argument("--quick", action="store_true", help="a short run, for a smoke test")
+    bench.add_argument("--seed", type=int, default=1, help="seed for generated inputs (default 1)")
+    bench.set_defaults(func=_cmd_bench)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        code: int = args.func(args)
+    except OptionsError as exc:
+        print(f"okey {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

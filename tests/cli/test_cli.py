@@ -1,0 +1,58 @@
+"""The ``okey`` command as a user runs it: a real subprocess of the installed entry point."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+OKEY = shutil.which("okey") or ""
+
+
+def run_okey(*args: str, stdin: str | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    cmd = [OKEY, *args] if OKEY else [sys.executable, "-m", "okeyplatform.cli", *args]
+    return subprocess.run(cmd, input=stdin, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.mark.parametrize("sub", ["demo", "solve", "bench"])
+def test_every_subcommand_has_help(sub: str) -> None:
+    got = run_okey(sub, "--help")
+    assert got.returncode == 0
+    assert "usage: okey " + sub in got.stdout
+
+
+def test_demo_plays_a_full_match_and_prints_standings() -> None:
+    got = run_okey("demo", "--seed", "3")
+    assert got.returncode == 0, got.stderr
+    assert "match over after" in got.stdout
+    assert "winner" in got.stdout
+    assert got.stdout.count("hand ") >= 2
+
+
+def test_demo_rejects_a_bad_option_with_a_hint() -> None:
+    got = run_okey("demo", "-o", "partners=true", "-o", "duel=true")
+    assert got.returncode == 2
+    assert "partners" in got.stderr and "duel" in got.stderr
+
+
+def test_solve_answers_each_line_and_survives_bad_ones() -> None:
+    lines = [
+        {"game": "OKEY", "indicator": "B5", "tiles": "R1 R2 R3 Y4 Y5 Y6 K7 K8 K9 B10 B11 B12 B13 B9".split()},
+        "this is not json",
+        {"game": "OKEY", "indicator": "B5", "tiles": ["R1"]},
+        {"game": "OKEY", "indicator": "B5", "tiles": "R1 R1 R2 R2 R3 R3 Y4 Y4 Y5 Y5 K6 K6 K7 K7".split()},
+    ]
+    stdin = "\n".join(x if isinstance(x, str) else json.dumps(x) for x in lines) + "\n"
+    got = run_okey("solve", stdin=stdin)
+    assert got.returncode == 0, got.stderr
+    out = [json.loads(x) for x in got.stdout.splitlines()]
+    assert len(out) == 4
+    assert out[0]["melds"] is True and out[0]["pairs"] is False
+    assert sorted(len(m) for m in out[0]["arrangement"]) == [3, 3, 3, 5]
+    assert "error" in out[1]
+    assert "14 tiles" in out[2]["error"]
+    assert out[3]["pairs"] is True and out[3]["melds"] is False
+    assert len(out[3]["arrangement"]) == 7
