@@ -42,6 +42,7 @@ from .events import (
     TurnedToOkey,
     TurnTimedOut,
 )
+from .fairness import deal_commitment
 from .options import DeckEnd, DiscardHistory, Game, IndicatorScoring, OptionsError, PairsDeclaration, TableOptions
 from .tiles import TILE_COUNT, Colour, Face, effective_face, face_from_index, face_of_id, okey_face
 
@@ -114,6 +115,9 @@ class ClassicState:
     finish_penalised: bool = False  # an invalid finish was already penalised this turn [C-SC-6]
     last_hand: HandEnded | None = None
     result: MatchEnded | None = None
+    deal_order: tuple[int, ...] = ()  # private until the hand ends [C-DEAL-3]
+    deal_salt: str = ""
+    players: tuple[str, ...] = ()  # who sits where ("" for a bot seat)
 
     @property
     def okey(self) -> Face:
@@ -309,7 +313,9 @@ def _create(state: ClassicState | None, cmd: CreateTable) -> Decision:
         return _v("INVALID_OPTIONS", str(exc))
     if opts.game is not Game.OKEY:
         return _v("WRONG_GAME", "this engine plays classic Okey; use the Okey 101 engine for OKEY101")
-    return [TableCreated(cmd.table_id, opts)]
+    if cmd.players and len(cmd.players) != 4:
+        return _v("INVALID_SEATS", "a classic Okey table has exactly 4 seats")
+    return [TableCreated(cmd.table_id, opts, tuple(cmd.players) or ("",) * 4)]
 
 
 def _start_hand(state: ClassicState, cmd: StartHand) -> Decision:
@@ -326,7 +332,19 @@ def _start_hand(state: ClassicState, cmd: StartHand) -> Decision:
     else:
         starter = (state.starter + 1) % 4  # [C-DEAL-2]
     racks, indicator, deck = deal(cmd.order, starter)
-    return [HandStarted(state.hand + 1, starter, racks, indicator, deck, _deadline(state, cmd.now_ms))]
+    return [
+        HandStarted(
+            state.hand + 1,
+            starter,
+            racks,
+            indicator,
+            deck,
+            _deadline(state, cmd.now_ms),
+            commitment=deal_commitment(cmd.order, cmd.salt),
+            order=tuple(cmd.order),
+            salt=cmd.salt,
+        )
+    ]
 
 
 def _draw(state: ClassicState, cmd: Draw) -> Decision:
@@ -417,6 +435,8 @@ def _dead_hand(state: ClassicState) -> list[Event]:
         deltas=(0, 0, 0, 0),
         racks=tuple(s.rack for s in state.seats),
         deck=state.deck,
+        order=state.deal_order,
+        salt=state.deal_salt,
     )
     return [end, *_match_end(state, (0, 0, 0, 0))]
 
@@ -474,6 +494,8 @@ def _finish_events(state: ClassicState, seat: int, tile: int, check: FinishCheck
         deltas=deltas,
         racks=racks,
         deck=state.deck,
+        order=state.deal_order,
+        salt=state.deal_salt,
     )
     return [end, *_match_end(state, deltas)]
 
@@ -651,6 +673,7 @@ def evolve(state: ClassicState | None, event: Event) -> ClassicState:
             options=opts,
             seats=tuple(SeatState(score=opts.match_points) for _ in range(4)),
             version=1,
+            players=event.players,
         )
     assert state is not None, "the first event of a table is TableCreated"
     s = state
@@ -710,6 +733,8 @@ def evolve(state: ClassicState | None, event: Event) -> ClassicState:
             timed_out=False,
             indicator_shown=False,
             finish_penalised=False,
+            deal_order=event.order,
+            deal_salt=event.salt,
         )
     if isinstance(event, HandEnded):
         seats = tuple(replace(seat, score=seat.score + d) for seat, d in zip(s.seats, event.deltas, strict=True))
@@ -856,7 +881,7 @@ def public_event(event: Event, viewer: int | None) -> Event:
     draws of other seats are blanked (-1) until the hand's end reveals them."""
     if isinstance(event, HandStarted):
         racks = tuple(r if i == viewer else tuple(-1 for _ in r) for i, r in enumerate(event.racks))
-        return replace(event, racks=racks, deck=tuple(-1 for _ in event.deck))
+        return replace(event, racks=racks, deck=tuple(-1 for _ in event.deck), order=(), salt="")
     if isinstance(event, TileDrawn) and event.source is DrawSource.DECK and event.seat != viewer:
         return replace(event, tile=-1)
     return event

@@ -34,6 +34,7 @@ class Command:
 class CreateTable(Command):
     table_id: str = ""
     options: TableOptions = field(default_factory=TableOptions)
+    players: tuple[str, ...] = ()  # who sits where ("" for a bot seat); data only, no rule reads it
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +44,7 @@ class StartHand(Command):
 
     order: tuple[int, ...] = ()
     first_starter: int = 0
+    salt: str = ""  # secret mixed into the deal commitment, revealed when the hand ends
 
 
 @dataclass(frozen=True, slots=True)

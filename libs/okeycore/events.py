@@ -54,6 +54,7 @@ class TableCreated(Event):
     type: ClassVar[str] = "TableCreated"
     table_id: str
     options: TableOptions
+    players: tuple[str, ...] = ()  # player id per seat, "" for a bot seat
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +69,9 @@ class HandStarted(Event):
     indicator: int
     deck: tuple[int, ...]
     deadline_ms: int
+    commitment: str = ""  # SHA-256 of order + salt, public from the start [C-DEAL-3]
+    order: tuple[int, ...] = ()  # the shuffled order dealt from (private until the hand ends)
+    salt: str = ""  # private until the hand ends
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +175,8 @@ class HandEnded(Event):
     deltas: tuple[int, ...]
     racks: tuple[tuple[int, ...], ...]
     deck: tuple[int, ...]
+    order: tuple[int, ...] = ()  # the hand's deal order and salt, revealed [C-DEAL-3]
+    salt: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -59,6 +59,24 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def _cmd_verify_deal(args: argparse.Namespace) -> int:
+    from .verify import run_verify_deal
+
+    return run_verify_deal(args)
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from .up import run_serve
+
+    return run_serve(args)
+
+
+def _cmd_up(args: argparse.Namespace) -> int:
+    from .up import run_up
+
+    return run_up(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="okey",
@@ -111,6 +129,37 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--quick", action="store_true", help="a short run, for a smoke test")
     bench.add_argument("--seed", type=int, default=1, help="seed for generated inputs (default 1)")
     bench.set_defaults(func=_cmd_bench)
+
+    verify = sub.add_parser(
+        "verify-deal",
+        help="check a finished hand's deal against the commitment published when it began",
+        description="Check that a hand's revealed deal order and salt hash to the SHA-256 commitment "
+        "announced in HandStarted, and that the order deals exactly the hand's racks, indicator and deck.",
+    )
+    verify.add_argument("table", help="the table id")
+    verify.add_argument("hand", type=int, help="the hand number (1 for the first hand)")
+    verify.add_argument("--database-url", help="PostgreSQL URL of the event store (default: OKEY_DATABASE_URL)")
+    verify.set_defaults(func=_cmd_verify_deal)
+
+    up = sub.add_parser(
+        "up",
+        help="run the whole stack: PostgreSQL, NATS and the services",
+        description="Run PostgreSQL and NATS (embedded unless OKEY_DATABASE_URL / OKEY_NATS_URL are set) "
+        "and every service, each in its own process, until Ctrl-C.",
+    )
+    up.add_argument("--data-dir", help="keep embedded PostgreSQL and NATS data here between runs (default: temporary)")
+    up.add_argument(
+        "--for-seconds", type=float, default=0, help="stop by itself after this many seconds (0: run until Ctrl-C)"
+    )
+    up.set_defaults(func=_cmd_up)
+
+    serve = sub.add_parser(
+        "serve",
+        help="run one service in the foreground (as `okey up` and the container do)",
+        description="Run one service; it reads OKEY_DATABASE_URL, OKEY_NATS_URL and its OKEY_<SERVICE>_ADDR.",
+    )
+    serve.add_argument("service", choices=["table"], help="which service")
+    serve.set_defaults(func=_cmd_serve)
     return p
 
 

@@ -1,0 +1,96 @@
+"""Signed bearer tokens: ``v1.<payload>.<signature>``, HMAC-SHA256 over the payload.
+
+The payload is base64url JSON ``{"sub": player or service id, "role": "player" | "service" |
+"admin", "exp": unix seconds, "dev": optional device id}``. Every service that accepts tokens
+is given the same secret (``OKEY_TOKEN_SECRET``)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import time
+from dataclasses import dataclass
+
+__all__ = ["Identity", "TokenError", "issue_token", "verify_token", "token_secret", "ROLES"]
+
+ROLES = ("player", "service", "admin")
+
+
+class TokenError(Exception):
+    """A token that is missing, malformed, forged or expired; the message says which."""
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    subject: str
+    role: str
+    device: str = ""
+
+    @property
+    def is_service(self) -> bool:
+        return self.role == "service"
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def token_secret() -> bytes:
+    """The signing secret from ``OKEY_TOKEN_SECRET``; a dev stack without one gets a random
+    secret per process tree (set by ``okey up`` for its children)."""
+    value = os.environ.get("OKEY_TOKEN_SECRET")
+    if not value:
+        value = secrets.token_hex(32)
+        os.environ["OKEY_TOKEN_SECRET"] = value
+    return value.encode("utf-8")
+
+
+def issue_token(
+    subject: str, role: str = "player", ttl_s: int = 86400, secret: bytes | None = None, device: str = ""
+) -> str:
+    if role not in ROLES:
+        raise ValueError(f"role must be one of {ROLES}")
+    if not subject:
+        raise ValueError("a token needs a subject")
+    payload = {"sub": subject, "role": role, "exp": int(time.time()) + ttl_s}
+    if device:
+        payload["dev"] = device
+    body = _b64(json.dumps(payload, separators=(",", ":")).encode("utf-8"))
+    sig = hmac.new(secret or token_secret(), body.encode("ascii"), hashlib.sha256).digest()
+    return f"v1.{body}.{_b64(sig)}"
+
+
+def verify_token(token: str, secret: bytes | None = None, now: float | None = None) -> Identity:
+    parts = token.split(".")
+    if len(parts) != 3 or parts[0] != "v1":
+        raise TokenError("malformed token: expected v1.<payload>.<signature>")
+    body, sig = parts[1], parts[2]
+    want = hmac.new(secret or token_secret(), body.encode("ascii"), hashlib.sha256).digest()
+    try:
+        got = _unb64(sig)
+    except (ValueError, TypeError):
+        raise TokenError("malformed token signature") from None
+    if not hmac.compare_digest(want, got):
+        raise TokenError("token signature does not match")
+    try:
+        payload = json.loads(_unb64(body))
+    except (ValueError, TypeError):
+        raise TokenError("malformed token payload") from None
+    if not isinstance(payload, dict):
+        raise TokenError("malformed token payload")
+    exp = payload.get("exp")
+    if not isinstance(exp, int) or exp < (now if now is not None else time.time()):
+        raise TokenError("token has expired: sign in again")
+    sub, role = payload.get("sub"), payload.get("role")
+    if not isinstance(sub, str) or not sub or role not in ROLES:
+        raise TokenError("token payload lacks a subject or a valid role")
+    dev = payload.get("dev", "")
+    return Identity(sub, str(role), dev if isinstance(dev, str) else "")

@@ -1,0 +1,450 @@
+"""The event store: append-only streams with optimistic versions, idempotent commands,
+a global order readers page through without skipping late commits, and per-stream timers.
+
+Two implementations share one contract (tests/platform/test_eventstore_contract.py):
+``MemoryEventStore`` and ``PostgresEventStore`` (asyncpg)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+import asyncpg
+
+__all__ = [
+    "NewEvent",
+    "StoredEvent",
+    "GlobalPosition",
+    "AppendResult",
+    "VersionConflict",
+    "DuplicateCommand",
+    "EventStore",
+    "MemoryEventStore",
+    "PostgresEventStore",
+    "MIGRATIONS",
+    "migrate",
+    "KEEP_TIMER",
+]
+
+GlobalPosition = tuple[int, int]
+"""(transaction id, position): the order of the whole log. Rows only become readable once
+every older transaction has ended, so a reader's cursor never passes a late commit."""
+
+START: GlobalPosition = (0, 0)
+
+
+class _Keep:
+    def __repr__(self) -> str:
+        return "KEEP_TIMER"
+
+
+KEEP_TIMER: Any = _Keep()
+"""Pass as ``due_at_ms`` to leave a stream's timer as it is."""
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvent:
+    type: str
+    data: dict[str, Any]
+    hand: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    stream_id: str
+    version: int
+    type: str
+    data: dict[str, Any]
+    hand: int
+    position: int
+    global_position: GlobalPosition
+    recorded_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class AppendResult:
+    first_version: int
+    last_version: int
+    events: list[StoredEvent] = field(default_factory=list)
+
+
+class VersionConflict(Exception):
+    """Someone else appended to the stream first: reload and decide again."""
+
+
+class DuplicateCommand(Exception):
+    """This command id was already applied to the stream; ``first``..``last`` are its versions."""
+
+    def __init__(self, first: int, last: int) -> None:
+        super().__init__(f"command already applied as versions {first}..{last}")
+        self.first = first
+        self.last = last
+
+
+class EventStore(Protocol):
+    async def append(
+        self,
+        stream_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        command_id: str | None = None,
+        due_at_ms: int | None = KEEP_TIMER,
+    ) -> AppendResult: ...
+
+    async def read_stream(
+        self, stream_id: str, after_version: int = 0, limit: int | None = None
+    ) -> list[StoredEvent]: ...
+
+    async def read_all(self, after: GlobalPosition = START, limit: int = 1000) -> list[StoredEvent]: ...
+
+    async def find_command(self, stream_id: str, command_id: str) -> tuple[int, int] | None: ...
+
+    async def claim_due_timers(self, now_ms: int, lease_ms: int, limit: int = 100) -> list[str]: ...
+
+    async def set_timer(self, stream_id: str, due_at_ms: int | None) -> None: ...
+
+    async def stream_ids(self) -> list[str]: ...
+
+
+# ------------------------------------------------------------------ in memory
+
+
+class MemoryEventStore:
+    """The same contract in a process's memory: for unit tests and tools."""
+
+    def __init__(self) -> None:
+        self._streams: dict[str, list[StoredEvent]] = {}
+        self._all: list[StoredEvent] = []
+        self._commands: dict[tuple[str, str], tuple[int, int]] = {}
+        self._timers: dict[str, int] = {}
+        self._lock = asyncio.Lock()
+
+    async def append(
+        self,
+        stream_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        command_id: str | None = None,
+        due_at_ms: int | None = KEEP_TIMER,
+    ) -> AppendResult:
+        async with self._lock:
+            stream = self._streams.setdefault(stream_id, [])
+            if command_id is not None and (stream_id, command_id) in self._commands:
+                raise DuplicateCommand(*self._commands[(stream_id, command_id)])
+            if len(stream) != expected_version:
+                raise VersionConflict(f"{stream_id} is at version {len(stream)}, not {expected_version}")
+            now = datetime.now(UTC)
+            out = []
+            for i, e in enumerate(events):
+                pos = len(self._all) + 1
+                stored = StoredEvent(
+                    stream_id,
+                    expected_version + i + 1,
+                    e.type,
+                    json.loads(json.dumps(e.data)),
+                    e.hand,
+                    pos,
+                    (pos, pos),
+                    now,
+                )
+                stream.append(stored)
+                self._all.append(stored)
+                out.append(stored)
+            first, last = expected_version + 1, expected_version + len(events)
+            if command_id is not None and events:
+                self._commands[(stream_id, command_id)] = (first, last)
+            if due_at_ms is None:
+                self._timers.pop(stream_id, None)
+            elif due_at_ms is not KEEP_TIMER:
+                self._timers[stream_id] = int(due_at_ms)
+            return AppendResult(first, last, out)
+
+    async def read_stream(self, stream_id: str, after_version: int = 0, limit: int | None = None) -> list[StoredEvent]:
+        got = self._streams.get(stream_id, [])[after_version:]
+        return got[:limit] if limit is not None else list(got)
+
+    async def read_all(self, after: GlobalPosition = START, limit: int = 1000) -> list[StoredEvent]:
+        return [e for e in self._all if e.global_position > after][:limit]
+
+    async def find_command(self, stream_id: str, command_id: str) -> tuple[int, int] | None:
+        return self._commands.get((stream_id, command_id))
+
+    async def claim_due_timers(self, now_ms: int, lease_ms: int, limit: int = 100) -> list[str]:
+        async with self._lock:
+            due = sorted((t, s) for s, t in self._timers.items() if t <= now_ms)[:limit]
+            for _, s in due:
+                self._timers[s] = now_ms + lease_ms
+            return [s for _, s in due]
+
+    async def timer(self, stream_id: str) -> int | None:
+        return self._timers.get(stream_id)
+
+    async def set_timer(self, stream_id: str, due_at_ms: int | None) -> None:
+        if due_at_ms is None:
+            self._timers.pop(stream_id, None)
+        else:
+            self._timers[stream_id] = due_at_ms
+
+    async def stream_ids(self) -> list[str]:
+        return sorted(self._streams)
+
+
+# ------------------------------------------------------------------ PostgreSQL
+
+MIGRATIONS: list[tuple[int, str]] = [
+    (
+        1,
+        """
+        CREATE TABLE okey_events (
+            position    BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            tx          XID8 NOT NULL DEFAULT pg_current_xact_id(),
+            stream_id   TEXT NOT NULL,
+            version     INT NOT NULL,
+            type        TEXT NOT NULL,
+            data        JSONB NOT NULL,
+            hand        INT NOT NULL DEFAULT 0,
+            recorded_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
+            CONSTRAINT okey_events_stream_version UNIQUE (stream_id, version)
+        );
+        CREATE INDEX okey_events_global ON okey_events (tx, position);
+        CREATE TABLE okey_commands (
+            stream_id     TEXT NOT NULL,
+            command_id    TEXT NOT NULL,
+            first_version INT NOT NULL,
+            last_version  INT NOT NULL,
+            PRIMARY KEY (stream_id, command_id)
+        );
+        CREATE TABLE okey_timers (
+            stream_id TEXT PRIMARY KEY,
+            due_at    TIMESTAMPTZ NOT NULL
+        );
+        CREATE INDEX okey_timers_due ON okey_timers (due_at);
+        CREATE TABLE okey_cursors (
+            name     TEXT PRIMARY KEY,
+            tx       XID8 NOT NULL,
+            position BIGINT NOT NULL
+        );
+        """,
+    ),
+]
+
+
+async def migrate(
+    conn: asyncpg.Connection, migrations: Sequence[tuple[int, str]] = MIGRATIONS, scope: str = "eventstore"
+) -> list[int]:
+    """Apply the migrations not applied yet, each in its own transaction, under an advisory
+    lock so replicas starting together apply each once. Returns the versions applied."""
+    await conn.execute(
+        "CREATE TABLE IF NOT EXISTS okey_schema (scope TEXT NOT NULL, version INT NOT NULL, "
+        "applied_at TIMESTAMPTZ NOT NULL DEFAULT now(), PRIMARY KEY (scope, version))"
+    )
+    applied: list[int] = []
+    await conn.execute("SELECT pg_advisory_lock(hashtext('okey_schema'))")
+    try:
+        done = {r["version"] for r in await conn.fetch("SELECT version FROM okey_schema WHERE scope = $1", scope)}
+        for version, sql in migrations:
+            if version in done:
+                continue
+            async with conn.transaction():
+                await conn.execute(sql)
+                await conn.execute("INSERT INTO okey_schema (scope, version) VALUES ($1, $2)", scope, version)
+            applied.append(version)
+    finally:
+        await conn.execute("SELECT pg_advisory_unlock(hashtext('okey_schema'))")
+    return applied
+
+
+def _ts(ms: int) -> datetime:
+    return datetime.fromtimestamp(ms / 1000, UTC)
+
+
+def _row(r: asyncpg.Record) -> StoredEvent:
+    return StoredEvent(
+        stream_id=r["stream_id"],
+        version=r["version"],
+        type=r["type"],
+        data=json.loads(r["data"]),
+        hand=r["hand"],
+        position=r["position"],
+        global_position=(int(r["tx"]), r["position"]),
+        recorded_at=r["recorded_at"],
+    )
+
+
+_COLUMNS = "position, tx::text AS tx, stream_id, version, type, data::text AS data, hand, recorded_at"
+
+
+class PostgresEventStore:
+    """The event store on PostgreSQL. An append is one statement (one round trip): the events
+    insert (guarded so versions stay gap-free), the command record and the timer change run
+    as data-modifying CTEs, atomically, and a NOTIFY wakes the relay at commit."""
+
+    NOTIFY_CHANNEL = "okey_events"
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self.pool = pool
+
+    @classmethod
+    async def connect(cls, dsn: str, min_size: int = 2, max_size: int = 10) -> PostgresEventStore:
+        pool = await asyncpg.create_pool(dsn, min_size=min_size, max_size=max_size)
+        assert pool is not None
+        async with pool.acquire() as conn:
+            await migrate(conn)
+        return cls(pool)
+
+    async def close(self) -> None:
+        await self.pool.close()
+
+    async def append(
+        self,
+        stream_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        command_id: str | None = None,
+        due_at_ms: int | None = KEEP_TIMER,
+    ) -> AppendResult:
+        if not events:
+            return AppendResult(expected_version + 1, expected_version, [])
+        args: list[Any] = [
+            stream_id,
+            expected_version,
+            [e.type for e in events],
+            [json.dumps(e.data, separators=(",", ":")) for e in events],
+            [e.hand for e in events],
+        ]
+        parts = [
+            """ev AS (
+                INSERT INTO okey_events (stream_id, version, type, data, hand)
+                SELECT $1, $2::int + ord, t.type, t.data::jsonb, t.hand
+                FROM unnest($3::text[], $4::text[], $5::int[]) WITH ORDINALITY AS t(type, data, hand, ord)
+                WHERE $2::int = 0 OR EXISTS (SELECT 1 FROM okey_events WHERE stream_id = $1 AND version = $2::int)
+                RETURNING position, tx, stream_id, version, type, data, hand, recorded_at
+            )""",
+            f"n AS (SELECT pg_notify('{self.NOTIFY_CHANNEL}', $1))",
+        ]
+        if command_id is not None:
+            args.append(command_id)
+            parts.append(
+                f"""cmd AS (
+                INSERT INTO okey_commands (stream_id, command_id, first_version, last_version)
+                VALUES ($1, ${len(args)}, $2::int + 1, $2::int + cardinality($3::text[])))"""
+            )
+        if due_at_ms is None:
+            parts.append("tm AS (DELETE FROM okey_timers WHERE stream_id = $1)")
+        elif due_at_ms is not KEEP_TIMER:
+            args.append(_ts(int(due_at_ms)))
+            parts.append(
+                f"""tm AS (
+                INSERT INTO okey_timers (stream_id, due_at) VALUES ($1, ${len(args)})
+                ON CONFLICT (stream_id) DO UPDATE SET due_at = EXCLUDED.due_at)"""
+            )
+        sql = (
+            "WITH "
+            + ",\n".join(parts)
+            + "\nSELECT ev.position, ev.tx::text AS tx, ev.stream_id, ev.version, ev.type, ev.data::text AS data, "
+            "ev.hand, ev.recorded_at FROM ev, n ORDER BY ev.version"
+        )
+        try:
+            async with self.pool.acquire() as conn:
+                rows = await conn.fetch(sql, *args)
+        except asyncpg.UniqueViolationError as exc:
+            if exc.constraint_name == "okey_commands_pkey" and command_id is not None:
+                found = await self.find_command(stream_id, command_id)
+                if found:
+                    raise DuplicateCommand(*found) from None
+            raise VersionConflict(f"{stream_id}: version {expected_version + 1} is taken") from None
+        if not rows:
+            raise VersionConflict(f"{stream_id} is not at version {expected_version}")
+        out = [_row(r) for r in rows]
+        return AppendResult(out[0].version, out[-1].version, out)
+
+    async def read_stream(self, stream_id: str, after_version: int = 0, limit: int | None = None) -> list[StoredEvent]:
+        sql = f"SELECT {_COLUMNS} FROM okey_events WHERE stream_id = $1 AND version > $2 ORDER BY version"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        async with self.pool.acquire() as conn:
+            rows = await conn.fetch(sql, stream_id, after_version)
+        return [_row(r) for r in rows]
+
+    async def read_all(self, after: GlobalPosition = START, limit: int = 1000) -> list[StoredEvent]:
+        async with self.pool.acquire() as conn:
+            rows = await conn.fetch(
+                f"SELECT {_COLUMNS} FROM okey_events "
+                "WHERE (tx, position) > ($1::text::xid8, $2::bigint) "
+                "AND tx < pg_snapshot_xmin(pg_current_snapshot()) "
+                "ORDER BY tx, position LIMIT $3",
+                str(after[0]),
+                after[1],
+                limit,
+            )
+        return [_row(r) for r in rows]
+
+    async def find_command(self, stream_id: str, command_id: str) -> tuple[int, int] | None:
+        async with self.pool.acquire() as conn:
+            r = await conn.fetchrow(
+                "SELECT first_version, last_version FROM okey_commands WHERE stream_id = $1 AND command_id = $2",
+                stream_id,
+                command_id,
+            )
+        return (r["first_version"], r["last_version"]) if r else None
+
+    async def claim_due_timers(self, now_ms: int, lease_ms: int, limit: int = 100) -> list[str]:
+        """Due streams, each claimed by pushing its timer ``lease_ms`` ahead; SKIP LOCKED keeps
+        replicas from claiming the same timer. The command that handles it sets the next one."""
+        async with self.pool.acquire() as conn:
+            rows = await conn.fetch(
+                """UPDATE okey_timers SET due_at = $2 WHERE stream_id IN (
+                       SELECT stream_id FROM okey_timers WHERE due_at <= $1
+                       ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+                   RETURNING stream_id""",
+                _ts(now_ms),
+                _ts(now_ms + lease_ms),
+                limit,
+            )
+        return [r["stream_id"] for r in rows]
+
+    async def timer(self, stream_id: str) -> int | None:
+        async with self.pool.acquire() as conn:
+            r = await conn.fetchval("SELECT due_at FROM okey_timers WHERE stream_id = $1", stream_id)
+        return int(r.timestamp() * 1000) if r else None
+
+    async def set_timer(self, stream_id: str, due_at_ms: int | None) -> None:
+        async with self.pool.acquire() as conn:
+            if due_at_ms is None:
+                await conn.execute("DELETE FROM okey_timers WHERE stream_id = $1", stream_id)
+            else:
+                await conn.execute(
+                    "INSERT INTO okey_timers (stream_id, due_at) VALUES ($1, $2) "
+                    "ON CONFLICT (stream_id) DO UPDATE SET due_at = EXCLUDED.due_at",
+                    stream_id,
+                    _ts(due_at_ms),
+                )
+
+    async def stream_ids(self) -> list[str]:
+        async with self.pool.acquire() as conn:
+            rows = await conn.fetch("SELECT DISTINCT stream_id FROM okey_events ORDER BY stream_id")
+        return [r["stream_id"] for r in rows]
+
+    async def load_cursor(self, name: str) -> GlobalPosition:
+        async with self.pool.acquire() as conn:
+            r = await conn.fetchrow("SELECT tx::text AS tx, position FROM okey_cursors WHERE name = $1", name)
+        return (int(r["tx"]), r["position"]) if r else START
+
+    async def save_cursor(self, name: str, pos: GlobalPosition) -> None:
+        async with self.pool.acquire() as conn:
+            await conn.execute(
+                "INSERT INTO okey_cursors (name, tx, position) VALUES ($1, $2::text::xid8, $3) "
+                "ON CONFLICT (name) DO UPDATE SET tx = EXCLUDED.tx, position = EXCLUDED.position",
+                name,
+                str(pos[0]),
+                pos[1],
+            )
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)

@@ -1,0 +1,164 @@
+"""The outbox relay: committed events, in the log's global order, onto NATS JetStream.
+
+The events table is the outbox. One relay at a time holds a PostgreSQL advisory lock; it pages
+through the log with a saved cursor, publishes each table's events in version order to
+``okey.table.<id>`` with ``Nats-Msg-Id = <id>:<version>`` (JetStream drops a repeat inside the
+duplicate window), and moves the cursor only after JetStream acknowledged. While NATS is down
+nothing moves and nothing is lost; when it returns the relay catches up."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import asyncpg
+import nats
+from nats.js.api import StorageType, StreamConfig
+from nats.js.client import JetStreamContext
+
+from .eventstore import PostgresEventStore, StoredEvent
+from .logs import get_logger
+
+__all__ = ["Relay", "TABLE_STREAM", "table_subject", "ensure_table_stream"]
+
+TABLE_STREAM = "OKEY_TABLES"
+LOCK_KEY = 0x0C_E7_4E_1A  # pg_advisory_lock key of the relay
+
+
+def table_subject(table_id: str) -> str:
+    return f"okey.table.{table_id}"
+
+
+async def ensure_table_stream(js: JetStreamContext, replicas: int = 1) -> None:
+    config = StreamConfig(
+        name=TABLE_STREAM,
+        subjects=["okey.table.>"],
+        storage=StorageType.FILE,
+        duplicate_window=600.0,
+        num_replicas=replicas,
+    )
+    try:
+        await js.stream_info(TABLE_STREAM)
+        await js.update_stream(config)
+    except nats.js.errors.NotFoundError:
+        await js.add_stream(config)
+
+
+class Relay:
+    def __init__(
+        self,
+        store: PostgresEventStore,
+        dsn: str,
+        nats_url: str,
+        transform: Callable[[StoredEvent], dict[str, Any]],
+        cursor_name: str = "relay",
+        batch: int = 1000,
+    ) -> None:
+        self.store = store
+        self.dsn = dsn
+        self.nats_url = nats_url
+        self.transform = transform
+        self.cursor_name = cursor_name
+        self.batch = batch
+        self.published = 0
+        self.log = get_logger(component="relay")
+        self._wake = asyncio.Event()
+        self._stop = asyncio.Event()
+        self.leader = False
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+
+    async def run(self) -> None:
+        lock_conn: asyncpg.Connection = await asyncpg.connect(self.dsn)
+        try:
+            while not self._stop.is_set():
+                if await lock_conn.fetchval("SELECT pg_try_advisory_lock($1)", LOCK_KEY):
+                    break
+                await self._sleep(1.0)
+            if self._stop.is_set():
+                return
+            self.leader = True
+            await lock_conn.add_listener(PostgresEventStore.NOTIFY_CHANNEL, self._on_notify)
+            nc = await nats.connect(
+                self.nats_url,
+                max_reconnect_attempts=-1,
+                reconnect_time_wait=0.5,
+                allow_reconnect=True,
+                connect_timeout=2,
+                error_cb=self._on_nats_error,
+                disconnected_cb=self._on_disconnect,
+                reconnected_cb=self._on_reconnect,
+            )
+            try:
+                await self._loop(nc.jetstream())
+            finally:
+                await nc.close()
+        finally:
+            await lock_conn.close()
+
+    async def _on_nats_error(self, exc: Exception) -> None:
+        self.log.warning("nats_error", error=str(exc))
+
+    async def _on_disconnect(self) -> None:
+        self.log.warning("nats_disconnected")
+
+    async def _on_reconnect(self) -> None:
+        self.log.info("nats_reconnected")
+        self._wake.set()
+
+    def _on_notify(self, *_: Any) -> None:
+        self._wake.set()
+
+    async def _sleep(self, seconds: float) -> None:
+        try:
+            await asyncio.wait_for(self._wake.wait(), timeout=seconds)
+        except TimeoutError:
+            pass
+        self._wake.clear()
+
+    async def _loop(self, js: JetStreamContext) -> None:
+        ready = False
+        cursor = await self.store.load_cursor(self.cursor_name)
+        backoff = 0.2
+        while not self._stop.is_set():
+            try:
+                if not ready:
+                    await ensure_table_stream(js)
+                    ready = True
+                events = await self.store.read_all(cursor, self.batch)
+                if not events:
+                    await self._sleep(0.5)
+                    continue
+                await self._publish(js, events)
+                cursor = events[-1].global_position
+                await self.store.save_cursor(self.cursor_name, cursor)
+                self.published += len(events)
+                backoff = 0.2
+            except (TimeoutError, nats.errors.Error, OSError) as exc:
+                self.log.warning("relay_retry", error=repr(exc), backoff=backoff)
+                await self._sleep(backoff)
+                backoff = min(backoff * 2, 5.0)
+
+    async def _publish(self, js: JetStreamContext, events: Sequence[StoredEvent]) -> None:
+        by_stream: dict[str, list[StoredEvent]] = {}
+        for e in events:
+            by_stream.setdefault(e.stream_id, []).append(e)
+
+        async def one_stream(items: list[StoredEvent]) -> None:
+            for e in items:  # in version order: the next waits for the previous ack
+                payload = json.dumps(self.transform(e), separators=(",", ":")).encode("utf-8")
+                await js.publish(
+                    table_subject(e.stream_id),
+                    payload,
+                    timeout=5.0,
+                    headers={"Nats-Msg-Id": f"{e.stream_id}:{e.version}"},
+                )
+
+        results = await asyncio.gather(*(one_stream(items) for items in by_stream.values()), return_exceptions=True)
+        for r in results:
+            if isinstance(r, BaseException):
+                raise r

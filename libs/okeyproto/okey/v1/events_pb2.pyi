@@ -1,0 +1,220 @@
+import datetime
+
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from okey.v1 import common_pb2 as _common_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class DrawSource(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    DRAW_SOURCE_UNSPECIFIED: _ClassVar[DrawSource]
+    DRAW_SOURCE_DECK: _ClassVar[DrawSource]
+    DRAW_SOURCE_DISCARD: _ClassVar[DrawSource]
+
+class HandEndReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    HAND_END_REASON_UNSPECIFIED: _ClassVar[HandEndReason]
+    HAND_END_REASON_FINISHED: _ClassVar[HandEndReason]
+    HAND_END_REASON_DECK_EXHAUSTED: _ClassVar[HandEndReason]
+DRAW_SOURCE_UNSPECIFIED: DrawSource
+DRAW_SOURCE_DECK: DrawSource
+DRAW_SOURCE_DISCARD: DrawSource
+HAND_END_REASON_UNSPECIFIED: HandEndReason
+HAND_END_REASON_FINISHED: HandEndReason
+HAND_END_REASON_DECK_EXHAUSTED: HandEndReason
+
+class TableEvent(_message.Message):
+    __slots__ = ("table_id", "version", "hand", "time", "table_created", "hand_started", "tile_drawn", "tile_returned", "tile_discarded", "indicator_shown", "pairs_declared", "turned_to_okey", "turn_timed_out", "autopilot_ended", "penalty_applied", "hand_ended", "match_ended")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    TIME_FIELD_NUMBER: _ClassVar[int]
+    TABLE_CREATED_FIELD_NUMBER: _ClassVar[int]
+    HAND_STARTED_FIELD_NUMBER: _ClassVar[int]
+    TILE_DRAWN_FIELD_NUMBER: _ClassVar[int]
+    TILE_RETURNED_FIELD_NUMBER: _ClassVar[int]
+    TILE_DISCARDED_FIELD_NUMBER: _ClassVar[int]
+    INDICATOR_SHOWN_FIELD_NUMBER: _ClassVar[int]
+    PAIRS_DECLARED_FIELD_NUMBER: _ClassVar[int]
+    TURNED_TO_OKEY_FIELD_NUMBER: _ClassVar[int]
+    TURN_TIMED_OUT_FIELD_NUMBER: _ClassVar[int]
+    AUTOPILOT_ENDED_FIELD_NUMBER: _ClassVar[int]
+    PENALTY_APPLIED_FIELD_NUMBER: _ClassVar[int]
+    HAND_ENDED_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ENDED_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    version: int
+    hand: int
+    time: _timestamp_pb2.Timestamp
+    table_created: TableCreated
+    hand_started: HandStarted
+    tile_drawn: TileDrawn
+    tile_returned: TileReturned
+    tile_discarded: TileDiscarded
+    indicator_shown: IndicatorShown
+    pairs_declared: PairsDeclared
+    turned_to_okey: TurnedToOkey
+    turn_timed_out: TurnTimedOut
+    autopilot_ended: AutopilotEnded
+    penalty_applied: PenaltyApplied
+    hand_ended: HandEnded
+    match_ended: MatchEnded
+    def __init__(self, table_id: _Optional[str] = ..., version: _Optional[int] = ..., hand: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., table_created: _Optional[_Union[TableCreated, _Mapping]] = ..., hand_started: _Optional[_Union[HandStarted, _Mapping]] = ..., tile_drawn: _Optional[_Union[TileDrawn, _Mapping]] = ..., tile_returned: _Optional[_Union[TileReturned, _Mapping]] = ..., tile_discarded: _Optional[_Union[TileDiscarded, _Mapping]] = ..., indicator_shown: _Optional[_Union[IndicatorShown, _Mapping]] = ..., pairs_declared: _Optional[_Union[PairsDeclared, _Mapping]] = ..., turned_to_okey: _Optional[_Union[TurnedToOkey, _Mapping]] = ..., turn_timed_out: _Optional[_Union[TurnTimedOut, _Mapping]] = ..., autopilot_ended: _Optional[_Union[AutopilotEnded, _Mapping]] = ..., penalty_applied: _Optional[_Union[PenaltyApplied, _Mapping]] = ..., hand_ended: _Optional[_Union[HandEnded, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ...) -> None: ...
+
+class TableCreated(_message.Message):
+    __slots__ = ("table_id", "options")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    options: _common_pb2.TableOptions
+    def __init__(self, table_id: _Optional[str] = ..., options: _Optional[_Union[_common_pb2.TableOptions, _Mapping]] = ...) -> None: ...
+
+class HandStarted(_message.Message):
+    __slots__ = ("hand", "starter", "racks", "indicator", "deck", "deadline_ms", "commitment")
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    STARTER_FIELD_NUMBER: _ClassVar[int]
+    RACKS_FIELD_NUMBER: _ClassVar[int]
+    INDICATOR_FIELD_NUMBER: _ClassVar[int]
+    DECK_FIELD_NUMBER: _ClassVar[int]
+    DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
+    COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    hand: int
+    starter: int
+    racks: _containers.RepeatedCompositeFieldContainer[_common_pb2.TileGroup]
+    indicator: _common_pb2.Tile
+    deck: _containers.RepeatedCompositeFieldContainer[_common_pb2.Tile]
+    deadline_ms: int
+    commitment: str
+    def __init__(self, hand: _Optional[int] = ..., starter: _Optional[int] = ..., racks: _Optional[_Iterable[_Union[_common_pb2.TileGroup, _Mapping]]] = ..., indicator: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., deck: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., deadline_ms: _Optional[int] = ..., commitment: _Optional[str] = ...) -> None: ...
+
+class TileDrawn(_message.Message):
+    __slots__ = ("seat", "tile", "source")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    TILE_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    tile: _common_pb2.Tile
+    source: DrawSource
+    def __init__(self, seat: _Optional[int] = ..., tile: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., source: _Optional[_Union[DrawSource, str]] = ...) -> None: ...
+
+class TileReturned(_message.Message):
+    __slots__ = ("seat", "tile")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    TILE_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    tile: _common_pb2.Tile
+    def __init__(self, seat: _Optional[int] = ..., tile: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ...) -> None: ...
+
+class TileDiscarded(_message.Message):
+    __slots__ = ("seat", "tile", "next_seat", "deadline_ms")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    TILE_FIELD_NUMBER: _ClassVar[int]
+    NEXT_SEAT_FIELD_NUMBER: _ClassVar[int]
+    DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    tile: _common_pb2.Tile
+    next_seat: int
+    deadline_ms: int
+    def __init__(self, seat: _Optional[int] = ..., tile: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., next_seat: _Optional[int] = ..., deadline_ms: _Optional[int] = ...) -> None: ...
+
+class IndicatorShown(_message.Message):
+    __slots__ = ("seat", "tile", "deltas")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    TILE_FIELD_NUMBER: _ClassVar[int]
+    DELTAS_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    tile: _common_pb2.Tile
+    deltas: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, seat: _Optional[int] = ..., tile: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., deltas: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class PairsDeclared(_message.Message):
+    __slots__ = ("seat",)
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    def __init__(self, seat: _Optional[int] = ...) -> None: ...
+
+class TurnedToOkey(_message.Message):
+    __slots__ = ("seat",)
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    def __init__(self, seat: _Optional[int] = ...) -> None: ...
+
+class TurnTimedOut(_message.Message):
+    __slots__ = ("seat", "consecutive", "autopilot", "grace_deadline_ms")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    CONSECUTIVE_FIELD_NUMBER: _ClassVar[int]
+    AUTOPILOT_FIELD_NUMBER: _ClassVar[int]
+    GRACE_DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    consecutive: int
+    autopilot: bool
+    grace_deadline_ms: int
+    def __init__(self, seat: _Optional[int] = ..., consecutive: _Optional[int] = ..., autopilot: _Optional[bool] = ..., grace_deadline_ms: _Optional[int] = ...) -> None: ...
+
+class AutopilotEnded(_message.Message):
+    __slots__ = ("seat",)
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    def __init__(self, seat: _Optional[int] = ...) -> None: ...
+
+class PenaltyApplied(_message.Message):
+    __slots__ = ("seat", "points", "reason")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    points: int
+    reason: str
+    def __init__(self, seat: _Optional[int] = ..., points: _Optional[int] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class HandEnded(_message.Message):
+    __slots__ = ("hand", "reason", "finisher", "final_tile", "arrangement", "okey_finish", "pairs_finish", "colored_finish", "multiplier", "deltas", "racks", "deck", "order", "salt")
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    FINISHER_FIELD_NUMBER: _ClassVar[int]
+    FINAL_TILE_FIELD_NUMBER: _ClassVar[int]
+    ARRANGEMENT_FIELD_NUMBER: _ClassVar[int]
+    OKEY_FINISH_FIELD_NUMBER: _ClassVar[int]
+    PAIRS_FINISH_FIELD_NUMBER: _ClassVar[int]
+    COLORED_FINISH_FIELD_NUMBER: _ClassVar[int]
+    MULTIPLIER_FIELD_NUMBER: _ClassVar[int]
+    DELTAS_FIELD_NUMBER: _ClassVar[int]
+    RACKS_FIELD_NUMBER: _ClassVar[int]
+    DECK_FIELD_NUMBER: _ClassVar[int]
+    ORDER_FIELD_NUMBER: _ClassVar[int]
+    SALT_FIELD_NUMBER: _ClassVar[int]
+    hand: int
+    reason: HandEndReason
+    finisher: int
+    final_tile: _common_pb2.Tile
+    arrangement: _containers.RepeatedCompositeFieldContainer[_common_pb2.TileGroup]
+    okey_finish: bool
+    pairs_finish: bool
+    colored_finish: bool
+    multiplier: int
+    deltas: _containers.RepeatedScalarFieldContainer[int]
+    racks: _containers.RepeatedCompositeFieldContainer[_common_pb2.TileGroup]
+    deck: _containers.RepeatedCompositeFieldContainer[_common_pb2.Tile]
+    order: _containers.RepeatedCompositeFieldContainer[_common_pb2.Tile]
+    salt: str
+    def __init__(self, hand: _Optional[int] = ..., reason: _Optional[_Union[HandEndReason, str]] = ..., finisher: _Optional[int] = ..., final_tile: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., arrangement: _Optional[_Iterable[_Union[_common_pb2.TileGroup, _Mapping]]] = ..., okey_finish: _Optional[bool] = ..., pairs_finish: _Optional[bool] = ..., colored_finish: _Optional[bool] = ..., multiplier: _Optional[int] = ..., deltas: _Optional[_Iterable[int]] = ..., racks: _Optional[_Iterable[_Union[_common_pb2.TileGroup, _Mapping]]] = ..., deck: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., order: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., salt: _Optional[str] = ...) -> None: ...
+
+class MatchEnded(_message.Message):
+    __slots__ = ("scores", "winners", "pot", "payout", "remainder")
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    WINNERS_FIELD_NUMBER: _ClassVar[int]
+    POT_FIELD_NUMBER: _ClassVar[int]
+    PAYOUT_FIELD_NUMBER: _ClassVar[int]
+    REMAINDER_FIELD_NUMBER: _ClassVar[int]
+    scores: _containers.RepeatedScalarFieldContainer[int]
+    winners: _containers.RepeatedScalarFieldContainer[int]
+    pot: int
+    payout: int
+    remainder: int
+    def __init__(self, scores: _Optional[_Iterable[int]] = ..., winners: _Optional[_Iterable[int]] = ..., pot: _Optional[int] = ..., payout: _Optional[int] = ..., remainder: _Optional[int] = ...) -> None: ...

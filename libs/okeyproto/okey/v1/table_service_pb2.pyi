@@ -1,0 +1,263 @@
+from okey.v1 import common_pb2 as _common_pb2
+from okey.v1 import events_pb2 as _events_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class Phase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    PHASE_UNSPECIFIED: _ClassVar[Phase]
+    PHASE_NEW: _ClassVar[Phase]
+    PHASE_PLAYING: _ClassVar[Phase]
+    PHASE_HAND_OVER: _ClassVar[Phase]
+    PHASE_MATCH_OVER: _ClassVar[Phase]
+
+class Stage(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    STAGE_UNSPECIFIED: _ClassVar[Stage]
+    STAGE_DRAW: _ClassVar[Stage]
+    STAGE_DISCARD: _ClassVar[Stage]
+    STAGE_LAST_CHANCE: _ClassVar[Stage]
+    STAGE_LAST_CHANCE_TAKEN: _ClassVar[Stage]
+PHASE_UNSPECIFIED: Phase
+PHASE_NEW: Phase
+PHASE_PLAYING: Phase
+PHASE_HAND_OVER: Phase
+PHASE_MATCH_OVER: Phase
+STAGE_UNSPECIFIED: Stage
+STAGE_DRAW: Stage
+STAGE_DISCARD: Stage
+STAGE_LAST_CHANCE: Stage
+STAGE_LAST_CHANCE_TAKEN: Stage
+
+class SeatAssignment(_message.Message):
+    __slots__ = ("player_id",)
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    def __init__(self, player_id: _Optional[str] = ...) -> None: ...
+
+class CreateTableRequest(_message.Message):
+    __slots__ = ("table_id", "options", "seats")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    options: _common_pb2.TableOptions
+    seats: _containers.RepeatedCompositeFieldContainer[SeatAssignment]
+    def __init__(self, table_id: _Optional[str] = ..., options: _Optional[_Union[_common_pb2.TableOptions, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatAssignment, _Mapping]]] = ...) -> None: ...
+
+class CreateTableResponse(_message.Message):
+    __slots__ = ("table_id", "version")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    version: int
+    def __init__(self, table_id: _Optional[str] = ..., version: _Optional[int] = ...) -> None: ...
+
+class DrawCommand(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class TakeDiscardCommand(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class DiscardCommand(_message.Message):
+    __slots__ = ("tile_id",)
+    TILE_ID_FIELD_NUMBER: _ClassVar[int]
+    tile_id: int
+    def __init__(self, tile_id: _Optional[int] = ...) -> None: ...
+
+class FinishCommand(_message.Message):
+    __slots__ = ("tile_id", "arrangement")
+    TILE_ID_FIELD_NUMBER: _ClassVar[int]
+    ARRANGEMENT_FIELD_NUMBER: _ClassVar[int]
+    tile_id: int
+    arrangement: _containers.RepeatedCompositeFieldContainer[TileIds]
+    def __init__(self, tile_id: _Optional[int] = ..., arrangement: _Optional[_Iterable[_Union[TileIds, _Mapping]]] = ...) -> None: ...
+
+class TileIds(_message.Message):
+    __slots__ = ("ids",)
+    IDS_FIELD_NUMBER: _ClassVar[int]
+    ids: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, ids: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class ShowIndicatorCommand(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class DeclarePairsCommand(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class TurnToOkeyCommand(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class PassCommand(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class TakeBackCommand(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ActRequest(_message.Message):
+    __slots__ = ("table_id", "command_id", "seat", "draw", "take_discard", "discard", "finish", "show_indicator", "declare_pairs", "turn_to_okey", "take_back")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    DRAW_FIELD_NUMBER: _ClassVar[int]
+    TAKE_DISCARD_FIELD_NUMBER: _ClassVar[int]
+    DISCARD_FIELD_NUMBER: _ClassVar[int]
+    FINISH_FIELD_NUMBER: _ClassVar[int]
+    SHOW_INDICATOR_FIELD_NUMBER: _ClassVar[int]
+    DECLARE_PAIRS_FIELD_NUMBER: _ClassVar[int]
+    TURN_TO_OKEY_FIELD_NUMBER: _ClassVar[int]
+    PASS_FIELD_NUMBER: _ClassVar[int]
+    TAKE_BACK_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    command_id: str
+    seat: int
+    draw: DrawCommand
+    take_discard: TakeDiscardCommand
+    discard: DiscardCommand
+    finish: FinishCommand
+    show_indicator: ShowIndicatorCommand
+    declare_pairs: DeclarePairsCommand
+    turn_to_okey: TurnToOkeyCommand
+    take_back: TakeBackCommand
+    def __init__(self, table_id: _Optional[str] = ..., command_id: _Optional[str] = ..., seat: _Optional[int] = ..., draw: _Optional[_Union[DrawCommand, _Mapping]] = ..., take_discard: _Optional[_Union[TakeDiscardCommand, _Mapping]] = ..., discard: _Optional[_Union[DiscardCommand, _Mapping]] = ..., finish: _Optional[_Union[FinishCommand, _Mapping]] = ..., show_indicator: _Optional[_Union[ShowIndicatorCommand, _Mapping]] = ..., declare_pairs: _Optional[_Union[DeclarePairsCommand, _Mapping]] = ..., turn_to_okey: _Optional[_Union[TurnToOkeyCommand, _Mapping]] = ..., take_back: _Optional[_Union[TakeBackCommand, _Mapping]] = ..., **kwargs) -> None: ...
+
+class ActResponse(_message.Message):
+    __slots__ = ("version", "events", "duplicate")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    DUPLICATE_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    events: _containers.RepeatedCompositeFieldContainer[_events_pb2.TableEvent]
+    duplicate: bool
+    def __init__(self, version: _Optional[int] = ..., events: _Optional[_Iterable[_Union[_events_pb2.TableEvent, _Mapping]]] = ..., duplicate: _Optional[bool] = ...) -> None: ...
+
+class GetViewRequest(_message.Message):
+    __slots__ = ("table_id", "seat")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    seat: int
+    def __init__(self, table_id: _Optional[str] = ..., seat: _Optional[int] = ...) -> None: ...
+
+class GetViewResponse(_message.Message):
+    __slots__ = ("view",)
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    view: SeatView
+    def __init__(self, view: _Optional[_Union[SeatView, _Mapping]] = ...) -> None: ...
+
+class GetEventsRequest(_message.Message):
+    __slots__ = ("table_id", "seat", "after_version", "limit")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    AFTER_VERSION_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    seat: int
+    after_version: int
+    limit: int
+    def __init__(self, table_id: _Optional[str] = ..., seat: _Optional[int] = ..., after_version: _Optional[int] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class GetEventsResponse(_message.Message):
+    __slots__ = ("events",)
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    events: _containers.RepeatedCompositeFieldContainer[_events_pb2.TableEvent]
+    def __init__(self, events: _Optional[_Iterable[_Union[_events_pb2.TableEvent, _Mapping]]] = ...) -> None: ...
+
+class WatchRequest(_message.Message):
+    __slots__ = ("table_id", "seat", "after_version")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    AFTER_VERSION_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    seat: int
+    after_version: int
+    def __init__(self, table_id: _Optional[str] = ..., seat: _Optional[int] = ..., after_version: _Optional[int] = ...) -> None: ...
+
+class WatchResponse(_message.Message):
+    __slots__ = ("snapshot", "event", "view")
+    SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    snapshot: SeatView
+    event: _events_pb2.TableEvent
+    view: SeatView
+    def __init__(self, snapshot: _Optional[_Union[SeatView, _Mapping]] = ..., event: _Optional[_Union[_events_pb2.TableEvent, _Mapping]] = ..., view: _Optional[_Union[SeatView, _Mapping]] = ...) -> None: ...
+
+class SeatPublic(_message.Message):
+    __slots__ = ("seat", "tiles", "pile", "pile_size", "score", "declared_pairs", "turned_to_okey", "autopilot", "rack", "player_id")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    TILES_FIELD_NUMBER: _ClassVar[int]
+    PILE_FIELD_NUMBER: _ClassVar[int]
+    PILE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    DECLARED_PAIRS_FIELD_NUMBER: _ClassVar[int]
+    TURNED_TO_OKEY_FIELD_NUMBER: _ClassVar[int]
+    AUTOPILOT_FIELD_NUMBER: _ClassVar[int]
+    RACK_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    tiles: int
+    pile: _containers.RepeatedCompositeFieldContainer[_common_pb2.Tile]
+    pile_size: int
+    score: int
+    declared_pairs: bool
+    turned_to_okey: bool
+    autopilot: bool
+    rack: _containers.RepeatedCompositeFieldContainer[_common_pb2.Tile]
+    player_id: str
+    def __init__(self, seat: _Optional[int] = ..., tiles: _Optional[int] = ..., pile: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., pile_size: _Optional[int] = ..., score: _Optional[int] = ..., declared_pairs: _Optional[bool] = ..., turned_to_okey: _Optional[bool] = ..., autopilot: _Optional[bool] = ..., rack: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., player_id: _Optional[str] = ...) -> None: ...
+
+class SeatView(_message.Message):
+    __slots__ = ("table_id", "version", "options", "phase", "hand", "seat", "rack", "indicator", "okey", "deck_count", "turn", "stage", "deadline_ms", "timed_out", "indicator_shown", "side_tile", "seats", "last_hand", "result")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    PHASE_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    RACK_FIELD_NUMBER: _ClassVar[int]
+    INDICATOR_FIELD_NUMBER: _ClassVar[int]
+    OKEY_FIELD_NUMBER: _ClassVar[int]
+    DECK_COUNT_FIELD_NUMBER: _ClassVar[int]
+    TURN_FIELD_NUMBER: _ClassVar[int]
+    STAGE_FIELD_NUMBER: _ClassVar[int]
+    DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
+    TIMED_OUT_FIELD_NUMBER: _ClassVar[int]
+    INDICATOR_SHOWN_FIELD_NUMBER: _ClassVar[int]
+    SIDE_TILE_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    LAST_HAND_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    version: int
+    options: _common_pb2.TableOptions
+    phase: Phase
+    hand: int
+    seat: int
+    rack: _containers.RepeatedCompositeFieldContainer[_common_pb2.Tile]
+    indicator: _common_pb2.Tile
+    okey: _common_pb2.Tile
+    deck_count: int
+    turn: int
+    stage: Stage
+    deadline_ms: int
+    timed_out: bool
+    indicator_shown: bool
+    side_tile: _common_pb2.Tile
+    seats: _containers.RepeatedCompositeFieldContainer[SeatPublic]
+    last_hand: _events_pb2.HandEnded
+    result: _events_pb2.MatchEnded
+    def __init__(self, table_id: _Optional[str] = ..., version: _Optional[int] = ..., options: _Optional[_Union[_common_pb2.TableOptions, _Mapping]] = ..., phase: _Optional[_Union[Phase, str]] = ..., hand: _Optional[int] = ..., seat: _Optional[int] = ..., rack: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., indicator: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., okey: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., deck_count: _Optional[int] = ..., turn: _Optional[int] = ..., stage: _Optional[_Union[Stage, str]] = ..., deadline_ms: _Optional[int] = ..., timed_out: _Optional[bool] = ..., indicator_shown: _Optional[bool] = ..., side_tile: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatPublic, _Mapping]]] = ..., last_hand: _Optional[_Union[_events_pb2.HandEnded, _Mapping]] = ..., result: _Optional[_Union[_events_pb2.MatchEnded, _Mapping]] = ...) -> None: ...

@@ -1,0 +1,182 @@
+"""TableService over gRPC: translate, authorise, call one use case, translate back."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import grpc
+from okey.v1 import table_service_pb2 as pb
+from okey.v1 import table_service_pb2_grpc as pb_grpc
+from okeycore import commands as C
+from okeycore.events import Event
+from okeycore.options import OptionsError
+from okeyplatform.auth import Identity, TokenError, verify_token
+from okeyplatform.eventstore import StoredEvent
+from okeyplatform.grpcserver import rich_error
+from okeyplatform.protoconv import event_pb, options_from_pb, view_pb
+
+from .app import BadRequest, Forbidden, NotFound, RuleError, TableApp
+
+__all__ = ["TableServicer", "SERVICE_NAME"]
+
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["TableService"].full_name
+WATCH_POLL_S = 1.0
+
+
+def _identity(context: grpc.aio.ServicerContext[Any, Any]) -> Identity:
+    meta = dict(context.invocation_metadata() or ())
+    auth = meta.get("authorization", "")
+    if not isinstance(auth, str) or not auth.lower().startswith("bearer "):
+        raise TokenError("missing 'authorization: Bearer <token>' metadata")
+    return verify_token(auth[7:].strip())
+
+
+async def _fail(context: grpc.aio.ServicerContext[Any, Any], exc: Exception) -> None:
+    if isinstance(exc, RuleError):
+        await context.abort_with_status(rich_error(grpc.StatusCode.FAILED_PRECONDITION, exc.code, exc.message))
+    if isinstance(exc, (BadRequest, OptionsError)):
+        await context.abort_with_status(rich_error(grpc.StatusCode.INVALID_ARGUMENT, "INVALID_ARGUMENT", str(exc)))
+    if isinstance(exc, NotFound):
+        await context.abort_with_status(rich_error(grpc.StatusCode.NOT_FOUND, "TABLE_NOT_FOUND", str(exc)))
+    if isinstance(exc, Forbidden):
+        await context.abort_with_status(rich_error(grpc.StatusCode.PERMISSION_DENIED, "NOT_YOUR_SEAT", str(exc)))
+    if isinstance(exc, TokenError):
+        await context.abort_with_status(rich_error(grpc.StatusCode.UNAUTHENTICATED, "BAD_TOKEN", str(exc)))
+    raise exc
+
+
+def _command(req: pb.ActRequest) -> Callable[[int], C.Command]:
+    seat = req.seat
+    kind = req.WhichOneof("command")
+    if kind is None:
+        raise BadRequest("a command is required (draw, discard, finish, ...)")
+    if kind == "draw":
+        return lambda now: C.Draw(seat=seat, now_ms=now)
+    if kind == "take_discard":
+        return lambda now: C.TakeDiscard(seat=seat, now_ms=now)
+    if kind == "discard":
+        tile = req.discard.tile_id
+        return lambda now: C.Discard(seat=seat, tile=tile, now_ms=now)
+    if kind == "finish":
+        tile = req.finish.tile_id
+        arr = tuple(tuple(g.ids) for g in req.finish.arrangement) or None
+        return lambda now: C.Finish(seat=seat, tile=tile, arrangement=arr, now_ms=now)
+    simple: dict[str, type[Any]] = {
+        "show_indicator": C.ShowIndicator,
+        "declare_pairs": C.DeclarePairs,
+        "turn_to_okey": C.TurnToOkey,
+        "pass": C.Pass,
+        "take_back": C.TakeBack,
+    }
+    cls = simple[kind]
+    return lambda now: cls(seat=seat, now_ms=now)
+
+
+class TableServicer(pb_grpc.TableServiceServicer):
+    def __init__(self, app: TableApp) -> None:
+        self.app = app
+
+    def _event(self, stored: StoredEvent, event: Event, engine: Any, seat: int | None) -> Any:
+        return event_pb(
+            stored.stream_id, stored.version, stored.hand, stored.recorded_at, engine.public_event(event, seat)
+        )
+
+    async def CreateTable(self, request: pb.CreateTableRequest, context: Any) -> pb.CreateTableResponse:
+        try:
+            _identity(context)
+            options = options_from_pb(request.options)
+            players = tuple(s.player_id for s in request.seats)
+            if players and len(players) != options.seat_count:
+                raise BadRequest(f"seats: give {options.seat_count} seats or none")
+            table_id, version = await self.app.create_table(request.table_id, options, players)
+            return pb.CreateTableResponse(table_id=table_id, version=version)
+        except Exception as exc:
+            await _fail(context, exc)
+            raise
+
+    async def Act(self, request: pb.ActRequest, context: Any) -> pb.ActResponse:
+        try:
+            identity = _identity(context)
+            make = _command(request)
+            res = await self.app.act(request.table_id, request.command_id, make, identity, request.seat)
+            loaded = await self.app.load(request.table_id)
+            events = [self._event(st, ev, loaded.engine, request.seat) for st, ev in res.events]
+            return pb.ActResponse(version=res.version, events=events, duplicate=res.duplicate)
+        except Exception as exc:
+            await _fail(context, exc)
+            raise
+
+    async def _seat_access(self, table_id: str, seat: int | None, identity: Identity) -> Any:
+        loaded = await self.app.load(table_id)
+        if seat is not None:
+            self.app.authorize(loaded, identity, seat)
+        return loaded
+
+    async def GetView(self, request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
+        try:
+            identity = _identity(context)
+            seat = request.seat if request.HasField("seat") else None
+            loaded = await self._seat_access(request.table_id, seat, identity)
+            v = loaded.engine.view(loaded.state, seat)
+            return pb.GetViewResponse(view=view_pb(v, loaded.state.players))
+        except Exception as exc:
+            await _fail(context, exc)
+            raise
+
+    async def GetEvents(self, request: pb.GetEventsRequest, context: Any) -> pb.GetEventsResponse:
+        try:
+            identity = _identity(context)
+            seat = request.seat if request.HasField("seat") else None
+            loaded = await self._seat_access(request.table_id, seat, identity)
+            limit = request.limit if 0 < request.limit <= 1000 else 1000
+            pairs = await self.app.events(request.table_id, request.after_version, limit)
+            return pb.GetEventsResponse(events=[self._event(st, ev, loaded.engine, seat) for st, ev in pairs])
+        except Exception as exc:
+            await _fail(context, exc)
+            raise
+
+    async def Watch(self, request: pb.WatchRequest, context: Any) -> AsyncIterator[pb.WatchResponse]:
+        try:
+            identity = _identity(context)
+            seat = request.seat if request.HasField("seat") else None
+            loaded = await self._seat_access(request.table_id, seat, identity)
+        except Exception as exc:
+            await _fail(context, exc)
+            raise
+        table_id = request.table_id
+        engine = loaded.engine
+        queue = self.app.subscribe(table_id)
+        try:
+            after = request.after_version
+            if after <= 0 or after >= loaded.state.version:
+                state = loaded.state
+            else:
+                pairs = await self.app.events(table_id, 0, after)
+                state = engine.fold(None, (ev for _, ev in pairs))
+            last = state.version
+            players = state.players
+            yield pb.WatchResponse(snapshot=view_pb(engine.view(state, seat), players))
+            while True:
+                batch: list[tuple[StoredEvent, Event]] = []
+                try:
+                    batch = await asyncio.wait_for(queue.get(), timeout=WATCH_POLL_S)
+                except TimeoutError:
+                    pass
+                if not batch or batch[0][0].version != last + 1:
+                    # A gap (or a quiet second): the store is the truth.
+                    batch = await self.app.events(table_id, last)
+                for stored, event in batch:
+                    if stored.version <= last:
+                        continue
+                    if stored.version != last + 1:
+                        break
+                    state = engine.evolve(state, event)
+                    last = stored.version
+                    yield pb.WatchResponse(
+                        event=self._event(stored, event, engine, seat),
+                        view=view_pb(engine.view(state, seat), players),
+                    )
+        finally:
+            self.app.unsubscribe(table_id, queue)

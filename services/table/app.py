@@ -1,0 +1,295 @@
+"""Table use cases: create a table, act for a seat, read views and events, fire due timers."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from okeycore.commands import Command, CreateTable, ForceMove, StartHand, TimeOut
+from okeycore.errors import RuleViolation
+from okeycore.events import Event, event_from_dict, event_to_dict
+from okeycore.games import Engine, engine_for
+from okeycore.options import TableOptions
+from okeyplatform.auth import Identity
+from okeyplatform.eventstore import DuplicateCommand, EventStore, NewEvent, StoredEvent, VersionConflict
+from okeyplatform.logs import get_logger
+
+__all__ = ["TableApp", "RuleError", "NotFound", "Forbidden", "BadRequest", "ActResult", "Loaded"]
+
+TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_RNG = secrets.SystemRandom()
+
+
+class RuleError(Exception):
+    """A command refused by the rules; ``code`` is the stable reason."""
+
+    def __init__(self, violation: RuleViolation) -> None:
+        super().__init__(violation.message)
+        self.code = violation.code
+        self.message = violation.message
+
+
+class NotFound(Exception):
+    pass
+
+
+class Forbidden(Exception):
+    pass
+
+
+class BadRequest(Exception):
+    pass
+
+
+@dataclass
+class Loaded:
+    state: Any
+    engine: Engine
+
+
+@dataclass
+class ActResult:
+    version: int
+    events: list[tuple[StoredEvent, Event]]
+    duplicate: bool = False
+
+
+@dataclass
+class _Watchers:
+    queues: set[asyncio.Queue[list[tuple[StoredEvent, Event]]]] = field(default_factory=set)
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class TableApp:
+    """The table service's use cases over an event store. One writer per table is kept by the
+    store's version check; within a process a lock per table avoids needless conflicts."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        grace_ms: int = 3000,
+        clock: Callable[[], int] = _now_ms,
+        cache_size: int = 20_000,
+    ) -> None:
+        self.store = store
+        self.grace_ms = grace_ms
+        self.clock = clock
+        self.cache_size = cache_size
+        self._cache: OrderedDict[str, Loaded] = OrderedDict()
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._watchers: dict[str, _Watchers] = {}
+        self.log = get_logger(component="table-app")
+
+    # ------------------------------------------------------------ loading
+
+    def _lock(self, table_id: str) -> asyncio.Lock:
+        lock = self._locks.get(table_id)
+        if lock is None:
+            lock = self._locks[table_id] = asyncio.Lock()
+        return lock
+
+    async def load(self, table_id: str, fresh: bool = False) -> Loaded:
+        if not fresh:
+            hit = self._cache.get(table_id)
+            if hit is not None:
+                self._cache.move_to_end(table_id)
+                return hit
+        stored = await self.store.read_stream(table_id)
+        if not stored:
+            raise NotFound(f"no table {table_id!r}")
+        first = event_from_dict({"type": stored[0].type, **stored[0].data})
+        options: TableOptions = first.options  # type: ignore[attr-defined]
+        engine = engine_for(options.game)
+        state = engine.fold(None, (event_from_dict({"type": e.type, **e.data}) for e in stored))
+        loaded = Loaded(state, engine)
+        self._remember(table_id, loaded)
+        return loaded
+
+    def _remember(self, table_id: str, loaded: Loaded) -> None:
+        self._cache[table_id] = loaded
+        self._cache.move_to_end(table_id)
+        while len(self._cache) > self.cache_size:
+            old, _ = self._cache.popitem(last=False)
+            self._locks.pop(old, None)
+
+    # ------------------------------------------------------------ writing
+
+    def _deal(self) -> tuple[tuple[int, ...], str]:
+        order = list(range(106))
+        _RNG.shuffle(order)  # [C-DEAL-3]: a cryptographically secure shuffle
+        return tuple(order), secrets.token_hex(16)
+
+    def _follow_ups(self, engine: Engine, state: Any, now: int) -> list[Event]:
+        """System commands the table issues itself: the next hand after a hand ends."""
+        if getattr(state, "phase", None) is not None and state.phase.value in ("NEW", "HAND_OVER"):
+            order, salt = self._deal()
+            got = engine.decide(state, StartHand(order=order, salt=salt, now_ms=now))
+            if isinstance(got, list):
+                return got
+        return []
+
+    async def _commit(
+        self,
+        table_id: str,
+        loaded: Loaded | None,
+        engine: Engine,
+        events: list[Event],
+        command_id: str | None,
+    ) -> ActResult:
+        state = loaded.state if loaded else None
+        version = state.version if state is not None else 0
+        now = self.clock()
+        new: list[NewEvent] = []
+        s = state
+        applied: list[Event] = []
+        pending = list(events)
+        while pending:
+            for e in pending:
+                s = engine.evolve(s, e)
+                applied.append(e)
+                new.append(NewEvent(e.type, _data(e), s.hand))
+            pending = self._follow_ups(engine, s, now)
+        due = s.deadline_ms if s.phase.value == "PLAYING" and s.deadline_ms else None
+        res = await self.store.append(table_id, version, new, command_id, due)
+        self._remember(table_id, Loaded(s, engine))
+        pairs = list(zip(res.events, applied, strict=True))
+        self._notify(table_id, pairs)
+        return ActResult(res.last_version, pairs)
+
+    async def create_table(self, table_id: str, options: TableOptions, players: tuple[str, ...]) -> tuple[str, int]:
+        if not table_id:
+            table_id = secrets.token_urlsafe(9).replace("-", "x").replace("_", "y")
+        if not TABLE_ID.match(table_id):
+            raise BadRequest("table_id: letters, digits, '-' and '_' only, at most 64")
+        engine = engine_for(options.game)
+        got = engine.decide(None, CreateTable(table_id=table_id, options=options, players=players))
+        if isinstance(got, RuleViolation):
+            raise RuleError(got)
+        async with self._lock(table_id):
+            try:
+                res = await self._commit(table_id, None, engine, got, f"create:{table_id}")
+            except (VersionConflict, DuplicateCommand):
+                raise RuleError(RuleViolation("TABLE_EXISTS", f"table {table_id!r} already exists")) from None
+        self.log.info("table_created", table_id=table_id, game=options.game.value, version=res.version)
+        return table_id, res.version
+
+    async def act(
+        self,
+        table_id: str,
+        command_id: str,
+        make: Callable[[int], Command],
+        identity: Identity | None = None,
+        seat: int | None = None,
+    ) -> ActResult:
+        """Decide and append one command. Conflicts with another writer are re-decided on the
+        fresh state; a command id seen before returns its first result and appends nothing."""
+        if not command_id or len(command_id) > 128:
+            raise BadRequest("command_id is required (at most 128 characters)")
+        log = self.log.bind(table_id=table_id, command_id=command_id, seat=seat)
+        async with self._lock(table_id):
+            fresh = False
+            for _attempt in range(8):
+                loaded = await self.load(table_id, fresh=fresh)
+                if identity is not None and seat is not None:
+                    self.authorize(loaded, identity, seat)
+                command = make(self.clock())
+                got = loaded.engine.decide(loaded.state, command)
+                if isinstance(got, RuleViolation):
+                    earlier = await self.store.find_command(table_id, command_id)
+                    if earlier is not None:
+                        return await self._replay_result(table_id, earlier)
+                    log.info("command_refused", code=got.code, hand=loaded.state.hand)
+                    raise RuleError(got)
+                try:
+                    res = await self._commit(table_id, loaded, loaded.engine, got, command_id)
+                except VersionConflict:
+                    log.info("version_conflict", attempt=_attempt)
+                    fresh = True
+                    continue
+                except DuplicateCommand as dup:
+                    return await self._replay_result(table_id, (dup.first, dup.last))
+                log.debug("command_applied", version=res.version, hand=loaded.state.hand, events=len(res.events))
+                return res
+        raise RuleError(RuleViolation("BUSY", "the table is too busy right now; try again"))
+
+    async def _replay_result(self, table_id: str, versions: tuple[int, int]) -> ActResult:
+        first, last = versions
+        stored = await self.store.read_stream(table_id, after_version=first - 1, limit=last - first + 1)
+        pairs = [(e, event_from_dict({"type": e.type, **e.data})) for e in stored]
+        return ActResult(last, pairs, duplicate=True)
+
+    def authorize(self, loaded: Loaded, identity: Identity, seat: int) -> None:
+        players: tuple[str, ...] = loaded.state.players
+        if not 0 <= seat < len(players):
+            raise BadRequest(f"seat must be 0..{len(players) - 1}")
+        if identity.role in ("service", "admin"):
+            return
+        if players[seat] != identity.subject:
+            raise Forbidden(f"seat {seat} is not yours")
+
+    async def fire_timer(self, table_id: str) -> ActResult | None:
+        """A due timer: the turn's time ran out -> TimeOut; its grace ran out -> ForceMove
+        [C-TIME-1]. Idempotent across replicas through the command id."""
+        loaded = await self.load(table_id, fresh=True)
+        s = loaded.state
+        if s.phase.value != "PLAYING":
+            await self.store.set_timer(table_id, None)
+            return None
+        now = self.clock()
+        if now < s.deadline_ms:
+            # Not due (a move arrived meanwhile): put the timer back where the state says.
+            await self.store.set_timer(table_id, s.deadline_ms)
+            return None
+        grace = self.grace_ms
+
+        def make(now_ms: int) -> Command:
+            return ForceMove(now_ms=now_ms) if s.timed_out else TimeOut(now_ms=now_ms, grace_ms=grace)
+
+        try:
+            return await self.act(table_id, f"timer:{s.version}", make)
+        except RuleError as err:
+            self.log.info("timer_noop", table_id=table_id, code=err.code)
+            return None
+
+    # ------------------------------------------------------------ watching
+
+    def subscribe(self, table_id: str) -> asyncio.Queue[list[tuple[StoredEvent, Event]]]:
+        q: asyncio.Queue[list[tuple[StoredEvent, Event]]] = asyncio.Queue()
+        self._watchers.setdefault(table_id, _Watchers()).queues.add(q)
+        return q
+
+    def unsubscribe(self, table_id: str, q: asyncio.Queue[list[tuple[StoredEvent, Event]]]) -> None:
+        w = self._watchers.get(table_id)
+        if w:
+            w.queues.discard(q)
+            if not w.queues:
+                self._watchers.pop(table_id, None)
+
+    def _notify(self, table_id: str, pairs: list[tuple[StoredEvent, Event]]) -> None:
+        w = self._watchers.get(table_id)
+        if w:
+            for q in w.queues:
+                q.put_nowait(pairs)
+
+    async def events(
+        self, table_id: str, after_version: int = 0, limit: int | None = None
+    ) -> list[tuple[StoredEvent, Event]]:
+        stored = await self.store.read_stream(table_id, after_version=after_version, limit=limit)
+        if not stored and after_version == 0:
+            raise NotFound(f"no table {table_id!r}")
+        return [(e, event_from_dict({"type": e.type, **e.data})) for e in stored]
+
+
+def _data(event: Event) -> dict[str, Any]:
+    d = event_to_dict(event)
+    d.pop("type")
+    return d

@@ -1,0 +1,116 @@
+"""Wiring of the table service: store, relay, timers and the gRPC server."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from dataclasses import dataclass, field
+from typing import Any
+
+from okey.v1 import table_service_pb2_grpc as pb_grpc
+from okeycore.events import event_from_dict
+from okeycore.games import engine_for
+from okeycore.options import TableOptions
+from okeyplatform.eventstore import PostgresEventStore, StoredEvent
+from okeyplatform.grpcserver import build_server, mark_not_serving, mark_serving
+from okeyplatform.logs import configure_logging, get_logger
+from okeyplatform.relay import Relay
+
+from .api import SERVICE_NAME, TableServicer
+from .app import TableApp
+from .timers import TimerPoller
+
+__all__ = ["TableService", "public_payload", "DEFAULT_ADDR"]
+
+DEFAULT_ADDR = "127.0.0.1:50061"
+
+
+def public_payload(e: StoredEvent) -> dict[str, Any]:
+    """What goes on NATS: the event as a spectator may see it (no rack, no deck order)."""
+    event = event_from_dict({"type": e.type, **e.data})
+    game = engine_for(TableOptions().game)
+    if e.type == "TableCreated":
+        game = engine_for(event.options.game)  # type: ignore[attr-defined]
+    public = game.public_event(event, None)
+    from okeycore.events import event_to_dict
+
+    return {
+        "table_id": e.stream_id,
+        "version": e.version,
+        "hand": e.hand,
+        "recorded_at": e.recorded_at.isoformat(),
+        "event": event_to_dict(public),
+    }
+
+
+@dataclass
+class TableService:
+    database_url: str
+    nats_url: str
+    address: str = DEFAULT_ADDR
+    grace_ms: int = 3000
+    store: PostgresEventStore | None = None
+    app: TableApp | None = None
+    port: int = 0
+    _tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    _server: Any = None
+    _health: Any = None
+    relay: Relay | None = None
+    timers: TimerPoller | None = None
+
+    async def start(self) -> None:
+        self.store = await PostgresEventStore.connect(self.database_url, min_size=4, max_size=20)
+        self.app = TableApp(self.store, grace_ms=self.grace_ms)
+        self.relay = Relay(self.store, self.database_url, self.nats_url, public_payload)
+        self.timers = TimerPoller(self.app, self.store)
+        server, health, port = build_server(
+            [(pb_grpc.add_TableServiceServicer_to_server, TableServicer(self.app), SERVICE_NAME)], self.address
+        )
+        self._server, self._health, self.port = server, health, port
+        await server.start()
+        await mark_serving(health, [SERVICE_NAME])
+        self._tasks = [asyncio.create_task(self.relay.run()), asyncio.create_task(self.timers.run())]
+        get_logger(component="table").info("table_service_started", address=self.address, port=port)
+
+    async def stop(self, grace_s: float = 5.0) -> None:
+        """Drain: stop accepting, let in-flight commands finish, then stop relay and timers."""
+        if self._health is not None:
+            await mark_not_serving(self._health, [SERVICE_NAME])
+        if self._server is not None:
+            await self._server.stop(grace_s)
+        if self.timers:
+            self.timers.stop()
+        if self.relay:
+            self.relay.stop()
+        for t in self._tasks:
+            try:
+                await asyncio.wait_for(t, timeout=grace_s)
+            except (TimeoutError, asyncio.CancelledError, Exception):
+                t.cancel()
+        if self.store:
+            await self.store.close()
+
+
+async def serve(database_url: str, nats_url: str, address: str, grace_ms: int) -> None:
+    svc = TableService(database_url, nats_url, address, grace_ms)
+    await svc.start()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    await svc.stop()
+
+
+def main() -> None:
+    configure_logging("table")
+    database_url = os.environ["OKEY_DATABASE_URL"]
+    nats_url = os.environ["OKEY_NATS_URL"]
+    address = os.environ.get("OKEY_TABLE_ADDR", DEFAULT_ADDR)
+    grace_ms = int(os.environ.get("OKEY_TIMEOUT_GRACE_MS", "3000"))
+    asyncio.run(serve(database_url, nats_url, address, grace_ms))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,121 @@
+"""Fixtures shared by all tests: PostgreSQL and NATS JetStream for integration tests.
+
+Servers start lazily, once per session, and only for tests that ask for them:
+
+- ``database_url`` / ``nats_url``: ``OKEY_DATABASE_URL`` / ``OKEY_NATS_URL`` when set, else an
+  embedded server (``okeyplatform.embedded``) started on first use and stopped at session end.
+- ``fresh_database_url``: a new empty database on that server for one test, dropped afterwards;
+  ``pg_conn``: an asyncpg connection to it.
+- ``nats_client`` / ``jetstream``: a nats-py connection and its JetStream context; streams the
+  test created are deleted afterwards. Name streams and subjects with ``unique_id`` so tests
+  never collide on a shared server.
+- ``embedded_postgres`` / ``embedded_nats``: a private embedded server for one test, always
+  embedded (whatever the environment says), for tests that stop, kill or restart it.
+
+Async tests and fixtures run on pytest-asyncio (``asyncio_mode = "auto"`` in pyproject.toml).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Iterator
+
+import asyncpg
+import nats
+import pytest
+from nats.aio.client import Client as NatsClient
+from nats.js import JetStreamContext
+from okeyplatform.embedded import EmbeddedNats, EmbeddedPostgres, resolve_nats, resolve_postgres, with_database
+
+
+@pytest.fixture(scope="session")
+def database_url() -> Iterator[str]:
+    """The PostgreSQL server of this session (connect as a superuser; the database is the admin one)."""
+    url, server = resolve_postgres()
+    try:
+        yield url
+    finally:
+        if server is not None:
+            server.close()
+
+
+@pytest.fixture(scope="session")
+def nats_url() -> Iterator[str]:
+    """The NATS server (with JetStream) of this session."""
+    url, server = resolve_nats()
+    try:
+        yield url
+    finally:
+        if server is not None:
+            server.close()
+
+
+@pytest.fixture
+def unique_id() -> str:
+    """A short id unique to this test, for database, stream and subject names."""
+    return uuid.uuid4().hex[:12]
+
+
+@pytest.fixture
+async def fresh_database_url(database_url: str) -> AsyncIterator[str]:
+    """The URL of a new, empty database for this test; dropped (connections and all) afterwards."""
+    name = f"okey_test_{uuid.uuid4().hex[:16]}"
+    admin = await asyncpg.connect(database_url)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await admin.close()
+    try:
+        yield with_database(database_url, name)
+    finally:
+        admin = await asyncpg.connect(database_url)
+        try:
+            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        finally:
+            await admin.close()
+
+
+@pytest.fixture
+async def pg_conn(fresh_database_url: str) -> AsyncIterator[asyncpg.Connection]:
+    """An asyncpg connection to this test's fresh database."""
+    conn = await asyncpg.connect(fresh_database_url)
+    try:
+        yield conn
+    finally:
+        await conn.close()
+
+
+@pytest.fixture
+async def nats_client(nats_url: str) -> AsyncIterator[NatsClient]:
+    """A nats-py connection to the session's NATS server."""
+    client = await nats.connect(nats_url, name="okey-tests", connect_timeout=5, max_reconnect_attempts=5)
+    try:
+        yield client
+    finally:
+        await client.close()
+
+
+@pytest.fixture
+async def jetstream(nats_client: NatsClient) -> AsyncIterator[JetStreamContext]:
+    """The JetStream context of ``nats_client``; streams created during the test are deleted after it."""
+    js = nats_client.jetstream()
+    before = {info.config.name for info in await js.streams_info()}
+    yield js
+    if nats_client.is_connected:
+        for info in await js.streams_info():
+            if info.config.name and info.config.name not in before:
+                await js.delete_stream(info.config.name)
+
+
+@pytest.fixture
+def embedded_postgres() -> Iterator[EmbeddedPostgres]:
+    """A private, started embedded PostgreSQL for this test (stop/kill/start it at will)."""
+    with EmbeddedPostgres() as server:
+        yield server
+
+
+@pytest.fixture
+def embedded_nats() -> Iterator[EmbeddedNats]:
+    """A private, started embedded NATS for this test (stop/kill/start it at will)."""
+    with EmbeddedNats() as server:
+        yield server

@@ -1,0 +1,128 @@
+"""One contract, every event store: the in-memory store and PostgreSQL pass the same tests."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+
+import asyncpg
+import pytest
+from okeyplatform.embedded import with_database
+from okeyplatform.eventstore import (
+    DuplicateCommand,
+    EventStore,
+    MemoryEventStore,
+    NewEvent,
+    PostgresEventStore,
+    VersionConflict,
+)
+
+
+@pytest.fixture(params=["memory", "postgres"])
+async def store(request: pytest.FixtureRequest) -> AsyncIterator[EventStore]:
+    if request.param == "memory":
+        yield MemoryEventStore()
+        return
+    base = request.getfixturevalue("database_url")  # session-scoped and synchronous
+    name = f"okey_test_{uuid.uuid4().hex[:16]}"
+    admin = await asyncpg.connect(base)
+    await admin.execute(f'CREATE DATABASE "{name}"')
+    pg = await PostgresEventStore.connect(with_database(base, name))
+    try:
+        yield pg
+    finally:
+        await pg.close()
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.close()
+
+
+def ev(kind: str, n: int = 0, hand: int = 0) -> NewEvent:
+    return NewEvent(kind, {"n": n, "nested": {"list": [1, 2, n]}}, hand)
+
+
+async def test_append_assigns_consecutive_versions_and_reads_back(store: EventStore) -> None:
+    r = await store.append("s", 0, [ev("A", 1), ev("B", 2, hand=1)])
+    assert (r.first_version, r.last_version) == (1, 2)
+    r = await store.append("s", 2, [ev("C", 3)])
+    assert (r.first_version, r.last_version) == (3, 3)
+    got = await store.read_stream("s")
+    assert [(e.version, e.type, e.data["n"], e.hand) for e in got] == [(1, "A", 1, 0), (2, "B", 2, 1), (3, "C", 3, 0)]
+    assert got[1].data["nested"] == {"list": [1, 2, 2]}
+    assert [e.version for e in await store.read_stream("s", after_version=1, limit=1)] == [2]
+    assert await store.read_stream("nope") == []
+
+
+async def test_wrong_expected_version_is_a_conflict_and_appends_nothing(store: EventStore) -> None:
+    await store.append("s", 0, [ev("A")])
+    with pytest.raises(VersionConflict):
+        await store.append("s", 0, [ev("B")])  # taken
+    with pytest.raises(VersionConflict):
+        await store.append("s", 5, [ev("B")])  # would leave a gap
+    assert [e.type for e in await store.read_stream("s")] == ["A"]
+
+
+async def test_same_command_id_twice_returns_the_first_versions(store: EventStore) -> None:
+    await store.append("s", 0, [ev("A"), ev("B")], command_id="c1")
+    with pytest.raises(DuplicateCommand) as dup:
+        await store.append("s", 2, [ev("C")], command_id="c1")
+    assert (dup.value.first, dup.value.last) == (1, 2)
+    assert await store.find_command("s", "c1") == (1, 2)
+    assert await store.find_command("s", "c2") is None
+    assert len(await store.read_stream("s")) == 2
+    # command ids are per stream
+    await store.append("other", 0, [ev("A")], command_id="c1")
+
+
+async def test_concurrent_appends_exactly_one_wins(store: EventStore) -> None:
+    await store.append("s", 0, [ev("A")])
+    results = await asyncio.gather(*(store.append("s", 1, [ev("B", i)]) for i in range(8)), return_exceptions=True)
+    assert sum(1 for r in results if not isinstance(r, BaseException)) == 1
+    assert all(isinstance(r, VersionConflict) for r in results if isinstance(r, BaseException))
+    assert [e.version for e in await store.read_stream("s")] == [1, 2]
+
+
+async def test_read_all_pages_in_global_order(store: EventStore) -> None:
+    for i in range(5):
+        await store.append(f"s{i % 2}", i // 2, [ev("A", i)])
+    seen = []
+    cursor = (0, 0)
+    while True:
+        page = await store.read_all(cursor, limit=2)
+        if not page:
+            break
+        seen += [e.data["n"] for e in page]
+        cursor = page[-1].global_position
+    assert seen == [0, 1, 2, 3, 4]
+
+
+async def test_timers_are_claimed_once_and_cleared(store: EventStore) -> None:
+    await store.append("a", 0, [ev("A")], due_at_ms=1_000)
+    await store.append("b", 0, [ev("A")], due_at_ms=5_000)
+    assert await store.claim_due_timers(2_000, lease_ms=10_000) == ["a"]
+    assert await store.claim_due_timers(2_000, lease_ms=10_000) == []  # leased
+    await store.append("a", 1, [ev("B")], due_at_ms=None)  # cleared with the next event
+    assert await store.claim_due_timers(20_000, lease_ms=10_000) == ["b"]
+    await store.set_timer("b", 30_000)
+    assert await store.claim_due_timers(29_000, lease_ms=10) == []
+    assert await store.claim_due_timers(30_000, lease_ms=10) == ["b"]
+
+
+async def test_postgres_reader_never_skips_a_late_commit(fresh_database_url: str) -> None:
+    """An append whose transaction is still open holds back everything after it in the global
+    order, so a reader that pages on never passes it; it appears once it commits."""
+    pg = await PostgresEventStore.connect(fresh_database_url)
+    conn: asyncpg.Connection = await asyncpg.connect(fresh_database_url)
+    try:
+        tr = conn.transaction()
+        await tr.start()
+        await conn.execute("INSERT INTO okey_events (stream_id, version, type, data) VALUES ('late', 1, 'A', '{}')")
+        await pg.append("early", 0, [ev("B")])  # commits after the open one started
+        page = await pg.read_all((0, 0))
+        assert page == []  # held back: an older transaction is still running
+        await tr.commit()
+        page = await pg.read_all((0, 0))
+        assert [e.stream_id for e in page] == ["late", "early"]
+    finally:
+        await conn.close()
+        await pg.close()

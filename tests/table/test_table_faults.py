@@ -1,0 +1,195 @@
+"""The table service under faults: NATS down, the service killed, watchers reconnecting."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Callable
+
+import nats
+import pytest
+from okeycore.bots import GreedyBot
+from okeycore.commands import Discard
+from okeycore.options import TableOptions
+from okeyplatform.auth import issue_token, token_secret
+from okeyplatform.client import TableClient
+from okeyplatform.embedded import EmbeddedNats, free_port
+from okeyplatform.protoconv import classic_view_from_pb
+from okeyplatform.relay import table_subject
+from okeyplatform.up import wait_healthy
+
+from services.table.main import TableService
+
+PLAYERS = ("ali", "ayse", "mehmet", "zeynep")
+
+
+async def play_moves(clients: list[TableClient], table_id: str, n: int) -> None:
+    bots = [GreedyBot(i) for i in range(4)]
+    for _ in range(n):
+        v = classic_view_from_pb(await clients[0].view(table_id, 0))
+        if v.phase.value == "MATCH_OVER":
+            return
+        seat = v.turn
+        view = classic_view_from_pb(await clients[seat].view(table_id, seat))
+        await clients[seat].act(table_id, bots[seat].act(view))
+
+
+async def jetstream_versions(url: str, table_id: str, expected: int, timeout: float = 20.0) -> list[int]:
+    nc = await nats.connect(url)
+    try:
+        js = nc.jetstream()
+        sub = await js.subscribe(table_subject(table_id), ordered_consumer=True)
+        versions: list[int] = []
+        try:
+            while len(versions) < expected:
+                msg = await sub.next_msg(timeout=timeout)
+                versions.append(int(json.loads(msg.data)["version"]))
+        except nats.errors.TimeoutError:
+            pass
+        await sub.unsubscribe()
+        return versions
+    finally:
+        await nc.close()
+
+
+async def test_nats_stopped_mid_match_commands_succeed_and_relay_catches_up(
+    fresh_database_url: str, embedded_nats: EmbeddedNats
+) -> None:
+    svc = TableService(fresh_database_url, embedded_nats.url, "127.0.0.1:0", grace_ms=300)
+    await svc.start()
+    clients = [TableClient(f"127.0.0.1:{svc.port}", issue_token(p)) for p in PLAYERS]
+    try:
+        await clients[0].create_table(TableOptions(), PLAYERS, table_id="t-nats")
+        await play_moves(clients, "t-nats", 10)
+        await asyncio.to_thread(embedded_nats.stop)
+        await play_moves(clients, "t-nats", 20)  # commands keep succeeding with NATS down
+        await asyncio.to_thread(embedded_nats.start)
+        await play_moves(clients, "t-nats", 5)
+        version = classic_view_from_pb(await clients[0].view("t-nats")).version
+        versions = await jetstream_versions(embedded_nats.url, "t-nats", version)
+        # every event exactly once, in order: nothing lost, nothing twice
+        assert versions == list(range(1, version + 1))
+    finally:
+        for c in clients:
+            await c.close()
+        await svc.stop(grace_s=1.0)
+
+
+async def test_watch_streams_the_seat_view_and_resumes_without_gap_or_duplicate(
+    table_service: TableService, client_for: Callable[[str], TableClient]
+) -> None:
+    clients = [client_for(p) for p in PLAYERS]
+    await clients[0].create_table(TableOptions(), PLAYERS, table_id="t-watch")
+    seen: list[int] = []
+    racks_seen: list[tuple[int, ...]] = []
+
+    async def watch(after: int, count: int) -> None:
+        stream: AsyncIterator = clients[1].watch("t-watch", seat=1, after_version=after)
+        first = True
+        got = 0
+        async for msg in stream:
+            if first:
+                assert msg.HasField("snapshot")
+                first = False
+                continue
+            seen.append(msg.event.version)
+            got += 1
+            v = msg.view
+            racks_seen.append(tuple(t.id for t in v.rack))
+            # no other seat's rack, ever, while the hand runs [section 7]
+            if v.phase == 2:  # PLAYING
+                assert all(len(s.rack) == 0 for s in v.seats)
+            which = msg.event.WhichOneof("event")
+            if which == "hand_started":
+                for i, rack in enumerate(msg.event.hand_started.racks):
+                    if i != 1:
+                        assert all(t.id == -1 for t in rack.tiles)
+                assert all(t.id == -1 for t in msg.event.hand_started.deck)
+            if which == "tile_drawn" and msg.event.tile_drawn.seat != 1 and msg.event.tile_drawn.source == 1:
+                assert msg.event.tile_drawn.tile.id == -1
+            if got >= count:
+                break
+
+    task = asyncio.create_task(watch(2, 12))
+    await asyncio.sleep(0.2)
+    await play_moves(clients, "t-watch", 12)
+    await asyncio.wait_for(task, timeout=20)
+    assert seen == list(range(3, 15))
+    # disconnect, more moves happen, reconnect from the last version seen
+    await play_moves(clients, "t-watch", 6)
+    task = asyncio.create_task(watch(seen[-1], 6))
+    await asyncio.wait_for(task, timeout=20)
+    assert seen == list(range(3, 21))
+
+
+@pytest.fixture
+def table_process_env(fresh_database_url: str, nats_url: str) -> dict[str, str]:
+    token_secret()  # make sure the secret exists, so tests and the child share it
+    env = dict(os.environ)
+    env.update(
+        OKEY_DATABASE_URL=fresh_database_url,
+        OKEY_NATS_URL=nats_url,
+        OKEY_TABLE_ADDR=f"127.0.0.1:{free_port()}",
+        OKEY_TIMEOUT_GRACE_MS="300",
+        OKEY_LOG_FORMAT="json",
+    )
+    return env
+
+
+def start_table_process(env: dict[str, str]) -> subprocess.Popen[bytes]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "okeyplatform.cli", "serve", "table"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    wait_healthy(env["OKEY_TABLE_ADDR"], proc=proc)
+    return proc
+
+
+async def test_service_killed_mid_hand_resumes_state_and_timers(table_process_env: dict[str, str]) -> None:
+    env = table_process_env
+    proc = await asyncio.to_thread(start_table_process, env)
+    clients = [TableClient(env["OKEY_TABLE_ADDR"], issue_token(p)) for p in PLAYERS]
+    try:
+        await clients[0].create_table(TableOptions(turn_seconds=5), PLAYERS, table_id="t-kill")
+        await play_moves(clients, "t-kill", 7)
+        before = classic_view_from_pb(await clients[0].view("t-kill", 0))
+        proc.send_signal(signal.SIGKILL)  # kill -9 mid-hand
+        proc.wait(timeout=10)
+        # While it is down the turn's deadline passes; the timer lives in the database.
+        await asyncio.sleep(max(0.0, (before.deadline_ms - _now_ms()) / 1000) + 0.5)
+        proc = await asyncio.to_thread(start_table_process, env)
+        after = classic_view_from_pb(await clients[0].view("t-kill", 0))
+        assert after.version >= before.version
+        assert after.hand == before.hand
+        # the timer survived the restart: the turn times out and its move is played [C-TIME-1]
+        for _ in range(60):
+            events = await clients[0].events("t-kill", after_version=before.version)
+            kinds = [e.WhichOneof("event") for e in events]
+            if "turn_timed_out" in kinds and "tile_discarded" in kinds:
+                break
+            await asyncio.sleep(0.25)
+        assert "turn_timed_out" in kinds and "tile_discarded" in kinds
+        timed = next(e for e in events if e.WhichOneof("event") == "turn_timed_out").turn_timed_out
+        assert timed.seat == before.turn and timed.consecutive == 1
+        # and play goes on
+        seat = classic_view_from_pb(await clients[0].view("t-kill", 0)).turn
+        mine = classic_view_from_pb(await clients[seat].view("t-kill", seat))
+        if mine.stage.value == "DISCARD":
+            await clients[seat].act("t-kill", Discard(seat=seat, tile=mine.rack[0]))
+    finally:
+        for c in clients:
+            await c.close()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=15)
+
+
+def _now_ms() -> int:
+    import time
+
+    return int(time.time() * 1000)

@@ -1,0 +1,169 @@
+"""The table service end to end over gRPC, on real PostgreSQL and NATS JetStream."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+
+import grpc
+import pytest
+from nats.js.client import JetStreamContext
+from okeycore.bots import GreedyBot
+from okeycore.commands import Discard, Draw
+from okeycore.options import TableOptions
+from okeyplatform.client import TableClient
+from okeyplatform.grpcserver import error_reason
+from okeyplatform.protoconv import classic_view_from_pb
+from okeyplatform.relay import TABLE_STREAM, table_subject
+
+from services.table.main import TableService
+
+PLAYERS = ("ali", "ayse", "mehmet", "zeynep")
+
+
+async def play_to_end(clients: list[TableClient], table_id: str, max_moves: int = 5000) -> int:
+    bots = [GreedyBot(i) for i in range(4)]
+    moves = 0
+    while moves < max_moves:
+        v = classic_view_from_pb(await clients[0].view(table_id, 0))
+        if v.phase.value == "MATCH_OVER":
+            return moves
+        seat = v.turn
+        view = classic_view_from_pb(await clients[seat].view(table_id, seat))
+        await clients[seat].act(table_id, bots[seat].act(view))
+        moves += 1
+    raise AssertionError("the match did not end")
+
+
+async def stream_messages(js: JetStreamContext, table_id: str, expected: int) -> list[dict[str, object]]:
+    sub = await js.subscribe(table_subject(table_id), ordered_consumer=True)
+    out: list[dict[str, object]] = []
+    try:
+        while len(out) < expected:
+            msg = await sub.next_msg(timeout=10)
+            out.append(json.loads(msg.data))
+    finally:
+        await sub.unsubscribe()
+    return out
+
+
+async def test_full_classic_match_through_grpc_reaches_nats_in_order(
+    table_service: TableService, client_for: Callable[[str], TableClient], jetstream: JetStreamContext
+) -> None:
+    clients = [client_for(p) for p in PLAYERS]
+    created = await clients[0].create_table(TableOptions(match_points=4), PLAYERS, table_id="full-match")
+    assert created.version == 2  # TableCreated + HandStarted
+    moves = await play_to_end(clients, "full-match")
+    assert moves > 10
+    final = classic_view_from_pb(await clients[0].view("full-match"))
+    assert final.result is not None and final.result.winners
+    assert min(final.result.scores) <= 0  # [C-SC-7] the match ends once a score reaches 0
+    # Every committed event reaches JetStream once, in version order, without private tiles.
+    version = final.version
+    msgs = await stream_messages(jetstream, "full-match", version)
+    assert [m["version"] for m in msgs] == list(range(1, version + 1))
+    info = await jetstream.stream_info(TABLE_STREAM)
+    assert info.state.messages >= version
+    for m in msgs:
+        ev = m["event"]
+        assert isinstance(ev, dict)
+        if ev["type"] == "HandStarted":
+            assert all(t == -1 for rack in ev["racks"] for t in rack)
+            assert all(t == -1 for t in ev["deck"]) and ev["order"] == [] and ev["salt"] == ""
+        if ev["type"] == "TileDrawn" and ev["source"] == "DECK":
+            assert ev["tile"] == -1
+
+
+async def test_rule_violation_is_failed_precondition_with_reason(
+    table_service: TableService, client_for: Callable[[str], TableClient]
+) -> None:
+    clients = [client_for(p) for p in PLAYERS]
+    await clients[0].create_table(TableOptions(), PLAYERS, table_id="t-errors")
+    v = classic_view_from_pb(await clients[0].view("t-errors", 0))
+    other = (v.turn + 1) % 4
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await clients[other].act("t-errors", Draw(seat=other))
+    assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert error_reason(err.value) == "NOT_YOUR_TURN"
+    # acting for someone else's seat
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await clients[other].act("t-errors", Draw(seat=v.turn))
+    assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await clients[0].view("no-such-table")
+    assert err.value.code() == grpc.StatusCode.NOT_FOUND
+    bad = TableClient(f"127.0.0.1:{table_service.port}", "v1.forged.token")
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await bad.view("t-errors")
+    assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    await bad.close()
+
+
+async def test_duplicate_command_id_returns_first_result_and_appends_nothing(
+    table_service: TableService, client_for: Callable[[str], TableClient]
+) -> None:
+    clients = [client_for(p) for p in PLAYERS]
+    await clients[0].create_table(TableOptions(), PLAYERS, table_id="t-dup")
+    v = classic_view_from_pb(await clients[0].view("t-dup", 0))
+    seat = v.turn
+    mine = classic_view_from_pb(await clients[seat].view("t-dup", seat))
+    cmd = Discard(seat=seat, tile=mine.rack[0])
+    first = await clients[seat].act("t-dup", cmd, command_id="c-1")
+    again = await clients[seat].act("t-dup", cmd, command_id="c-1")
+    assert not first.duplicate and again.duplicate
+    assert again.version == first.version
+    assert [e.version for e in again.events] == [e.version for e in first.events]
+    after = classic_view_from_pb(await clients[0].view("t-dup", 0))
+    assert after.version == first.version
+
+
+async def test_conflicting_commands_exactly_one_wins(
+    table_service: TableService, client_for: Callable[[str], TableClient]
+) -> None:
+    clients = [client_for(p) for p in PLAYERS]
+    await clients[0].create_table(TableOptions(), PLAYERS, table_id="t-race")
+    v = classic_view_from_pb(await clients[0].view("t-race", 0))
+    seat = v.turn
+    mine = classic_view_from_pb(await clients[seat].view("t-race", seat))
+    a, b = mine.rack[0], mine.rack[1]
+    results = await asyncio.gather(
+        clients[seat].act("t-race", Discard(seat=seat, tile=a), command_id="race-a"),
+        clients[seat].act("t-race", Discard(seat=seat, tile=b), command_id="race-b"),
+        return_exceptions=True,
+    )
+    wins = [r for r in results if not isinstance(r, BaseException)]
+    losses = [r for r in results if isinstance(r, grpc.aio.AioRpcError)]
+    assert len(wins) == 1 and len(losses) == 1
+    assert losses[0].code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert error_reason(losses[0]) == "NOT_YOUR_TURN"  # re-decided on the new state: the turn moved on
+
+
+async def test_two_replicas_conflict_one_wins_the_other_redecides(fresh_database_url: str) -> None:
+    """Two table-service replicas (separate caches) on one database: the store's version check
+    keeps one writer; the loser reloads, decides again on the new state and is refused."""
+    from okeyplatform.eventstore import PostgresEventStore
+
+    from services.table.app import RuleError, TableApp
+
+    store = await PostgresEventStore.connect(fresh_database_url)
+    try:
+        a, b = TableApp(store), TableApp(store)
+        await a.create_table("t-replicas", TableOptions(), PLAYERS)
+        loaded_a = await a.load("t-replicas")
+        await b.load("t-replicas")  # both replicas now cache version 2
+        seat = loaded_a.state.turn
+        rack = loaded_a.state.seats[seat].rack
+        results = await asyncio.gather(
+            a.act("t-replicas", "ra", lambda now: Discard(seat=seat, tile=rack[0], now_ms=now)),
+            b.act("t-replicas", "rb", lambda now: Discard(seat=seat, tile=rack[1], now_ms=now)),
+            return_exceptions=True,
+        )
+        ok = [r for r in results if not isinstance(r, BaseException)]
+        refused = [r for r in results if isinstance(r, RuleError)]
+        assert len(ok) == 1 and len(refused) == 1
+        assert refused[0].code == "NOT_YOUR_TURN"
+        events = await store.read_stream("t-replicas")
+        assert [e.version for e in events] == [1, 2, 3]
+    finally:
+        await store.close()
