@@ -12,4 +12,10 @@ def _solver(args: argparse.Namespace) -> int:
     return run(args)
 
 
-BENCHES: dict[str, Callable[[argparse.Namespace], int]] = {"solver": _solver}
+def _table(args: argparse.Namespace) -> int:
+    from .table import run
+
+    return run(args)
+
+
+BENCHES: dict[str, Callable[[argparse.Namespace], int]] = {"solver": _solver, "table": _table}

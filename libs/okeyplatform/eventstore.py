@@ -259,6 +259,10 @@ async def migrate(
     return applied
 
 
+async def _no_reset(_conn: asyncpg.Connection) -> None:
+    return None
+
+
 def _ts(ms: int) -> datetime:
     return datetime.fromtimestamp(ms / 1000, UTC)
 
@@ -291,7 +295,9 @@ class PostgresEventStore:
 
     @classmethod
     async def connect(cls, dsn: str, min_size: int = 2, max_size: int = 10) -> PostgresEventStore:
-        pool = await asyncpg.create_pool(dsn, min_size=min_size, max_size=max_size)
+        # Connections hold no session state (LISTEN and advisory locks use their own), so the
+        # pool's reset round trip on every release is skipped.
+        pool = await asyncpg.create_pool(dsn, min_size=min_size, max_size=max_size, reset=_no_reset)
         assert pool is not None
         async with pool.acquire() as conn:
             await migrate(conn)

@@ -23,6 +23,7 @@ def build_server(
     services: Sequence[tuple[Callable[[Any, grpc.aio.Server], None], Any, str]],
     address: str,
     interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
+    reuse_port: bool = False,
 ) -> tuple[grpc.aio.Server, health_aio.HealthServicer, int]:
     """A server with each (add_to_server, servicer, full service name), health and reflection,
     bound to ``address`` ("127.0.0.1:0" picks a free port). Returns (server, health, port)."""
@@ -31,7 +32,8 @@ def build_server(
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", 16 * MAX_MESSAGE_BYTES),
-            ("grpc.so_reuseport", 0),
+            # Several worker processes of one service may share a port (okey serve --workers).
+            ("grpc.so_reuseport", 1 if reuse_port else 0),
         ],
     )
     health = health_aio.HealthServicer()

@@ -144,21 +144,25 @@ class Relay:
                 backoff = min(backoff * 2, 5.0)
 
     async def _publish(self, js: JetStreamContext, events: Sequence[StoredEvent]) -> None:
+        """Publish in rounds: round k carries the k-th pending event of every table, pipelined
+        (all sent, then all acks awaited), so a table's next event only goes out once the
+        previous one is stored: per-table order holds even when a publish fails midway."""
         by_stream: dict[str, list[StoredEvent]] = {}
         for e in events:
             by_stream.setdefault(e.stream_id, []).append(e)
-
-        async def one_stream(items: list[StoredEvent]) -> None:
-            for e in items:  # in version order: the next waits for the previous ack
-                payload = json.dumps(self.transform(e), separators=(",", ":")).encode("utf-8")
-                await js.publish(
-                    table_subject(e.stream_id),
-                    payload,
-                    timeout=5.0,
-                    headers={"Nats-Msg-Id": f"{e.stream_id}:{e.version}"},
-                )
-
-        results = await asyncio.gather(*(one_stream(items) for items in by_stream.values()), return_exceptions=True)
-        for r in results:
-            if isinstance(r, BaseException):
-                raise r
+        depth = max(len(v) for v in by_stream.values())
+        for k in range(depth):
+            futures = []
+            for items in by_stream.values():
+                if k < len(items):
+                    e = items[k]
+                    payload = json.dumps(self.transform(e), separators=(",", ":")).encode("utf-8")
+                    futures.append(
+                        await js.publish_async(
+                            table_subject(e.stream_id),
+                            payload,
+                            wait_stall=5.0,
+                            headers={"Nats-Msg-Id": f"{e.stream_id}:{e.version}"},
+                        )
+                    )
+            await asyncio.wait_for(asyncio.gather(*futures), timeout=10.0)

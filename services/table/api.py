@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -25,12 +26,24 @@ SERVICE_NAME = pb.DESCRIPTOR.services_by_name["TableService"].full_name
 WATCH_POLL_S = 1.0
 
 
+_TOKENS: dict[str, tuple[Identity, float]] = {}
+
+
 def _identity(context: grpc.aio.ServicerContext[Any, Any]) -> Identity:
     meta = dict(context.invocation_metadata() or ())
     auth = meta.get("authorization", "")
     if not isinstance(auth, str) or not auth.lower().startswith("bearer "):
         raise TokenError("missing 'authorization: Bearer <token>' metadata")
-    return verify_token(auth[7:].strip())
+    token = auth[7:].strip()
+    hit = _TOKENS.get(token)
+    now = time.time()
+    if hit is not None and hit[1] > now:
+        return hit[0]
+    identity = verify_token(token)
+    if len(_TOKENS) > 50_000:
+        _TOKENS.clear()
+    _TOKENS[token] = (identity, now + 60)  # re-verified (expiry included) at least every minute
+    return identity
 
 
 async def _fail(context: grpc.aio.ServicerContext[Any, Any], exc: Exception) -> None:

@@ -98,11 +98,20 @@ class TableApp:
         return lock
 
     async def load(self, table_id: str, fresh: bool = False) -> Loaded:
-        if not fresh:
-            hit = self._cache.get(table_id)
-            if hit is not None:
-                self._cache.move_to_end(table_id)
+        """The table from the cache; with ``fresh``, caught up with the store first (another
+        replica may have written since)."""
+        hit = self._cache.get(table_id)
+        if hit is not None:
+            self._cache.move_to_end(table_id)
+            if not fresh:
                 return hit
+            newer = await self.store.read_stream(table_id, after_version=hit.state.version)
+            if not newer:
+                return hit
+            state = hit.engine.fold(hit.state, (event_from_dict({"type": e.type, **e.data}) for e in newer))
+            loaded = Loaded(state, hit.engine)
+            self._remember(table_id, loaded)
+            return loaded
         stored = await self.store.read_stream(table_id)
         if not stored:
             raise NotFound(f"no table {table_id!r}")
@@ -207,6 +216,11 @@ class TableApp:
                     earlier = await self.store.find_command(table_id, command_id)
                     if earlier is not None:
                         return await self._replay_result(table_id, earlier)
+                    if not fresh:
+                        # The cache may be behind another replica's writes: refuse only on
+                        # the table as it is in the store.
+                        fresh = True
+                        continue
                     log.info("command_refused", code=got.code, hand=loaded.state.hand)
                     raise RuleError(got)
                 try:

@@ -58,6 +58,7 @@ class TableService:
     _health: Any = None
     relay: Relay | None = None
     timers: TimerPoller | None = None
+    reuse_port: bool = False
 
     async def start(self) -> None:
         self.store = await PostgresEventStore.connect(self.database_url, min_size=4, max_size=20)
@@ -65,7 +66,9 @@ class TableService:
         self.relay = Relay(self.store, self.database_url, self.nats_url, public_payload)
         self.timers = TimerPoller(self.app, self.store)
         server, health, port = build_server(
-            [(pb_grpc.add_TableServiceServicer_to_server, TableServicer(self.app), SERVICE_NAME)], self.address
+            [(pb_grpc.add_TableServiceServicer_to_server, TableServicer(self.app), SERVICE_NAME)],
+            self.address,
+            reuse_port=self.reuse_port,
         )
         self._server, self._health, self.port = server, health, port
         await server.start()
@@ -92,8 +95,8 @@ class TableService:
             await self.store.close()
 
 
-async def serve(database_url: str, nats_url: str, address: str, grace_ms: int) -> None:
-    svc = TableService(database_url, nats_url, address, grace_ms)
+async def serve(database_url: str, nats_url: str, address: str, grace_ms: int, reuse_port: bool = False) -> None:
+    svc = TableService(database_url, nats_url, address, grace_ms, reuse_port=reuse_port)
     await svc.start()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -104,13 +107,47 @@ async def serve(database_url: str, nats_url: str, address: str, grace_ms: int) -
 
 
 def main() -> None:
+    """Run the service; ``OKEY_TABLE_WORKERS`` > 1 runs that many replica processes sharing
+    the port (SO_REUSEPORT): each is a full replica, the store keeps one writer per table."""
     configure_logging("table")
     database_url = os.environ["OKEY_DATABASE_URL"]
     nats_url = os.environ["OKEY_NATS_URL"]
     address = os.environ.get("OKEY_TABLE_ADDR", DEFAULT_ADDR)
     grace_ms = int(os.environ.get("OKEY_TIMEOUT_GRACE_MS", "3000"))
-    asyncio.run(serve(database_url, nats_url, address, grace_ms))
+    workers = int(os.environ.get("OKEY_TABLE_WORKERS", "1"))
+    if workers <= 1:
+        asyncio.run(serve(database_url, nats_url, address, grace_ms))
+        return
+    import subprocess
+    import sys
+
+    env = dict(os.environ, OKEY_TABLE_WORKERS="1", OKEY_REUSE_PORT="1")
+    children = [
+        subprocess.Popen([sys.executable, "-m", "services.table.main"], env=env) for _ in range(workers)
+    ]
+
+    def forward(sig: int, _frame: object) -> None:
+        for c in children:
+            if c.poll() is None:
+                c.send_signal(sig)
+
+    signal.signal(signal.SIGTERM, forward)
+    signal.signal(signal.SIGINT, forward)
+    for c in children:
+        c.wait()
 
 
 if __name__ == "__main__":
-    main()
+    if os.environ.get("OKEY_REUSE_PORT") == "1":
+        configure_logging("table")
+        asyncio.run(
+            serve(
+                os.environ["OKEY_DATABASE_URL"],
+                os.environ["OKEY_NATS_URL"],
+                os.environ.get("OKEY_TABLE_ADDR", DEFAULT_ADDR),
+                int(os.environ.get("OKEY_TIMEOUT_GRACE_MS", "3000")),
+                reuse_port=True,
+            )
+        )
+    else:
+        main()
