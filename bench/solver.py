@@ -12,7 +12,7 @@ from okeycore.classic import decide, evolve, finishing_tiles, rack_packed
 from okeycore.options import TableOptions
 from okeycore.simulate import Simulator
 
-from .common import Progress, machine, percentile, us
+from .common import Progress, machine, ms, percentile, us
 
 
 def _cold() -> None:
@@ -183,4 +183,72 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"  {kind:<6} bots: {rate:,.1f} hands/s  ({hands} hands, {mph:.0f} moves per hand)   target: >= 100 hands/s"
         )
+    run_101(args)
     return 0
+
+
+# ------------------------------------------------------------ Okey 101
+
+
+def random_rack_101(rng: random.Random) -> tuple[list[int], int]:
+    """A starter's 22 tiles and an indicator from one shuffle."""
+    ids = list(range(106))
+    rng.shuffle(ids)
+    indicator = next(t for t in ids[22:] if t < 104)
+    return ids[:22], indicator
+
+
+def _time_openings_101(racks: list[tuple[list[int], int]], wrap: bool) -> list[float]:
+    """The best run opening of each rack (melds, okey values, sum), as the hints compute it."""
+    from okeycore.okey101 import run_opening
+
+    times: list[float] = []
+    prog = Progress(f"101 openings, wrap {'on' if wrap else 'off'}", len(racks))
+    for i, (rack, indicator) in enumerate(racks):
+        t0 = time.perf_counter()
+        run_opening(rack, indicator, wrap, 101)
+        times.append(time.perf_counter() - t0)
+        prog.update(i + 1)
+    prog.done()
+    times.sort()
+    return times
+
+
+def _hands_per_second_101(seats: int, seed: int, seconds: float) -> tuple[float, int, float]:
+    from okeycore.bots101 import GreedyBot101
+    from okeycore.options import Game
+    from okeycore.simulate101 import Simulator101
+
+    hands = 0
+    moves = 0
+    t0 = time.perf_counter()
+    m = 0
+    while time.perf_counter() - t0 < seconds:
+        opts = TableOptions(game=Game.OKEY101, seats=seats)
+        sim = Simulator101(opts, [GreedyBot101(seed + m * 4 + i) for i in range(seats)], seed + m)
+        sim.play_match()
+        hands += sim.record.deals
+        moves += sim.record.moves
+        m += 1
+    dt = time.perf_counter() - t0
+    return hands / dt, hands, moves / hands if hands else 0.0
+
+
+def run_101(args: argparse.Namespace) -> None:
+    rng = random.Random(args.seed + 101)
+    n = 300 if args.quick else 3000
+    racks = [random_rack_101(rng) for _ in range(n)]
+    print(f"\nbest 101 opening, {n:,} random 22-tile racks (runs and groups leaving a tile, with the ids)")
+    for wrap in (False, True):
+        times = _time_openings_101(racks, wrap)
+        print(
+            f"  wrap {'on ' if wrap else 'off'}: median {ms(percentile(times, 50))}  p99 {ms(percentile(times, 99))}"
+            f"   max {ms(times[-1])}   target: median <= 2 ms, p99 <= 20 ms"
+        )
+    secs = 2.0 if args.quick else 10.0
+    print(f"\nsimulated 101 hands in-process, one core, {secs:.0f} s each (greedy 101 bots, from their seat view)")
+    for seats in (4, 2):
+        rate, hands, mph = _hands_per_second_101(seats, args.seed, secs)
+        print(
+            f"  {seats} seats: {rate:,.1f} hands/s  ({hands} hands, {mph:.0f} moves per hand)   target: >= 20 hands/s"
+        )

@@ -9,6 +9,7 @@ from typing import Protocol
 from .classic import SeatView, Stage, effective_table, finishing_tiles, rack_packed
 from .commands import Command, DeclarePairs, Discard, Draw, Finish, ShowIndicator, TakeDiscard
 from .melds import count_pairs
+from .options import PairsDeclaration
 
 __all__ = ["Strategy", "RandomBot", "GreedyBot", "STRATEGIES", "usefulness"]
 
@@ -128,6 +129,10 @@ class GreedyBot:
         seat = view.seat
         assert seat is not None
         me = view.seats[seat]
+        pairs_only = view.options.pairs_declaration is PairsDeclaration.BINDING and me.declared_pairs
+        if view.stage is Stage.LAST_CHANCE:
+            # The table offers the last chance only when the side tile finishes [C-DECK-3].
+            return TakeDiscard(seat=seat)
         if view.stage in (Stage.DRAW, Stage.LAST_CHANCE):
             side = view.side_tile
             if side >= 0:
@@ -135,10 +140,10 @@ class GreedyBot:
                 use = usefulness(effs, len(effs) - 1, me.declared_pairs)
                 if use >= 5 and view.stage is Stage.DRAW:
                     return TakeDiscard(seat=seat)
-                if use > 0 and finishing_tiles(view.rack + (side,), view.indicator):
+                if use > 0 and finishing_tiles(view.rack + (side,), view.indicator, pairs_only):
                     return TakeDiscard(seat=seat)
             return Draw(seat=seat)
-        fin = finishing_tiles(view.rack, view.indicator)
+        fin = finishing_tiles(view.rack, view.indicator, pairs_only)  # a binding declarer: pairs only
         if fin:
             okeys = [t for t in fin if _eff(view, t) < 0]
             return Finish(seat=seat, tile=(okeys or fin)[0])

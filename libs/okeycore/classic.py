@@ -212,21 +212,25 @@ def check_finish(
 def _check_proposed(
     tiles: Sequence[int], indicator: int, proposed: tuple[tuple[int, ...], ...], pairs_only: bool
 ) -> FinishCheck | None:
-    flat = [t for meld in proposed for t in meld]
-    if sorted(flat) != sorted(tiles):
+    try:
+        melds = tuple(tuple(meld) for meld in proposed)
+    except TypeError:
+        return None  # not a list of melds: the server finds an arrangement itself
+    flat = [t for meld in melds for t in meld]
+    if any(type(t) is not int for t in flat) or sorted(flat) != sorted(tiles):
         return None
     table = effective_table(indicator)
     kinds = set()
-    for meld in proposed:
+    for meld in melds:
         eff = [None if table[t] < 0 else face_from_index(table[t]) for t in meld]
         try:
             kinds.add(M.interpret_meld(eff, True).kind)
         except M.MeldError:
             return None
-    if kinds == {M.MeldKind.PAIR} and len(proposed) == 7:
-        return FinishCheck(tuple(proposed), True)
+    if kinds == {M.MeldKind.PAIR} and len(melds) == 7:
+        return FinishCheck(melds, True)
     if M.MeldKind.PAIR not in kinds and not pairs_only:
-        return FinishCheck(tuple(proposed), False)
+        return FinishCheck(melds, False)
     return None
 
 
@@ -282,7 +286,7 @@ def _v(code: str, message: str) -> RuleViolation:
 
 
 def _seat_ok(state: ClassicState, seat: int) -> RuleViolation | None:
-    if not isinstance(seat, int) or not 0 <= seat < 4:
+    if type(seat) is not int or not 0 <= seat < 4:  # True and 1.0 are not seat 1
         return _v("INVALID_SEAT", f"seat must be 0..3, got {seat!r}")
     if state.phase is not Phase.PLAYING:
         return _v("NO_HAND_IN_PROGRESS", "no hand is being played at this table")
@@ -323,10 +327,16 @@ def _start_hand(state: ClassicState, cmd: StartHand) -> Decision:
         return _v("HAND_IN_PROGRESS", "a hand is already being played")
     if state.phase is Phase.MATCH_OVER:
         return _v("MATCH_OVER", "the match is over")
-    if len(cmd.order) != TILE_COUNT or set(cmd.order) != set(range(TILE_COUNT)):
+    order = cmd.order
+    if (
+        not isinstance(order, Sequence)
+        or len(order) != TILE_COUNT
+        or any(type(t) is not int for t in order)  # 1.0 and True would pass for tile 1
+        or set(order) != set(range(TILE_COUNT))
+    ):
         return _v("BAD_DEAL", "a deal must order each of the 106 tile ids exactly once")
     if state.hand == 0:
-        if not 0 <= cmd.first_starter < 4:
+        if type(cmd.first_starter) is not int or not 0 <= cmd.first_starter < 4:
             return _v("INVALID_SEAT", "the first starter must be seat 0..3")
         starter = cmd.first_starter
     else:
@@ -389,7 +399,7 @@ def _discard(state: ClassicState, cmd: Discard) -> Decision:
         return _v("MUST_DRAW_FIRST", "draw from the deck or take the side tile first [C-TURN-2]")
     if state.stage in (Stage.LAST_CHANCE, Stage.LAST_CHANCE_TAKEN):
         return _v("DISCARD_NOT_ALLOWED", "the deck is empty: only a finish is accepted now [C-DECK-3]")
-    if cmd.tile not in state.seats[cmd.seat].rack:
+    if type(cmd.tile) is not int or cmd.tile not in state.seats[cmd.seat].rack:  # 1.0 == 1 but is no tile id
         return _v("TILE_NOT_IN_RACK", f"tile {cmd.tile!r} is not in your rack")
     return _discard_events(state, cmd.seat, cmd.tile, cmd.now_ms)
 
@@ -448,7 +458,7 @@ def _finish(state: ClassicState, cmd: Finish) -> Decision:
     if state.stage not in (Stage.DISCARD, Stage.LAST_CHANCE_TAKEN):
         return _v("MUST_DRAW_FIRST", "you finish after drawing, with 15 tiles [C-FIN-1]")
     rack = state.seats[cmd.seat].rack
-    if cmd.tile not in rack:
+    if type(cmd.tile) is not int or cmd.tile not in rack:
         return _v("TILE_NOT_IN_RACK", f"tile {cmd.tile!r} is not in your rack")
     rest = list(rack)
     rest.remove(cmd.tile)
@@ -615,7 +625,7 @@ def _force_move(state: ClassicState, cmd: ForceMove) -> Decision:
 
 
 def _take_back(state: ClassicState, cmd: TakeBack) -> Decision:
-    if not isinstance(cmd.seat, int) or not 0 <= cmd.seat < 4:
+    if type(cmd.seat) is not int or not 0 <= cmd.seat < 4:
         return _v("INVALID_SEAT", f"seat must be 0..3, got {cmd.seat!r}")
     if not state.seats[cmd.seat].autopilot:
         return _v("NOT_ON_AUTOPILOT", "this seat is not on autopilot")
@@ -738,6 +748,10 @@ def evolve(state: ClassicState | None, event: Event) -> ClassicState:
         )
     if isinstance(event, HandEnded):
         seats = tuple(replace(seat, score=seat.score + d) for seat, d in zip(s.seats, event.deltas, strict=True))
+        if not (s.timed_out or seats[s.turn].autopilot):
+            # The seat on turn ended the hand itself (a finish, a pass): its timeouts are no
+            # longer consecutive [C-TIME-2], as after a discard of its own.
+            seats = _set_seat(seats, s.turn, replace(seats[s.turn], timeouts=0))
         return replace(s, seats=seats, version=v, phase=Phase.HAND_OVER, last_hand=event, deadline_ms=0)
     if isinstance(event, MatchEnded):
         return replace(s, version=v, phase=Phase.MATCH_OVER, result=event)

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from . import classic
+from . import classic, okey101
 from .options import Game
 
 __all__ = ["Engine", "engine_for", "ENGINES"]
@@ -28,6 +28,7 @@ class Engine:
 
 ENGINES: dict[Game, Engine] = {
     Game.OKEY: Engine(Game.OKEY, classic.decide, classic.evolve, classic.view, classic.public_event),
+    Game.OKEY101: Engine(Game.OKEY101, okey101.decide, okey101.evolve, okey101.view, okey101.public_event),
 }
 
 

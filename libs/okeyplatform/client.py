@@ -10,6 +10,8 @@ import grpc
 from okey.v1 import table_service_pb2 as pb
 from okey.v1 import table_service_pb2_grpc as pb_grpc
 from okeycore import commands as C
+from okeycore import okey101
+from okeycore.melds import MeldKind
 from okeycore.options import TableOptions
 
 from .protoconv import options_pb
@@ -42,6 +44,21 @@ def command_request(table_id: str, command: C.Command, command_id: str | None = 
         getattr(req, "pass").SetInParent()
     elif isinstance(command, C.TakeBack):
         req.take_back.SetInParent()
+    elif isinstance(command, okey101.OpenMelds):
+        for group in command.melds:
+            req.open_melds.melds.add().ids.extend(group)
+        kinds = {MeldKind.RUN: 1, MeldKind.GROUP: 2, MeldKind.PAIR: 3}
+        req.open_melds.kinds.extend(kinds[k] for k in command.kinds)
+    elif isinstance(command, okey101.AddTile):
+        req.add_tile.tile_id = command.tile
+        req.add_tile.meld = command.meld
+        if command.at_start is not None:
+            req.add_tile.at_start = command.at_start
+    elif isinstance(command, okey101.TakeOkey):
+        req.take_okey.tile_id = command.tile
+        req.take_okey.meld = command.meld
+    elif isinstance(command, okey101.ReturnSideTile):
+        req.return_side_tile.SetInParent()
     else:
         raise ValueError(f"{type(command).__name__} is not a seat command")
     return req

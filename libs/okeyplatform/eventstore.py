@@ -383,7 +383,8 @@ class PostgresEventStore:
                 f"SELECT {_COLUMNS} FROM okey_events "
                 "WHERE (tx, position) > ($1::text::xid8, $2::bigint) "
                 "AND tx < pg_snapshot_xmin(pg_current_snapshot()) "
-                "ORDER BY tx, position LIMIT $3",
+                # The columns, not the text alias of tx in the select list: "1000" sorts before "756".
+                "ORDER BY okey_events.tx, okey_events.position LIMIT $3",
                 str(after[0]),
                 after[1],
                 limit,

@@ -24,6 +24,7 @@ def build_server(
     address: str,
     interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
     reuse_port: bool = False,
+    reflection_names: Sequence[str] = (),
 ) -> tuple[grpc.aio.Server, health_aio.HealthServicer, int]:
     """A server with each (add_to_server, servicer, full service name), health and reflection,
     bound to ``address`` ("127.0.0.1:0" picks a free port). Returns (server, health, port)."""
@@ -42,6 +43,7 @@ def build_server(
     for add, servicer, name in services:
         add(servicer, server)
         names.append(name)
+    names.extend(reflection_names)  # services served by generic handlers (the gateway's proxy)
     reflection.enable_server_reflection(names, server)
     port = server.add_insecure_port(address)
     if port == 0:

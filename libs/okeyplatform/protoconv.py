@@ -53,41 +53,43 @@ def _enum_number(msg: Message, field_name: str, value: Enum) -> int:
     return int(enum_type.values_by_name[f"{prefix}_{value.value}"].number)
 
 
-def _fill(msg: Message, obj: Any) -> Message:
-    """Copy a dataclass into a message field by field (names must match; extras are skipped)."""
+def _fill(msg: Message, obj: Any, renames: dict[str, str] | None = None) -> Message:
+    """Copy a dataclass into a message field by field (names must match, or be renamed by
+    ``renames``; fields the message lacks are skipped)."""
     names = msg.DESCRIPTOR.fields_by_name
     for f in fields(obj):
-        if f.name not in names:
+        name = renames.get(f.name, f.name) if renames else f.name
+        if name not in names:
             continue
         v = getattr(obj, f.name)
-        fd = names[f.name]
+        fd = names[name]
         if v is None:
             continue
         mt = fd.message_type.name if fd.message_type is not None else ""
         repeated = fd.is_repeated
         if mt == "Tile" and not repeated:
-            getattr(msg, f.name).CopyFrom(tile_pb(v))
+            getattr(msg, name).CopyFrom(tile_pb(v))
         elif mt == "Tile":
-            getattr(msg, f.name).extend(tiles_pb(v))
+            getattr(msg, name).extend(tiles_pb(v))
         elif mt == "TileGroup":
-            target = getattr(msg, f.name)
+            target = getattr(msg, name)
             for group in v:
                 target.add().tiles.extend(tiles_pb(group))
         elif isinstance(v, TableOptions):
-            getattr(msg, f.name).CopyFrom(options_pb(v))
+            getattr(msg, name).CopyFrom(options_pb(v))
         elif isinstance(v, Enum):
-            setattr(msg, f.name, _enum_number(msg, f.name, v))
+            setattr(msg, name, _enum_number(msg, name, v))
         elif isinstance(v, tuple):
             if fd.message_type is not None:
-                target = getattr(msg, f.name)
+                target = getattr(msg, name)
                 for item in v:
                     _fill(target.add(), item)
             else:
-                getattr(msg, f.name).extend(v)
+                getattr(msg, name).extend(v)
         elif hasattr(v, "__dataclass_fields__"):
-            _fill(getattr(msg, f.name), v)
+            _fill(getattr(msg, name), v)
         else:
-            setattr(msg, f.name, v)
+            setattr(msg, name, v)
     return msg
 
 
@@ -153,7 +155,9 @@ def options_from_pb(msg: common_pb2.TableOptions) -> TableOptions:
 
 def view_pb(view: Any, players: Sequence[str] = ()) -> table_service_pb2.SeatView:
     msg = table_service_pb2.SeatView()
-    _fill(msg, view)
+    last = getattr(view, "last_hand", None)
+    renames = {"last_hand": "last_hand101"} if last is not None and type(last).__name__ == "HandEnded101" else None
+    _fill(msg, view, renames)
     if getattr(view, "seat", None) is not None:
         msg.seat = view.seat
     okey = getattr(view, "okey", None)
@@ -161,6 +165,8 @@ def view_pb(view: Any, players: Sequence[str] = ()) -> table_service_pb2.SeatVie
         msg.okey.CopyFrom(common_pb2.Tile(id=-1, code=str(okey)))
     if getattr(view, "side_tile", -1) < 0:
         msg.ClearField("side_tile")
+    if getattr(view, "held_side_tile", -1) < 0:
+        msg.ClearField("held_side_tile")
     for i, seat in enumerate(msg.seats):
         if i < len(players):
             seat.player_id = players[i]
@@ -179,65 +185,76 @@ def _enum_back(enum_cls: Any, msg: Message, field_name: str) -> Any:
 
 def classic_view_from_pb(msg: table_service_pb2.SeatView) -> Any:
     """A classic SeatView message back into okeycore's SeatView (what a bot decides from)."""
-    from okeycore.classic import Phase, SeatPublic, SeatView, Stage
-    from okeycore.events import HandEndReason
+    from okeycore.classic import SeatView
 
-    seats = tuple(
-        SeatPublic(
-            seat=s.seat,
-            tiles=s.tiles,
-            pile=_ids(s.pile),
-            pile_size=s.pile_size,
-            score=s.score,
-            declared_pairs=s.declared_pairs,
-            turned_to_okey=s.turned_to_okey,
-            autopilot=s.autopilot,
-            rack=_ids(s.rack) if len(s.rack) else None,
-        )
-        for s in msg.seats
-    )
-    last_hand = None
-    if msg.HasField("last_hand"):
-        from okeycore.events import HandEnded
+    return from_pb(SeatView, msg)
 
-        h = msg.last_hand
-        last_hand = HandEnded(
-            hand=h.hand,
-            reason=_enum_back(HandEndReason, h, "reason"),
-            finisher=h.finisher,
-            final_tile=h.final_tile.id,
-            arrangement=tuple(_ids(g.tiles) for g in h.arrangement),
-            okey_finish=h.okey_finish,
-            pairs_finish=h.pairs_finish,
-            colored_finish=h.colored_finish,
-            multiplier=h.multiplier,
-            deltas=tuple(h.deltas),
-            racks=tuple(_ids(g.tiles) for g in h.racks),
-            deck=_ids(h.deck),
-        )
-    result = None
-    if msg.HasField("result"):
-        from okeycore.events import MatchEnded
 
-        r = msg.result
-        result = MatchEnded(tuple(r.scores), tuple(r.winners), r.pot, r.payout, r.remainder)
-    return SeatView(
-        table_id=msg.table_id,
-        version=msg.version,
-        options=options_from_pb(msg.options),
-        phase=_enum_back(Phase, msg, "phase"),
-        hand=msg.hand,
-        seat=msg.seat if msg.HasField("seat") else None,
-        rack=_ids(msg.rack),
-        indicator=msg.indicator.id if msg.HasField("indicator") else -1,
-        deck_count=msg.deck_count,
-        turn=msg.turn,
-        stage=_enum_back(Stage, msg, "stage"),
-        deadline_ms=msg.deadline_ms,
-        timed_out=msg.timed_out,
-        indicator_shown=msg.indicator_shown,
-        side_tile=msg.side_tile.id if msg.HasField("side_tile") else -1,
-        seats=seats,
-        last_hand=last_hand,
-        result=result,
-    )
+def from_pb(cls: Any, msg: Message, renames: dict[str, str] | None = None) -> Any:
+    """The inverse of ``_fill`` for a dataclass ``cls``: field by field, by name (type hints
+    say how: Tile -> id, TileGroup -> tuple of ids, enums by name, nested dataclasses)."""
+    import typing
+
+    hints = typing.get_type_hints(cls)
+    names = msg.DESCRIPTOR.fields_by_name
+    kwargs: dict[str, Any] = {}
+    for f in fields(cls):
+        name = renames.get(f.name, f.name) if renames else f.name
+        hint = hints[f.name]
+        if name not in names:
+            continue
+        fd = names[name]
+        value = getattr(msg, name)
+        kwargs[f.name] = _from_value(hint, fd, msg, name, value)
+    return cls(**kwargs)
+
+
+def _from_value(hint: Any, fd: Any, msg: Message, name: str, value: Any) -> Any:
+    import types
+    import typing
+
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        inner = [a for a in args if a is not type(None)]
+        if not fd.is_repeated and fd.message_type is not None and not msg.HasField(name):
+            return None
+        if fd.is_repeated and not len(value) and type(None) in args:
+            return None
+        return _from_value(inner[0], fd, msg, name, value)
+    mt = fd.message_type.name if fd.message_type is not None else ""
+    if mt == "Tile":
+        return tuple(t.id for t in value) if fd.is_repeated else (value.id if msg.HasField(name) else -1)
+    if mt == "TileGroup":
+        return tuple(tuple(t.id for t in g.tiles) for g in value)
+    if mt == "TableOptions":
+        return options_from_pb(value)
+    if isinstance(hint, type) and issubclass(hint, Enum):
+        return _enum_back(hint, msg, name)
+    if origin is tuple:
+        inner = args[0]
+        if hasattr(inner, "__dataclass_fields__"):
+            return tuple(from_pb(inner, item) for item in value)
+        if isinstance(inner, type) and issubclass(inner, Enum):
+            enum_type = fd.enum_type
+            prefix = snake(enum_type.name).upper() + "_"
+            return tuple(inner(enum_type.values_by_number[v].name[len(prefix) :]) for v in value)
+        return tuple(value)
+    if hasattr(hint, "__dataclass_fields__"):
+        return from_pb(hint, value)
+    return value
+
+
+def view101_from_pb(msg: table_service_pb2.SeatView) -> Any:
+    """A 101 SeatView message back into okeycore's SeatView101 (what a 101 bot decides from)."""
+    from okeycore import okey101
+
+    v = from_pb(okey101.SeatView101, msg, {"last_hand": "last_hand101"})
+    return v
+
+
+def seat_view_from_pb(msg: table_service_pb2.SeatView) -> Any:
+    """The okeycore view of either game."""
+    if msg.options.game == common_pb2.GAME_OKEY101:
+        return view101_from_pb(msg)
+    return classic_view_from_pb(msg)

@@ -11,7 +11,9 @@ import grpc
 from okey.v1 import table_service_pb2 as pb
 from okey.v1 import table_service_pb2_grpc as pb_grpc
 from okeycore import commands as C
+from okeycore import okey101
 from okeycore.events import Event
+from okeycore.melds import MeldKind
 from okeycore.options import OptionsError
 from okeyplatform.auth import Identity, TokenError, verify_token
 from okeyplatform.eventstore import StoredEvent
@@ -76,6 +78,19 @@ def _command(req: pb.ActRequest) -> Callable[[int], C.Command]:
         tile = req.finish.tile_id
         arr = tuple(tuple(g.ids) for g in req.finish.arrangement) or None
         return lambda now: C.Finish(seat=seat, tile=tile, arrangement=arr, now_ms=now)
+    if kind == "open_melds":
+        melds = tuple(tuple(g.ids) for g in req.open_melds.melds)
+        kinds = tuple(_meld_kind(k) for k in req.open_melds.kinds)
+        return lambda now: okey101.OpenMelds(seat=seat, melds=melds, kinds=kinds, now_ms=now)
+    if kind == "add_tile":
+        a = req.add_tile
+        at_start = a.at_start if a.HasField("at_start") else None
+        return lambda now: okey101.AddTile(seat=seat, tile=a.tile_id, meld=a.meld, at_start=at_start, now_ms=now)
+    if kind == "take_okey":
+        t = req.take_okey
+        return lambda now: okey101.TakeOkey(seat=seat, tile=t.tile_id, meld=t.meld, now_ms=now)
+    if kind == "return_side_tile":
+        return lambda now: okey101.ReturnSideTile(seat=seat, now_ms=now)
     simple: dict[str, type[Any]] = {
         "show_indicator": C.ShowIndicator,
         "declare_pairs": C.DeclarePairs,
@@ -85,6 +100,13 @@ def _command(req: pb.ActRequest) -> Callable[[int], C.Command]:
     }
     cls = simple[kind]
     return lambda now: cls(seat=seat, now_ms=now)
+
+
+def _meld_kind(value: int) -> MeldKind:
+    names = {1: MeldKind.RUN, 2: MeldKind.GROUP, 3: MeldKind.PAIR}
+    if value not in names:
+        raise BadRequest("open_melds.kinds: MELD_KIND_RUN, MELD_KIND_GROUP or MELD_KIND_PAIR")
+    return names[value]
 
 
 class TableServicer(pb_grpc.TableServiceServicer):

@@ -22,7 +22,9 @@ from services.table.main import TableService
 PLAYERS = ("ali", "ayse", "mehmet", "zeynep")
 
 
-async def play_to_end(clients: list[TableClient], table_id: str, max_moves: int = 5000) -> int:
+async def play_to_end(
+    clients: list[TableClient], table_id: str, max_moves: int = 5000, service: TableService | None = None
+) -> int:
     bots = [GreedyBot(i) for i in range(4)]
     moves = 0
     while moves < max_moves:
@@ -31,6 +33,9 @@ async def play_to_end(clients: list[TableClient], table_id: str, max_moves: int 
             return moves
         seat = v.turn
         view = classic_view_from_pb(await clients[seat].view(table_id, seat))
+        if service is not None and service.app is not None:
+            loaded = await service.app.load(table_id)
+            assert view == loaded.engine.view(loaded.state, seat)  # exactly okeycore's view
         await clients[seat].act(table_id, bots[seat].act(view))
         moves += 1
     raise AssertionError("the match did not end")
@@ -54,7 +59,7 @@ async def test_full_classic_match_through_grpc_reaches_nats_in_order(
     clients = [client_for(p) for p in PLAYERS]
     created = await clients[0].create_table(TableOptions(match_points=4), PLAYERS, table_id="full-match")
     assert created.version == 2  # TableCreated + HandStarted
-    moves = await play_to_end(clients, "full-match")
+    moves = await play_to_end(clients, "full-match", service=table_service)
     assert moves > 10
     final = classic_view_from_pb(await clients[0].view("full-match"))
     assert final.result is not None and final.result.winners
@@ -167,3 +172,39 @@ async def test_two_replicas_conflict_one_wins_the_other_redecides(fresh_database
         assert [e.version for e in events] == [1, 2, 3]
     finally:
         await store.close()
+
+
+async def test_full_okey101_match_through_grpc_with_exact_views(
+    table_service: TableService, client_for: Callable[[str], TableClient]
+) -> None:
+    from okeycore.bots101 import GreedyBot101
+    from okeycore.options import Game
+    from okeyplatform.protoconv import seat_view_from_pb
+
+    players = ("ali", "ayse")
+    clients = [client_for(p) for p in players]
+    opts = TableOptions(game=Game.OKEY101, seats=2, rounds=3)
+    created = await clients[0].create_table(opts, players, table_id="match-101")
+    assert created.version == 2
+    bots = [GreedyBot101(i) for i in range(2)]
+    assert table_service.app is not None
+    moves = 0
+    kinds: set[str] = set()
+    while moves < 5000:
+        spectator = seat_view_from_pb(await clients[0].view("match-101"))
+        if spectator.phase.value == "MATCH_OVER":
+            break
+        seat = spectator.turn
+        view = seat_view_from_pb(await clients[seat].view("match-101", seat))
+        # what came over the wire is exactly okeycore's view of that seat
+        loaded = await table_service.app.load("match-101")
+        assert view == loaded.engine.view(loaded.state, seat)
+        resp = await clients[seat].act("match-101", bots[seat].act(view))
+        kinds.update(e.WhichOneof("event") for e in resp.events)
+        moves += 1
+    final = seat_view_from_pb(await clients[0].view("match-101"))
+    assert final.phase.value == "MATCH_OVER" and final.result is not None
+    assert final.hand == 3  # [O-DEAL-2] a fixed number of hands
+    assert "melds_opened" in kinds and "hand_ended101" in kinds
+    # the winners have the lowest total [O-DEAL-3]
+    assert all(final.result.scores[w] == min(final.result.scores) for w in final.result.winners)

@@ -26,43 +26,59 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from okey.v1 import common_pb2 as okey_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14okey/v1/events.proto\x12\x07okey.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x14okey/v1/common.proto\"\xe0\x05\n\nTableEvent\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x03\x12\x0c\n\x04hand\x18\x03 \x01(\x05\x12(\n\x04time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\rtable_created\x18\n \x01(\x0b\x32\x15.okey.v1.TableCreatedH\x00\x12,\n\x0chand_started\x18\x0b \x01(\x0b\x32\x14.okey.v1.HandStartedH\x00\x12(\n\ntile_drawn\x18\x0c \x01(\x0b\x32\x12.okey.v1.TileDrawnH\x00\x12.\n\rtile_returned\x18\r \x01(\x0b\x32\x15.okey.v1.TileReturnedH\x00\x12\x30\n\x0etile_discarded\x18\x0e \x01(\x0b\x32\x16.okey.v1.TileDiscardedH\x00\x12\x32\n\x0findicator_shown\x18\x0f \x01(\x0b\x32\x17.okey.v1.IndicatorShownH\x00\x12\x30\n\x0epairs_declared\x18\x10 \x01(\x0b\x32\x16.okey.v1.PairsDeclaredH\x00\x12/\n\x0eturned_to_okey\x18\x11 \x01(\x0b\x32\x15.okey.v1.TurnedToOkeyH\x00\x12/\n\x0eturn_timed_out\x18\x12 \x01(\x0b\x32\x15.okey.v1.TurnTimedOutH\x00\x12\x32\n\x0f\x61utopilot_ended\x18\x13 \x01(\x0b\x32\x17.okey.v1.AutopilotEndedH\x00\x12\x32\n\x0fpenalty_applied\x18\x14 \x01(\x0b\x32\x17.okey.v1.PenaltyAppliedH\x00\x12(\n\nhand_ended\x18\x15 \x01(\x0b\x32\x12.okey.v1.HandEndedH\x00\x12*\n\x0bmatch_ended\x18\x16 \x01(\x0b\x32\x13.okey.v1.MatchEndedH\x00\x42\x07\n\x05\x65vent\"H\n\x0cTableCreated\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12&\n\x07options\x18\x02 \x01(\x0b\x32\x15.okey.v1.TableOptions\"\xb7\x01\n\x0bHandStarted\x12\x0c\n\x04hand\x18\x01 \x01(\x05\x12\x0f\n\x07starter\x18\x02 \x01(\x05\x12!\n\x05racks\x18\x03 \x03(\x0b\x32\x12.okey.v1.TileGroup\x12 \n\tindicator\x18\x04 \x01(\x0b\x32\r.okey.v1.Tile\x12\x1b\n\x04\x64\x65\x63k\x18\x05 \x03(\x0b\x32\r.okey.v1.Tile\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x06 \x01(\x03\x12\x12\n\ncommitment\x18\x07 \x01(\t\"[\n\tTileDrawn\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x1b\n\x04tile\x18\x02 \x01(\x0b\x32\r.okey.v1.Tile\x12#\n\x06source\x18\x03 \x01(\x0e\x32\x13.okey.v1.DrawSource\"9\n\x0cTileReturned\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x1b\n\x04tile\x18\x02 \x01(\x0b\x32\r.okey.v1.Tile\"b\n\rTileDiscarded\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x1b\n\x04tile\x18\x02 \x01(\x0b\x32\r.okey.v1.Tile\x12\x11\n\tnext_seat\x18\x03 \x01(\x05\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x04 \x01(\x03\"K\n\x0eIndicatorShown\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x1b\n\x04tile\x18\x02 \x01(\x0b\x32\r.okey.v1.Tile\x12\x0e\n\x06\x64\x65ltas\x18\x03 \x03(\x05\"\x1d\n\rPairsDeclared\x12\x0c\n\x04seat\x18\x01 \x01(\x05\"\x1c\n\x0cTurnedToOkey\x12\x0c\n\x04seat\x18\x01 \x01(\x05\"_\n\x0cTurnTimedOut\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x13\n\x0b\x63onsecutive\x18\x02 \x01(\x05\x12\x11\n\tautopilot\x18\x03 \x01(\x08\x12\x19\n\x11grace_deadline_ms\x18\x04 \x01(\x03\"\x1e\n\x0e\x41utopilotEnded\x12\x0c\n\x04seat\x18\x01 \x01(\x05\">\n\x0ePenaltyApplied\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06points\x18\x02 \x01(\x05\x12\x0e\n\x06reason\x18\x03 \x01(\t\"\xf2\x02\n\tHandEnded\x12\x0c\n\x04hand\x18\x01 \x01(\x05\x12&\n\x06reason\x18\x02 \x01(\x0e\x32\x16.okey.v1.HandEndReason\x12\x10\n\x08\x66inisher\x18\x03 \x01(\x05\x12!\n\nfinal_tile\x18\x04 \x01(\x0b\x32\r.okey.v1.Tile\x12\'\n\x0b\x61rrangement\x18\x05 \x03(\x0b\x32\x12.okey.v1.TileGroup\x12\x13\n\x0bokey_finish\x18\x06 \x01(\x08\x12\x14\n\x0cpairs_finish\x18\x07 \x01(\x08\x12\x16\n\x0e\x63olored_finish\x18\x08 \x01(\x08\x12\x12\n\nmultiplier\x18\t \x01(\x05\x12\x0e\n\x06\x64\x65ltas\x18\n \x03(\x05\x12!\n\x05racks\x18\x0b \x03(\x0b\x32\x12.okey.v1.TileGroup\x12\x1b\n\x04\x64\x65\x63k\x18\x0c \x03(\x0b\x32\r.okey.v1.Tile\x12\x1c\n\x05order\x18\r \x03(\x0b\x32\r.okey.v1.Tile\x12\x0c\n\x04salt\x18\x0e \x01(\t\"]\n\nMatchEnded\x12\x0e\n\x06scores\x18\x01 \x03(\x05\x12\x0f\n\x07winners\x18\x02 \x03(\x05\x12\x0b\n\x03pot\x18\x03 \x01(\x03\x12\x0e\n\x06payout\x18\x04 \x01(\x03\x12\x11\n\tremainder\x18\x05 \x01(\x03*X\n\nDrawSource\x12\x1b\n\x17\x44RAW_SOURCE_UNSPECIFIED\x10\x00\x12\x14\n\x10\x44RAW_SOURCE_DECK\x10\x01\x12\x17\n\x13\x44RAW_SOURCE_DISCARD\x10\x02*r\n\rHandEndReason\x12\x1f\n\x1bHAND_END_REASON_UNSPECIFIED\x10\x00\x12\x1c\n\x18HAND_END_REASON_FINISHED\x10\x01\x12\"\n\x1eHAND_END_REASON_DECK_EXHAUSTED\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14okey/v1/events.proto\x12\x07okey.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x14okey/v1/common.proto\"\xbe\x07\n\nTableEvent\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x03\x12\x0c\n\x04hand\x18\x03 \x01(\x05\x12(\n\x04time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\rtable_created\x18\n \x01(\x0b\x32\x15.okey.v1.TableCreatedH\x00\x12,\n\x0chand_started\x18\x0b \x01(\x0b\x32\x14.okey.v1.HandStartedH\x00\x12(\n\ntile_drawn\x18\x0c \x01(\x0b\x32\x12.okey.v1.TileDrawnH\x00\x12.\n\rtile_returned\x18\r \x01(\x0b\x32\x15.okey.v1.TileReturnedH\x00\x12\x30\n\x0etile_discarded\x18\x0e \x01(\x0b\x32\x16.okey.v1.TileDiscardedH\x00\x12\x32\n\x0findicator_shown\x18\x0f \x01(\x0b\x32\x17.okey.v1.IndicatorShownH\x00\x12\x30\n\x0epairs_declared\x18\x10 \x01(\x0b\x32\x16.okey.v1.PairsDeclaredH\x00\x12/\n\x0eturned_to_okey\x18\x11 \x01(\x0b\x32\x15.okey.v1.TurnedToOkeyH\x00\x12/\n\x0eturn_timed_out\x18\x12 \x01(\x0b\x32\x15.okey.v1.TurnTimedOutH\x00\x12\x32\n\x0f\x61utopilot_ended\x18\x13 \x01(\x0b\x32\x17.okey.v1.AutopilotEndedH\x00\x12\x32\n\x0fpenalty_applied\x18\x14 \x01(\x0b\x32\x17.okey.v1.PenaltyAppliedH\x00\x12(\n\nhand_ended\x18\x15 \x01(\x0b\x32\x12.okey.v1.HandEndedH\x00\x12*\n\x0bmatch_ended\x18\x16 \x01(\x0b\x32\x13.okey.v1.MatchEndedH\x00\x12,\n\x0cmelds_opened\x18\x17 \x01(\x0b\x32\x14.okey.v1.MeldsOpenedH\x00\x12(\n\ntile_added\x18\x18 \x01(\x0b\x32\x12.okey.v1.TileAddedH\x00\x12(\n\nokey_taken\x18\x19 \x01(\x0b\x32\x12.okey.v1.OkeyTakenH\x00\x12.\n\rhand_ended101\x18\x1a \x01(\x0b\x32\x15.okey.v1.HandEnded101H\x00\x12*\n\x0bhand_voided\x18\x1b \x01(\x0b\x32\x13.okey.v1.HandVoidedH\x00\x42\x07\n\x05\x65vent\"H\n\x0cTableCreated\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12&\n\x07options\x18\x02 \x01(\x0b\x32\x15.okey.v1.TableOptions\"\xb7\x01\n\x0bHandStarted\x12\x0c\n\x04hand\x18\x01 \x01(\x05\x12\x0f\n\x07starter\x18\x02 \x01(\x05\x12!\n\x05racks\x18\x03 \x03(\x0b\x32\x12.okey.v1.TileGroup\x12 \n\tindicator\x18\x04 \x01(\x0b\x32\r.okey.v1.Tile\x12\x1b\n\x04\x64\x65\x63k\x18\x05 \x03(\x0b\x32\r.okey.v1.Tile\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x06 \x01(\x03\x12\x12\n\ncommitment\x18\x07 \x01(\t\"[\n\tTileDrawn\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x1b\n\x04tile\x18\x02 \x01(\x0b\x32\r.okey.v1.Tile\x12#\n\x06source\x18\x03 \x01(\x0e\x32\x13.okey.v1.DrawSource\"9\n\x0cTileReturned\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x1b\n\x04tile\x18\x02 \x01(\x0b\x32\r.okey.v1.Tile\"b\n\rTileDiscarded\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x1b\n\x04tile\x18\x02 \x01(\x0b\x32\r.okey.v1.Tile\x12\x11\n\tnext_seat\x18\x03 \x01(\x05\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x04 \x01(\x03\"K\n\x0eIndicatorShown\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x1b\n\x04tile\x18\x02 \x01(\x0b\x32\r.okey.v1.Tile\x12\x0e\n\x06\x64\x65ltas\x18\x03 \x03(\x05\"\x1d\n\rPairsDeclared\x12\x0c\n\x04seat\x18\x01 \x01(\x05\"\x1c\n\x0cTurnedToOkey\x12\x0c\n\x04seat\x18\x01 \x01(\x05\"_\n\x0cTurnTimedOut\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x13\n\x0b\x63onsecutive\x18\x02 \x01(\x05\x12\x11\n\tautopilot\x18\x03 \x01(\x08\x12\x19\n\x11grace_deadline_ms\x18\x04 \x01(\x03\"\x1e\n\x0e\x41utopilotEnded\x12\x0c\n\x04seat\x18\x01 \x01(\x05\">\n\x0ePenaltyApplied\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06points\x18\x02 \x01(\x05\x12\x0e\n\x06reason\x18\x03 \x01(\t\"\xf2\x02\n\tHandEnded\x12\x0c\n\x04hand\x18\x01 \x01(\x05\x12&\n\x06reason\x18\x02 \x01(\x0e\x32\x16.okey.v1.HandEndReason\x12\x10\n\x08\x66inisher\x18\x03 \x01(\x05\x12!\n\nfinal_tile\x18\x04 \x01(\x0b\x32\r.okey.v1.Tile\x12\'\n\x0b\x61rrangement\x18\x05 \x03(\x0b\x32\x12.okey.v1.TileGroup\x12\x13\n\x0bokey_finish\x18\x06 \x01(\x08\x12\x14\n\x0cpairs_finish\x18\x07 \x01(\x08\x12\x16\n\x0e\x63olored_finish\x18\x08 \x01(\x08\x12\x12\n\nmultiplier\x18\t \x01(\x05\x12\x0e\n\x06\x64\x65ltas\x18\n \x03(\x05\x12!\n\x05racks\x18\x0b \x03(\x0b\x32\x12.okey.v1.TileGroup\x12\x1b\n\x04\x64\x65\x63k\x18\x0c \x03(\x0b\x32\r.okey.v1.Tile\x12\x1c\n\x05order\x18\r \x03(\x0b\x32\r.okey.v1.Tile\x12\x0c\n\x04salt\x18\x0e \x01(\t\"]\n\nMatchEnded\x12\x0e\n\x06scores\x18\x01 \x03(\x05\x12\x0f\n\x07winners\x18\x02 \x03(\x05\x12\x0b\n\x03pot\x18\x03 \x01(\x03\x12\x0e\n\x06payout\x18\x04 \x01(\x03\x12\x11\n\tremainder\x18\x05 \x01(\x03\"m\n\tTableMeld\x12\r\n\x05owner\x18\x01 \x01(\x05\x12\x1f\n\x04kind\x18\x02 \x01(\x0e\x32\x11.okey.v1.MeldKind\x12\x1c\n\x05tiles\x18\x03 \x03(\x0b\x32\r.okey.v1.Tile\x12\x12\n\nstands_for\x18\x04 \x03(\t\"\x7f\n\x0bMeldsOpened\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12!\n\x05melds\x18\x02 \x03(\x0b\x32\x12.okey.v1.TableMeld\x12!\n\x07opening\x18\x03 \x01(\x0e\x32\x10.okey.v1.Opening\x12\r\n\x05\x66irst\x18\x04 \x01(\x08\x12\r\n\x05value\x18\x05 \x01(\x05\"j\n\tTileAdded\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x1b\n\x04tile\x18\x02 \x01(\x0b\x32\r.okey.v1.Tile\x12\x0c\n\x04meld\x18\x03 \x01(\x05\x12\x10\n\x08\x61t_start\x18\x04 \x01(\x08\x12\x12\n\nstands_for\x18\x05 \x03(\t\"u\n\tOkeyTaken\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x1b\n\x04tile\x18\x02 \x01(\x0b\x32\r.okey.v1.Tile\x12\x1b\n\x04okey\x18\x03 \x01(\x0b\x32\r.okey.v1.Tile\x12\x0c\n\x04meld\x18\x04 \x01(\x05\x12\x12\n\nstands_for\x18\x05 \x03(\t\"\x84\x03\n\x0cHandEnded101\x12\x0c\n\x04hand\x18\x01 \x01(\x05\x12&\n\x06reason\x18\x02 \x01(\x0e\x32\x16.okey.v1.HandEndReason\x12\x10\n\x08\x66inisher\x18\x03 \x01(\x05\x12!\n\nfinal_tile\x18\x04 \x01(\x0b\x32\r.okey.v1.Tile\x12\x13\n\x0bokey_finish\x18\x05 \x01(\x08\x12\x13\n\x0bpair_finish\x18\x06 \x01(\x08\x12\r\n\x05\x65lden\x18\x07 \x01(\x08\x12\x12\n\nmultiplier\x18\x08 \x01(\x05\x12\x0e\n\x06points\x18\t \x03(\x05\x12\x11\n\tpenalties\x18\n \x03(\x05\x12\x0e\n\x06\x64\x65ltas\x18\x0b \x03(\x05\x12\x0e\n\x06totals\x18\x0c \x03(\x05\x12\r\n\x05\x63hips\x18\r \x03(\x03\x12!\n\x05racks\x18\x0e \x03(\x0b\x32\x12.okey.v1.TileGroup\x12\x1b\n\x04\x64\x65\x63k\x18\x0f \x03(\x0b\x32\r.okey.v1.Tile\x12\x1c\n\x05order\x18\x10 \x03(\x0b\x32\r.okey.v1.Tile\x12\x0c\n\x04salt\x18\x11 \x01(\t\"\x99\x01\n\nHandVoided\x12\x0c\n\x04hand\x18\x01 \x01(\x05\x12\x11\n\tpenalties\x18\x02 \x03(\x05\x12!\n\x05racks\x18\x03 \x03(\x0b\x32\x12.okey.v1.TileGroup\x12\x1b\n\x04\x64\x65\x63k\x18\x04 \x03(\x0b\x32\r.okey.v1.Tile\x12\x1c\n\x05order\x18\x05 \x03(\x0b\x32\r.okey.v1.Tile\x12\x0c\n\x04salt\x18\x06 \x01(\t*X\n\nDrawSource\x12\x1b\n\x17\x44RAW_SOURCE_UNSPECIFIED\x10\x00\x12\x14\n\x10\x44RAW_SOURCE_DECK\x10\x01\x12\x17\n\x13\x44RAW_SOURCE_DISCARD\x10\x02*r\n\rHandEndReason\x12\x1f\n\x1bHAND_END_REASON_UNSPECIFIED\x10\x00\x12\x1c\n\x18HAND_END_REASON_FINISHED\x10\x01\x12\"\n\x1eHAND_END_REASON_DECK_EXHAUSTED\x10\x02*a\n\x08MeldKind\x12\x19\n\x15MELD_KIND_UNSPECIFIED\x10\x00\x12\x11\n\rMELD_KIND_RUN\x10\x01\x12\x13\n\x0fMELD_KIND_GROUP\x10\x02\x12\x12\n\x0eMELD_KIND_PAIR\x10\x03*Y\n\x07Opening\x12\x17\n\x13OPENING_UNSPECIFIED\x10\x00\x12\x10\n\x0cOPENING_NONE\x10\x01\x12\x10\n\x0cOPENING_RUNS\x10\x02\x12\x11\n\rOPENING_PAIRS\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'okey.v1.events_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_DRAWSOURCE']._serialized_start=2138
-  _globals['_DRAWSOURCE']._serialized_end=2226
-  _globals['_HANDENDREASON']._serialized_start=2228
-  _globals['_HANDENDREASON']._serialized_end=2342
+  _globals['_DRAWSOURCE']._serialized_start=3374
+  _globals['_DRAWSOURCE']._serialized_end=3462
+  _globals['_HANDENDREASON']._serialized_start=3464
+  _globals['_HANDENDREASON']._serialized_end=3578
+  _globals['_MELDKIND']._serialized_start=3580
+  _globals['_MELDKIND']._serialized_end=3677
+  _globals['_OPENING']._serialized_start=3679
+  _globals['_OPENING']._serialized_end=3768
   _globals['_TABLEEVENT']._serialized_start=89
-  _globals['_TABLEEVENT']._serialized_end=825
-  _globals['_TABLECREATED']._serialized_start=827
-  _globals['_TABLECREATED']._serialized_end=899
-  _globals['_HANDSTARTED']._serialized_start=902
-  _globals['_HANDSTARTED']._serialized_end=1085
-  _globals['_TILEDRAWN']._serialized_start=1087
-  _globals['_TILEDRAWN']._serialized_end=1178
-  _globals['_TILERETURNED']._serialized_start=1180
-  _globals['_TILERETURNED']._serialized_end=1237
-  _globals['_TILEDISCARDED']._serialized_start=1239
-  _globals['_TILEDISCARDED']._serialized_end=1337
-  _globals['_INDICATORSHOWN']._serialized_start=1339
-  _globals['_INDICATORSHOWN']._serialized_end=1414
-  _globals['_PAIRSDECLARED']._serialized_start=1416
-  _globals['_PAIRSDECLARED']._serialized_end=1445
-  _globals['_TURNEDTOOKEY']._serialized_start=1447
-  _globals['_TURNEDTOOKEY']._serialized_end=1475
-  _globals['_TURNTIMEDOUT']._serialized_start=1477
-  _globals['_TURNTIMEDOUT']._serialized_end=1572
-  _globals['_AUTOPILOTENDED']._serialized_start=1574
-  _globals['_AUTOPILOTENDED']._serialized_end=1604
-  _globals['_PENALTYAPPLIED']._serialized_start=1606
-  _globals['_PENALTYAPPLIED']._serialized_end=1668
-  _globals['_HANDENDED']._serialized_start=1671
-  _globals['_HANDENDED']._serialized_end=2041
-  _globals['_MATCHENDED']._serialized_start=2043
-  _globals['_MATCHENDED']._serialized_end=2136
+  _globals['_TABLEEVENT']._serialized_end=1047
+  _globals['_TABLECREATED']._serialized_start=1049
+  _globals['_TABLECREATED']._serialized_end=1121
+  _globals['_HANDSTARTED']._serialized_start=1124
+  _globals['_HANDSTARTED']._serialized_end=1307
+  _globals['_TILEDRAWN']._serialized_start=1309
+  _globals['_TILEDRAWN']._serialized_end=1400
+  _globals['_TILERETURNED']._serialized_start=1402
+  _globals['_TILERETURNED']._serialized_end=1459
+  _globals['_TILEDISCARDED']._serialized_start=1461
+  _globals['_TILEDISCARDED']._serialized_end=1559
+  _globals['_INDICATORSHOWN']._serialized_start=1561
+  _globals['_INDICATORSHOWN']._serialized_end=1636
+  _globals['_PAIRSDECLARED']._serialized_start=1638
+  _globals['_PAIRSDECLARED']._serialized_end=1667
+  _globals['_TURNEDTOOKEY']._serialized_start=1669
+  _globals['_TURNEDTOOKEY']._serialized_end=1697
+  _globals['_TURNTIMEDOUT']._serialized_start=1699
+  _globals['_TURNTIMEDOUT']._serialized_end=1794
+  _globals['_AUTOPILOTENDED']._serialized_start=1796
+  _globals['_AUTOPILOTENDED']._serialized_end=1826
+  _globals['_PENALTYAPPLIED']._serialized_start=1828
+  _globals['_PENALTYAPPLIED']._serialized_end=1890
+  _globals['_HANDENDED']._serialized_start=1893
+  _globals['_HANDENDED']._serialized_end=2263
+  _globals['_MATCHENDED']._serialized_start=2265
+  _globals['_MATCHENDED']._serialized_end=2358
+  _globals['_TABLEMELD']._serialized_start=2360
+  _globals['_TABLEMELD']._serialized_end=2469
+  _globals['_MELDSOPENED']._serialized_start=2471
+  _globals['_MELDSOPENED']._serialized_end=2598
+  _globals['_TILEADDED']._serialized_start=2600
+  _globals['_TILEADDED']._serialized_end=2706
+  _globals['_OKEYTAKEN']._serialized_start=2708
+  _globals['_OKEYTAKEN']._serialized_end=2825
+  _globals['_HANDENDED101']._serialized_start=2828
+  _globals['_HANDENDED101']._serialized_end=3216
+  _globals['_HANDVOIDED']._serialized_start=3219
+  _globals['_HANDVOIDED']._serialized_end=3372
 # @@protoc_insertion_point(module_scope)

@@ -24,6 +24,7 @@ class Stage(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     STAGE_DISCARD: _ClassVar[Stage]
     STAGE_LAST_CHANCE: _ClassVar[Stage]
     STAGE_LAST_CHANCE_TAKEN: _ClassVar[Stage]
+    STAGE_PLAY: _ClassVar[Stage]
 PHASE_UNSPECIFIED: Phase
 PHASE_NEW: Phase
 PHASE_PLAYING: Phase
@@ -34,6 +35,7 @@ STAGE_DRAW: Stage
 STAGE_DISCARD: Stage
 STAGE_LAST_CHANCE: Stage
 STAGE_LAST_CHANCE_TAKEN: Stage
+STAGE_PLAY: Stage
 
 class SeatAssignment(_message.Message):
     __slots__ = ("player_id",)
@@ -108,7 +110,7 @@ class TakeBackCommand(_message.Message):
     def __init__(self) -> None: ...
 
 class ActRequest(_message.Message):
-    __slots__ = ("table_id", "command_id", "seat", "draw", "take_discard", "discard", "finish", "show_indicator", "declare_pairs", "turn_to_okey", "take_back")
+    __slots__ = ("table_id", "command_id", "seat", "draw", "take_discard", "discard", "finish", "show_indicator", "declare_pairs", "turn_to_okey", "take_back", "open_melds", "add_tile", "take_okey", "return_side_tile")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -121,6 +123,10 @@ class ActRequest(_message.Message):
     TURN_TO_OKEY_FIELD_NUMBER: _ClassVar[int]
     PASS_FIELD_NUMBER: _ClassVar[int]
     TAKE_BACK_FIELD_NUMBER: _ClassVar[int]
+    OPEN_MELDS_FIELD_NUMBER: _ClassVar[int]
+    ADD_TILE_FIELD_NUMBER: _ClassVar[int]
+    TAKE_OKEY_FIELD_NUMBER: _ClassVar[int]
+    RETURN_SIDE_TILE_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     command_id: str
     seat: int
@@ -132,7 +138,41 @@ class ActRequest(_message.Message):
     declare_pairs: DeclarePairsCommand
     turn_to_okey: TurnToOkeyCommand
     take_back: TakeBackCommand
-    def __init__(self, table_id: _Optional[str] = ..., command_id: _Optional[str] = ..., seat: _Optional[int] = ..., draw: _Optional[_Union[DrawCommand, _Mapping]] = ..., take_discard: _Optional[_Union[TakeDiscardCommand, _Mapping]] = ..., discard: _Optional[_Union[DiscardCommand, _Mapping]] = ..., finish: _Optional[_Union[FinishCommand, _Mapping]] = ..., show_indicator: _Optional[_Union[ShowIndicatorCommand, _Mapping]] = ..., declare_pairs: _Optional[_Union[DeclarePairsCommand, _Mapping]] = ..., turn_to_okey: _Optional[_Union[TurnToOkeyCommand, _Mapping]] = ..., take_back: _Optional[_Union[TakeBackCommand, _Mapping]] = ..., **kwargs) -> None: ...
+    open_melds: OpenMeldsCommand
+    add_tile: AddTileCommand
+    take_okey: TakeOkeyCommand
+    return_side_tile: ReturnSideTileCommand
+    def __init__(self, table_id: _Optional[str] = ..., command_id: _Optional[str] = ..., seat: _Optional[int] = ..., draw: _Optional[_Union[DrawCommand, _Mapping]] = ..., take_discard: _Optional[_Union[TakeDiscardCommand, _Mapping]] = ..., discard: _Optional[_Union[DiscardCommand, _Mapping]] = ..., finish: _Optional[_Union[FinishCommand, _Mapping]] = ..., show_indicator: _Optional[_Union[ShowIndicatorCommand, _Mapping]] = ..., declare_pairs: _Optional[_Union[DeclarePairsCommand, _Mapping]] = ..., turn_to_okey: _Optional[_Union[TurnToOkeyCommand, _Mapping]] = ..., take_back: _Optional[_Union[TakeBackCommand, _Mapping]] = ..., open_melds: _Optional[_Union[OpenMeldsCommand, _Mapping]] = ..., add_tile: _Optional[_Union[AddTileCommand, _Mapping]] = ..., take_okey: _Optional[_Union[TakeOkeyCommand, _Mapping]] = ..., return_side_tile: _Optional[_Union[ReturnSideTileCommand, _Mapping]] = ..., **kwargs) -> None: ...
+
+class OpenMeldsCommand(_message.Message):
+    __slots__ = ("melds", "kinds")
+    MELDS_FIELD_NUMBER: _ClassVar[int]
+    KINDS_FIELD_NUMBER: _ClassVar[int]
+    melds: _containers.RepeatedCompositeFieldContainer[TileIds]
+    kinds: _containers.RepeatedScalarFieldContainer[_events_pb2.MeldKind]
+    def __init__(self, melds: _Optional[_Iterable[_Union[TileIds, _Mapping]]] = ..., kinds: _Optional[_Iterable[_Union[_events_pb2.MeldKind, str]]] = ...) -> None: ...
+
+class AddTileCommand(_message.Message):
+    __slots__ = ("tile_id", "meld", "at_start")
+    TILE_ID_FIELD_NUMBER: _ClassVar[int]
+    MELD_FIELD_NUMBER: _ClassVar[int]
+    AT_START_FIELD_NUMBER: _ClassVar[int]
+    tile_id: int
+    meld: int
+    at_start: bool
+    def __init__(self, tile_id: _Optional[int] = ..., meld: _Optional[int] = ..., at_start: _Optional[bool] = ...) -> None: ...
+
+class TakeOkeyCommand(_message.Message):
+    __slots__ = ("tile_id", "meld")
+    TILE_ID_FIELD_NUMBER: _ClassVar[int]
+    MELD_FIELD_NUMBER: _ClassVar[int]
+    tile_id: int
+    meld: int
+    def __init__(self, tile_id: _Optional[int] = ..., meld: _Optional[int] = ...) -> None: ...
+
+class ReturnSideTileCommand(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
 
 class ActResponse(_message.Message):
     __slots__ = ("version", "events", "duplicate")
@@ -197,7 +237,7 @@ class WatchResponse(_message.Message):
     def __init__(self, snapshot: _Optional[_Union[SeatView, _Mapping]] = ..., event: _Optional[_Union[_events_pb2.TableEvent, _Mapping]] = ..., view: _Optional[_Union[SeatView, _Mapping]] = ...) -> None: ...
 
 class SeatPublic(_message.Message):
-    __slots__ = ("seat", "tiles", "pile", "pile_size", "score", "declared_pairs", "turned_to_okey", "autopilot", "rack", "player_id")
+    __slots__ = ("seat", "tiles", "pile", "pile_size", "score", "declared_pairs", "turned_to_okey", "autopilot", "rack", "player_id", "penalties", "opening", "opening_value")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     TILES_FIELD_NUMBER: _ClassVar[int]
     PILE_FIELD_NUMBER: _ClassVar[int]
@@ -208,6 +248,9 @@ class SeatPublic(_message.Message):
     AUTOPILOT_FIELD_NUMBER: _ClassVar[int]
     RACK_FIELD_NUMBER: _ClassVar[int]
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    PENALTIES_FIELD_NUMBER: _ClassVar[int]
+    OPENING_FIELD_NUMBER: _ClassVar[int]
+    OPENING_VALUE_FIELD_NUMBER: _ClassVar[int]
     seat: int
     tiles: int
     pile: _containers.RepeatedCompositeFieldContainer[_common_pb2.Tile]
@@ -218,10 +261,13 @@ class SeatPublic(_message.Message):
     autopilot: bool
     rack: _containers.RepeatedCompositeFieldContainer[_common_pb2.Tile]
     player_id: str
-    def __init__(self, seat: _Optional[int] = ..., tiles: _Optional[int] = ..., pile: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., pile_size: _Optional[int] = ..., score: _Optional[int] = ..., declared_pairs: _Optional[bool] = ..., turned_to_okey: _Optional[bool] = ..., autopilot: _Optional[bool] = ..., rack: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., player_id: _Optional[str] = ...) -> None: ...
+    penalties: int
+    opening: _events_pb2.Opening
+    opening_value: int
+    def __init__(self, seat: _Optional[int] = ..., tiles: _Optional[int] = ..., pile: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., pile_size: _Optional[int] = ..., score: _Optional[int] = ..., declared_pairs: _Optional[bool] = ..., turned_to_okey: _Optional[bool] = ..., autopilot: _Optional[bool] = ..., rack: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., player_id: _Optional[str] = ..., penalties: _Optional[int] = ..., opening: _Optional[_Union[_events_pb2.Opening, str]] = ..., opening_value: _Optional[int] = ...) -> None: ...
 
 class SeatView(_message.Message):
-    __slots__ = ("table_id", "version", "options", "phase", "hand", "seat", "rack", "indicator", "okey", "deck_count", "turn", "stage", "deadline_ms", "timed_out", "indicator_shown", "side_tile", "seats", "last_hand", "result")
+    __slots__ = ("table_id", "version", "options", "phase", "hand", "seat", "rack", "indicator", "okey", "deck_count", "turn", "stage", "deadline_ms", "timed_out", "indicator_shown", "side_tile", "seats", "last_hand", "result", "melds", "run_threshold", "pair_threshold", "held_side_tile", "can_return_side", "table_moved", "run_adds", "last_hand101", "last_void")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
@@ -241,6 +287,15 @@ class SeatView(_message.Message):
     SEATS_FIELD_NUMBER: _ClassVar[int]
     LAST_HAND_FIELD_NUMBER: _ClassVar[int]
     RESULT_FIELD_NUMBER: _ClassVar[int]
+    MELDS_FIELD_NUMBER: _ClassVar[int]
+    RUN_THRESHOLD_FIELD_NUMBER: _ClassVar[int]
+    PAIR_THRESHOLD_FIELD_NUMBER: _ClassVar[int]
+    HELD_SIDE_TILE_FIELD_NUMBER: _ClassVar[int]
+    CAN_RETURN_SIDE_FIELD_NUMBER: _ClassVar[int]
+    TABLE_MOVED_FIELD_NUMBER: _ClassVar[int]
+    RUN_ADDS_FIELD_NUMBER: _ClassVar[int]
+    LAST_HAND101_FIELD_NUMBER: _ClassVar[int]
+    LAST_VOID_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     version: int
     options: _common_pb2.TableOptions
@@ -260,4 +315,13 @@ class SeatView(_message.Message):
     seats: _containers.RepeatedCompositeFieldContainer[SeatPublic]
     last_hand: _events_pb2.HandEnded
     result: _events_pb2.MatchEnded
-    def __init__(self, table_id: _Optional[str] = ..., version: _Optional[int] = ..., options: _Optional[_Union[_common_pb2.TableOptions, _Mapping]] = ..., phase: _Optional[_Union[Phase, str]] = ..., hand: _Optional[int] = ..., seat: _Optional[int] = ..., rack: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., indicator: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., okey: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., deck_count: _Optional[int] = ..., turn: _Optional[int] = ..., stage: _Optional[_Union[Stage, str]] = ..., deadline_ms: _Optional[int] = ..., timed_out: _Optional[bool] = ..., indicator_shown: _Optional[bool] = ..., side_tile: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatPublic, _Mapping]]] = ..., last_hand: _Optional[_Union[_events_pb2.HandEnded, _Mapping]] = ..., result: _Optional[_Union[_events_pb2.MatchEnded, _Mapping]] = ...) -> None: ...
+    melds: _containers.RepeatedCompositeFieldContainer[_events_pb2.TableMeld]
+    run_threshold: int
+    pair_threshold: int
+    held_side_tile: _common_pb2.Tile
+    can_return_side: bool
+    table_moved: bool
+    run_adds: int
+    last_hand101: _events_pb2.HandEnded101
+    last_void: _events_pb2.HandVoided
+    def __init__(self, table_id: _Optional[str] = ..., version: _Optional[int] = ..., options: _Optional[_Union[_common_pb2.TableOptions, _Mapping]] = ..., phase: _Optional[_Union[Phase, str]] = ..., hand: _Optional[int] = ..., seat: _Optional[int] = ..., rack: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., indicator: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., okey: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., deck_count: _Optional[int] = ..., turn: _Optional[int] = ..., stage: _Optional[_Union[Stage, str]] = ..., deadline_ms: _Optional[int] = ..., timed_out: _Optional[bool] = ..., indicator_shown: _Optional[bool] = ..., side_tile: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatPublic, _Mapping]]] = ..., last_hand: _Optional[_Union[_events_pb2.HandEnded, _Mapping]] = ..., result: _Optional[_Union[_events_pb2.MatchEnded, _Mapping]] = ..., melds: _Optional[_Iterable[_Union[_events_pb2.TableMeld, _Mapping]]] = ..., run_threshold: _Optional[int] = ..., pair_threshold: _Optional[int] = ..., held_side_tile: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., can_return_side: _Optional[bool] = ..., table_moved: _Optional[bool] = ..., run_adds: _Optional[int] = ..., last_hand101: _Optional[_Union[_events_pb2.HandEnded101, _Mapping]] = ..., last_void: _Optional[_Union[_events_pb2.HandVoided, _Mapping]] = ...) -> None: ...

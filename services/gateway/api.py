@@ -1,0 +1,350 @@
+"""The public edge: a gRPC proxy for the public services, HTTP/JSON for every public RPC
+(protobuf's JSON mapping), and a WebSocket carrying a seat's watch stream."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import grpc
+from google.protobuf import json_format
+from google.protobuf.message import DecodeError, Message
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+from okeyplatform.auth import TokenError
+from okeyplatform.grpcserver import rich_error
+from okeyplatform.logs import get_logger
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from .app import Method, RateLimiter, Upstreams, caller_from_token
+
+__all__ = ["GrpcProxy", "build_http_app", "HTTP_STATUS", "MAX_BODY_BYTES"]
+
+MAX_BODY_BYTES = 64 * 1024
+UPSTREAM_TIMEOUT_S = 10.0
+WEB_DIR = Path(__file__).parent / "web"
+
+HTTP_STATUS = {
+    grpc.StatusCode.INVALID_ARGUMENT: 400,
+    grpc.StatusCode.OUT_OF_RANGE: 400,
+    grpc.StatusCode.UNAUTHENTICATED: 401,
+    grpc.StatusCode.PERMISSION_DENIED: 403,
+    grpc.StatusCode.NOT_FOUND: 404,
+    grpc.StatusCode.ALREADY_EXISTS: 409,
+    grpc.StatusCode.FAILED_PRECONDITION: 409,
+    grpc.StatusCode.ABORTED: 409,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: 429,
+    grpc.StatusCode.UNIMPLEMENTED: 404,
+    grpc.StatusCode.UNAVAILABLE: 503,
+    grpc.StatusCode.DEADLINE_EXCEEDED: 504,
+}
+
+log = get_logger(component="gateway")
+
+
+def _reason(err: grpc.aio.AioRpcError) -> str:
+    st = rpc_status.from_call(err)  # type: ignore[arg-type]
+    if st is not None:
+        for d in st.details:
+            info = error_details_pb2.ErrorInfo()
+            if d.Unpack(info):
+                return str(info.reason)
+    return err.code().name
+
+
+def _forward_metadata(md: Any) -> list[tuple[str, str]]:
+    keep = []
+    for k, v in md or ():
+        if k in ("authorization", "x-request-id") and isinstance(v, str):
+            keep.append((k, v))
+    return keep
+
+
+# ------------------------------------------------------------------ gRPC
+
+
+class GrpcProxy(grpc.GenericRpcHandler):
+    """Forwards every public method as raw bytes to its upstream, after checking the token and
+    the caller's rate; upstream errors (with their rich details) pass through unchanged."""
+
+    def __init__(self, upstreams: Upstreams, limiter: RateLimiter) -> None:
+        self.upstreams = upstreams
+        self.limiter = limiter
+
+    def service(self, handler_call_details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler | None:
+        m = self.upstreams.methods.get(handler_call_details.method)  # type: ignore[attr-defined]
+        if m is None or m.client_streaming:
+            return None
+        if m.server_streaming:
+            return grpc.unary_stream_rpc_method_handler(self._stream_handler(m))
+        return grpc.unary_unary_rpc_method_handler(self._unary_handler(m))
+
+    async def _admit(self, m: Method, context: grpc.aio.ServicerContext[Any, Any]) -> list[tuple[str, str]]:
+        md = context.invocation_metadata() or ()
+        auth = next((v for k, v in md if k == "authorization"), None)
+        try:
+            caller = caller_from_token(auth if isinstance(auth, str) else None, context.peer() or "")
+        except TokenError as exc:
+            await context.abort_with_status(rich_error(grpc.StatusCode.UNAUTHENTICATED, "BAD_TOKEN", str(exc)))
+            raise
+        if not self.limiter.allow(caller.key):
+            await context.abort_with_status(
+                rich_error(grpc.StatusCode.RESOURCE_EXHAUSTED, "RATE_LIMITED", "too many requests: slow down")
+            )
+        return _forward_metadata(md)
+
+    def _unary_handler(self, m: Method) -> Callable[[bytes, Any], Awaitable[bytes]]:
+        async def handle(request: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> bytes:
+            md = await self._admit(m, context)
+            call = self.upstreams.channel(m.service).unary_unary(m.path)
+            try:
+                resp: bytes = await call(request, metadata=md, timeout=UPSTREAM_TIMEOUT_S)
+                return resp
+            except grpc.aio.AioRpcError as err:
+                await context.abort(err.code(), err.details() or "", tuple(err.trailing_metadata() or ()))
+                raise
+
+        return handle
+
+    def _stream_handler(self, m: Method) -> Callable[[bytes, Any], AsyncIterator[bytes]]:
+        async def handle(request: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[bytes]:
+            md = await self._admit(m, context)
+            call = self.upstreams.channel(m.service).unary_stream(m.path)(request, metadata=md)
+            try:
+                async for item in call:
+                    yield item
+            except grpc.aio.AioRpcError as err:
+                await context.abort(err.code(), err.details() or "", tuple(err.trailing_metadata() or ()))
+
+        return handle
+
+
+# ------------------------------------------------------------------ HTTP / JSON
+
+
+def _error(status: int, code: str, reason: str, message: str) -> JSONResponse:
+    return JSONResponse({"code": code, "reason": reason, "message": message}, status_code=status)
+
+
+class BodyLimit:
+    """Refuses request bodies over ``limit`` bytes with 413, before they are read whole."""
+
+    def __init__(self, app: ASGIApp, limit: int = MAX_BODY_BYTES) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = dict(scope.get("headers") or []).get(b"content-length")
+        if length is not None and length.isdigit() and int(length) > self.limit:
+            resp = _error(413, "INVALID_ARGUMENT", "REQUEST_TOO_LARGE", f"request body over {self.limit} bytes")
+            await resp(scope, receive, send)
+            return
+        seen = 0
+
+        async def limited() -> Any:
+            nonlocal seen
+            msg = await receive()
+            if msg["type"] == "http.request":
+                seen += len(msg.get("body", b""))
+                if seen > self.limit:
+                    raise _TooLarge()
+            return msg
+
+        try:
+            await self.app(scope, limited, send)
+        except _TooLarge:
+            resp = _error(413, "INVALID_ARGUMENT", "REQUEST_TOO_LARGE", f"request body over {self.limit} bytes")
+            await resp(scope, receive, send)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class AccessLog:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        t0 = time.perf_counter()
+        status = {"code": 0}
+
+        async def capture(msg: Any) -> None:
+            if msg["type"] == "http.response.start":
+                status["code"] = msg["status"]
+            await send(msg)
+
+        try:
+            await self.app(scope, receive, capture)
+        finally:
+            log.info(
+                "access",
+                method=scope.get("method", "WS"),
+                path=scope.get("path"),
+                status=status["code"],
+                ms=round((time.perf_counter() - t0) * 1000, 2),
+                client=(scope.get("client") or ("", 0))[0],
+            )
+
+
+def build_http_app(upstreams: Upstreams, limiter: RateLimiter, cors_origins: list[str]) -> Starlette:
+    async def rpc(request: Request) -> Response:
+        path = f"/{request.path_params['service']}/{request.path_params['method']}"
+        m = upstreams.methods.get(path)
+        if m is None or m.client_streaming:
+            return _error(404, "NOT_FOUND", "UNKNOWN_METHOD", f"no public RPC {path}")
+        if m.server_streaming:
+            return _error(
+                400, "INVALID_ARGUMENT", "USE_WEBSOCKET", f"{path} is a stream: use the WebSocket at /ws{path}"
+            )
+        try:
+            caller = caller_from_token(request.headers.get("authorization"), _peer(request))
+        except TokenError as exc:
+            return _error(401, "UNAUTHENTICATED", "BAD_TOKEN", str(exc))
+        if not limiter.allow(caller.key):
+            return _error(429, "RESOURCE_EXHAUSTED", "RATE_LIMITED", "too many requests: slow down")
+        body = await request.body()
+        req: Message = m.request_cls()
+        try:
+            if body.strip():
+                json_format.Parse(body.decode("utf-8"), req)
+        except (json_format.ParseError, UnicodeDecodeError, DecodeError, ValueError) as exc:
+            return _error(
+                400,
+                "INVALID_ARGUMENT",
+                "MALFORMED_JSON",
+                f"request is not a valid {m.descriptor.input_type.name}: {exc}",
+            )
+        md = _forward_metadata([("authorization", request.headers.get("authorization", ""))])
+        md = [(k, v) for k, v in md if v]
+        call = upstreams.channel(m.service).unary_unary(
+            m.path, request_serializer=m.request_cls.SerializeToString, response_deserializer=m.response_cls.FromString
+        )
+        try:
+            resp = await call(req, metadata=md, timeout=UPSTREAM_TIMEOUT_S)
+        except grpc.aio.AioRpcError as err:
+            return _error(HTTP_STATUS.get(err.code(), 500), err.code().name, _reason(err), err.details() or "")
+        return Response(
+            json_format.MessageToJson(resp, indent=None, always_print_fields_with_no_presence=False),
+            media_type="application/json",
+        )
+
+    async def watch(ws: WebSocket) -> None:
+        """``/ws/okey.v1.TableService/Watch?table_id=..&seat=..&after_version=..&token=..``:
+        each message is a WatchResponse as JSON. Reconnect with the last version seen."""
+        path = f"/{ws.path_params['service']}/{ws.path_params['method']}"
+        m = upstreams.methods.get(path)
+        await ws.accept()
+        if m is None or not m.server_streaming:
+            await ws.close(code=4404, reason="no such stream")
+            return
+        token = ws.query_params.get("token") or ""
+        try:
+            caller = caller_from_token(f"Bearer {token}" if token else None, _peer(ws))
+        except TokenError as exc:
+            await ws.close(code=4401, reason=str(exc)[:120])
+            return
+        if not limiter.allow(caller.key):
+            await ws.close(code=4429, reason="too many requests")
+            return
+        req: Message = m.request_cls()
+        try:
+            params = {k: v for k, v in ws.query_params.items() if k != "token"}
+            json_format.ParseDict(_typed(params), req)
+        except (json_format.ParseError, ValueError) as exc:
+            await ws.close(code=4400, reason=str(exc)[:120])
+            return
+        md = [("authorization", f"Bearer {token}")] if token else []
+        call = upstreams.channel(m.service).unary_stream(
+            m.path, request_serializer=m.request_cls.SerializeToString, response_deserializer=m.response_cls.FromString
+        )(req, metadata=md)
+
+        async def pump() -> None:
+            async for item in call:
+                await ws.send_text(json_format.MessageToJson(item, indent=None))
+
+        async def until_closed() -> None:
+            while True:
+                msg = await ws.receive()
+                if msg["type"] == "websocket.disconnect":
+                    return
+
+        pumping = asyncio.create_task(pump())
+        closing = asyncio.create_task(until_closed())
+        try:
+            done, _ = await asyncio.wait({pumping, closing}, return_when=asyncio.FIRST_COMPLETED)
+            if pumping in done:
+                pumping.result()  # raises the upstream error, if any
+        except grpc.aio.AioRpcError as err:
+            error = {"code": err.code().name, "reason": _reason(err), "message": err.details()}
+            await ws.send_text(json.dumps({"error": error}))
+            await ws.close(code=4000 + HTTP_STATUS.get(err.code(), 500) % 1000)
+        except (WebSocketDisconnect, RuntimeError):
+            pass
+        finally:
+            call.cancel()
+            for t in (pumping, closing):
+                t.cancel()
+
+    async def health(_: Request) -> Response:
+        return JSONResponse({"status": "SERVING", "services": sorted(upstreams.addresses)})
+
+    async def methods(_: Request) -> Response:
+        return JSONResponse(
+            {
+                "rpcs": [
+                    {"path": p, "http": f"POST /api{p}" if not m.server_streaming else f"WS /ws{p}"}
+                    for p, m in sorted(upstreams.methods.items())
+                ]
+            }
+        )
+
+    routes = [
+        Route("/healthz", health),
+        Route("/api", methods),
+        Route("/api/{service}/{method}", rpc, methods=["POST"]),
+        WebSocketRoute("/ws/{service}/{method}", watch),
+    ]
+    if WEB_DIR.exists():
+        routes.append(Mount("/", StaticFiles(directory=WEB_DIR, html=True), name="web"))
+    middleware = [
+        Middleware(AccessLog),
+        Middleware(BodyLimit),
+        Middleware(
+            CORSMiddleware,
+            allow_origins=cors_origins,
+            allow_methods=["GET", "POST", "OPTIONS"],
+            allow_headers=["authorization", "content-type"],
+            max_age=600,
+        ),
+    ]
+    return Starlette(routes=routes, middleware=middleware)
+
+
+def _typed(params: dict[str, str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in params.items():
+        out[k] = int(v) if v.lstrip("-").isdigit() else v
+    return out
+
+
+def _peer(conn: Request | WebSocket) -> str:
+    return conn.client.host if conn.client else ""

@@ -1,0 +1,122 @@
+"""The gateway end to end: gRPC proxy, HTTP/JSON and WebSocket, over a real table service."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+
+import grpc
+import httpx
+import pytest
+import websockets
+from okeycore.options import TableOptions
+from okeyplatform.auth import issue_token
+from okeyplatform.client import TableClient
+from okeyplatform.grpcserver import error_reason
+from okeyplatform.protoconv import classic_view_from_pb
+
+from services.gateway.main import Gateway
+from services.table.main import TableService
+
+PLAYERS = ("ali", "ayse", "mehmet", "zeynep")
+
+
+@pytest.fixture
+async def stack(fresh_database_url: str, nats_url: str) -> AsyncIterator[tuple[TableService, Gateway]]:
+    table = TableService(fresh_database_url, nats_url, "127.0.0.1:0", grace_ms=300)
+    await table.start()
+    gw = Gateway(
+        "127.0.0.1:0",
+        "127.0.0.1:0",
+        environ={"OKEY_TABLE_ADDR": f"127.0.0.1:{table.port}", "OKEY_RATE_LIMIT": "1000", "OKEY_RATE_BURST": "1000"},
+    )
+    await gw.start()
+    try:
+        yield table, gw
+    finally:
+        await gw.stop(grace_s=1.0)
+        await table.stop(grace_s=1.0)
+
+
+async def test_grpc_through_the_gateway_keeps_rich_errors(stack: tuple[TableService, Gateway]) -> None:
+    _, gw = stack
+    clients = [TableClient(f"127.0.0.1:{gw.grpc_port}", issue_token(p)) for p in PLAYERS]
+    try:
+        await clients[0].create_table(TableOptions(), PLAYERS, table_id="gw-grpc")
+        v = classic_view_from_pb(await clients[0].view("gw-grpc", 0))
+        assert v.table_id == "gw-grpc" and len(v.rack) in (14, 15)
+        other = (v.turn + 1) % 4
+        from okeycore.commands import Draw
+
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await clients[other].act("gw-grpc", Draw(seat=other))
+        assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert error_reason(err.value) == "NOT_YOUR_TURN"
+        bad = TableClient(f"127.0.0.1:{gw.grpc_port}", "v1.bad.token")
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await bad.view("gw-grpc")
+        assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        await bad.close()
+    finally:
+        for c in clients:
+            await c.close()
+
+
+async def test_http_json_and_websocket_watch(stack: tuple[TableService, Gateway]) -> None:
+    _, gw = stack
+    base = f"http://127.0.0.1:{gw.http_port}"
+    tokens = {p: issue_token(p) for p in PLAYERS}
+    async with httpx.AsyncClient(base_url=base, timeout=10) as http:
+        h = {"authorization": f"Bearer {tokens['ali']}"}
+        r = await http.post(
+            "/api/okey.v1.TableService/CreateTable",
+            json={"tableId": "gw-http", "options": {"game": "GAME_OKEY"}, "seats": [{"playerId": p} for p in PLAYERS]},
+            headers=h,
+        )
+        assert r.status_code == 200, r.text
+        assert r.json()["tableId"] == "gw-http"
+        r = await http.post("/api/okey.v1.TableService/GetView", json={"tableId": "gw-http", "seat": 0}, headers=h)
+        assert r.status_code == 200
+        view = r.json()["view"]
+        turn = view.get("turn", 0)
+        # a rule violation: 409 with the reason
+        other = (turn + 1) % 4
+        r = await http.post(
+            "/api/okey.v1.TableService/Act",
+            json={"tableId": "gw-http", "commandId": "x1", "seat": other, "draw": {}},
+            headers={"authorization": f"Bearer {tokens[PLAYERS[other]]}"},
+        )
+        assert r.status_code == 409 and r.json()["reason"] == "NOT_YOUR_TURN"
+        # malformed JSON, unknown fields, bad token, oversized body, unknown method: all clean
+        r = await http.post("/api/okey.v1.TableService/GetView", content=b"{not json", headers=h)
+        assert r.status_code == 400 and r.json()["reason"] == "MALFORMED_JSON"
+        r = await http.post("/api/okey.v1.TableService/GetView", json={"tableId": "gw-http", "nope": 1}, headers=h)
+        assert r.status_code == 400
+        r = await http.post("/api/okey.v1.TableService/GetView", json={}, headers={"authorization": "Bearer v1.x.y"})
+        assert r.status_code == 401 and r.json()["reason"] == "BAD_TOKEN"
+        r = await http.post("/api/okey.v1.TableService/GetView", content=b"x" * 100_000, headers=h)
+        assert r.status_code == 413
+        r = await http.post("/api/okey.v1.NoService/Nope", json={}, headers=h)
+        assert r.status_code == 404
+        r = await http.post("/api/okey.v1.TableService/GetView", json={"tableId": "gw-http", "seat": 1}, headers=h)
+        assert r.status_code == 403  # ali is not seat 1
+    # WebSocket watch: snapshot first, then events as moves happen
+    ws_url = f"ws://127.0.0.1:{gw.http_port}/ws/okey.v1.TableService/Watch?tableId=gw-http&seat=0&token={tokens['ali']}"
+    async with websockets.connect(ws_url) as ws:
+        first = json.loads(await asyncio.wait_for(ws.recv(), 10))
+        assert "snapshot" in first and first["snapshot"]["tableId"] == "gw-http"
+        seat = turn
+        mine = classic_view_from_pb(
+            await (c := TableClient(f"127.0.0.1:{gw.grpc_port}", tokens[PLAYERS[seat]])).view("gw-http", seat)
+        )
+        from okeycore.commands import Discard
+
+        await c.act("gw-http", Discard(seat=seat, tile=mine.rack[0]))
+        await c.close()
+        msg = json.loads(await asyncio.wait_for(ws.recv(), 10))
+        assert msg["event"]["version"] == "3" and "tileDiscarded" in msg["event"]
+    async with websockets.connect(ws_url.replace(tokens["ali"], "v1.bad.tok")) as ws:
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            await asyncio.wait_for(ws.recv(), 10)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
