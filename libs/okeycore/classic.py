@@ -899,3 +899,68 @@ def public_event(event: Event, viewer: int | None) -> Event:
     if isinstance(event, TileDrawn) and event.source is DrawSource.DECK and event.seat != viewer:
         return replace(event, tile=-1)
     return event
+
+
+# ------------------------------------------------------------ hints (RULES.md section 7)
+
+
+@dataclass(frozen=True, slots=True)
+class Arrangement:
+    """An auto-arrangement of the rack ("Seri Diz": most tiles in runs and groups; "Çift Diz":
+    most pairs): tile ids per meld, what each tile stands for, each meld's size, the tiles
+    covered (or pairs), and whether it would finish."""
+
+    melds: tuple[tuple[int, ...], ...]
+    kinds: tuple[M.MeldKind, ...]
+    stands_for: tuple[tuple[str, ...], ...]
+    values: tuple[int, ...]
+    total: int
+    enough: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TileHint:
+    """Per rack tile: ``finishes``, placing it in the centre finishes the hand now."""
+
+    tile: int
+    finishes: bool
+    penalised: bool = False
+    addable: bool = False
+    takes_okey: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Hints:
+    runs: Arrangement
+    pairs: Arrangement
+    tiles: tuple[TileHint, ...]
+
+
+def _arrangement(melds: Sequence[M.Meld], rack: Sequence[int], indicator: int, total: int, enough: bool) -> Arrangement:
+    return Arrangement(
+        melds=_ids_for(melds, rack, indicator),
+        kinds=tuple(m.kind for m in melds),
+        stands_for=tuple(tuple(str(f) for f in m.stands_for) for m in melds),
+        values=tuple(len(m) for m in melds),
+        total=total,
+        enough=enough,
+    )
+
+
+def hints(v: SeatView) -> Hints:
+    """The seat's hints, from its own view only: Seri Diz, Çift Diz, and which tiles finish."""
+    rack = v.rack
+    if v.seat is None or not rack or v.indicator < 0:
+        empty = Arrangement((), (), (), (), 0, False)
+        return Hints(empty, empty, ())
+    x, j = rack_packed(rack, v.indicator)
+    covered, melds = M.best_cover(x, j, True)
+    runs = _arrangement(melds, rack, v.indicator, covered, covered >= 14)
+    pair_list = M.pair_melds(x, j)
+    pairs = _arrangement(pair_list, rack, v.indicator, len(pair_list), len(pair_list) >= 7)
+    finishing: set[int] = set()
+    if len(rack) == 15:
+        table = effective_table(v.indicator)
+        faces = {table[t] for t in finishing_tiles(rack, v.indicator)}
+        finishing = {t for t in rack if table[t] in faces}
+    return Hints(runs, pairs, tuple(TileHint(t, t in finishing) for t in rack))

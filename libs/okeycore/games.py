@@ -19,6 +19,7 @@ class Engine:
     evolve: Callable[[Any, Any], Any]
     view: Callable[[Any, int | None], Any]
     public_event: Callable[[Any, int | None], Any]
+    hints: Callable[[Any], Any]
 
     def fold(self, state: Any, events: Iterable[Any]) -> Any:
         for e in events:
@@ -27,8 +28,10 @@ class Engine:
 
 
 ENGINES: dict[Game, Engine] = {
-    Game.OKEY: Engine(Game.OKEY, classic.decide, classic.evolve, classic.view, classic.public_event),
-    Game.OKEY101: Engine(Game.OKEY101, okey101.decide, okey101.evolve, okey101.view, okey101.public_event),
+    Game.OKEY: Engine(Game.OKEY, classic.decide, classic.evolve, classic.view, classic.public_event, classic.hints),
+    Game.OKEY101: Engine(
+        Game.OKEY101, okey101.decide, okey101.evolve, okey101.view, okey101.public_event, okey101.hints
+    ),
 }
 
 

@@ -21,6 +21,7 @@ from okeycore.options import OptionsError, TableOptions
 from okeycore.tiles import TILE_COUNT, face_of_id
 
 __all__ = [
+    "hints_pb",
     "tile_pb",
     "tiles_pb",
     "event_pb",
@@ -79,6 +80,14 @@ def _fill(msg: Message, obj: Any, renames: dict[str, str] | None = None) -> Mess
             getattr(msg, name).CopyFrom(options_pb(v))
         elif isinstance(v, Enum):
             setattr(msg, name, _enum_number(msg, name, v))
+        elif isinstance(v, tuple) and fd.enum_type is not None:
+            enum_type = fd.enum_type
+            prefix = snake(enum_type.name).upper() + "_"
+            getattr(msg, name).extend(enum_type.values_by_name[prefix + x.value].number for x in v)
+        elif isinstance(v, tuple) and mt == "Codes":
+            target = getattr(msg, name)
+            for codes in v:
+                target.add().codes.extend(codes)
         elif isinstance(v, tuple):
             if fd.message_type is not None:
                 target = getattr(msg, name)
@@ -258,3 +267,9 @@ def seat_view_from_pb(msg: table_service_pb2.SeatView) -> Any:
     if msg.options.game == common_pb2.GAME_OKEY101:
         return view101_from_pb(msg)
     return classic_view_from_pb(msg)
+
+
+def hints_pb(hints: Any) -> table_service_pb2.Hints:
+    msg = table_service_pb2.Hints()
+    _fill(msg, hints)
+    return msg

@@ -18,7 +18,7 @@ from okeycore.options import OptionsError
 from okeyplatform.auth import Identity, TokenError, verify_token
 from okeyplatform.eventstore import StoredEvent
 from okeyplatform.grpcserver import rich_error
-from okeyplatform.protoconv import event_pb, options_from_pb, view_pb
+from okeyplatform.protoconv import event_pb, hints_pb, options_from_pb, view_pb
 
 from .app import BadRequest, Forbidden, NotFound, RuleError, TableApp
 
@@ -169,6 +169,16 @@ class TableServicer(pb_grpc.TableServiceServicer):
             pairs = await self.app.events(request.table_id, request.after_version, limit)
             return pb.GetEventsResponse(events=[self._event(st, ev, loaded.engine, seat) for st, ev in pairs])
         except Exception as exc:
+            await _fail(context, exc)
+            raise
+
+    async def GetHints(self, request: pb.GetHintsRequest, context: Any) -> pb.GetHintsResponse:  # noqa: N802
+        try:
+            identity = _identity(context)
+            loaded = await self._seat_access(request.table_id, request.seat, identity)
+            v = loaded.engine.view(loaded.state, request.seat)  # hints see only the seat's view
+            return pb.GetHintsResponse(hints=hints_pb(loaded.engine.hints(v)))
+        except Exception as exc:  # noqa: BLE001
             await _fail(context, exc)
             raise
 

@@ -208,3 +208,38 @@ async def test_full_okey101_match_through_grpc_with_exact_views(
     assert "melds_opened" in kinds and "hand_ended101" in kinds
     # the winners have the lowest total [O-DEAL-3]
     assert all(final.result.scores[w] == min(final.result.scores) for w in final.result.winners)
+
+
+async def test_hints_for_a_seat_classic_and_101(
+    table_service: TableService, client_for: Callable[[str], TableClient]
+) -> None:
+    from okey.v1 import table_service_pb2 as pb
+    from okeycore.options import Game
+
+    clients = [client_for(p) for p in PLAYERS]
+    await clients[0].create_table(TableOptions(), PLAYERS, table_id="t-hints")
+    v = classic_view_from_pb(await clients[0].view("t-hints", 0))
+    seat = v.turn
+    resp = await clients[seat].stub.GetHints(
+        pb.GetHintsRequest(table_id="t-hints", seat=seat), metadata=clients[seat].metadata
+    )
+    h = resp.hints
+    rack = {t.id for t in (await clients[seat].view("t-hints", seat)).rack}
+    laid = [t.id for g in h.runs.melds for t in g.tiles]
+    assert set(laid) <= rack and len(laid) == len(set(laid)) == h.runs.total  # Seri Diz uses rack tiles once
+    assert all(len(g.tiles) >= 3 for g in h.runs.melds)
+    assert all(len(g.tiles) == 2 for g in h.pairs.melds) and h.pairs.total == len(h.pairs.melds)
+    assert {t.tile.id for t in h.tiles} == rack
+    # another seat's hints are not yours to ask for
+    other = (seat + 1) % 4
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await clients[seat].stub.GetHints(
+            pb.GetHintsRequest(table_id="t-hints", seat=other), metadata=clients[seat].metadata
+        )
+    assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    await clients[0].create_table(TableOptions(game=Game.OKEY101, seats=2), ("ali", "ayse"), table_id="t-hints-101")
+    resp = await clients[0].stub.GetHints(
+        pb.GetHintsRequest(table_id="t-hints-101", seat=0), metadata=clients[0].metadata
+    )
+    assert len(resp.hints.tiles) in (21, 22)
+    assert resp.hints.runs.total == sum(resp.hints.runs.values)

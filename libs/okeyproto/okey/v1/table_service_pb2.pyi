@@ -37,6 +37,66 @@ STAGE_LAST_CHANCE: Stage
 STAGE_LAST_CHANCE_TAKEN: Stage
 STAGE_PLAY: Stage
 
+class GetHintsRequest(_message.Message):
+    __slots__ = ("table_id", "seat")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    seat: int
+    def __init__(self, table_id: _Optional[str] = ..., seat: _Optional[int] = ...) -> None: ...
+
+class GetHintsResponse(_message.Message):
+    __slots__ = ("hints",)
+    HINTS_FIELD_NUMBER: _ClassVar[int]
+    hints: Hints
+    def __init__(self, hints: _Optional[_Union[Hints, _Mapping]] = ...) -> None: ...
+
+class Hints(_message.Message):
+    __slots__ = ("runs", "pairs", "tiles")
+    RUNS_FIELD_NUMBER: _ClassVar[int]
+    PAIRS_FIELD_NUMBER: _ClassVar[int]
+    TILES_FIELD_NUMBER: _ClassVar[int]
+    runs: Arrangement
+    pairs: Arrangement
+    tiles: _containers.RepeatedCompositeFieldContainer[TileHint]
+    def __init__(self, runs: _Optional[_Union[Arrangement, _Mapping]] = ..., pairs: _Optional[_Union[Arrangement, _Mapping]] = ..., tiles: _Optional[_Iterable[_Union[TileHint, _Mapping]]] = ...) -> None: ...
+
+class Codes(_message.Message):
+    __slots__ = ("codes",)
+    CODES_FIELD_NUMBER: _ClassVar[int]
+    codes: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, codes: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class Arrangement(_message.Message):
+    __slots__ = ("melds", "kinds", "stands_for", "values", "total", "enough")
+    MELDS_FIELD_NUMBER: _ClassVar[int]
+    KINDS_FIELD_NUMBER: _ClassVar[int]
+    STANDS_FOR_FIELD_NUMBER: _ClassVar[int]
+    VALUES_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    ENOUGH_FIELD_NUMBER: _ClassVar[int]
+    melds: _containers.RepeatedCompositeFieldContainer[_common_pb2.TileGroup]
+    kinds: _containers.RepeatedScalarFieldContainer[_events_pb2.MeldKind]
+    stands_for: _containers.RepeatedCompositeFieldContainer[Codes]
+    values: _containers.RepeatedScalarFieldContainer[int]
+    total: int
+    enough: bool
+    def __init__(self, melds: _Optional[_Iterable[_Union[_common_pb2.TileGroup, _Mapping]]] = ..., kinds: _Optional[_Iterable[_Union[_events_pb2.MeldKind, str]]] = ..., stands_for: _Optional[_Iterable[_Union[Codes, _Mapping]]] = ..., values: _Optional[_Iterable[int]] = ..., total: _Optional[int] = ..., enough: _Optional[bool] = ...) -> None: ...
+
+class TileHint(_message.Message):
+    __slots__ = ("tile", "penalised", "addable", "takes_okey", "finishes")
+    TILE_FIELD_NUMBER: _ClassVar[int]
+    PENALISED_FIELD_NUMBER: _ClassVar[int]
+    ADDABLE_FIELD_NUMBER: _ClassVar[int]
+    TAKES_OKEY_FIELD_NUMBER: _ClassVar[int]
+    FINISHES_FIELD_NUMBER: _ClassVar[int]
+    tile: _common_pb2.Tile
+    penalised: bool
+    addable: bool
+    takes_okey: bool
+    finishes: bool
+    def __init__(self, tile: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., penalised: _Optional[bool] = ..., addable: _Optional[bool] = ..., takes_okey: _Optional[bool] = ..., finishes: _Optional[bool] = ...) -> None: ...
+
 class SeatAssignment(_message.Message):
     __slots__ = ("player_id",)
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]

@@ -66,6 +66,11 @@ class TableServiceStub:
                 request_serializer=okey_dot_v1_dot_table__service__pb2.WatchRequest.SerializeToString,
                 response_deserializer=okey_dot_v1_dot_table__service__pb2.WatchResponse.FromString,
                 _registered_method=True)
+        self.GetHints = channel.unary_unary(
+                '/okey.v1.TableService/GetHints',
+                request_serializer=okey_dot_v1_dot_table__service__pb2.GetHintsRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_table__service__pb2.GetHintsResponse.FromString,
+                _registered_method=True)
 
 
 class TableServiceServicer:
@@ -113,6 +118,14 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetHints(self, request, context):
+        """Hints for one seat from its own view (RULES.md section 7): Seri Diz, Çift Diz, and per tile
+        finishes / penalised (!) / addable (+) / takes an okey back (<->).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TableServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -140,6 +153,11 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.Watch,
                     request_deserializer=okey_dot_v1_dot_table__service__pb2.WatchRequest.FromString,
                     response_serializer=okey_dot_v1_dot_table__service__pb2.WatchResponse.SerializeToString,
+            ),
+            'GetHints': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetHints,
+                    request_deserializer=okey_dot_v1_dot_table__service__pb2.GetHintsRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_table__service__pb2.GetHintsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -284,6 +302,33 @@ class TableService:
             '/okey.v1.TableService/Watch',
             okey_dot_v1_dot_table__service__pb2.WatchRequest.SerializeToString,
             okey_dot_v1_dot_table__service__pb2.WatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetHints(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.TableService/GetHints',
+            okey_dot_v1_dot_table__service__pb2.GetHintsRequest.SerializeToString,
+            okey_dot_v1_dot_table__service__pb2.GetHintsResponse.FromString,
             options,
             channel_credentials,
             insecure,
