@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -127,7 +128,7 @@ class Relay:
         while not self._stop.is_set():
             try:
                 if not ready:
-                    await ensure_table_stream(js)
+                    await ensure_table_stream(js, replicas=int(os.environ.get("OKEY_STREAM_REPLICAS", "1")))
                     ready = True
                 events = await self.store.read_all(cursor, self.batch)
                 if not events:

@@ -122,9 +122,7 @@ def main() -> None:
     import sys
 
     env = dict(os.environ, OKEY_TABLE_WORKERS="1", OKEY_REUSE_PORT="1")
-    children = [
-        subprocess.Popen([sys.executable, "-m", "services.table.main"], env=env) for _ in range(workers)
-    ]
+    children = [subprocess.Popen([sys.executable, "-m", "services.table.main"], env=env) for _ in range(workers)]
 
     def forward(sig: int, _frame: object) -> None:
         for c in children:

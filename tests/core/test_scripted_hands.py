@@ -265,7 +265,8 @@ def test_full_match_to_its_end_with_three_co_winners_sharing_the_pot() -> None:
     t.do(Discard(seat=1, tile=t.tile(1, "Y1")))
     for _ in range(3):
         t.draw_and_discard()
-    t.do(Draw(seat=1))  # R4
+    (d,) = t.do(Draw(seat=1))
+    assert str(face_of_id(d.tile)) == "R4"  # type: ignore[attr-defined]
     r13 = t.tile(1, "R13")
     end = only_end(t.do(Finish(seat=1, tile=r13)))
     check_end(t, end, 1, r13, (False, False, False), 1)
