@@ -172,13 +172,13 @@ class TableServicer(pb_grpc.TableServiceServicer):
             await _fail(context, exc)
             raise
 
-    async def GetHints(self, request: pb.GetHintsRequest, context: Any) -> pb.GetHintsResponse:  # noqa: N802
+    async def GetHints(self, request: pb.GetHintsRequest, context: Any) -> pb.GetHintsResponse:
         try:
             identity = _identity(context)
             loaded = await self._seat_access(request.table_id, request.seat, identity)
             v = loaded.engine.view(loaded.state, request.seat)  # hints see only the seat's view
             return pb.GetHintsResponse(hints=hints_pb(loaded.engine.hints(v)))
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             await _fail(context, exc)
             raise
 
