@@ -18,4 +18,21 @@ def _table(args: argparse.Namespace) -> int:
     return run(args)
 
 
-BENCHES: dict[str, Callable[[argparse.Namespace], int]] = {"solver": _solver, "table": _table}
+def _replay(args: argparse.Namespace) -> int:
+    from .replay import run
+
+    return run(args)
+
+
+def _bots(args: argparse.Namespace) -> int:
+    from .bots import run
+
+    return run(args)
+
+
+BENCHES: dict[str, Callable[[argparse.Namespace], int]] = {
+    "solver": _solver,
+    "table": _table,
+    "replay": _replay,
+    "bots": _bots,
+}

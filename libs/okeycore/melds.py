@@ -291,6 +291,8 @@ _COVER_MEMO_LIMIT = 2_000_000
 
 def can_cover(x: int, j: int, skips: int, wrap: bool) -> bool:
     """Can every tile but at most ``skips`` (okeys included) be laid in runs and groups?"""
+    if not (0 <= j < 16 and 0 <= skips < 16):
+        raise ValueError("can_cover takes 0..15 okeys and skips")
     if x == 0:
         return j <= skips
     if _isolated(x, j, wrap) > skips:
@@ -302,7 +304,7 @@ def can_cover(x: int, j: int, skips: int, wrap: bool) -> bool:
     def rec(x: int, j: int, skips: int) -> bool:
         if x == 0:
             return j <= skips
-        key = (x << 4) | (j << 2) | skips
+        key = (x << 8) | (j << 4) | skips  # j and skips below 16: no two states share a key
         hit = memo.get(key)
         if hit is not None:
             return hit

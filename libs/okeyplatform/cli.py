@@ -31,9 +31,9 @@ def parse_options(pairs: Sequence[str], game: str = "OKEY") -> TableOptions:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from .demo import run_demo
+    from .demo import run_demo, run_stack_demo
 
-    return run_demo(args)
+    return run_demo(args) if args.in_process else run_stack_demo(args)
 
 
 def _cmd_solve(args: argparse.Namespace) -> int:
@@ -65,6 +65,24 @@ def _cmd_verify_deal(args: argparse.Namespace) -> int:
     return run_verify_deal(args)
 
 
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from services.scoring.replay import run_replay
+
+    return run_replay(args)
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from .export import run_export
+
+    return run_export(args)
+
+
+def _cmd_migrate(args: argparse.Namespace) -> int:
+    from .up import run_migrate
+
+    return run_migrate(args)
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
     from .up import run_serve
 
@@ -87,15 +105,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser(
         "demo",
-        help="play a full classic Okey match between four bots and print the standings",
-        description="Play a full classic Okey match between four bots, in-process, printing each "
-        "hand's result and the final standings.",
+        help="start the stack, play a full bot match through the gateway, print the standings, stop",
+        description="Self-contained: start PostgreSQL and NATS (embedded unless OKEY_DATABASE_URL / OKEY_NATS_URL "
+        "are set) and every service, open a table whose seats are all bots, follow it through the gateway "
+        "printing each hand, print the standings from the scoring service, and stop everything. "
+        "With --in-process, play with okeycore alone in this process.",
     )
     demo.add_argument("--seed", type=int, default=None, help="seed for the shuffles and bots (default: random)")
     demo.add_argument(
         "--bots",
         default="greedy,greedy,greedy,greedy",
-        help="four strategies, comma separated: greedy or random (default: all greedy)",
+        help="four strategies, comma separated: random, greedy or strong (default: all greedy)",
     )
     demo.add_argument(
         "-o",
@@ -105,7 +125,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=VALUE",
         help="a table option, e.g. -o partners=true -o match_points=10 (repeatable; see RULES.md section 5)",
     )
-    demo.add_argument("--quiet", action="store_true", help="print only the final standings")
+    demo.add_argument("--quiet", action="store_true", help="print only the final standings (in-process)")
+    demo.add_argument(
+        "--in-process",
+        action="store_true",
+        help="play in this process with okeycore alone (no servers): fast, and --bots picks the strategies",
+    )
+    demo.add_argument("--game", choices=["okey", "101"], default="okey", help="classic Okey (default) or Okey 101")
     demo.set_defaults(func=_cmd_demo)
 
     solve = sub.add_parser(
@@ -141,6 +167,37 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--database-url", help="PostgreSQL URL of the event store (default: OKEY_DATABASE_URL)")
     verify.set_defaults(func=_cmd_verify_deal)
 
+    replay = sub.add_parser(
+        "replay",
+        help="rebuild the scoring projections from the event log (and verify it with okeycore)",
+        description="Rebuild every scoring projection (hand and match results, player stats, leaderboards) "
+        "from the PostgreSQL event log into fresh tables, compare them with the live ones and swap them in. "
+        "With --verify, first re-run okeycore over every stream: a recorded result okeycore does not decide "
+        "fails the command (exit 1) and nothing is swapped.",
+    )
+    replay.add_argument("--verify", action="store_true", help="re-decide every recorded result with okeycore first")
+    replay.add_argument("--no-swap", action="store_true", help="build and compare, but keep the live projection")
+    replay.add_argument("--database-url", help="PostgreSQL URL of the event log (default: OKEY_DATABASE_URL)")
+    replay.add_argument(
+        "--scoring-database-url",
+        help="PostgreSQL URL of the scoring tables (default: OKEY_SCORING_DATABASE_URL, else the event log's)",
+    )
+    replay.add_argument("--page", type=int, default=5000, help="events read per query (default 5000)")
+    replay.set_defaults(func=_cmd_replay)
+
+    export = sub.add_parser(
+        "export",
+        help="write a table's events as JSON lines",
+        description="Write a table's events, in order, as JSON lines {table_id, version, hand, recorded_at, event}. "
+        "Events are as a spectator sees them (no dealt racks, no deck order, no deal order or salt, no deck "
+        "draws) unless --with-private is given.",
+    )
+    export.add_argument("table", help="the table id")
+    export.add_argument("--with-private", action="store_true", help="include the hidden information too")
+    export.add_argument("-o", "--output", help="write to this file instead of standard output")
+    export.add_argument("--database-url", help="PostgreSQL URL of the event log (default: OKEY_DATABASE_URL)")
+    export.set_defaults(func=_cmd_export)
+
     up = sub.add_parser(
         "up",
         help="run the whole stack: PostgreSQL, NATS and the services",
@@ -158,8 +215,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="run one service in the foreground (as `okey up` and the container do)",
         description="Run one service; it reads OKEY_DATABASE_URL, OKEY_NATS_URL and its OKEY_<SERVICE>_ADDR.",
     )
-    serve.add_argument("service", choices=["table"], help="which service")
+    serve.add_argument("service", choices=["table", "scoring", "lobby", "bots", "gateway"], help="which service")
     serve.set_defaults(func=_cmd_serve)
+
+    migrate = sub.add_parser(
+        "migrate",
+        help="apply every service's schema migrations to the database and exit",
+        description="Apply the event store's and every service's schema migrations (each once, under an advisory "
+        "lock) to OKEY_DATABASE_URL. Services also migrate at start; this is the release step (a Kubernetes Job).",
+    )
+    migrate.add_argument("--database-url", help="PostgreSQL URL (default: OKEY_DATABASE_URL)")
+    migrate.set_defaults(func=_cmd_migrate)
+
+    from services.lobby.collusion import add_review_parser  # okey review collusion
+
+    add_review_parser(sub)
     return p
 
 

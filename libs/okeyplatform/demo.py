@@ -6,11 +6,12 @@ import argparse
 import secrets
 import sys
 
-from okeycore.bots import STRATEGIES, Strategy
+from okeycore.bots import Strategy
 from okeycore.classic import ClassicState
 from okeycore.events import Event, HandEnded, HandEndReason, IndicatorShown, MatchEnded, PenaltyApplied
 from okeycore.options import OptionsError
 from okeycore.simulate import Simulator
+from okeycore.strategy import STRATEGIES
 from okeycore.tiles import face_of_id
 
 from .cli import parse_options
@@ -46,7 +47,9 @@ def run_demo(args: argparse.Namespace) -> int:
     bots: list[Strategy] = [STRATEGIES[n](seed * 4 + i) for i, n in enumerate(names)]
     out = sys.stdout
     out.write(f"classic Okey demo, seed {seed}: {', '.join(f'seat {i} {n}' for i, n in enumerate(names))}\n")
-    shown = ", ".join(f"{k}={v}" for k, v in options.to_dict().items() if k not in ("game",))
+    from okeycore.options import _OKEY101_ONLY
+
+    shown = ", ".join(f"{k}={v}" for k, v in options.to_dict().items() if k != "game" and k not in _OKEY101_ONLY)
     out.write(f"table options: {shown}\n")
 
     def on_event(state: ClassicState, e: Event) -> None:
@@ -78,3 +81,132 @@ def run_demo(args: argparse.Namespace) -> int:
     if result.pot:
         out.write(f"  pot {result.pot}: {result.payout} to each winner, {result.remainder} rounded away\n")
     return 0
+
+
+# ------------------------------------------------------------------ the demo through the stack
+
+
+def run_stack_demo(args: argparse.Namespace) -> int:
+    """Start what is needed (embedded PostgreSQL and NATS unless configured, every service),
+    open a table whose four seats are bots, follow it through the gateway until the match
+    ends, print the standings from the scoring service, and stop everything."""
+    import asyncio
+    import tempfile
+    import time
+    from pathlib import Path
+
+    from .embedded import resolve_infra
+    from .stack import Stack
+
+    try:
+        options = parse_options(args.option, "OKEY101" if args.game == "101" else "OKEY")
+    except OptionsError as exc:
+        print(f"okey demo: {exc}", file=sys.stderr)
+        return 2
+    out = sys.stdout
+    t0 = time.monotonic()
+    out.write("okey demo: starting PostgreSQL, NATS and the services ...\n")
+    out.flush()
+    logs = Path(tempfile.mkdtemp(prefix="okey-demo-logs-"))
+    with resolve_infra() as infra:
+        stack = Stack(infra.database_url, infra.nats_url, log_dir=logs, extra_env={"OKEY_LOG_LEVEL": "WARNING"})
+        try:
+            stack.start()
+        except Exception as exc:
+            stack.stop()
+            print(f"okey demo: a service did not start: {exc}\n  logs: {logs}", file=sys.stderr)
+            return 1
+        try:
+            out.write(
+                f"  gateway grpc://{stack.address('gateway')}  http://{stack.http_address}  "
+                f"(ready in {time.monotonic() - t0:.1f} s; service logs in {logs})\n"
+            )
+            code = asyncio.run(_follow_match(stack.address("gateway"), options, args, out))
+        finally:
+            out.write("okey demo: stopping ...\n")
+            stack.stop()
+    out.write(f"okey demo: done in {time.monotonic() - t0:.1f} s\n")
+    return code
+
+
+async def _follow_match(gateway: str, options: object, args: argparse.Namespace, out: object) -> int:
+    import asyncio
+    import secrets as _secrets
+
+    import grpc
+    from okey.v1 import scoring_service_pb2 as spb
+    from okey.v1 import scoring_service_pb2_grpc as spb_grpc
+    from okey.v1 import table_service_pb2 as tpb
+
+    from .auth import issue_token
+    from .client import TableClient
+
+    assert hasattr(out, "write")
+    token = issue_token("demo-spectator", "player")
+    client = TableClient(gateway, token)
+    table_id = f"demo-{_secrets.token_hex(4)}"
+    seats = 2 if getattr(options, "seat_count", 4) == 2 else 4
+    try:
+        await client.create_table(options, ("",) * seats, table_id=table_id)  # type: ignore[arg-type]
+        out.write(f"table {table_id}: {seats} bot seats, played by the bots service\n\n")
+        last = 0
+        done = False
+        while not done:
+            try:
+                async for msg in client.watch(table_id, None, last):
+                    if msg.HasField("snapshot"):
+                        continue
+                    last = msg.event.version
+                    which = msg.event.WhichOneof("event")
+                    if which == "hand_ended":
+                        out.write(_hand_line(msg.event.hand_ended, msg.view) + "\n")
+                    elif which == "hand_ended101":
+                        h = msg.event.hand_ended101
+                        who = f"seat {h.finisher} finished" if h.finisher >= 0 else "deck exhausted"
+                        out.write(f"hand {h.hand:>3}: {who:<18} points {list(h.deltas)}  totals {list(h.totals)}\n")
+                    elif which == "hand_voided":
+                        out.write(f"hand {msg.event.hand_voided.hand:>3}: every seat opened pairs, dealt again\n")
+                    elif which == "match_ended":
+                        done = True
+                        break
+            except grpc.aio.AioRpcError as err:
+                if err.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED):
+                    raise
+                await asyncio.sleep(0.5)  # reconnect from the last version seen
+        scoring = spb_grpc.ScoringServiceStub(client.channel)
+        result = None
+        for _ in range(100):  # the projection follows the event log within moments
+            try:
+                result = (
+                    await scoring.GetMatchResult(spb.GetMatchResultRequest(table_id=table_id), metadata=client.metadata)
+                ).result
+                break
+            except grpc.aio.AioRpcError as err:
+                if err.code() != grpc.StatusCode.NOT_FOUND:
+                    raise
+                await asyncio.sleep(0.1)
+        if result is None:
+            out.write("the scoring service has not projected the match result yet\n")
+            return 1
+        out.write(f"\nmatch over after {result.hands} hands (standings from the scoring service)\n")
+        for s in sorted(result.standings, key=lambda s: (s.rank, s.seat)):
+            mark = "  winner" if s.winner else ""
+            out.write(f"  {s.rank}. seat {s.seat}  {s.score:>5}{mark}\n")
+        _ = tpb
+        return 0
+    finally:
+        await client.close()
+
+
+def _hand_line(h: object, view: object) -> str:
+    from okey.v1 import events_pb2
+
+    assert isinstance(h, events_pb2.HandEnded)
+    scores = " ".join(f"{s.score:>4}" for s in view.seats)  # type: ignore[attr-defined]
+    if h.reason == events_pb2.HAND_END_REASON_DECK_EXHAUSTED:
+        return f"hand {h.hand:>3}: deck exhausted, no points            scores {scores}"
+    kinds = [k for k, on in (("okey", h.okey_finish), ("pairs", h.pairs_finish), ("colored", h.colored_finish)) if on]
+    return (
+        f"hand {h.hand:>3}: seat {h.finisher} finished ({'+'.join(kinds) or 'normal'}, others -{2 * h.multiplier}) "
+        f"with {h.final_tile.code:<3} scores {scores}"
+    )

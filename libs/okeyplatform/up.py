@@ -9,24 +9,13 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from .embedded import resolve_infra
 
-__all__ = ["run_up", "run_serve", "SERVICES", "wait_healthy"]
-
-
-@dataclass(frozen=True)
-class ServiceSpec:
-    name: str
-    addr_env: str
-    default_addr: str
-
-
-SERVICES = (ServiceSpec("table", "OKEY_TABLE_ADDR", "127.0.0.1:50061"),)
+__all__ = ["run_up", "run_serve", "run_migrate", "wait_healthy"]
 
 
 def wait_healthy(address: str, timeout_s: float = 30.0, proc: subprocess.Popen[bytes] | None = None) -> None:
@@ -49,6 +38,11 @@ def wait_healthy(address: str, timeout_s: float = 30.0, proc: subprocess.Popen[b
 
 
 def run_serve(args: argparse.Namespace) -> int:
+    if args.service == "gateway":
+        from services.gateway.main import main as gateway_main
+
+        gateway_main()
+        return 0
     missing = [v for v in ("OKEY_DATABASE_URL", "OKEY_NATS_URL") if not os.environ.get(v)]
     if missing:
         print(f"okey serve: set {' and '.join(missing)} (or use `okey up`, which starts them)", file=sys.stderr)
@@ -57,22 +51,35 @@ def run_serve(args: argparse.Namespace) -> int:
         from services.table.main import main
 
         main()
+    if args.service == "scoring":
+        from services.scoring.main import main as scoring_main
+
+        return scoring_main()
+    if args.service == "lobby":
+        from services.lobby.main import main as lobby_main
+
+        lobby_main()
+    if args.service == "bots":
+        from services.bots.main import main as bots_main
+
+        return bots_main()
     return 0
 
 
 def run_up(args: argparse.Namespace) -> int:
+    """The whole stack on the documented ports, each service in its own process, until Ctrl-C
+    (or ``--for-seconds``); a service that dies stops the rest with a message."""
+    from .stack import Stack
+
     out = sys.stdout
     out.write("okey up: starting PostgreSQL and NATS ...\n")
     out.flush()
-    procs: list[tuple[ServiceSpec, subprocess.Popen[bytes]]] = []
     with resolve_infra(args.data_dir) as infra:
-        env = dict(os.environ)
-        env["OKEY_DATABASE_URL"] = infra.database_url
-        env["OKEY_NATS_URL"] = infra.nats_url
-        env.setdefault("OKEY_TOKEN_SECRET", secrets.token_hex(32))
+        os.environ.setdefault("OKEY_TOKEN_SECRET", secrets.token_hex(32))
         src = "embedded" if infra.postgres else "OKEY_DATABASE_URL"
         out.write(f"  PostgreSQL  {_redact(infra.database_url)}  ({src})\n")
         out.write(f"  NATS        {infra.nats_url}  ({'embedded' if infra.nats else 'OKEY_NATS_URL'})\n")
+        stack = Stack(infra.database_url, infra.nats_url, fixed_ports=True)
         stop = {"now": False}
 
         def on_signal(_sig: int, _frame: object) -> None:
@@ -80,39 +87,33 @@ def run_up(args: argparse.Namespace) -> int:
 
         old_int = signal.signal(signal.SIGINT, on_signal)
         old_term = signal.signal(signal.SIGTERM, on_signal)
+        failed = False
         try:
-            for spec in SERVICES:
-                addr = env.get(spec.addr_env, spec.default_addr)
-                env[spec.addr_env] = addr
-                proc = subprocess.Popen([sys.executable, "-m", "okeyplatform.cli", "serve", spec.name], env=env)
-                procs.append((spec, proc))
-                wait_healthy(addr, proc=proc)
-                out.write(f"  {spec.name:<11} grpc://{addr}  (health and reflection on)\n")
+            for name in stack.services:
+                stack.start_one(name)
+                extra = (
+                    f"  http://{stack.http_address}  (web client, HTTP/JSON, WebSocket)" if name == "gateway" else ""
+                )
+                out.write(f"  {name:<11} grpc://{stack.address(name)}{extra}\n")
             out.write("ready. Ctrl-C stops everything.\n")
             out.flush()
             started = time.monotonic()
             while not stop["now"]:
                 if args.for_seconds and time.monotonic() - started >= args.for_seconds:
                     break
-                for spec, proc in procs:
-                    if proc.poll() is not None:
-                        out.write(f"okey up: {spec.name} exited with code {proc.returncode}; stopping\n")
-                        stop["now"] = True
+                for name, code in stack.exited():
+                    out.write(f"okey up: {name} exited with code {code}; stopping\n")
+                    stop["now"] = failed = True
                 time.sleep(0.2)
+        except (RuntimeError, TimeoutError, OSError) as exc:
+            out.write(f"okey up: {exc}\n")
+            failed = True
         finally:
             signal.signal(signal.SIGINT, old_int)
             signal.signal(signal.SIGTERM, old_term)
             out.write("okey up: stopping ...\n")
-            for _, proc in procs:
-                if proc.poll() is None:
-                    proc.send_signal(signal.SIGTERM)
-            for _, proc in procs:
-                try:
-                    proc.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
+            stack.stop()
     out.write("okey up: stopped\n")
-    failed = [spec.name for spec, proc in procs if proc.returncode not in (0, -signal.SIGTERM)]
     return 1 if failed else 0
 
 
@@ -122,3 +123,41 @@ def _redact(url: str) -> str:
         scheme, creds = head.split("//", 1)
         return f"{scheme}//{creds.split(':', 1)[0]}:***@{tail}"
     return url
+
+
+def run_migrate(args: argparse.Namespace) -> int:
+    """Every schema the services own, applied in order; each service also does this at start."""
+    import asyncio
+    import importlib
+
+    import asyncpg
+
+    from .eventstore import migrate
+
+    url = args.database_url or os.environ.get("OKEY_DATABASE_URL")
+    if not url:
+        print("okey migrate: set OKEY_DATABASE_URL or pass --database-url", file=sys.stderr)
+        return 2
+
+    async def go() -> list[str]:
+        done: list[str] = []
+        conn = await asyncpg.connect(url)
+        try:
+            applied = await migrate(conn)
+            done.append(f"eventstore: {len(applied)} applied")
+            for module in ("services.scoring.store", "services.lobby.store"):
+                try:
+                    mod = importlib.import_module(module)
+                except ImportError:
+                    continue
+                fn = getattr(mod, "migrate_schema", None)
+                if fn is not None:
+                    got = await fn(conn)
+                    done.append(f"{module.split('.')[1]}: {got}")
+        finally:
+            await conn.close()
+        return done
+
+    for line in asyncio.run(go()):
+        print(f"okey migrate: {line}")
+    return 0

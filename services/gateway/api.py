@@ -12,6 +12,7 @@ from typing import Any
 
 import grpc
 from google.protobuf import json_format
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import DecodeError, Message
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
@@ -225,6 +226,8 @@ def build_http_app(upstreams: Upstreams, limiter: RateLimiter, cors_origins: lis
         req: Message = m.request_cls()
         try:
             if body.strip():
+                if not body.lstrip().startswith(b"{"):
+                    raise json_format.ParseError("the body must be a JSON object")
                 json_format.Parse(body.decode("utf-8"), req)
         except (json_format.ParseError, UnicodeDecodeError, DecodeError, ValueError) as exc:
             return _error(
@@ -268,7 +271,7 @@ def build_http_app(upstreams: Upstreams, limiter: RateLimiter, cors_origins: lis
         req: Message = m.request_cls()
         try:
             params = {k: v for k, v in ws.query_params.items() if k != "token"}
-            json_format.ParseDict(_typed(params), req)
+            json_format.ParseDict(_typed(params, m.request_cls.DESCRIPTOR), req)
         except (json_format.ParseError, ValueError) as exc:
             await ws.close(code=4400, reason=str(exc)[:120])
             return
@@ -339,10 +342,17 @@ def build_http_app(upstreams: Upstreams, limiter: RateLimiter, cors_origins: lis
     return Starlette(routes=routes, middleware=middleware)
 
 
-def _typed(params: dict[str, str]) -> dict[str, Any]:
+def _typed(params: dict[str, str], desc: Descriptor) -> dict[str, Any]:
+    """Query parameters as the request's JSON. Numbers stay strings (the JSON mapping reads
+    integers from strings), so a table id made of digits stays a string; booleans are read."""
+    fields = {f.json_name: f for f in desc.fields} | {f.name: f for f in desc.fields}
     out: dict[str, Any] = {}
     for k, v in params.items():
-        out[k] = int(v) if v.lstrip("-").isdigit() else v
+        f = fields.get(k)
+        if f is not None and f.type == FieldDescriptor.TYPE_BOOL and v.lower() in ("true", "false", "1", "0"):
+            out[k] = v.lower() in ("true", "1")
+        else:
+            out[k] = v
     return out
 
 

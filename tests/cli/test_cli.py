@@ -24,12 +24,28 @@ def test_every_subcommand_has_help(sub: str) -> None:
     assert "usage: okey " + sub in got.stdout
 
 
-def test_demo_plays_a_full_match_and_prints_standings() -> None:
-    got = run_okey("demo", "--seed", "3")
+def test_demo_in_process_plays_a_full_match_and_prints_standings() -> None:
+    got = run_okey("demo", "--in-process", "--seed", "3", "--bots", "strong,greedy,random,greedy")
     assert got.returncode == 0, got.stderr
     assert "match over after" in got.stdout
     assert "winner" in got.stdout
     assert got.stdout.count("hand ") >= 2
+
+
+def test_demo_runs_the_stack_plays_through_the_gateway_and_stops() -> None:
+    """Self-contained: embedded servers, every service, a bot match through the gateway, the
+    standings from the scoring service, and nothing left running afterwards."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k not in ("OKEY_DATABASE_URL", "OKEY_NATS_URL")}
+    cmd = [OKEY, "demo", "-o", "match_points=6"] if OKEY else [sys.executable, "-m", "okeyplatform.cli", "demo"]
+    got = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
+    assert got.returncode == 0, got.stdout + got.stderr
+    assert "played by the bots service" in got.stdout
+    assert "standings from the scoring service" in got.stdout and "winner" in got.stdout
+    assert "okey demo: done" in got.stdout
+    leftover = subprocess.run(["pgrep", "-f", "okeyplatform.cli serve"], capture_output=True, text=True)
+    assert leftover.stdout.strip() == "", "services still running after the demo"
 
 
 def test_demo_rejects_a_bad_option_with_a_hint() -> None:

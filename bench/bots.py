@@ -1,0 +1,167 @@
+"""``okey bench bots``: how well the bot strategies play, and how fast the strong one decides.
+
+Everything runs in-process with fixed seeds (``--seed``), so a run is reproducible:
+
+- classic Okey, ``strong`` in one seat against three ``greedy`` seats (the strong seat moves
+  round the table from match to match): the share of finished hands it wins (25% is parity);
+- classic Okey, ``greedy`` in one seat against three ``random`` seats: the same share;
+- Okey 101 (4 seats), ``strong`` against three ``greedy``: each side's average hand score
+  (penalty points, lower is better) and their difference;
+- the strong strategy's time per decision (p50, p99, max), classic and 101.
+
+Shares and means come with 95% confidence intervals (normal approximation).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from okeycore.okey101 import HandEnded101
+from okeycore.options import Game, TableOptions
+from okeycore.simulate import Simulator
+from okeycore.simulate101 import Simulator101
+from okeycore.strategy import strategy
+from okeycore.strategy101 import strategy101
+
+from .common import Progress, machine, percentile
+
+HANDS_PER_TABLE = 20
+
+
+class _Timed:
+    """A strategy whose decisions are timed."""
+
+    def __init__(self, inner: Any, times: list[float]) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.times = times
+
+    def act(self, view: Any) -> Any:
+        t = time.perf_counter()
+        cmd = self.inner.act(view)
+        self.times.append(time.perf_counter() - t)
+        return cmd
+
+    def off_turn(self, view: Any) -> Any:
+        return self.inner.off_turn(view)
+
+
+def share_ci(wins: int, n: int) -> tuple[float, float]:
+    """A share and the half-width of its 95% confidence interval."""
+    if n == 0:
+        return float("nan"), float("nan")
+    p = wins / n
+    return p, 1.96 * math.sqrt(p * (1 - p) / n)
+
+
+def mean_ci(values: list[float]) -> tuple[float, float]:
+    if len(values) < 2:
+        return (values[0] if values else float("nan")), float("nan")
+    return statistics.fmean(values), 1.96 * statistics.stdev(values) / math.sqrt(len(values))
+
+
+def classic_share(
+    hero: str, others: str, hands: int, seed: int, times: list[float] | None, label: str
+) -> tuple[int, int, int]:
+    """(hands played, finished, won by the hero) with ``hero`` in one seat, ``others`` in three."""
+    progress = Progress(label, hands)
+    played = finished = won = 0
+    table = 0
+    while played < hands:
+        seat = table % 4
+        bots: list[Any] = [strategy(others, seed * 100_003 + table * 4 + i) for i in range(4)]
+        hero_bot = strategy(hero, seed * 7_919 + table)
+        bots[seat] = _Timed(hero_bot, times) if times is not None else hero_bot
+        sim = Simulator(TableOptions(match_points=1000), bots, seed * 1_000_003 + table)
+        for _ in range(min(HANDS_PER_TABLE, hands - played)):
+            sim.play_hand()
+            end = sim.record.state.last_hand
+            assert end is not None
+            played += 1
+            if end.finisher >= 0:
+                finished += 1
+                won += end.finisher == seat
+            progress.update(played)
+        table += 1
+    progress.done()
+    return played, finished, won
+
+
+def okey101_scores(hands: int, seed: int, times: list[float]) -> tuple[list[float], list[float], list[float]]:
+    """Per hand: the strong seat's score, the greedy seats' mean score, and their difference."""
+    progress = Progress("101 strong vs greedy", hands)
+    strong: list[float] = []
+    greedy: list[float] = []
+    diff: list[float] = []
+    table = 0
+    opts = TableOptions(game=Game.OKEY101, seats=4, rounds=11)
+    while len(strong) < hands:
+        seat = table % 4
+        bots: list[Any] = [strategy101("greedy", seed * 100_003 + table * 4 + i) for i in range(4)]
+        bots[seat] = _Timed(strategy101("strong", seed * 7_919 + table), times)
+        sim = Simulator101(opts, bots, seed * 1_000_003 + table)
+        while sim.state.phase.value != "MATCH_OVER" and len(strong) < hands:
+            sim.play_hand()
+            end = sim.state.last_hand if sim.state.phase.value != "PLAYING" else None
+            if isinstance(end, HandEnded101) and not sim.state.voided:
+                mine = float(end.deltas[seat])
+                rest = statistics.fmean(float(end.deltas[i]) for i in range(4) if i != seat)
+                strong.append(mine)
+                greedy.append(rest)
+                diff.append(mine - rest)
+                progress.update(len(strong))
+        table += 1
+    progress.done()
+    return strong, greedy, diff
+
+
+def _times_line(label: str, times: list[float]) -> str:
+    ts = sorted(times)
+    return (
+        f"  {label:<30} p50 {percentile(ts, 50) * 1e3:6.2f} ms   p99 {percentile(ts, 99) * 1e3:6.2f} ms   "
+        f"max {ts[-1] * 1e3:6.1f} ms   ({len(ts):,} decisions)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    quick = bool(getattr(args, "quick", False))
+    seed = int(getattr(args, "seed", 1))
+    n_classic = 200 if quick else 2_000
+    n_baseline = 100 if quick else 600
+    n_101 = 100 if quick else 500
+    out: Callable[[str], None] = lambda line: (sys.stdout.write(line + "\n"), sys.stdout.flush())  # noqa: E731
+    out(f"okey bench bots{' --quick' if quick else ''} --seed {seed}")
+    out(f"  machine: {machine()}")
+    started = time.perf_counter()
+
+    classic_times: list[float] = []
+    played, finished, won = classic_share("strong", "greedy", n_classic, seed, classic_times, "strong vs greedy")
+    p, h = share_ci(won, finished)
+    out("classic Okey, strong in one seat vs three greedy (parity 25%):")
+    out(f"  hands {played:,}, finished {finished:,}, won by strong {won:,}: {p:.1%} ± {h:.1%} (95% CI)")
+
+    played, finished, won = classic_share("greedy", "random", n_baseline, seed, None, "greedy vs random")
+    p, h = share_ci(won, finished)
+    out("classic Okey, greedy in one seat vs three random (parity 25%):")
+    out(f"  hands {played:,}, finished {finished:,}, won by greedy {won:,}: {p:.1%} ± {h:.1%} (95% CI)")
+
+    times101: list[float] = []
+    strong, greedy, diff = okey101_scores(n_101, seed, times101)
+    ms_, hs = mean_ci(strong)
+    mg, hg = mean_ci(greedy)
+    md, hd = mean_ci(diff)
+    out("Okey 101 (4 seats), strong in one seat vs three greedy; average hand score, lower is better:")
+    out(f"  hands {len(strong):,}: strong {ms_:.1f} ± {hs:.1f}, greedy {mg:.1f} ± {hg:.1f} (95% CI)")
+    out(f"  strong minus greedy, per hand: {md:+.1f} ± {hd:.1f} (95% CI)")
+
+    out("strong strategy, time per decision:")
+    out(_times_line("classic", classic_times))
+    out(_times_line("Okey 101", times101))
+    out(f"  total run time {time.perf_counter() - started:,.0f} s")
+    return 0

@@ -1,0 +1,270 @@
+"""How far a rack is from a finish, and which unseen tiles bring it closer: the bots' hand evaluation.
+
+A rack is ``d`` tiles away from a run-and-group finish when ``d`` of its tiles must be exchanged
+for the right ones before 14 of them lie in melds. The search packs the rack like the solver
+(``melds``: two bits per effective face, okeys counted apart) and, taking the lowest tile first,
+either drops it or puts it in a *block*: tiles of the rack that become a run or a group once
+some *wild slots* are filled (a gap in a run, a missing colour, a short meld's missing end).
+A finish has exactly 14 places, so blocks are chosen to keep the most rack tiles within 14
+places, wild slots included; every place a kept tile does not fill is a tile still to draw.
+Okeys fill wild slots for free. Results are memoised process-wide (a transposition table).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from .classic import effective_table
+from .tiles import TILE_COUNT
+
+__all__ = [
+    "FINISH_SIZE",
+    "solve",
+    "keep",
+    "waits",
+    "meld_distance",
+    "pair_distance",
+    "Visible",
+    "near_faces",
+    "tile_count",
+]
+
+FINISH_SIZE = 14
+"""Tiles that lie in melds at a classic finish [C-FIN-1]."""
+
+_LOW = int("01" * 64, 2)
+_HIGH = _LOW << 1
+_M26 = (1 << 26) - 1
+_MEMO: dict[int, tuple[int, int, int]] = {}
+_MEMO_LIMIT = 1_500_000
+_BLOCKS: dict[int, tuple[tuple[int, int, int, int, int], ...]] = {}
+
+Block = tuple[int, int, int, int, int]
+"""(the other rack tiles it takes, as packed counts; rack tiles in it; wild slots it needs; the
+faces that would fill a wild slot; the faces that would lengthen it), faces as 52-bit masks."""
+
+Solved = tuple[int, int, int]
+"""(most tiles kept; faces that would keep one more in some best arrangement; most spare places)."""
+
+
+def tile_count(x: int) -> int:
+    """Tiles in a packed rack (each face's two-bit count summed)."""
+    return (x & _LOW).bit_count() + 2 * (x & _HIGH).bit_count()
+
+
+def _near_mask(f: int, wrap: bool) -> int:
+    c, n0 = divmod(f, 13)
+    m = 0
+    for d in (-2, -1, 1, 2):
+        k = n0 + d
+        if wrap:
+            k %= 13
+        if 0 <= k < 13:
+            m |= 1 << (c * 13 + k)
+    for c2 in range(4):
+        if c2 != c:
+            m |= 1 << (c2 * 13 + n0)
+    return m
+
+
+def _run_block(c: int, lo: int, hi: int, taken: int, r: int, gaps: int, wrap_end: bool, wrap: bool) -> Block:
+    """A run block of colour ``c`` over numbers ``lo..hi`` (0-based; with ``wrap_end`` a 1 follows
+    ``hi`` = 12); ``gaps`` is the mask of the wild places inside it."""
+    base = c * 13
+    length = hi - lo + 1 + wrap_end
+    below = 1 << (base + lo - 1) if lo >= 1 else 0
+    above = 0
+    if not wrap_end:
+        if hi <= 11:
+            above = 1 << (base + hi + 1)
+        elif wrap and lo >= 1:
+            above = 1 << base  # the 1 after 13 [M-RUN-2]
+    ends = below | above
+    w = gaps.bit_count()
+    if length >= 3:
+        return (taken, r, w, gaps, ends)
+    return (taken, r, w + 1, gaps | ends, ends)
+
+
+def _make_blocks(xr: int, f: int, wrap: bool) -> tuple[Block, ...]:
+    c, n0 = divmod(f, 13)
+    near = _near_mask(f, wrap)
+    out: list[Block] = [(0, 1, 2, near, near)]  # the tile alone, two wild slots beside it
+    # Groups: the same number in other colours (lower colours are already used up) [M-GRP-1].
+    others = [c2 for c2 in range(c + 1, 4) if (xr >> (2 * (c2 * 13 + n0))) & 3]
+    for mask in range(1, 1 << len(others)):
+        taken = 0
+        used = {c}
+        for i, c2 in enumerate(others):
+            if mask >> i & 1:
+                taken += 1 << (2 * (c2 * 13 + n0))
+                used.add(c2)
+        r = len(used)
+        missing = 0
+        for c2 in range(4):
+            if c2 not in used:
+                missing |= 1 << (c2 * 13 + n0)
+        w = max(0, 3 - r)
+        out.append((taken, r, w, missing if w else 0, missing))
+    base = c * 13
+    # Runs upward from the tile: each later place a rack tile or a wild slot (at most two) [M-RUN-1].
+    stack = [(n0 + 1, 0, 1, 0)]
+    while stack:
+        p, taken, r, gaps = stack.pop()
+        if p > 12:
+            continue
+        if (xr >> (2 * (base + p))) & 3:
+            nt = taken + (1 << (2 * (base + p)))
+            out.append(_run_block(c, n0, p, nt, r + 1, gaps, False, wrap))
+            stack.append((p + 1, nt, r + 1, gaps))
+        if gaps.bit_count() < 2:
+            stack.append((p + 1, taken, r, gaps | (1 << (base + p))))
+    if wrap and n0 == 0:
+        # The 1 after 13, at a run's end only [M-RUN-2]: places 13, 12, ... downward.
+        stack = [(12, 0, 1, 0)]
+        while stack:
+            p, taken, r, gaps = stack.pop()
+            if p < 1:
+                continue
+            if (xr >> (2 * (base + p))) & 3:
+                nt = taken + (1 << (2 * (base + p)))
+                out.append(_run_block(c, p, 12, nt, r + 1, gaps, True, wrap))
+                stack.append((p - 1, nt, r + 1, gaps))
+            if gaps.bit_count() < 2:
+                stack.append((p - 1, taken, r, gaps | (1 << (base + p))))
+    out.sort(key=lambda b: (-b[1], b[2]))
+    return tuple(out)
+
+
+def _blocks(xr: int, f: int, wrap: bool) -> tuple[Block, ...]:
+    """Blocks holding the lowest tile ``f``; they depend only on ``f``'s colour and number, so
+    they are cached by those bits."""
+    c, n0 = divmod(f, 13)
+    seg = (xr >> (26 * c)) & _M26
+    grp = 0
+    for c2 in range(c + 1, 4):
+        grp |= ((xr >> (2 * (c2 * 13 + n0))) & 3) << (2 * c2)
+    key = (((seg << 8) | grp) << 7 | f) << 1 | wrap
+    hit = _BLOCKS.get(key)
+    if hit is None:
+        if len(_BLOCKS) > _MEMO_LIMIT:
+            _BLOCKS.clear()
+        hit = _BLOCKS[key] = _make_blocks(xr, f, wrap)
+    return hit
+
+
+def solve(x: int, places: int, wrap: bool) -> Solved:
+    """The most tiles of packed rack ``x`` (okeys left out) that blocks fitting in ``places`` can
+    hold; the faces that, added, would let one more be held (they fill a wild slot, or lengthen a
+    block into a spare place, in some best arrangement); and the most places left spare."""
+    if x == 0 or places < 3:
+        return (0, 0, places)
+    key = (x << 6) | (places << 1) | wrap
+    hit = _MEMO.get(key)
+    if hit is not None:
+        return hit
+    if len(_MEMO) > _MEMO_LIMIT:
+        _MEMO.clear()
+    low = ((x & -x).bit_length() - 1) >> 1
+    xr = x - (1 << (2 * low))
+    best, waits, spare = solve(xr, places, wrap)  # the tile is not kept
+    for taken, r, w, fill, ends in _blocks(xr, low, wrap):
+        need = r + w
+        if need > places:
+            continue
+        y = xr - taken
+        if r + min(tile_count(y), places - need) < best:
+            continue
+        v, m, s = solve(y, places - need, wrap)
+        v += r
+        if v < best:
+            continue
+        if v > best:
+            best, waits, spare = v, 0, -1
+        waits |= m | fill | (ends if s >= 1 else 0)
+        spare = max(spare, s)
+    out = (best, waits, spare)
+    _MEMO[key] = out
+    return out
+
+
+def keep(x: int, places: int, wrap: bool) -> int:
+    """Most tiles of packed rack ``x`` (okeys left out) that blocks fitting in ``places`` can hold."""
+    return solve(x, places, wrap)[0]
+
+
+def waits(x: int, j: int, wrap: bool = True, size: int = FINISH_SIZE) -> int:
+    """The faces (a 52-bit mask) that, drawn, bring a ``size``-tile rack one exchange closer to a
+    finish by runs and groups; every face when the rack has room for a new meld."""
+    kept, mask, spare = solve(x, size, wrap)
+    if min(kept, size - j) >= size - j:
+        return 0
+    if spare >= 3:
+        return (1 << 52) - 1
+    return mask
+
+
+def meld_distance(x: int, j: int, wrap: bool = True, size: int = FINISH_SIZE) -> int:
+    """Tiles still to exchange before ``size`` tiles of the rack (``x`` packed, ``j`` okeys) lie
+    in runs and groups. For a 15-tile rack this is the distance after the best discard; 0 means
+    it finishes now. An okey fills any wild slot, and a spare okey any meld's end."""
+    kept = min(keep(x, size, wrap), size - j)
+    return max(0, size - j - kept)
+
+
+def pair_distance(x: int, j: int) -> int:
+    """Pairs still missing from seven [C-FIN-2]: okeys complete singles, two okeys pair up."""
+    pairs = 0
+    singles = 0
+    y = x
+    while y:
+        low = ((y & -y).bit_length() - 1) >> 1
+        cnt = (y >> (2 * low)) & 3
+        pairs += cnt // 2
+        singles += cnt % 2
+        y &= ~(3 << (2 * low))
+    used = min(j, singles)
+    return max(0, 7 - (pairs + used + (j - used) // 2))
+
+
+class Visible:
+    """Tiles a seat can account for (its rack, visible discards, the indicator) and so how many
+    of each effective face are still unseen: in other racks or the deck. Index 52 counts wild okeys."""
+
+    __slots__ = ("total_unseen", "unseen")
+
+    def __init__(self, indicator: int, seen: Iterable[int]) -> None:
+        table = effective_table(indicator)
+        unseen = [0] * 53
+        for t in range(TILE_COUNT):
+            e = table[t]
+            unseen[52 if e < 0 else e] += 1
+        for t in seen:
+            if 0 <= t < TILE_COUNT:
+                e = table[t]
+                unseen[52 if e < 0 else e] -= 1
+        self.unseen = [max(0, u) for u in unseen]
+        self.total_unseen = sum(self.unseen)
+
+    def of(self, face: int) -> int:
+        """Unseen copies of an effective face index (-1 for the okey)."""
+        return self.unseen[52 if face < 0 else face]
+
+
+def near_faces(faces: Sequence[int], wrap: bool = True) -> list[int]:
+    """Effective faces that could share a run or a group with one of ``faces``: the same colour
+    within two numbers (13 and 1 are neighbours with ``wrap``), or the same number."""
+    out: set[int] = set()
+    for f in faces:
+        if f < 0:
+            continue
+        c, n0 = divmod(f, 13)
+        for d in (-2, -1, 0, 1, 2):
+            m = n0 + d
+            if wrap:
+                m %= 13
+            if 0 <= m < 13:
+                out.add(c * 13 + m)
+        for c2 in range(4):
+            out.add(c2 * 13 + n0)
+    return sorted(out)

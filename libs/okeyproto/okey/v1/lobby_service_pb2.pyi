@@ -1,0 +1,503 @@
+import datetime
+
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from okey.v1 import common_pb2 as _common_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class TableVisibility(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TABLE_VISIBILITY_UNSPECIFIED: _ClassVar[TableVisibility]
+    TABLE_VISIBILITY_PUBLIC: _ClassVar[TableVisibility]
+    TABLE_VISIBILITY_PRIVATE: _ClassVar[TableVisibility]
+
+class LobbyTableStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    LOBBY_TABLE_STATUS_UNSPECIFIED: _ClassVar[LobbyTableStatus]
+    LOBBY_TABLE_STATUS_WAITING: _ClassVar[LobbyTableStatus]
+    LOBBY_TABLE_STATUS_STARTING: _ClassVar[LobbyTableStatus]
+    LOBBY_TABLE_STATUS_PLAYING: _ClassVar[LobbyTableStatus]
+    LOBBY_TABLE_STATUS_FINISHED: _ClassVar[LobbyTableStatus]
+    LOBBY_TABLE_STATUS_CANCELLED: _ClassVar[LobbyTableStatus]
+
+class ReportReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    REPORT_REASON_UNSPECIFIED: _ClassVar[ReportReason]
+    REPORT_REASON_ABUSE: _ClassVar[ReportReason]
+    REPORT_REASON_PERSONAL_INFO: _ClassVar[ReportReason]
+    REPORT_REASON_ADVERTISING: _ClassVar[ReportReason]
+    REPORT_REASON_COLLUSION: _ClassVar[ReportReason]
+    REPORT_REASON_STALLING: _ClassVar[ReportReason]
+    REPORT_REASON_OTHER: _ClassVar[ReportReason]
+
+class ReportStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    REPORT_STATUS_UNSPECIFIED: _ClassVar[ReportStatus]
+    REPORT_STATUS_OPEN: _ClassVar[ReportStatus]
+    REPORT_STATUS_RESOLVED: _ClassVar[ReportStatus]
+
+class ReportAction(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    REPORT_ACTION_UNSPECIFIED: _ClassVar[ReportAction]
+    REPORT_ACTION_DISMISS: _ClassVar[ReportAction]
+    REPORT_ACTION_WARN: _ClassVar[ReportAction]
+    REPORT_ACTION_MUTE: _ClassVar[ReportAction]
+    REPORT_ACTION_BAN: _ClassVar[ReportAction]
+TABLE_VISIBILITY_UNSPECIFIED: TableVisibility
+TABLE_VISIBILITY_PUBLIC: TableVisibility
+TABLE_VISIBILITY_PRIVATE: TableVisibility
+LOBBY_TABLE_STATUS_UNSPECIFIED: LobbyTableStatus
+LOBBY_TABLE_STATUS_WAITING: LobbyTableStatus
+LOBBY_TABLE_STATUS_STARTING: LobbyTableStatus
+LOBBY_TABLE_STATUS_PLAYING: LobbyTableStatus
+LOBBY_TABLE_STATUS_FINISHED: LobbyTableStatus
+LOBBY_TABLE_STATUS_CANCELLED: LobbyTableStatus
+REPORT_REASON_UNSPECIFIED: ReportReason
+REPORT_REASON_ABUSE: ReportReason
+REPORT_REASON_PERSONAL_INFO: ReportReason
+REPORT_REASON_ADVERTISING: ReportReason
+REPORT_REASON_COLLUSION: ReportReason
+REPORT_REASON_STALLING: ReportReason
+REPORT_REASON_OTHER: ReportReason
+REPORT_STATUS_UNSPECIFIED: ReportStatus
+REPORT_STATUS_OPEN: ReportStatus
+REPORT_STATUS_RESOLVED: ReportStatus
+REPORT_ACTION_UNSPECIFIED: ReportAction
+REPORT_ACTION_DISMISS: ReportAction
+REPORT_ACTION_WARN: ReportAction
+REPORT_ACTION_MUTE: ReportAction
+REPORT_ACTION_BAN: ReportAction
+
+class PlayerProfile(_message.Message):
+    __slots__ = ("player_id", "display_name", "chips", "next_daily_chips_at", "muted_until", "banned_until", "warnings", "created_at")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    CHIPS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_DAILY_CHIPS_AT_FIELD_NUMBER: _ClassVar[int]
+    MUTED_UNTIL_FIELD_NUMBER: _ClassVar[int]
+    BANNED_UNTIL_FIELD_NUMBER: _ClassVar[int]
+    WARNINGS_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    display_name: str
+    chips: int
+    next_daily_chips_at: _timestamp_pb2.Timestamp
+    muted_until: _timestamp_pb2.Timestamp
+    banned_until: _timestamp_pb2.Timestamp
+    warnings: int
+    created_at: _timestamp_pb2.Timestamp
+    def __init__(self, player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., chips: _Optional[int] = ..., next_daily_chips_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., muted_until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., banned_until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., warnings: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class SignInGuestRequest(_message.Message):
+    __slots__ = ("display_name", "device_id")
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    DEVICE_ID_FIELD_NUMBER: _ClassVar[int]
+    display_name: str
+    device_id: str
+    def __init__(self, display_name: _Optional[str] = ..., device_id: _Optional[str] = ...) -> None: ...
+
+class SignInGuestResponse(_message.Message):
+    __slots__ = ("player", "token", "token_expires_at", "device_id", "chips_granted")
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    DEVICE_ID_FIELD_NUMBER: _ClassVar[int]
+    CHIPS_GRANTED_FIELD_NUMBER: _ClassVar[int]
+    player: PlayerProfile
+    token: str
+    token_expires_at: _timestamp_pb2.Timestamp
+    device_id: str
+    chips_granted: int
+    def __init__(self, player: _Optional[_Union[PlayerProfile, _Mapping]] = ..., token: _Optional[str] = ..., token_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., device_id: _Optional[str] = ..., chips_granted: _Optional[int] = ...) -> None: ...
+
+class GetPlayerRequest(_message.Message):
+    __slots__ = ("player_id",)
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    def __init__(self, player_id: _Optional[str] = ...) -> None: ...
+
+class GetPlayerResponse(_message.Message):
+    __slots__ = ("player",)
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    player: PlayerProfile
+    def __init__(self, player: _Optional[_Union[PlayerProfile, _Mapping]] = ...) -> None: ...
+
+class ClaimDailyChipsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ClaimDailyChipsResponse(_message.Message):
+    __slots__ = ("granted", "balance", "next_claim_at")
+    GRANTED_FIELD_NUMBER: _ClassVar[int]
+    BALANCE_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CLAIM_AT_FIELD_NUMBER: _ClassVar[int]
+    granted: int
+    balance: int
+    next_claim_at: _timestamp_pb2.Timestamp
+    def __init__(self, granted: _Optional[int] = ..., balance: _Optional[int] = ..., next_claim_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class GetChipsRequest(_message.Message):
+    __slots__ = ("limit",)
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    limit: int
+    def __init__(self, limit: _Optional[int] = ...) -> None: ...
+
+class ChipEntry(_message.Message):
+    __slots__ = ("kind", "amount", "balance_after", "table_id", "time")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    BALANCE_AFTER_FIELD_NUMBER: _ClassVar[int]
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    TIME_FIELD_NUMBER: _ClassVar[int]
+    kind: str
+    amount: int
+    balance_after: int
+    table_id: str
+    time: _timestamp_pb2.Timestamp
+    def __init__(self, kind: _Optional[str] = ..., amount: _Optional[int] = ..., balance_after: _Optional[int] = ..., table_id: _Optional[str] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class GetChipsResponse(_message.Message):
+    __slots__ = ("balance", "entries")
+    BALANCE_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    balance: int
+    entries: _containers.RepeatedCompositeFieldContainer[ChipEntry]
+    def __init__(self, balance: _Optional[int] = ..., entries: _Optional[_Iterable[_Union[ChipEntry, _Mapping]]] = ...) -> None: ...
+
+class TableRule(_message.Message):
+    __slots__ = ("option", "value", "label")
+    OPTION_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    LABEL_FIELD_NUMBER: _ClassVar[int]
+    option: str
+    value: str
+    label: str
+    def __init__(self, option: _Optional[str] = ..., value: _Optional[str] = ..., label: _Optional[str] = ...) -> None: ...
+
+class LobbySeat(_message.Message):
+    __slots__ = ("seat", "player_id", "display_name", "bot", "left")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    LEFT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    player_id: str
+    display_name: str
+    bot: bool
+    left: bool
+    def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., bot: _Optional[bool] = ..., left: _Optional[bool] = ...) -> None: ...
+
+class LobbyTable(_message.Message):
+    __slots__ = ("table_id", "game", "options", "rules", "stake", "visibility", "status", "seats", "seats_taken", "seat_count", "creator_id", "invite_code", "created_at", "pot")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    STAKE_FIELD_NUMBER: _ClassVar[int]
+    VISIBILITY_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    SEATS_TAKEN_FIELD_NUMBER: _ClassVar[int]
+    SEAT_COUNT_FIELD_NUMBER: _ClassVar[int]
+    CREATOR_ID_FIELD_NUMBER: _ClassVar[int]
+    INVITE_CODE_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    POT_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    game: _common_pb2.Game
+    options: _common_pb2.TableOptions
+    rules: _containers.RepeatedCompositeFieldContainer[TableRule]
+    stake: int
+    visibility: TableVisibility
+    status: LobbyTableStatus
+    seats: _containers.RepeatedCompositeFieldContainer[LobbySeat]
+    seats_taken: int
+    seat_count: int
+    creator_id: str
+    invite_code: str
+    created_at: _timestamp_pb2.Timestamp
+    pot: int
+    def __init__(self, table_id: _Optional[str] = ..., game: _Optional[_Union[_common_pb2.Game, str]] = ..., options: _Optional[_Union[_common_pb2.TableOptions, _Mapping]] = ..., rules: _Optional[_Iterable[_Union[TableRule, _Mapping]]] = ..., stake: _Optional[int] = ..., visibility: _Optional[_Union[TableVisibility, str]] = ..., status: _Optional[_Union[LobbyTableStatus, str]] = ..., seats: _Optional[_Iterable[_Union[LobbySeat, _Mapping]]] = ..., seats_taken: _Optional[int] = ..., seat_count: _Optional[int] = ..., creator_id: _Optional[str] = ..., invite_code: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., pot: _Optional[int] = ...) -> None: ...
+
+class OpenTableRequest(_message.Message):
+    __slots__ = ("options", "visibility", "seat", "fill_with_bots")
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    VISIBILITY_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    FILL_WITH_BOTS_FIELD_NUMBER: _ClassVar[int]
+    options: _common_pb2.TableOptions
+    visibility: TableVisibility
+    seat: int
+    fill_with_bots: bool
+    def __init__(self, options: _Optional[_Union[_common_pb2.TableOptions, _Mapping]] = ..., visibility: _Optional[_Union[TableVisibility, str]] = ..., seat: _Optional[int] = ..., fill_with_bots: _Optional[bool] = ...) -> None: ...
+
+class OpenTableResponse(_message.Message):
+    __slots__ = ("table", "seat")
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    table: LobbyTable
+    seat: int
+    def __init__(self, table: _Optional[_Union[LobbyTable, _Mapping]] = ..., seat: _Optional[int] = ...) -> None: ...
+
+class ListTablesRequest(_message.Message):
+    __slots__ = ("game", "include_playing", "page_size", "page_token")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_PLAYING_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    game: _common_pb2.Game
+    include_playing: bool
+    page_size: int
+    page_token: str
+    def __init__(self, game: _Optional[_Union[_common_pb2.Game, str]] = ..., include_playing: _Optional[bool] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ListTablesResponse(_message.Message):
+    __slots__ = ("tables", "next_page_token")
+    TABLES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    tables: _containers.RepeatedCompositeFieldContainer[LobbyTable]
+    next_page_token: str
+    def __init__(self, tables: _Optional[_Iterable[_Union[LobbyTable, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class GetTableCardRequest(_message.Message):
+    __slots__ = ("table_id", "invite_code")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    INVITE_CODE_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    invite_code: str
+    def __init__(self, table_id: _Optional[str] = ..., invite_code: _Optional[str] = ...) -> None: ...
+
+class GetTableCardResponse(_message.Message):
+    __slots__ = ("table",)
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    table: LobbyTable
+    def __init__(self, table: _Optional[_Union[LobbyTable, _Mapping]] = ...) -> None: ...
+
+class JoinTableRequest(_message.Message):
+    __slots__ = ("table_id", "invite_code", "seat")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    INVITE_CODE_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    invite_code: str
+    seat: int
+    def __init__(self, table_id: _Optional[str] = ..., invite_code: _Optional[str] = ..., seat: _Optional[int] = ...) -> None: ...
+
+class JoinTableResponse(_message.Message):
+    __slots__ = ("table", "seat", "started")
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    STARTED_FIELD_NUMBER: _ClassVar[int]
+    table: LobbyTable
+    seat: int
+    started: bool
+    def __init__(self, table: _Optional[_Union[LobbyTable, _Mapping]] = ..., seat: _Optional[int] = ..., started: _Optional[bool] = ...) -> None: ...
+
+class LeaveTableRequest(_message.Message):
+    __slots__ = ("table_id",)
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    def __init__(self, table_id: _Optional[str] = ...) -> None: ...
+
+class LeaveTableResponse(_message.Message):
+    __slots__ = ("table", "forfeited")
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    FORFEITED_FIELD_NUMBER: _ClassVar[int]
+    table: LobbyTable
+    forfeited: int
+    def __init__(self, table: _Optional[_Union[LobbyTable, _Mapping]] = ..., forfeited: _Optional[int] = ...) -> None: ...
+
+class QuickPlayRequest(_message.Message):
+    __slots__ = ("options",)
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    options: _common_pb2.TableOptions
+    def __init__(self, options: _Optional[_Union[_common_pb2.TableOptions, _Mapping]] = ...) -> None: ...
+
+class QuickPlayResponse(_message.Message):
+    __slots__ = ("table", "seat", "opened", "started")
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    OPENED_FIELD_NUMBER: _ClassVar[int]
+    STARTED_FIELD_NUMBER: _ClassVar[int]
+    table: LobbyTable
+    seat: int
+    opened: bool
+    started: bool
+    def __init__(self, table: _Optional[_Union[LobbyTable, _Mapping]] = ..., seat: _Optional[int] = ..., opened: _Optional[bool] = ..., started: _Optional[bool] = ...) -> None: ...
+
+class FillWithBotsRequest(_message.Message):
+    __slots__ = ("table_id",)
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    def __init__(self, table_id: _Optional[str] = ...) -> None: ...
+
+class FillWithBotsResponse(_message.Message):
+    __slots__ = ("table",)
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    table: LobbyTable
+    def __init__(self, table: _Optional[_Union[LobbyTable, _Mapping]] = ...) -> None: ...
+
+class ChatMessage(_message.Message):
+    __slots__ = ("message_id", "table_id", "player_id", "display_name", "text", "sent_at")
+    MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    SENT_AT_FIELD_NUMBER: _ClassVar[int]
+    message_id: int
+    table_id: str
+    player_id: str
+    display_name: str
+    text: str
+    sent_at: _timestamp_pb2.Timestamp
+    def __init__(self, message_id: _Optional[int] = ..., table_id: _Optional[str] = ..., player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., text: _Optional[str] = ..., sent_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class SendMessageRequest(_message.Message):
+    __slots__ = ("table_id", "text")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    text: str
+    def __init__(self, table_id: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
+
+class SendMessageResponse(_message.Message):
+    __slots__ = ("message",)
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    message: ChatMessage
+    def __init__(self, message: _Optional[_Union[ChatMessage, _Mapping]] = ...) -> None: ...
+
+class ListMessagesRequest(_message.Message):
+    __slots__ = ("table_id", "after_message_id", "limit")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    AFTER_MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    after_message_id: int
+    limit: int
+    def __init__(self, table_id: _Optional[str] = ..., after_message_id: _Optional[int] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class ListMessagesResponse(_message.Message):
+    __slots__ = ("messages",)
+    MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    messages: _containers.RepeatedCompositeFieldContainer[ChatMessage]
+    def __init__(self, messages: _Optional[_Iterable[_Union[ChatMessage, _Mapping]]] = ...) -> None: ...
+
+class MutePlayerRequest(_message.Message):
+    __slots__ = ("player_id",)
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    def __init__(self, player_id: _Optional[str] = ...) -> None: ...
+
+class MutePlayerResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class UnmutePlayerRequest(_message.Message):
+    __slots__ = ("player_id",)
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    def __init__(self, player_id: _Optional[str] = ...) -> None: ...
+
+class UnmutePlayerResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ReportPlayerRequest(_message.Message):
+    __slots__ = ("player_id", "reason", "details", "message_ids", "table_id")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    DETAILS_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_IDS_FIELD_NUMBER: _ClassVar[int]
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    reason: ReportReason
+    details: str
+    message_ids: _containers.RepeatedScalarFieldContainer[int]
+    table_id: str
+    def __init__(self, player_id: _Optional[str] = ..., reason: _Optional[_Union[ReportReason, str]] = ..., details: _Optional[str] = ..., message_ids: _Optional[_Iterable[int]] = ..., table_id: _Optional[str] = ...) -> None: ...
+
+class ReportPlayerResponse(_message.Message):
+    __slots__ = ("report_id",)
+    REPORT_ID_FIELD_NUMBER: _ClassVar[int]
+    report_id: int
+    def __init__(self, report_id: _Optional[int] = ...) -> None: ...
+
+class PlayerReport(_message.Message):
+    __slots__ = ("report_id", "reporter_id", "reporter_name", "player_id", "player_name", "reason", "details", "message_ids", "table_id", "status", "created_at", "context", "earlier_reports", "action", "duration_minutes", "note", "resolved_by", "resolved_at")
+    REPORT_ID_FIELD_NUMBER: _ClassVar[int]
+    REPORTER_ID_FIELD_NUMBER: _ClassVar[int]
+    REPORTER_NAME_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_NAME_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    DETAILS_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_IDS_FIELD_NUMBER: _ClassVar[int]
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    EARLIER_REPORTS_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    DURATION_MINUTES_FIELD_NUMBER: _ClassVar[int]
+    NOTE_FIELD_NUMBER: _ClassVar[int]
+    RESOLVED_BY_FIELD_NUMBER: _ClassVar[int]
+    RESOLVED_AT_FIELD_NUMBER: _ClassVar[int]
+    report_id: int
+    reporter_id: str
+    reporter_name: str
+    player_id: str
+    player_name: str
+    reason: ReportReason
+    details: str
+    message_ids: _containers.RepeatedScalarFieldContainer[int]
+    table_id: str
+    status: ReportStatus
+    created_at: _timestamp_pb2.Timestamp
+    context: _containers.RepeatedCompositeFieldContainer[ChatMessage]
+    earlier_reports: int
+    action: ReportAction
+    duration_minutes: int
+    note: str
+    resolved_by: str
+    resolved_at: _timestamp_pb2.Timestamp
+    def __init__(self, report_id: _Optional[int] = ..., reporter_id: _Optional[str] = ..., reporter_name: _Optional[str] = ..., player_id: _Optional[str] = ..., player_name: _Optional[str] = ..., reason: _Optional[_Union[ReportReason, str]] = ..., details: _Optional[str] = ..., message_ids: _Optional[_Iterable[int]] = ..., table_id: _Optional[str] = ..., status: _Optional[_Union[ReportStatus, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., context: _Optional[_Iterable[_Union[ChatMessage, _Mapping]]] = ..., earlier_reports: _Optional[int] = ..., action: _Optional[_Union[ReportAction, str]] = ..., duration_minutes: _Optional[int] = ..., note: _Optional[str] = ..., resolved_by: _Optional[str] = ..., resolved_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ListReportsRequest(_message.Message):
+    __slots__ = ("include_resolved", "limit")
+    INCLUDE_RESOLVED_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    include_resolved: bool
+    limit: int
+    def __init__(self, include_resolved: _Optional[bool] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class ListReportsResponse(_message.Message):
+    __slots__ = ("reports",)
+    REPORTS_FIELD_NUMBER: _ClassVar[int]
+    reports: _containers.RepeatedCompositeFieldContainer[PlayerReport]
+    def __init__(self, reports: _Optional[_Iterable[_Union[PlayerReport, _Mapping]]] = ...) -> None: ...
+
+class ResolveReportRequest(_message.Message):
+    __slots__ = ("report_id", "action", "duration_minutes", "note")
+    REPORT_ID_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    DURATION_MINUTES_FIELD_NUMBER: _ClassVar[int]
+    NOTE_FIELD_NUMBER: _ClassVar[int]
+    report_id: int
+    action: ReportAction
+    duration_minutes: int
+    note: str
+    def __init__(self, report_id: _Optional[int] = ..., action: _Optional[_Union[ReportAction, str]] = ..., duration_minutes: _Optional[int] = ..., note: _Optional[str] = ...) -> None: ...
+
+class ResolveReportResponse(_message.Message):
+    __slots__ = ("report",)
+    REPORT_FIELD_NUMBER: _ClassVar[int]
+    report: PlayerReport
+    def __init__(self, report: _Optional[_Union[PlayerReport, _Mapping]] = ...) -> None: ...

@@ -1,0 +1,210 @@
+"""Bot use cases: from a table event, find the seat a bot must play, and play it through the table API.
+
+A bot plays a seat when the seat is a bot seat (no player: an empty seat, a duel's side seat),
+when it is on autopilot [C-TIME-2], or when its turn has timed out [C-TIME-1] [D-4]. It reads
+that seat's view only (RULES.md section 7) and asks the strategy for each command until the turn
+passes. Each command's id is derived from the table, the view's version and the seat, so when
+two replicas play the same turn the table applies the first and turns the second into a
+duplicate (or refuses it on the newer state): a turn is never played twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import zlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+from okeycore.commands import Command
+from okeycore.options import Game
+from okeycore.strategy import STRATEGIES, Strategy
+from okeycore.strategy101 import STRATEGIES_101
+from okeyplatform.client import TableClient
+from okeyplatform.grpcserver import error_reason
+from okeyplatform.logs import get_logger
+from okeyplatform.protoconv import classic_view_from_pb, view101_from_pb
+
+__all__ = ["BotsApp", "seats_to_consider", "command_id", "MAX_COMMANDS_PER_TURN"]
+
+MAX_COMMANDS_PER_TURN = 40
+"""A classic turn is at most four commands (declare pairs, turn to okey, draw, discard); a 101
+turn lays and adds tile by tile, so it may take many more; past this a turn is left to the timers."""
+
+# Events after which the named seat may have to move (its turn goes on or begins).
+_SEAT_FIELD = {
+    "TileDiscarded": "next_seat",
+    "TileDrawn": "seat",
+    "TurnTimedOut": "seat",
+    "TurnedToOkey": "seat",
+    "PairsDeclared": "seat",
+    "IndicatorShown": "seat",
+    "PenaltyApplied": "seat",
+    "AutopilotEnded": "seat",
+    # Okey 101 [O-SIDE-2] [O-OPEN-1] [O-ADD-1] [O-OKEY-1]: the turn goes on.
+    "TileReturned": "seat",
+    "MeldsOpened": "seat",
+    "TileAdded": "seat",
+    "OkeyTaken": "seat",
+}
+
+
+def seats_to_consider(event: dict[str, Any]) -> tuple[list[int], bool]:
+    """The seats an event may call a bot to (in order), and whether it starts a hand (when every
+    bot seat may also make its moves before the first turn, such as showing the indicator)."""
+    kind = event.get("type")
+    if kind == "HandStarted":
+        starter = event.get("starter")
+        return ([starter] if isinstance(starter, int) else []), True
+    name = _SEAT_FIELD.get(str(kind))
+    if name is None:
+        return [], False
+    seat = event.get(name)
+    return ([seat] if isinstance(seat, int) and seat >= 0 else []), False
+
+
+def command_id(table_id: str, version: int, seat: int, kind: str = "turn") -> str:
+    """The same for every replica that decides from the same view: the table keeps one."""
+    return f"bot:{kind}:{table_id}:{version}:{seat}"
+
+
+def seed_for(table_id: str, version: int, seat: int) -> int:
+    """A strategy seed fixed by the view, so replicas deciding from one view agree."""
+    return zlib.crc32(f"{table_id}:{version}:{seat}".encode())
+
+
+@dataclass
+class Played:
+    commands: int = 0
+    refused: int = 0
+
+
+class BotsApp:
+    """Plays bot, autopilot and timed-out seats. ``client`` carries the service credential."""
+
+    def __init__(
+        self,
+        client: TableClient,
+        strategy: str = "strong",
+        make_strategy: Callable[[str, int], Strategy] | None = None,
+    ) -> None:
+        if strategy not in STRATEGIES or strategy not in STRATEGIES_101:
+            raise ValueError(f"unknown strategy {strategy!r}; choose one of {', '.join(sorted(STRATEGIES))}")
+        self.client = client
+        self.strategy = strategy
+        self.make_strategy = make_strategy or (lambda name, seed: STRATEGIES[name](seed))
+        self.log = get_logger(component="bots")
+        self._locks: dict[tuple[str, int], asyncio.Lock] = {}
+        self.commands = 0
+        self.refused = 0
+
+    def _lock(self, table_id: str, seat: int) -> asyncio.Lock:
+        key = (table_id, seat)
+        lock = self._locks.get(key)
+        if lock is None:
+            if len(self._locks) > 10_000:
+                self._locks = {k: v for k, v in self._locks.items() if v.locked()}
+            lock = self._locks[key] = asyncio.Lock()
+        return lock
+
+    async def handle(self, table_id: str, event: dict[str, Any]) -> Played:
+        """One table event: play whatever it calls a bot to play."""
+        seats, hand_start = seats_to_consider(event)
+        played = Played()
+        if hand_start:
+            await self._before_first_turn(table_id, played)
+        for seat in seats:
+            await self.play_turn(table_id, seat, played)
+        return played
+
+    async def _before_first_turn(self, table_id: str, played: Played) -> None:
+        """At a hand's start every bot seat may show the indicator or declare pairs [C-IND-1]."""
+        spectator = await self._view(table_id, None)
+        if spectator is None or spectator.options.game != _GAME_OKEY:
+            return
+        for seat in range(len(spectator.seats)):
+            pub = spectator.seats[seat]
+            if pub.player_id and not pub.autopilot:
+                continue
+            async with self._lock(table_id, seat):
+                msg = await self._view(table_id, seat)
+                if msg is None or msg.phase != _PLAYING:
+                    return
+                view = classic_view_from_pb(msg)
+                cmd = self.make_strategy(self.strategy, seed_for(table_id, view.version, seat)).off_turn(view)
+                if cmd is not None:
+                    await self._act(table_id, cmd, command_id(table_id, view.version, seat, "pre"), played)
+
+    async def play_turn(self, table_id: str, seat: int, played: Played | None = None) -> Played:
+        """Play ``seat``'s turn to its end if a bot should play it now; nothing otherwise."""
+        played = played or Played()
+        async with self._lock(table_id, seat):
+            for _ in range(MAX_COMMANDS_PER_TURN):
+                msg = await self._view(table_id, seat)
+                if msg is None or not self._ours(msg, seat):
+                    return played
+                seed = seed_for(table_id, msg.version, seat)
+                if msg.options.game == _GAME_OKEY:
+                    cmd = self.make_strategy(self.strategy, seed).act(classic_view_from_pb(msg))
+                else:
+                    cmd = STRATEGIES_101[self.strategy](seed).act(view101_from_pb(msg))
+                if not await self._act(table_id, cmd, command_id(table_id, msg.version, seat), played):
+                    return played
+            self.log.warning("turn_not_finished", table_id=table_id, seat=seat)
+        return played
+
+    @staticmethod
+    def _ours(msg: Any, seat: int) -> bool:
+        """Is it ``seat``'s turn, and is that turn a bot's to play?"""
+        if msg.phase != _PLAYING or msg.turn != seat or seat >= len(msg.seats):
+            return False
+        pub = msg.seats[seat]
+        return not pub.player_id or pub.autopilot or msg.timed_out
+
+    async def _view(self, table_id: str, seat: int | None) -> Any:
+        try:
+            return await self.client.view(table_id, seat)
+        except grpc.aio.AioRpcError as err:
+            if err.code() in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.INVALID_ARGUMENT):
+                self.log.info("table_not_found", table_id=table_id, code=err.code().name)
+                return None
+            raise
+
+    async def _act(self, table_id: str, cmd: Command, cid: str, played: Played) -> bool:
+        """Send one command; False when the table refused it (another replica, a human, or the
+        table's own timeout move got there first): that is the end of this turn for us."""
+        log = self.log.bind(table_id=table_id, command_id=cid, seat=getattr(cmd, "seat", None))
+        try:
+            resp = await self.client.act(table_id, cmd, command_id=cid)
+        except grpc.aio.AioRpcError as err:
+            if err.code() in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.NOT_FOUND):
+                played.refused += 1
+                self.refused += 1
+                log.info("command_refused", command=type(cmd).__name__, reason=error_reason(err) or err.code().name)
+                return False
+            raise
+        played.commands += 1
+        self.commands += 1
+        log.debug("command_played", command=type(cmd).__name__, version=resp.version, duplicate=resp.duplicate)
+        return not resp.duplicate
+
+
+def _enum(name: str, value: str) -> int:
+    from okey.v1 import common_pb2, table_service_pb2
+
+    for module in (table_service_pb2, common_pb2):
+        try:
+            return int(module.DESCRIPTOR.enum_types_by_name[name].values_by_name[value].number)
+        except KeyError:
+            continue
+    raise KeyError(f"{name}.{value}")
+
+
+_PLAYING = _enum("Phase", "PHASE_PLAYING")
+_GAME_OKEY = _enum("Game", f"GAME_{Game.OKEY.value}")
+
+
+def bot_seats(players: Iterable[str]) -> list[int]:
+    """Seats without a player."""
+    return [i for i, p in enumerate(players) if not p]

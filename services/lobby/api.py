@@ -1,0 +1,312 @@
+"""LobbyService over gRPC: translate, authorise, call one use case, translate back."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from typing import Any, TypeVar
+
+import grpc
+from google.protobuf.timestamp_pb2 import Timestamp
+from okey.v1 import common_pb2
+from okey.v1 import lobby_service_pb2 as pb
+from okey.v1 import lobby_service_pb2_grpc as pb_grpc
+from okeycore.options import OptionsError
+from okeyplatform.auth import Identity, TokenError, verify_token
+from okeyplatform.grpcserver import rich_error
+from okeyplatform.protoconv import options_from_pb, options_pb
+
+from .app import LobbyApp, LobbyError, Profile, TableCard
+from .cards import rule_lines
+from .store import MessageRow, ReportRow
+
+__all__ = ["LobbyServicer", "SERVICE_NAME"]
+
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["LobbyService"].full_name
+T = TypeVar("T")
+
+
+def _identity(context: grpc.aio.ServicerContext[Any, Any], secret: bytes | None) -> Identity:
+    meta = dict(context.invocation_metadata() or ())
+    auth = meta.get("authorization", "")
+    if not isinstance(auth, str) or not auth.lower().startswith("bearer "):
+        raise TokenError("missing 'authorization: Bearer <token>' metadata (SignInGuest gives one)")
+    return verify_token(auth[7:].strip(), secret=secret)
+
+
+def _ts(value: datetime | None) -> Timestamp | None:
+    if value is None:
+        return None
+    ts = Timestamp()
+    ts.FromDatetime(value)
+    return ts
+
+
+def table_pb(card: TableCard) -> pb.LobbyTable:
+    t = card.table
+    msg = pb.LobbyTable(
+        table_id=t.table_id,
+        game=common_pb2.Game.Value(f"GAME_{t.game}"),
+        options=options_pb(card.options),
+        stake=t.stake,
+        visibility=pb.TABLE_VISIBILITY_PRIVATE if t.private else pb.TABLE_VISIBILITY_PUBLIC,
+        status=f"LOBBY_TABLE_STATUS_{t.status}",
+        seats_taken=card.seats_taken,
+        seat_count=card.options.seat_count,
+        creator_id=t.creator_id,
+        invite_code=(t.invite_code or "") if card.show_invite else "",
+        created_at=_ts(t.created_at),
+        pot=card.pot,
+    )
+    for line in rule_lines(card.options):
+        msg.rules.add(option=line.option, value=line.value, label=line.label)
+    by_seat = {s.seat: s for s in card.seats}
+    for i in range(card.options.seat_count):
+        s = by_seat.get(i)
+        if s is None:
+            msg.seats.add(seat=i)
+        else:
+            msg.seats.add(seat=i, player_id=s.player_id or "", display_name=s.display_name, bot=s.bot, left=s.left)
+    return msg
+
+
+def profile_pb(p: Profile) -> pb.PlayerProfile:
+    row = p.player
+    return pb.PlayerProfile(
+        player_id=row.player_id,
+        display_name=row.display_name,
+        chips=p.chips or 0,
+        next_daily_chips_at=_ts(p.next_daily_chips_at),
+        muted_until=_ts(row.muted_until) if p.chips is not None else None,
+        banned_until=_ts(row.banned_until) if p.chips is not None else None,
+        warnings=row.warnings,
+        created_at=_ts(row.created_at),
+    )
+
+
+def message_pb(m: MessageRow) -> pb.ChatMessage:
+    return pb.ChatMessage(
+        message_id=m.message_id,
+        table_id=m.channel,
+        player_id=m.player_id,
+        display_name=m.display_name,
+        text=m.text,
+        sent_at=_ts(m.sent_at),
+    )
+
+
+def report_pb(r: ReportRow, context: list[MessageRow], earlier: int) -> pb.PlayerReport:
+    return pb.PlayerReport(
+        report_id=r.report_id,
+        reporter_id=r.reporter_id,
+        reporter_name=r.reporter_name,
+        player_id=r.player_id,
+        player_name=r.player_name,
+        reason=pb.ReportReason.Value(f"REPORT_REASON_{r.reason}"),
+        details=r.details,
+        message_ids=list(r.message_ids),
+        table_id=r.table_id,
+        status=pb.ReportStatus.Value(f"REPORT_STATUS_{r.status}"),
+        created_at=_ts(r.created_at),
+        context=[message_pb(m) for m in context],
+        earlier_reports=earlier,
+        action=pb.ReportAction.Value(f"REPORT_ACTION_{r.action}") if r.action else pb.REPORT_ACTION_UNSPECIFIED,
+        duration_minutes=r.duration_minutes,
+        note=r.note,
+        resolved_by=r.resolved_by,
+        resolved_at=_ts(r.resolved_at),
+    )
+
+
+def _enum_name(enum: Any, value: int, prefix: str) -> str:
+    name = enum.Name(value) if value in enum.values() else ""
+    return name[len(prefix) :] if name.startswith(prefix) and not name.endswith("UNSPECIFIED") else ""
+
+
+class LobbyServicer(pb_grpc.LobbyServiceServicer):
+    def __init__(self, app: LobbyApp, token_secret: bytes | None = None) -> None:
+        self.app = app
+        self.secret = token_secret
+
+    async def _call(
+        self,
+        context: grpc.aio.ServicerContext[Any, Any],
+        body: Callable[[Identity], Awaitable[T]],
+        anonymous: bool = False,
+    ) -> T:
+        try:
+            who = Identity("", "") if anonymous else _identity(context, self.secret)
+            return await body(who)
+        except LobbyError as exc:
+            await context.abort_with_status(rich_error(getattr(grpc.StatusCode, exc.status), exc.reason, exc.message))
+        except OptionsError as exc:
+            await context.abort_with_status(rich_error(grpc.StatusCode.INVALID_ARGUMENT, "INVALID_OPTIONS", str(exc)))
+        except TokenError as exc:
+            await context.abort_with_status(rich_error(grpc.StatusCode.UNAUTHENTICATED, "BAD_TOKEN", str(exc)))
+        raise AssertionError("unreachable: abort_with_status raises")
+
+    # ------------------------------------------------------------ players and chips
+
+    async def SignInGuest(self, request: pb.SignInGuestRequest, context: Any) -> pb.SignInGuestResponse:
+        async def body(_: Identity) -> pb.SignInGuestResponse:
+            player, token, expires, granted = await self.app.sign_in_guest(request.display_name, request.device_id)
+            profile = await self.app.profile(Identity(player.player_id, "player", player.device_id), "")
+            return pb.SignInGuestResponse(
+                player=profile_pb(profile),
+                token=token,
+                token_expires_at=_ts(expires),
+                device_id=player.device_id,
+                chips_granted=granted,
+            )
+
+        return await self._call(context, body, anonymous=True)
+
+    async def GetPlayer(self, request: pb.GetPlayerRequest, context: Any) -> pb.GetPlayerResponse:
+        async def body(who: Identity) -> pb.GetPlayerResponse:
+            return pb.GetPlayerResponse(player=profile_pb(await self.app.profile(who, request.player_id)))
+
+        return await self._call(context, body)
+
+    async def ClaimDailyChips(self, request: pb.ClaimDailyChipsRequest, context: Any) -> pb.ClaimDailyChipsResponse:
+        async def body(who: Identity) -> pb.ClaimDailyChipsResponse:
+            granted, balance, next_at = await self.app.claim_daily_chips(who)
+            return pb.ClaimDailyChipsResponse(granted=granted, balance=balance, next_claim_at=_ts(next_at))
+
+        return await self._call(context, body)
+
+    async def GetChips(self, request: pb.GetChipsRequest, context: Any) -> pb.GetChipsResponse:
+        async def body(who: Identity) -> pb.GetChipsResponse:
+            balance, entries = await self.app.chips(who, request.limit)
+            return pb.GetChipsResponse(
+                balance=balance,
+                entries=[
+                    pb.ChipEntry(
+                        kind=e.kind,
+                        amount=e.amount,
+                        balance_after=e.balance_after,
+                        table_id=e.table_id,
+                        time=_ts(e.time),
+                    )
+                    for e in entries
+                ],
+            )
+
+        return await self._call(context, body)
+
+    # ------------------------------------------------------------ tables
+
+    async def OpenTable(self, request: pb.OpenTableRequest, context: Any) -> pb.OpenTableResponse:
+        async def body(who: Identity) -> pb.OpenTableResponse:
+            card, seat = await self.app.open_table(
+                who,
+                options_from_pb(request.options),
+                private=request.visibility == pb.TABLE_VISIBILITY_PRIVATE,
+                seat=request.seat if request.HasField("seat") else None,
+                fill_with_bots=request.fill_with_bots,
+            )
+            return pb.OpenTableResponse(table=table_pb(card), seat=seat)
+
+        return await self._call(context, body)
+
+    async def ListTables(self, request: pb.ListTablesRequest, context: Any) -> pb.ListTablesResponse:
+        async def body(who: Identity) -> pb.ListTablesResponse:
+            game = _enum_name(common_pb2.Game, request.game, "GAME_") or None
+            cards, token = await self.app.list_tables(
+                who, game, request.include_playing, request.page_size, request.page_token
+            )
+            return pb.ListTablesResponse(tables=[table_pb(c) for c in cards], next_page_token=token)
+
+        return await self._call(context, body)
+
+    async def GetTableCard(self, request: pb.GetTableCardRequest, context: Any) -> pb.GetTableCardResponse:
+        async def body(who: Identity) -> pb.GetTableCardResponse:
+            card = await self.app.table_card(who, request.table_id, request.invite_code)
+            return pb.GetTableCardResponse(table=table_pb(card))
+
+        return await self._call(context, body)
+
+    async def JoinTable(self, request: pb.JoinTableRequest, context: Any) -> pb.JoinTableResponse:
+        async def body(who: Identity) -> pb.JoinTableResponse:
+            card, seat, started = await self.app.join(
+                who, request.table_id, request.invite_code, request.seat if request.HasField("seat") else None
+            )
+            return pb.JoinTableResponse(table=table_pb(card), seat=seat, started=started)
+
+        return await self._call(context, body)
+
+    async def LeaveTable(self, request: pb.LeaveTableRequest, context: Any) -> pb.LeaveTableResponse:
+        async def body(who: Identity) -> pb.LeaveTableResponse:
+            card, forfeited = await self.app.leave(who, request.table_id)
+            return pb.LeaveTableResponse(table=table_pb(card), forfeited=forfeited)
+
+        return await self._call(context, body)
+
+    async def QuickPlay(self, request: pb.QuickPlayRequest, context: Any) -> pb.QuickPlayResponse:
+        async def body(who: Identity) -> pb.QuickPlayResponse:
+            card, seat, opened, started = await self.app.quick_play(who, options_from_pb(request.options))
+            return pb.QuickPlayResponse(table=table_pb(card), seat=seat, opened=opened, started=started)
+
+        return await self._call(context, body)
+
+    async def FillWithBots(self, request: pb.FillWithBotsRequest, context: Any) -> pb.FillWithBotsResponse:
+        async def body(who: Identity) -> pb.FillWithBotsResponse:
+            return pb.FillWithBotsResponse(table=table_pb(await self.app.fill_with_bots(who, request.table_id)))
+
+        return await self._call(context, body)
+
+    # ------------------------------------------------------------ chat
+
+    async def SendMessage(self, request: pb.SendMessageRequest, context: Any) -> pb.SendMessageResponse:
+        async def body(who: Identity) -> pb.SendMessageResponse:
+            msg = await self.app.send_message(who, request.table_id, request.text)
+            return pb.SendMessageResponse(message=message_pb(msg))
+
+        return await self._call(context, body)
+
+    async def ListMessages(self, request: pb.ListMessagesRequest, context: Any) -> pb.ListMessagesResponse:
+        async def body(who: Identity) -> pb.ListMessagesResponse:
+            msgs = await self.app.list_messages(who, request.table_id, request.after_message_id, request.limit)
+            return pb.ListMessagesResponse(messages=[message_pb(m) for m in msgs])
+
+        return await self._call(context, body)
+
+    async def MutePlayer(self, request: pb.MutePlayerRequest, context: Any) -> pb.MutePlayerResponse:
+        async def body(who: Identity) -> pb.MutePlayerResponse:
+            await self.app.mute(who, request.player_id, True)
+            return pb.MutePlayerResponse()
+
+        return await self._call(context, body)
+
+    async def UnmutePlayer(self, request: pb.UnmutePlayerRequest, context: Any) -> pb.UnmutePlayerResponse:
+        async def body(who: Identity) -> pb.UnmutePlayerResponse:
+            await self.app.mute(who, request.player_id, False)
+            return pb.UnmutePlayerResponse()
+
+        return await self._call(context, body)
+
+    # ------------------------------------------------------------ reports
+
+    async def ReportPlayer(self, request: pb.ReportPlayerRequest, context: Any) -> pb.ReportPlayerResponse:
+        async def body(who: Identity) -> pb.ReportPlayerResponse:
+            reason = _enum_name(pb.ReportReason, request.reason, "REPORT_REASON_")
+            report_id = await self.app.report(
+                who, request.player_id, reason, request.details, list(request.message_ids), request.table_id
+            )
+            return pb.ReportPlayerResponse(report_id=report_id)
+
+        return await self._call(context, body)
+
+    async def ListReports(self, request: pb.ListReportsRequest, context: Any) -> pb.ListReportsResponse:
+        async def body(who: Identity) -> pb.ListReportsResponse:
+            found = await self.app.reports(who, request.include_resolved, request.limit)
+            return pb.ListReportsResponse(reports=[report_pb(*r) for r in found])
+
+        return await self._call(context, body)
+
+    async def ResolveReport(self, request: pb.ResolveReportRequest, context: Any) -> pb.ResolveReportResponse:
+        async def body(who: Identity) -> pb.ResolveReportResponse:
+            action = _enum_name(pb.ReportAction, request.action, "REPORT_ACTION_")
+            r = await self.app.resolve_report(who, request.report_id, action, request.duration_minutes, request.note)
+            return pb.ResolveReportResponse(report=report_pb(*r))
+
+        return await self._call(context, body)

@@ -1,0 +1,89 @@
+"""What a table's lobby card says about its rules: every option of its game, as a player reads
+it ("Masayı açan kuralları seçer; lobide her masanın kartında yazar")."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from okeycore.options import Game, TableOptions
+
+__all__ = ["RuleLine", "rule_lines", "CLASSIC_OPTIONS", "OKEY101_OPTIONS", "human_seats"]
+
+# The options of each game, in the order of RULES.md section 5.
+CLASSIC_OPTIONS = (
+    "match_points",
+    "indicator",
+    "indicator_scoring",
+    "colored",
+    "partners",
+    "duel",
+    "penalties",
+    "discard_history",
+    "pairs_declaration",
+    "deck_end",
+    "turn_seconds",
+    "stake",
+)
+OKEY101_OPTIONS = ("turn_seconds", "seats", "wrap", "mode", "rounds", "discard_penalty", "stake", "hand_prize")
+
+
+@dataclass(frozen=True, slots=True)
+class RuleLine:
+    option: str
+    value: str
+    label: str
+
+
+def _onoff(v: bool) -> str:
+    return "on" if v else "off"
+
+
+def _label(option: str, o: TableOptions) -> str:
+    labels: dict[str, str] = {
+        "match_points": f"Masa puanı {o.match_points}: herkes {o.match_points} ile başlar, puanlar aşağı sayar",
+        "indicator": "Göstergeli" if o.indicator else "Göstergesiz",
+        "indicator_scoring": "Gösterge: diğerlerinin puanından 1 düşer"
+        if o.indicator_scoring.value == "OTHERS_MINUS_1"
+        else "Gösterge: gösteren 1 puan kazanır",
+        "colored": "Renkli: sarı ya da mavi taşla bitiş iki kat" if o.colored else "Renksiz",
+        "partners": "Eşli: karşılıklı oturanlar ortak" if o.partners else "Eşsiz: herkes kendi için",
+        "duel": "Düello: iki oyuncu karşı karşıya, yanlarda botlar" if o.duel else "Düello değil",
+        "penalties": "Cezalı: geçersiz bitiş ve bitmeden okey atmak −2" if o.penalties else "Cezasız",
+        "discard_history": "Taş geçmişi herkese açık"
+        if o.discard_history.value == "ALL"
+        else "Taş geçmişi yalnız çifte gidenlere ve okeye dönenlere açık",
+        "pairs_declaration": "Çifte gitmek: masada bir işaret"
+        if o.pairs_declaration.value == "MARKER"
+        else "Çifte gitmek bağlayıcı: yalnız yedi çiftle biter, atılan taşlar açık",
+        "deck_end": "Deste biterse el puansız biter"
+        if o.deck_end.value == "DEAD_HAND"
+        else "Deste biterse son şans: yandan yalnız bitmek için alınır",
+        "turn_seconds": f"Hamle süresi {o.turn_seconds} saniye",
+        "seats": f"{o.seats} kişilik",
+        "wrap": "12-13-1 serisi geçerli" if o.wrap else "13'ten sonra 1 gelmez",
+        "mode": "Katlamalı" if o.mode.value == "FOLDING" else "Düz",
+        "rounds": f"{o.rounds} el",
+        "discard_penalty": "İşler taş atmak +101 ceza" if o.discard_penalty else "İşler taş cezası yok",
+        "stake": f"Giriş {o.stake} jeton; ödül kazananlara eşit bölünür" if o.stake else "Jetonsuz masa",
+        "hand_prize": f"El ödülü {o.hand_prize} jeton: eli bitirene her oyuncudan" if o.hand_prize else "El ödülü yok",
+    }
+    return labels[option]
+
+
+def rule_lines(options: TableOptions) -> list[RuleLine]:
+    """Every option of the table's game with its value and a label, for the lobby card."""
+    names = CLASSIC_OPTIONS if options.game is Game.OKEY else OKEY101_OPTIONS
+    values = options.to_dict()
+    out = []
+    for name in names:
+        v = values[name]
+        value = _onoff(v) if isinstance(v, bool) else str(v)
+        out.append(RuleLine(name, value, _label(name, options)))
+    return out
+
+
+def human_seats(options: TableOptions) -> tuple[int, ...]:
+    """The seats people may take: at a duel table only 0 and 2, bots sit in 1 and 3 [C-SC-8]."""
+    if options.game is Game.OKEY and options.duel:
+        return (0, 2)
+    return tuple(range(options.seat_count))

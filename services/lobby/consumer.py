@@ -1,0 +1,100 @@
+"""Match results from NATS: a durable JetStream consumer of the table events (stream
+OKEY_TABLES, subjects okey.table.>) that pays pots on MatchEnded and 101 hand prizes.
+
+A message is acknowledged only after its effect is committed; the ledger's unique keys
+(``payout:<table>``, ``hand:<table>:<n>``) make a redelivered message a no-op, so the effect
+happens exactly once."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import nats
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+from okeyplatform.logs import get_logger
+from okeyplatform.relay import TABLE_STREAM, ensure_table_stream
+
+from .app import LobbyApp
+
+__all__ = ["MatchConsumer", "handle_event"]
+
+_INTERESTING = (b"MatchEnded", b"HandEnded101")
+
+
+async def handle_event(app: LobbyApp, payload: dict[str, Any]) -> bool:
+    """Apply one published table event; True when it changed something."""
+    event = payload.get("event") or {}
+    table_id = str(payload.get("table_id", ""))
+    kind = event.get("type")
+    if kind == "MatchEnded":
+        return await app.settle_match(table_id, [int(w) for w in event.get("winners", [])], event.get("scores", []))
+    if kind == "HandEnded101" and any(event.get("chips") or ()):
+        return await app.pay_hand_prize(table_id, int(event.get("hand", payload.get("hand", 0))), event["chips"])
+    return False
+
+
+class MatchConsumer:
+    def __init__(self, app: LobbyApp, nats_url: str, durable: str = "lobby", batch: int = 200) -> None:
+        self.app = app
+        self.nats_url = nats_url
+        self.durable = durable
+        self.batch = batch
+        self.applied = 0
+        self.log = get_logger(component="lobby-consumer")
+        self._stop = asyncio.Event()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    async def run(self) -> None:
+        backoff = 0.5
+        while not self._stop.is_set():
+            try:
+                await self._consume()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # NATS down, stream being created, ...: retry
+                self.log.warning("consumer_retry", error=repr(exc), backoff=backoff)
+                try:
+                    await asyncio.wait_for(self._stop.wait(), timeout=backoff)
+                except TimeoutError:
+                    pass
+                backoff = min(backoff * 2, 5.0)
+
+    async def _consume(self) -> None:
+        nc = await nats.connect(self.nats_url, max_reconnect_attempts=-1, reconnect_time_wait=0.5, connect_timeout=2)
+        try:
+            js = nc.jetstream()
+            await ensure_table_stream(js)
+            sub = await js.pull_subscribe(
+                "okey.table.>",
+                durable=self.durable,
+                stream=TABLE_STREAM,
+                config=ConsumerConfig(
+                    durable_name=self.durable,
+                    ack_policy=AckPolicy.EXPLICIT,
+                    deliver_policy=DeliverPolicy.ALL,
+                    ack_wait=30,
+                    max_ack_pending=10_000,
+                ),
+            )
+            while not self._stop.is_set():
+                try:
+                    msgs = await sub.fetch(self.batch, timeout=0.5)
+                except nats.errors.TimeoutError:
+                    continue
+                for msg in msgs:
+                    try:
+                        # Most table events are moves: skip them without parsing.
+                        if any(k in msg.data for k in _INTERESTING) and await handle_event(
+                            self.app, json.loads(msg.data)
+                        ):
+                            self.applied += 1
+                        await msg.ack()
+                    except Exception as exc:
+                        self.log.warning("event_retry", subject=msg.subject, error=repr(exc))
+                        await msg.nak(delay=2.0)
+        finally:
+            await nc.close()

@@ -1,0 +1,158 @@
+"""Wiring of the lobby service: its store, the table service client, the match-result consumer,
+the retry of table starts and the gRPC server."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+from okey.v1 import lobby_service_pb2_grpc as pb_grpc
+from okeycore.options import TableOptions
+from okeyplatform.auth import issue_token
+from okeyplatform.client import TableClient
+from okeyplatform.grpcserver import build_server, error_reason, mark_not_serving, mark_serving
+from okeyplatform.logs import configure_logging, get_logger
+
+from .api import SERVICE_NAME, LobbyServicer
+from .app import LobbyApp, StartFailed
+from .consumer import MatchConsumer
+from .store import LobbyStore
+
+__all__ = ["LobbyService", "GrpcTableStarter", "DEFAULT_ADDR"]
+
+DEFAULT_ADDR = "127.0.0.1:50063"
+DEFAULT_TABLE_ADDR = "127.0.0.1:50061"
+_TRANSIENT = {
+    grpc.StatusCode.UNAVAILABLE,
+    grpc.StatusCode.DEADLINE_EXCEEDED,
+    grpc.StatusCode.RESOURCE_EXHAUSTED,
+    grpc.StatusCode.ABORTED,
+    grpc.StatusCode.CANCELLED,
+}
+
+
+class GrpcTableStarter:
+    """TableService.CreateTable with the lobby's service credential; the table id is the
+    lobby's, so a retry after a lost answer finds the table there (TABLE_EXISTS) and counts
+    as opened."""
+
+    def __init__(self, address: str, token_secret: bytes | None = None) -> None:
+        self.secret = token_secret
+        self.client = TableClient(address, self._token())
+        self._issued = time.monotonic()
+
+    def _token(self) -> str:
+        return issue_token("lobby", "service", ttl_s=3600, secret=self.secret)
+
+    async def create_table(self, table_id: str, options: TableOptions, players: tuple[str, ...]) -> None:
+        if time.monotonic() - self._issued > 1800:
+            self.client.metadata = (("authorization", f"Bearer {self._token()}"),)
+            self._issued = time.monotonic()
+        try:
+            await self.client.create_table(options, players, table_id=table_id)
+        except grpc.aio.AioRpcError as exc:
+            if error_reason(exc) == "TABLE_EXISTS":
+                return
+            raise StartFailed(f"{exc.code().name}: {exc.details()}", permanent=exc.code() not in _TRANSIENT) from None
+
+    async def close(self) -> None:
+        await self.client.close()
+
+
+@dataclass
+class LobbyService:
+    database_url: str
+    nats_url: str
+    address: str = DEFAULT_ADDR
+    table_address: str = DEFAULT_TABLE_ADDR
+    durable: str = "lobby"
+    token_secret: bytes | None = None
+    retry_every_s: float = 2.0
+    store: LobbyStore | None = None
+    app: LobbyApp | None = None
+    consumer: MatchConsumer | None = None
+    port: int = 0
+    _starter: GrpcTableStarter | None = None
+    _tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    _server: Any = None
+    _health: Any = None
+    _stop: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def start(self) -> None:
+        self.store = await LobbyStore.connect(self.database_url, min_size=2, max_size=10)
+        self._starter = GrpcTableStarter(self.table_address, self.token_secret)
+        self.app = LobbyApp(self.store, self._starter, token_secret=self.token_secret)
+        self.consumer = MatchConsumer(self.app, self.nats_url, durable=self.durable)
+        server, health, port = build_server(
+            [(pb_grpc.add_LobbyServiceServicer_to_server, LobbyServicer(self.app, self.token_secret), SERVICE_NAME)],
+            self.address,
+        )
+        self._server, self._health, self.port = server, health, port
+        await server.start()
+        await mark_serving(health, [SERVICE_NAME])
+        self._tasks = [asyncio.create_task(self.consumer.run()), asyncio.create_task(self._retry_starts())]
+        get_logger(component="lobby").info("lobby_service_started", address=self.address, port=port)
+
+    async def _retry_starts(self) -> None:
+        """Tables whose match start on the table service failed for a passing reason."""
+        assert self.app is not None
+        log = get_logger(component="lobby")
+        while not self._stop.is_set():
+            try:
+                await asyncio.wait_for(self._stop.wait(), timeout=self.retry_every_s)
+            except TimeoutError:
+                pass
+            try:
+                await self.app.retry_starting()
+            except Exception as exc:
+                log.warning("retry_starts_failed", error=repr(exc))
+
+    async def stop(self, grace_s: float = 5.0) -> None:
+        if self._health is not None:
+            await mark_not_serving(self._health, [SERVICE_NAME])
+        if self._server is not None:
+            await self._server.stop(grace_s)
+        self._stop.set()
+        if self.consumer:
+            self.consumer.stop()
+        for t in self._tasks:
+            try:
+                await asyncio.wait_for(t, timeout=grace_s)
+            except (TimeoutError, asyncio.CancelledError, Exception):
+                t.cancel()
+        if self._starter:
+            await self._starter.close()
+        if self.store:
+            await self.store.close()
+
+
+async def serve(database_url: str, nats_url: str, address: str, table_address: str) -> None:
+    svc = LobbyService(database_url, nats_url, address, table_address)
+    await svc.start()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    await svc.stop()
+
+
+def main() -> None:
+    configure_logging("lobby")
+    asyncio.run(
+        serve(
+            os.environ["OKEY_DATABASE_URL"],
+            os.environ["OKEY_NATS_URL"],
+            os.environ.get("OKEY_LOBBY_ADDR", DEFAULT_ADDR),
+            os.environ.get("OKEY_TABLE_ADDR", DEFAULT_TABLE_ADDR),
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

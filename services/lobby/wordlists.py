@@ -1,0 +1,193 @@
+"""The house rules' word lists (Salonda herkes misafir): data only, read by moderation.py.
+
+Words are written as players write them, Turkish or English; moderation folds both the lists
+and every message the same way (Turkish lower case, ı/i ş/s ç/c ğ/g ö/o ü/u to ASCII,
+leetspeak, repeated letters, separators), so ``serefsiz`` here also catches ``$3r3fs1zzz``
+and ``Ş.E.R.E.F.S.İ.Z``.
+
+How an entry matches a word of a message:
+
+- ``*_WORD``: the whole word is this form (short words whose letters also begin innocent
+  words: ``pic`` but not ``picnic``, ``bok`` but not ``boks``);
+- ``*_STEM``: the word begins with it (Turkish adds suffixes: ``orospu`` -> ``orospular``);
+  an entry with a space is a phrase, its words in a row (``geri zekal``);
+- ``PROFANITY_INFIX``: anywhere inside a word (only stems no innocent word contains;
+  ``siktir`` is not one: ``eksiktir``);
+- ``PROFANITY_UNFOLDED``: only as written with its Turkish letters, because the ASCII
+  spelling is an innocent word (``göt`` / English ``got``).
+
+``CLEAN_*`` are innocent words written with Turkish letters that fold onto a listed one
+(``sık sık`` "often" folds to ``sik sik``); a word of a message written that way is let through.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "PROFANITY_WORD",
+    "PROFANITY_STEM",
+    "PROFANITY_INFIX",
+    "PROFANITY_UNFOLDED",
+    "INSULT_WORD",
+    "INSULT_STEM",
+    "CLEAN_WORDS",
+    "CLEAN_STEMS",
+    "STAFF_WORDS",
+    "STAFF_TOKENS",
+    "LEET",
+    "SEPARATORS",
+    "HOMOGLYPHS",
+    "ADDRESS_WORDS",
+    "ADDRESS_ABBREVIATIONS",
+    "CONTACT_SOLICITATION",
+    "MAIL_PROVIDERS",
+    "DIGIT_WORDS",
+    "TLDS",
+    "SHORT_TLDS",
+    "LINK_HOSTS",
+    "AD_PHRASES",
+]
+
+# fmt: off
+
+# ------------------------------------------------------------------ küfür (profanity)
+
+PROFANITY_WORD: tuple[str, ...] = (
+    # Turkish
+    "amk", "amq", "aq", "mk", "amina", "oc",
+    "sik", "sike", "sikim", "sikimi", "sikimin", "sikime", "sikin", "sikini", "sikik", "sikikler",
+    "sikiyim", "siktim", "siktin", "sikti",
+    "pic", "pici", "picin", "picler", "piclik", "picligi",
+    "bok", "boku", "boka", "boktan", "boklu", "bokunu", "bokum",
+    "pust", "pustu", "pustlar", "yarak",
+    # English
+    "ass", "arse", "dick", "dicks", "cock", "cocks", "pussy", "pussies", "twat", "twats", "tits",
+    "fag", "fags", "faggot", "faggots", "nigger", "niggers", "nigga", "niggas", "prick", "pricks",
+    "stfu", "wtf", "fck", "fuk", "sht",
+)
+
+PROFANITY_STEM: tuple[str, ...] = (
+    # Turkish
+    "orospu", "siktir", "sikeyim", "sikerim", "siktig", "sikimsonik", "aminak", "amcik",
+    "yarrak", "yarrag", "yaragi", "hassiktir", "kodumun", "kodugumun", "pezevenk", "kahpe",
+    "kaltak", "fahise", "surtuk", "kevase", "kancik", "dalyarak", "tasak", "ibne", "gavat",
+    "yavsak", "ananisik", "anani sik", "bacini sik",
+    # English
+    "fuck", "motherfuck", "shit", "bitch", "asshole", "arsehole", "bastard", "cunt", "whore",
+    "slut", "wank", "dickhead", "cocksuck", "douche", "bullshit", "dumbass", "jackass",
+)
+
+PROFANITY_INFIX: tuple[str, ...] = (
+    "fuck", "orospu", "pezevenk", "yarrak", "sikeyim", "sikerim", "aminakoy",
+)
+
+PROFANITY_UNFOLDED: tuple[str, ...] = (
+    "göt", "götü", "götün", "götüne", "götünü", "göte", "götten", "götüm", "götler", "götveren",
+    "götlek", "oç", "sıç", "sıçayım", "sıçarım", "sıçtı",
+)
+
+# ------------------------------------------------------------------ hakaret (insults)
+
+INSULT_WORD: tuple[str, ...] = (
+    "aptal", "aptalsin", "aptalsiniz", "aptallar", "aptalin", "aptala",
+    "salak", "salaksin", "salaksiniz", "salaklar", "salaga", "salagin", "salaklik",
+    "embesil", "idiot", "idiots", "moron", "morons", "retard", "retards", "stupid", "loser", "losers",
+)
+
+INSULT_STEM: tuple[str, ...] = (
+    "serefsiz", "haysiyetsiz", "namussuz", "gerizekal", "geri zekal", "dangalak", "ahmak",
+    "beyinsiz", "hoduk", "soysuz", "essoglu", "essek oglu", "itoglu", "it oglu", "kopekoglu",
+    "kopek oglu", "dingil", "mal misin", "mal misiniz", "idiotic", "retarded", "imbecile", "cretin",
+)
+
+# ------------------------------------------------------------------ innocent look-alikes
+
+CLEAN_WORDS: frozenset[str] = frozenset({
+    "sık", "sıktı", "sıktım", "sıktın", "sıktık", "sıktınız", "sıktılar", "sıkar", "sıkarım", "sıkın",
+    "sıkma", "sıkmak", "sikke", "sikkeler", "şike",
+})
+CLEAN_STEMS: tuple[str, ...] = ("sıkı", "sıkış", "sıkıl", "sıkça", "sıklık", "sıklaş", "sıkkın", "şike")
+
+# ------------------------------------------------------------------ staff impersonation (display names)
+
+# Anywhere in a name (folded, leetspeak read, separators dropped).
+STAFF_WORDS: tuple[str, ...] = (
+    "admin", "moderator", "moderater", "yonetici", "yonetim", "yetkili", "destek", "support",
+    "sistem", "system", "official", "operator", "gamemaster", "okeyteam", "okeyekibi", "staff",
+)
+# Only as a whole part of a name ("Ali_Mod", "AliMod", but not "Modern").
+STAFF_TOKENS: tuple[str, ...] = ("mod", "gm", "resmi", "ekip", "team", "root", "sysop")
+
+# ------------------------------------------------------------------ letter tricks
+
+# Characters that stand for a letter. '*' may also hide any letter but the first.
+LEET: dict[str, str] = {
+    "a": "@4^", "b": "8", "c": "(<", "e": "3€&", "g": "96", "i": "1!|", "l": "1|",
+    "o": "0°ø", "s": "5$§", "t": "7+", "u": "vµ", "k": "q", "z": "2",
+}
+# What may stand between the letters of one word: "s.i.k.t.i.r", "a-m-k", "f_u_c_k".
+SEPARATORS = ".,-_~'\"`´:;/\\=#?·•"
+
+# Letters of other scripts that look like Latin ones (Cyrillic, Greek).
+HOMOGLYPHS: dict[str, str] = {
+    "а": "a", "в": "b", "е": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c",
+    "т": "t", "у": "y", "х": "x", "і": "i", "ј": "j", "ѕ": "s", "ԛ": "q", "ԁ": "d", "ɡ": "g",
+    "α": "a", "ο": "o", "ι": "i", "κ": "k", "ν": "v", "τ": "t", "ρ": "p", "ε": "e",
+}
+
+# ------------------------------------------------------------------ kişisel bilgi (personal information)
+
+# Words of a street address (folded). An address: one of them next to a house number, or two.
+ADDRESS_WORDS: tuple[str, ...] = (
+    "mahallesi", "mahalle", "sokak", "sokagi", "cadde", "caddesi", "bulvari", "bulvar",
+    "apartmani", "apartman", "daire", "blok", "sitesi", "posta kodu", "street", "avenue", "road",
+    "lane", "boulevard", "apartment",
+)
+# Abbreviations that count only with a dot or a colon after them: "Mah.", "Sk.", "Cad.", "No:5", "D:3".
+ADDRESS_ABBREVIATIONS: tuple[str, ...] = ("mah", "mh", "sok", "sk", "cad", "cd", "blv", "apt", "no", "d")
+
+# Asking for, or offering, a way to reach someone outside the game (folded phrases).
+CONTACT_SOLICITATION: tuple[str, ...] = (
+    "numarani", "numaran ne", "numarami", "numaram", "telefonunu", "telefonun", "telefon numara",
+    "tel no", "cep no", "adresini", "adresin", "adresim", "nerede oturuyorsun", "nerde oturuyosun",
+    "evin nerede", "whatsapp", "watsap", "vatsap", "telegram", "instagram", "insta", "snapchat",
+    "discord", "facebook", "tiktok", "e-posta", "eposta", "mail adres", "mailini", "mailim",
+    "your number", "my number", "phone number", "your address", "my address", "where do you live",
+    "tc kimlik", "kimlik no",
+)
+
+MAIL_PROVIDERS: tuple[str, ...] = (
+    "gmail", "hotmail", "yahoo", "outlook", "yandex", "icloud", "mynet", "protonmail", "msn",
+)
+
+# A phone number read out digit by digit: "sıfır beş üç iki ...".
+DIGIT_WORDS: dict[str, str] = {
+    "sifir": "0", "bir": "1", "iki": "2", "uc": "3", "dort": "4", "bes": "5", "alti": "6",
+    "yedi": "7", "sekiz": "8", "dokuz": "9", "zero": "0", "one": "1", "two": "2", "three": "3",
+    "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9",
+}
+
+# ------------------------------------------------------------------ reklam, bağlantı, satış (ads, links, sales)
+
+# A word, a dot and one of these is a web address ("site.com", "site nokta com").
+TLDS: tuple[str, ...] = (
+    "com", "net", "org", "info", "biz", "xyz", "app", "site", "online", "shop", "store", "link",
+    "club", "bet", "casino", "live", "pro", "top", "win", "vip", "tv", "ly",
+)
+# Too short to tell from a typo after a full stop ("geldim.de"): a link only with a path or
+# after another domain part ("site.com.tr", "x.io/abc").
+SHORT_TLDS: tuple[str, ...] = ("tr", "io", "gg", "me", "co", "de", "uk", "eu", "ru", "us")
+LINK_HOSTS: tuple[str, ...] = ("bit.ly", "t.me", "discord.gg", "wa.me", "tinyurl", "goo.gl", "youtu.be")
+
+# Folded phrases, matched as whole words.
+AD_PHRASES: tuple[str, ...] = (
+    "deneme bonusu", "bedava bonus", "bonus veren", "yatirim bonusu", "bahis sitesi", "bahis",
+    "iddaa", "casino", "kumarhane", "canli bahis", "slot oyna", "freespin", "free spin",
+    "ucuz chip", "ucuz cip", "ucuz jeton", "chip satilir", "cip satilir", "jeton satilir",
+    "chip satisi", "cip satisi", "jeton satisi", "chip satiyorum", "cip satiyorum", "jeton satiyorum",
+    "satilik", "satiyorum", "indirim kodu", "promosyon kodu", "takipci", "abone ol", "abone olun",
+    "kanalima", "linke tikla", "linke tiklayin", "tiklayin", "profilimdeki link", "dm at", "dmden yaz",
+    "buy chips", "cheap chips", "sell chips", "selling chips", "promo code", "discount code",
+    "subscribe to", "follow me", "click here", "visit my",
+)
+
+# fmt: on

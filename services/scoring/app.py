@@ -1,0 +1,207 @@
+"""Scoring use cases: apply table events exactly once, and answer the queries."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from typing import Any
+
+import asyncpg
+from okeyplatform.logs import get_logger
+
+from .projection import Counters, HandRow, MatchRow, Projection, SeatRow, TableAcc, week_of
+from .store import ScoringStore
+
+__all__ = [
+    "Item",
+    "APPLIED",
+    "DUPLICATE",
+    "HELD",
+    "BatchResult",
+    "ScoringApp",
+    "NotFound",
+    "InProgress",
+    "BadRequest",
+    "LeaderboardPage",
+    "LeaderEntry",
+]
+
+APPLIED = "APPLIED"
+DUPLICATE = "DUPLICATE"  # at or below the applied version: already in the projection
+HELD = "HELD"  # ahead of a gap: not applied until the missing versions are
+
+
+class NotFound(Exception):
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+class InProgress(Exception):
+    pass
+
+
+class BadRequest(Exception):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One table event to project: the relay's JSON envelope, or a row of the log."""
+
+    table_id: str
+    version: int
+    recorded_at: datetime
+    event: dict[str, Any]
+
+
+@dataclass(slots=True)
+class BatchResult:
+    outcomes: list[str]  # per item, in the order given
+    versions: dict[str, int]  # each table's applied version afterwards
+    applied: int = 0
+    held: list[int] = field(default_factory=list)  # indexes of the items held back
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderEntry:
+    rank: int
+    player_id: str
+    wins: int
+    matches: int
+    average_score: float
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardPage:
+    entries: list[LeaderEntry]
+    next_page_token: str
+    week_start: date | None
+
+
+_RETRY = (asyncpg.UniqueViolationError, asyncpg.DeadlockDetectedError, asyncpg.SerializationError)
+
+
+def average(total: int, count: int) -> float:
+    return total / count if count else 0.0
+
+
+class ScoringApp:
+    def __init__(self, store: ScoringStore) -> None:
+        self.store = store
+        self.log = get_logger(component="scoring-app")
+
+    # ------------------------------------------------------------ projecting
+
+    async def apply(self, items: Sequence[Item]) -> BatchResult:
+        """Project a batch in one transaction: per table, versions at or below the applied one
+        are duplicates, the next ones are applied, anything past a gap is held back. The applied
+        versions are written with the rows, so a redelivery after a crash changes nothing."""
+        for attempt in range(8):
+            try:
+                async with self.store.pool.acquire() as conn, conn.transaction():
+                    return await self.apply_in(conn, items)
+            except _RETRY as exc:
+                # Another replica applied some of these events first: decide again on its result.
+                self.log.info("apply_retry", attempt=attempt, error=type(exc).__name__)
+        async with self.store.pool.acquire() as conn, conn.transaction():
+            return await self.apply_in(conn, items)
+
+    async def apply_in(self, conn: asyncpg.Connection, items: Sequence[Item], schema: str | None = None) -> BatchResult:
+        """``apply`` inside the caller's transaction (``okey replay`` catches the rebuilt tables
+        up with this in its swap transaction)."""
+        by_table: dict[str, list[int]] = {}
+        for i, it in enumerate(items):
+            by_table.setdefault(it.table_id, []).append(i)
+        tables = await self.store.load_tables(conn, list(by_table), schema)
+        proj = Projection(tables)
+        result = BatchResult([""] * len(items), {})
+        for table_id, idxs in by_table.items():
+            idxs.sort(key=lambda i: items[i].version)
+            for i in idxs:
+                it = items[i]
+                current = proj.version(table_id)
+                if it.version <= current:
+                    result.outcomes[i] = DUPLICATE
+                elif it.version == current + 1:
+                    proj.apply(table_id, it.version, it.recorded_at, it.event)
+                    result.outcomes[i] = APPLIED
+                    result.applied += 1
+                else:
+                    result.outcomes[i] = HELD
+                    result.held.append(i)
+            result.versions[table_id] = proj.version(table_id)
+        if not proj.changes.empty:
+            await self.store.save(conn, proj.changes, schema)
+        return result
+
+    # ------------------------------------------------------------ queries
+
+    async def match_result(self, table_id: str) -> tuple[MatchRow, list[SeatRow]]:
+        got = await self.store.match(table_id)
+        if got is not None:
+            return got
+        if await self.store.table(table_id) is None:
+            raise NotFound("TABLE_NOT_FOUND", f"scoring knows no table {table_id!r}")
+        raise InProgress(f"the match at table {table_id!r} is still being played")
+
+    async def hands(self, table_id: str) -> tuple[TableAcc, list[HandRow]]:
+        table = await self.store.table(table_id)
+        if table is None:
+            raise NotFound("TABLE_NOT_FOUND", f"scoring knows no table {table_id!r}")
+        return table, await self.store.hands(table_id)
+
+    async def player_stats(self, player_id: str, game: str | None) -> list[tuple[str, Counters]]:
+        if not player_id:
+            raise BadRequest("player_id is required")
+        got = await self.store.player(player_id, game)
+        if not got:
+            raise NotFound("PLAYER_NOT_FOUND", f"no finished hand or match of player {player_id!r}")
+        return got
+
+    async def leaderboard(
+        self, game: str, weekly: bool, week: str = "", page_size: int = 20, page_token: str = ""
+    ) -> LeaderboardPage:
+        size = 20 if page_size <= 0 else page_size
+        if size > 100:
+            raise BadRequest("page_size is at most 100")
+        start: date | None = None
+        if weekly:
+            try:
+                day = date.fromisoformat(week) if week else datetime.now(UTC).date()
+            except ValueError:
+                raise BadRequest(f"week must be a date as YYYY-MM-DD, got {week!r}") from None
+            start = week_of(datetime(day.year, day.month, day.day, tzinfo=UTC))
+        after, offset = _read_token(page_token)
+        rows = await self.store.leaderboard(game, start, after, size + 1)
+        more = len(rows) > size
+        rows = rows[:size]
+        entries = [
+            LeaderEntry(offset + i + 1, pid, wins, matches, average(score_sum, matches))
+            for i, (pid, wins, matches, score_sum) in enumerate(rows)
+        ]
+        token = ""
+        if more and rows:
+            last = rows[-1]
+            token = _make_token((last[1], last[2], last[0]), offset + len(rows))
+        return LeaderboardPage(entries, token, start)
+
+
+def _make_token(after: tuple[int, int, str], offset: int) -> str:
+    raw = json.dumps([after[0], after[1], after[2], offset], separators=(",", ":")).encode("utf-8")
+    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+
+
+def _read_token(token: str) -> tuple[tuple[int, int, str] | None, int]:
+    if not token:
+        return None, 0
+    try:
+        wins, matches, player, offset = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+        if not (isinstance(wins, int) and isinstance(matches, int) and isinstance(player, str)):
+            raise ValueError
+        return (wins, matches, player), int(offset)
+    except (ValueError, TypeError):
+        raise BadRequest("page_token is not one this service gave out") from None

@@ -1,0 +1,598 @@
+"""The scoring projections as pure code: table events in, rows out (no I/O, no clock).
+
+The live projector (NATS) and ``okey replay`` (the PostgreSQL log) run this same code, so a
+rebuild equals the live projection. Every number is read from the events (``HandEnded.deltas``,
+``MatchEnded.winners``, ...): scoring never recomputes a rule. Only fields the spectator's
+version of an event keeps are read, so the redacted events on NATS and the private ones in the
+log project identically."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
+from datetime import UTC, date, datetime, timedelta
+from typing import Any, ClassVar
+
+from okeycore.events import TableCreated, event_from_dict
+from okeycore.games import engine_for as engine  # (importing the games registers the 101 events)
+from okeycore.options import Game
+
+__all__ = [
+    "HANDLED",
+    "IGNORED",
+    "FinishKind",
+    "Outcome",
+    "ProjectionError",
+    "UnknownEventType",
+    "TableAcc",
+    "HandRow",
+    "MatchRow",
+    "SeatRow",
+    "Counters",
+    "Changes",
+    "Projection",
+    "week_of",
+]
+
+HANDLED = frozenset(
+    {
+        "TableCreated",
+        "HandStarted",
+        "IndicatorShown",
+        "PenaltyApplied",
+        "HandEnded",
+        "HandEnded101",
+        "HandVoided",
+        "MatchEnded",
+    }
+)
+"""Event types that change a projection."""
+
+IGNORED = frozenset(
+    {
+        "TileDrawn",
+        "TileReturned",
+        "TileDiscarded",
+        "PairsDeclared",
+        "TurnedToOkey",
+        "TurnTimedOut",
+        "AutopilotEnded",
+        "MeldsOpened",
+        "TileAdded",
+        "OkeyTaken",
+    }
+)
+"""Event types known to change no score: they only move the table's applied version. Any type
+in neither set stops the projector (tests/scoring checks every okeycore type is in one)."""
+
+
+class FinishKind:
+    NORMAL = "NORMAL"
+    OKEY = "OKEY"
+    PAIRS = "PAIRS"
+    COLORED = "COLORED"
+    ELDEN = "ELDEN"
+
+
+class Outcome:
+    FINISHED = "FINISHED"
+    DECK_EXHAUSTED = "DECK_EXHAUSTED"
+    VOIDED = "VOIDED"
+
+
+class ProjectionError(Exception):
+    """An event the projection cannot apply (malformed, or out of place): the projector stops.
+    ``table_id`` and ``version`` name the event when known."""
+
+    def __init__(self, message: str, table_id: str | None = None, version: int | None = None) -> None:
+        super().__init__(message)
+        self.table_id = table_id
+        self.version = version
+
+
+class UnknownEventType(ProjectionError):
+    """An event type scoring has never heard of: stopping is safer than guessing it changes nothing."""
+
+    def __init__(self, table_id: str, version: int, event_type: object) -> None:
+        super().__init__(
+            f"unknown event type {event_type!r} at table {table_id!r} version {version}: the scoring "
+            "projector does not know what it means for scores, so it stops instead of skipping it "
+            "(the event stays unacknowledged; run a scoring service that knows this type, then restart)",
+            table_id,
+            version,
+        )
+        self.event_type = event_type
+
+
+def week_of(moment: datetime) -> date:
+    """The Monday (UTC) of the ISO week a moment falls in: the key of the weekly boards."""
+    day = moment.astimezone(UTC).date()
+    return day - timedelta(days=day.weekday())
+
+
+# ------------------------------------------------------------------ rows
+
+
+@dataclass(slots=True)
+class TableAcc:
+    """One table as the projection has folded it; ``version`` is the last event applied
+    (the exactly-once tracking, stored in the same transaction as the rows it produced)."""
+
+    table_id: str
+    version: int
+    game: str
+    options: dict[str, Any]
+    players: list[str]
+    scores: list[int]
+    hand: int
+    hands_recorded: int
+    shows: list[dict[str, Any]]  # indicator shows of the hand being played
+    penalties: list[dict[str, Any]]  # flat penalties of the hand being played
+    created_at: datetime
+    ended_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HandRow:
+    table_id: str
+    seq: int
+    hand: int
+    version: int
+    outcome: str
+    finisher: int
+    finisher_player: str
+    finish_kinds: list[str]
+    final_tile: int
+    multiplier: int
+    deltas: list[int]
+    points: list[int]
+    indicator: list[int]
+    penalties: list[int]
+    total: list[int]
+    scores: list[int]
+    shows: list[dict[str, Any]]
+    penalty_events: list[dict[str, Any]]
+    chips: list[int]
+    ended_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRow:
+    table_id: str
+    game: str
+    version: int
+    hands: int
+    scores: list[int]
+    winners: list[int]
+    players: list[str]
+    pot: int
+    payout: int
+    remainder: int
+    ended_at: datetime
+    week: date
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRow:
+    table_id: str
+    seat: int
+    player_id: str
+    score: int
+    rank: int
+    winner: bool
+    payout: int
+
+
+@dataclass(slots=True)
+class Counters:
+    """A player's stats for one game kind (all time), or one week's match counts."""
+
+    matches: int = 0
+    wins: int = 0
+    score_sum: int = 0
+    chips_won: int = 0
+    hands_played: int = 0
+    hands_won: int = 0
+    won_normal: int = 0
+    won_okey: int = 0
+    won_pairs: int = 0
+    won_colored: int = 0
+    won_elden: int = 0
+    indicator_shows: int = 0
+    penalty_points: int = 0
+
+    def values(self) -> tuple[int, ...]:
+        return tuple(getattr(self, f.name) for f in fields(self))
+
+
+COUNTER_FIELDS = tuple(f.name for f in fields(Counters))
+WEEKLY_FIELDS = ("matches", "wins", "score_sum", "chips_won")
+_WON = {
+    FinishKind.NORMAL: "won_normal",
+    FinishKind.OKEY: "won_okey",
+    FinishKind.PAIRS: "won_pairs",
+    FinishKind.COLORED: "won_colored",
+    FinishKind.ELDEN: "won_elden",
+}
+
+
+@dataclass(slots=True)
+class Changes:
+    """What applying some events produced: the tables touched (their state after) and the new
+    rows; player and weekly counters are increments."""
+
+    tables: dict[str, TableAcc] = field(default_factory=dict)
+    hands: list[HandRow] = field(default_factory=list)
+    matches: list[MatchRow] = field(default_factory=list)
+    seats: list[SeatRow] = field(default_factory=list)
+    players: dict[tuple[str, str], Counters] = field(default_factory=dict)
+    weekly: dict[tuple[date, str, str], Counters] = field(default_factory=dict)
+
+    def player(self, player_id: str, game: str) -> Counters:
+        key = (player_id, game)
+        c = self.players.get(key)
+        if c is None:
+            c = self.players[key] = Counters()
+        return c
+
+    def week(self, week: date, game: str, player_id: str) -> Counters:
+        key = (week, game, player_id)
+        c = self.weekly.get(key)
+        if c is None:
+            c = self.weekly[key] = Counters()
+        return c
+
+    @property
+    def empty(self) -> bool:
+        return not (self.tables or self.hands or self.matches or self.players or self.weekly)
+
+
+# ------------------------------------------------------------------ the projection
+
+
+def _decode(table_id: str, version: int, event: dict[str, Any]) -> Any:
+    try:
+        return event_from_dict(event)
+    except (KeyError, ValueError, TypeError) as exc:
+        raise ProjectionError(
+            f"cannot read the {event.get('type')!r} event at table {table_id!r} version {version}: {exc!r}",
+            table_id,
+            version,
+        ) from None
+
+
+class _Fields:
+    """Attribute access to an event's JSON fields. Only the few fields a handler reads are
+    touched: decoding a whole HandEnded (racks, deck and deal order) would cost more than
+    projecting it."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self._data = data
+
+    def __getattr__(self, name: str) -> Any:
+        return self._data[name]
+
+
+class Projection:
+    """Applies table events, in version order per table, to the tables it holds."""
+
+    _handlers: ClassVar[dict[str, Callable[[Projection, TableAcc, int, datetime, Any], None]]] = {}
+
+    def __init__(self, tables: dict[str, TableAcc] | None = None) -> None:
+        self.tables: dict[str, TableAcc] = tables if tables is not None else {}
+        self.changes = Changes()
+
+    def version(self, table_id: str) -> int:
+        acc = self.tables.get(table_id)
+        return acc.version if acc is not None else 0
+
+    def apply(self, table_id: str, version: int, recorded_at: datetime, event: dict[str, Any]) -> None:
+        """Apply the table's next event (``version`` must be the applied version + 1)."""
+        kind = event.get("type")
+        acc = self.tables.get(table_id)
+        if version != (acc.version if acc else 0) + 1:
+            raise ValueError(f"{table_id}: version {version} is not the next one")
+        if acc is None:
+            if kind != "TableCreated":
+                raise ProjectionError(
+                    f"table {table_id!r} starts with {kind!r} instead of TableCreated", table_id, version
+                )
+            self._table_created(table_id, recorded_at, _decode(table_id, version, event))
+            return
+        if kind in IGNORED:
+            acc.version = version
+            self.changes.tables[table_id] = acc
+            return
+        handler = self._handlers.get(kind)  # type: ignore[arg-type]
+        if handler is None:
+            if kind == "TableCreated":
+                raise ProjectionError(f"table {table_id!r} is created again at version {version}", table_id, version)
+            raise UnknownEventType(table_id, version, kind)
+        try:
+            handler(self, acc, version, recorded_at, _Fields(event))
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise ProjectionError(
+                f"cannot project the {kind!r} event at table {table_id!r} version {version}: {exc!r}",
+                table_id,
+                version,
+            ) from None
+        acc.version = version
+        self.changes.tables[table_id] = acc
+
+    # ---- handlers
+
+    def _table_created(self, table_id: str, at: datetime, ev: TableCreated) -> None:
+        game = ev.options.game
+        start = engine(game).evolve(None, ev)  # the starting scores are okeycore's [C-SC-1]
+        scores = [int(s.score) for s in start.seats]
+        players = list(ev.players)[: len(scores)]
+        players += [""] * (len(scores) - len(players))
+        acc = TableAcc(
+            table_id=table_id,
+            version=1,
+            game=game.value,
+            options=ev.options.to_dict(),
+            players=players,
+            scores=scores,
+            hand=0,
+            hands_recorded=0,
+            shows=[],
+            penalties=[],
+            created_at=at,
+        )
+        self.tables[table_id] = acc
+        self.changes.tables[table_id] = acc
+
+    def _hand_started(self, acc: TableAcc, version: int, at: datetime, ev: Any) -> None:
+        acc.hand = int(ev.hand)
+        acc.shows = []
+        acc.penalties = []
+
+    def _indicator_shown(self, acc: TableAcc, version: int, at: datetime, ev: Any) -> None:
+        deltas = _seats(ev.deltas, len(acc.scores))
+        acc.shows = [*acc.shows, {"seat": _seat(ev.seat, acc), "deltas": deltas}]
+        acc.scores = [s + d for s, d in zip(acc.scores, deltas, strict=True)]  # [C-SC-4] at once
+
+    def _penalty(self, acc: TableAcc, version: int, at: datetime, ev: Any) -> None:
+        seat, points = _seat(ev.seat, acc), int(ev.points)
+        acc.penalties = [*acc.penalties, {"seat": seat, "points": points, "reason": str(ev.reason)}]
+        if acc.game == Game.OKEY.value:
+            # Classic: lost at once [C-SC-6]. 101 penalties reach the total through the hand
+            # end's deltas [O-PEN-1..2].
+            acc.scores = [s - points if i == seat else s for i, s in enumerate(acc.scores)]
+
+    def _sums(self, acc: TableAcc) -> tuple[list[int], list[int]]:
+        n = len(acc.scores)
+        indicator = [0] * n
+        for show in acc.shows:
+            for i, d in enumerate(show["deltas"]):
+                indicator[i] += d
+        penalties = [0] * n
+        for p in acc.penalties:
+            penalties[p["seat"]] += p["points"]
+        return indicator, penalties
+
+    def _hand_ended(self, acc: TableAcc, version: int, at: datetime, ev: Any) -> None:
+        indicator, penalties = self._sums(acc)
+        deltas = _seats(ev.deltas, len(acc.scores))
+        acc.scores = [s + d for s, d in zip(acc.scores, deltas, strict=True)]
+        total = [d + i - p for d, i, p in zip(deltas, indicator, penalties, strict=True)]
+        finished = ev.reason == Outcome.FINISHED
+        kinds = []
+        if finished:
+            flags = ((ev.okey_finish, FinishKind.OKEY), (ev.pairs_finish, FinishKind.PAIRS))
+            kinds = [k for on, k in (*flags, (ev.colored_finish, FinishKind.COLORED)) if on] or [FinishKind.NORMAL]
+        self._hand_row(
+            acc,
+            version,
+            at,
+            int(ev.hand),
+            ev.reason,
+            _seat(ev.finisher, acc) if finished else -1,
+            kinds,
+            int(ev.final_tile),
+            int(ev.multiplier),
+            deltas,
+            [],
+            indicator,
+            penalties,
+            total,
+            [],
+        )
+
+    def _hand_ended_101(self, acc: TableAcc, version: int, at: datetime, ev: Any) -> None:
+        n = len(acc.scores)
+        deltas = _seats(ev.deltas, n)
+        acc.scores = _seats(ev.totals, n)
+        finished = ev.reason == Outcome.FINISHED
+        kinds = []
+        if finished:
+            flags = (
+                (ev.okey_finish, FinishKind.OKEY),
+                (ev.pair_finish, FinishKind.PAIRS),
+                (ev.elden, FinishKind.ELDEN),
+            )
+            kinds = [k for on, k in flags if on] or [FinishKind.NORMAL]
+        self._hand_row(
+            acc,
+            version,
+            at,
+            int(ev.hand),
+            ev.reason,
+            _seat(ev.finisher, acc) if finished else -1,
+            kinds,
+            int(ev.final_tile),
+            int(ev.multiplier),
+            deltas,
+            _seats(ev.points, n),
+            [0] * n,
+            _seats(ev.penalties, n),
+            deltas,
+            _seats(ev.chips, n),
+        )
+
+    def _hand_voided(self, acc: TableAcc, version: int, at: datetime, ev: Any) -> None:
+        n = len(acc.scores)
+        zeros = [0] * n
+        self._hand_row(
+            acc,
+            version,
+            at,
+            int(ev.hand),
+            Outcome.VOIDED,
+            -1,
+            [],
+            -1,
+            0,
+            zeros,
+            [],
+            zeros,
+            _seats(ev.penalties, n),
+            zeros,
+            [],
+        )
+
+    def _hand_row(
+        self,
+        acc: TableAcc,
+        version: int,
+        at: datetime,
+        hand: int,
+        outcome: str,
+        finisher: int,
+        kinds: list[str],
+        final_tile: int,
+        multiplier: int,
+        deltas: list[int],
+        points: list[int],
+        indicator: list[int],
+        penalties: list[int],
+        total: list[int],
+        chips: list[int],
+    ) -> None:
+        acc.hands_recorded += 1
+        row = HandRow(
+            table_id=acc.table_id,
+            seq=acc.hands_recorded,
+            hand=hand,
+            version=version,
+            outcome=outcome,
+            finisher=finisher,
+            finisher_player=acc.players[finisher] if finisher >= 0 else "",
+            finish_kinds=kinds,
+            final_tile=final_tile if finisher >= 0 else -1,
+            multiplier=multiplier,
+            deltas=deltas,
+            points=points,
+            indicator=indicator,
+            penalties=penalties,
+            total=total,
+            scores=list(acc.scores),
+            shows=acc.shows,
+            penalty_events=acc.penalties,
+            chips=chips,
+            ended_at=at,
+        )
+        self.changes.hands.append(row)
+        if outcome != Outcome.VOIDED:
+            for seat, player in enumerate(acc.players):
+                if not player:
+                    continue  # bots get no stats
+                c = self.changes.player(player, acc.game)
+                c.hands_played += 1
+                if seat == finisher:
+                    c.hands_won += 1
+                    for k in kinds:
+                        setattr(c, _WON[k], getattr(c, _WON[k]) + 1)
+            for show in acc.shows:
+                if acc.players[show["seat"]]:
+                    self.changes.player(acc.players[show["seat"]], acc.game).indicator_shows += 1
+            for p in acc.penalties:
+                if acc.players[p["seat"]]:
+                    self.changes.player(acc.players[p["seat"]], acc.game).penalty_points += p["points"]
+        acc.shows = []
+        acc.penalties = []
+
+    def _match_ended(self, acc: TableAcc, version: int, at: datetime, ev: Any) -> None:
+        scores = _seats(ev.scores, len(acc.scores))
+        winners = sorted(_seat(w, acc) for w in ev.winners)
+        pot, payout, remainder = int(ev.pot), int(ev.payout), int(ev.remainder)
+        acc.scores = scores
+        acc.ended_at = at
+        week = week_of(at)
+        self.changes.matches.append(
+            MatchRow(
+                table_id=acc.table_id,
+                game=acc.game,
+                version=version,
+                hands=acc.hands_recorded,
+                scores=scores,
+                winners=winners,
+                players=list(acc.players),
+                pot=pot,
+                payout=payout,
+                remainder=remainder,
+                ended_at=at,
+                week=week,
+            )
+        )
+        ranks = _ranks(acc, scores, winners)
+        for seat, player in enumerate(acc.players):
+            won = seat in winners
+            paid = payout if won else 0
+            self.changes.seats.append(SeatRow(acc.table_id, seat, player, scores[seat], ranks[seat], won, paid))
+            if not player:
+                continue  # bots get no stats
+            for c in (self.changes.player(player, acc.game), self.changes.week(week, acc.game, player)):
+                c.matches += 1
+                c.score_sum += scores[seat]
+                if won:
+                    c.wins += 1  # each co-winner gets a win [C-SC-7]
+                    c.chips_won += paid
+
+
+def _seats(values: Any, n: int) -> list[int]:
+    """A per-seat list of whole numbers, one per seat."""
+    out = [int(v) for v in values]
+    if len(out) != n:
+        raise ValueError(f"{n} seats, {len(out)} values")
+    return out
+
+
+def _seat(value: Any, acc: TableAcc) -> int:
+    seat = int(value)
+    if not 0 <= seat < len(acc.scores):
+        raise ValueError(f"no seat {seat}")
+    return seat
+
+
+Projection._handlers = {
+    "HandStarted": Projection._hand_started,
+    "IndicatorShown": Projection._indicator_shown,
+    "PenaltyApplied": Projection._penalty,
+    "HandEnded": Projection._hand_ended,
+    "HandEnded101": Projection._hand_ended_101,
+    "HandVoided": Projection._hand_voided,
+    "MatchEnded": Projection._match_ended,
+}
+
+
+def _ranks(acc: TableAcc, scores: list[int], winners: list[int]) -> list[int]:
+    """Winners (from the event) rank 1; the others by score in the game's direction (classic:
+    more points left is better, by team at a partners table; 101: fewer penalty points)."""
+    n = len(scores)
+    if acc.game == Game.OKEY.value and acc.options.get("partners") and n == 4:
+        key = [scores[s] + scores[(s + 2) % 4] for s in range(n)]
+    else:
+        key = list(scores)
+    if acc.game != Game.OKEY.value:
+        key = [-k for k in key]
+    out = []
+    for s in range(n):
+        if s in winners:
+            out.append(1)
+        else:
+            out.append(max(2, 1 + len({k for k in key if k > key[s]})))
+    return out

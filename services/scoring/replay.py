@@ -1,0 +1,450 @@
+"""``okey replay``: rebuild every scoring projection from the PostgreSQL event log into fresh
+tables and swap them in; with ``--verify``, first re-run okeycore over every stream and fail
+loudly when a recorded result differs from what okeycore decides.
+
+The rebuild runs the live projector's own code (``projection.Projection``) over the log in its
+global order, writes the result with COPY into the schema ``okey_scoring_rebuild``, then, in one
+transaction that locks the live tables: catches the new tables up with whatever the log (and
+the live projector) got meanwhile, counts the rows that differ from the live tables, and moves
+the new tables over the old ones. Readers see the old projection or the new, never a mix."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from okeycore.commands import Command, Discard, Finish, Pass, ShowIndicator
+from okeycore.errors import RuleViolation
+from okeycore.events import (
+    Event,
+    HandEnded,
+    HandEndReason,
+    IndicatorShown,
+    MatchEnded,
+    PenaltyApplied,
+    TableCreated,
+    TileDiscarded,
+    event_from_dict,
+)
+from okeycore.games import Engine
+from okeycore.games import engine_for as engine
+from okeycore.options import Game
+from okeyplatform.eventstore import START, GlobalPosition, PostgresEventStore, StoredEvent
+
+from .app import Item, ScoringApp
+from .projection import Projection, ProjectionError
+from .store import REBUILD_SCHEMA, ScoringStore
+
+__all__ = ["ReplayReport", "LogVerifier", "replay", "run_replay"]
+
+
+# ------------------------------------------------------------------ verification with okeycore
+
+
+def _norm(e: Event) -> Event:
+    """Deadlines come from the caller's clock, not from the rules: left out of comparisons."""
+    if hasattr(e, "deadline_ms"):
+        return replace(e, **{"deadline_ms": 0})
+    return e
+
+
+def _difference(recorded: Event, decided: Event) -> str:
+    if recorded.type != decided.type:
+        return f"recorded {recorded.type}, okeycore decides {decided.type}"
+    for f in fields(recorded):
+        a, b = getattr(recorded, f.name), getattr(decided, f.name)
+        if a != b:
+            return f"{recorded.type}.{f.name}: recorded {a!r}, okeycore decides {b!r}"
+    return f"{recorded.type} differs"
+
+
+@dataclass
+class _Stream:
+    engine: Engine
+    state: Any = None
+    recent: deque[tuple[Event, Any]] = field(default_factory=lambda: deque(maxlen=8))
+    expect: list[tuple[Event, str]] = field(default_factory=list)
+    over: bool = False
+    broken: bool = False
+
+
+class LogVerifier:
+    """Folds every stream with okeycore and re-decides the command behind each recorded result:
+    ``Finish`` for a finish, the ``Discard`` that emptied the deck or ended a 101 hand (and any
+    discard that cost a penalty), ``Pass`` for a declined last chance, ``ShowIndicator``, and the
+    opening that voided a 101 hand. The events okeycore decides must equal the recorded ones
+    (deadlines aside), ``MatchEnded`` included."""
+
+    def __init__(self, max_problems: int = 50) -> None:
+        self.streams: dict[str, _Stream] = {}
+        self.problems: list[str] = []
+        self.max_problems = max_problems
+        self.checked = {"hand ends": 0, "match ends": 0, "indicator shows": 0, "penalties": 0}
+        self.events = 0
+
+    def _problem(self, table_id: str, version: int, text: str) -> None:
+        if len(self.problems) < self.max_problems:
+            self.problems.append(f"table {table_id} version {version}: {text}")
+        elif len(self.problems) == self.max_problems:
+            self.problems.append("... (more problems not shown)")
+
+    def feed(self, table_id: str, version: int, data: dict[str, Any]) -> None:
+        self.events += 1
+        st = self.streams.get(table_id)
+        if st is not None and st.broken:
+            return
+        try:
+            ev = event_from_dict(data)
+        except (KeyError, ValueError, TypeError) as exc:
+            self._problem(table_id, version, f"okeycore cannot read the {data.get('type')!r} event: {exc!r}")
+            if st is not None:
+                st.broken = True
+            return
+        if st is None:
+            if not isinstance(ev, TableCreated):
+                self._problem(table_id, version, f"the stream starts with {ev.type}, not TableCreated")
+                self.streams[table_id] = _Stream(engine(Game.OKEY), broken=True)
+                return
+            st = self.streams[table_id] = _Stream(engine(ev.options.game))
+        if st.over:
+            self._problem(table_id, version, f"a {ev.type} event after the match ended")
+            st.broken = True
+            return
+        before = st.state
+        if st.expect:
+            want, why = st.expect.pop(0)
+            if _norm(want) != _norm(ev):
+                self._problem(table_id, version, f"{why}: {_difference(ev, want)}")
+        else:
+            self._check(st, table_id, version, ev, before)
+        try:
+            st.state = st.engine.evolve(before, ev)
+        except Exception as exc:  # a log okeycore cannot fold is as wrong as a wrong score
+            self._problem(table_id, version, f"okeycore cannot apply the {ev.type} event: {exc!r}")
+            st.broken = True
+            return
+        st.recent.append((ev, before))
+        if isinstance(ev, MatchEnded):
+            st.over = True
+            st.state = None
+            st.recent.clear()
+
+    def _check(self, st: _Stream, table_id: str, version: int, ev: Event, before: Any) -> None:
+        if isinstance(ev, IndicatorShown):
+            self.checked["indicator shows"] += 1
+            self._group(st, table_id, version, ev, 0, ShowIndicator(seat=ev.seat), "showing the indicator")
+        elif isinstance(ev, HandEnded) and ev.reason is HandEndReason.FINISHED:
+            self.checked["hand ends"] += 1
+            cmd: Command = Finish(seat=ev.finisher, tile=ev.final_tile, arrangement=ev.arrangement)
+            self._group(st, table_id, version, ev, 0, cmd, f"seat {ev.finisher}'s finish")
+        elif ev.type in ("HandEnded", "HandEnded101"):
+            self.checked["hand ends"] += 1
+            back = self._discard_back(st)
+            if back is not None:
+                seat, tile, k = back
+                self._group(st, table_id, version, ev, k, Discard(seat=seat, tile=tile), f"seat {seat}'s last discard")
+            elif isinstance(ev, HandEnded) and before is not None:
+                self._group(st, table_id, version, ev, 0, Pass(seat=before.turn), "the declined last chance")
+            else:
+                self._problem(table_id, version, f"no discard before {ev.type}: cannot tell which move ended the hand")
+        elif ev.type == "HandVoided":
+            self.checked["hand ends"] += 1
+            prev = st.recent[-1][0] if st.recent else None
+            if prev is None or prev.type != "MeldsOpened":
+                self._problem(table_id, version, "HandVoided does not follow an opening [O-PEN-4]")
+                return
+            from okeycore.okey101 import OpenMelds
+
+            m: Any = prev
+            cmd = OpenMelds(seat=m.seat, melds=tuple(x.tiles for x in m.melds), kinds=tuple(x.kind for x in m.melds))
+            self._group(st, table_id, version, ev, 1, cmd, f"seat {m.seat}'s opening")
+        elif isinstance(ev, PenaltyApplied) and ev.reason == "INVALID_FINISH":
+            # The attempt's tile is not recorded: any tile whose finish okeycore refuses will do.
+            self.checked["penalties"] += 1
+            rack = before.seats[ev.seat].rack if before is not None and 0 <= ev.seat < len(before.seats) else ()
+            for tile in rack:
+                if st.engine.decide(before, Finish(seat=ev.seat, tile=tile)) == [ev]:
+                    return
+            self._problem(table_id, version, f"okeycore gives seat {ev.seat} no INVALID_FINISH penalty here")
+        elif isinstance(ev, PenaltyApplied):
+            self.checked["penalties"] += 1
+            back = self._discard_back(st, any_discard=True)
+            if back is None:
+                self._problem(table_id, version, f"penalty {ev.reason} without the discard that caused it")
+                return
+            seat, tile, k = back
+            self._group(st, table_id, version, ev, k, Discard(seat=seat, tile=tile), f"seat {seat}'s discard")
+        elif isinstance(ev, MatchEnded):
+            self._problem(table_id, version, "a MatchEnded okeycore does not decide: the match should go on")
+
+    def _discard_back(self, st: _Stream, any_discard: bool = False) -> tuple[int, int, int] | None:
+        """The discard just before (skipping penalties): (seat, tile, events back to it)."""
+        k = 0
+        for ev, _ in reversed(st.recent):
+            k += 1
+            if isinstance(ev, PenaltyApplied):
+                continue
+            if isinstance(ev, TileDiscarded) and (any_discard or ev.next_seat < 0):
+                return ev.seat, ev.tile, k
+            return None
+        return None
+
+    def _group(self, st: _Stream, table_id: str, version: int, ev: Event, back: int, cmd: Command, why: str) -> None:
+        """Re-decide ``cmd`` on the state ``back`` events ago; the recorded events since then
+        and ``ev`` must be what it decides; what it decides beyond is expected next."""
+        if back:
+            recent = list(st.recent)[-back:]
+            state0 = recent[0][1]
+            recorded = [e for e, _ in recent] + [ev]
+        else:
+            state0 = st.state
+            recorded = [ev]
+        got = st.engine.decide(state0, cmd)
+        if isinstance(got, RuleViolation):
+            self._problem(table_id, version, f"okeycore refuses {why}: {got.code}: {got.message}")
+            return
+        for r, d in zip(recorded, got, strict=False):
+            if _norm(r) != _norm(d):
+                self._problem(table_id, version, f"{why}: {_difference(r, d)}")
+                return
+        if len(got) < len(recorded):
+            self._problem(table_id, version, f"{why}: the log has a {ev.type} okeycore does not decide")
+            return
+        st.expect = [(d, why) for d in got[len(recorded) :]]
+        self.checked["match ends"] += sum(1 for d in got if isinstance(d, MatchEnded))
+
+    def finish(self) -> list[str]:
+        for table_id, st in self.streams.items():
+            if st.expect and not st.broken:
+                missing = ", ".join(e.type for e, _ in st.expect)
+                self._problem(table_id, -1, f"okeycore decides {missing} after {st.expect[0][1]}, the log ends before")
+        return self.problems
+
+
+# ------------------------------------------------------------------ the rebuild
+
+
+@dataclass
+class ReplayReport:
+    events: int = 0
+    tables: int = 0
+    rows: dict[str, int] = field(default_factory=dict)
+    read_s: float = 0.0
+    write_s: float = 0.0
+    swap_s: float = 0.0
+    caught_up: int = 0
+    diff: dict[str, int] = field(default_factory=dict)
+    live_behind: int = 0  # events the log has that the live projection had not applied yet
+    swapped: bool = False
+    verify_problems: list[str] = field(default_factory=list)
+    verified: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def seconds(self) -> float:
+        return self.read_s + self.write_s + self.swap_s
+
+    @property
+    def rate(self) -> float:
+        return self.events / self.seconds if self.seconds else 0.0
+
+
+def _item(e: StoredEvent) -> Item:
+    return Item(e.stream_id, e.version, e.recorded_at, {"type": e.type, **e.data})
+
+
+REPLAY_LOCK = 0x5C_0E_12_EB  # pg_advisory_lock key: one rebuild at a time
+
+
+async def replay(
+    events: PostgresEventStore,
+    scoring: ScoringStore,
+    verify: bool = False,
+    swap: bool = True,
+    page: int = 5000,
+    progress: Callable[[int, int, float], None] | None = None,
+) -> ReplayReport:
+    """Rebuild (and with ``verify`` check) from the log; swap the result in when ``swap`` and
+    verification found nothing wrong. Raises ProjectionError when the log cannot be projected
+    or another rebuild is running."""
+    async with scoring.pool.acquire() as conn:
+        if not await conn.fetchval("SELECT pg_try_advisory_lock($1)", REPLAY_LOCK):
+            raise ProjectionError("another okey replay is rebuilding the scoring tables right now; try again later")
+        try:
+            return await _replay(conn, events, scoring, verify, swap, page, progress)
+        finally:
+            await conn.execute("SELECT pg_advisory_unlock($1)", REPLAY_LOCK)
+
+
+async def _replay(
+    conn: Any,
+    events: PostgresEventStore,
+    scoring: ScoringStore,
+    verify: bool,
+    swap: bool,
+    page: int,
+    progress: Callable[[int, int, float], None] | None,
+) -> ReplayReport:
+    report = ReplayReport()
+    proj = Projection()
+    verifier = LogVerifier() if verify else None
+    cursor: GlobalPosition = START
+    t0 = time.perf_counter()
+    last_tick = t0
+    pending = asyncio.create_task(events.read_all(cursor, page))
+    try:
+        while True:
+            batch = await pending
+            if not batch:
+                break
+            cursor = batch[-1].global_position
+            pending = asyncio.create_task(events.read_all(cursor, page))  # the next page loads meanwhile
+            apply = proj.apply
+            for e in batch:
+                data = {"type": e.type, **e.data}
+                try:
+                    apply(e.stream_id, e.version, e.recorded_at, data)
+                except ValueError as exc:
+                    raise ProjectionError(f"the log is not gap-free: {exc}") from None
+                if verifier is not None:
+                    verifier.feed(e.stream_id, e.version, data)
+            report.events += len(batch)
+            now = time.perf_counter()
+            if progress is not None and now - last_tick >= 0.5:
+                last_tick = now
+                progress(report.events, len(proj.tables), now - t0)
+    finally:
+        pending.cancel()
+    report.read_s = time.perf_counter() - t0
+    report.tables = len(proj.tables)
+    if progress is not None:
+        progress(report.events, report.tables, report.read_s)
+    if verifier is not None:
+        report.verify_problems = verifier.finish()
+        report.verified = dict(verifier.checked)
+        if report.verify_problems:
+            return report  # the log disagrees with okeycore: keep the live projection as it is
+
+    t1 = time.perf_counter()
+    async with conn.transaction():
+        await scoring.prepare_rebuild(conn)
+        report.rows = await scoring.copy_all(conn, proj.tables, proj.changes, REBUILD_SCHEMA)
+    report.write_s = time.perf_counter() - t1
+
+    t2 = time.perf_counter()
+    app = ScoringApp(scoring)
+    try:
+        async with conn.transaction():
+            await scoring.lock_live(conn)
+            # Catch up: the log written while we rebuilt, then anything the live projector
+            # applied that the log reader had not reached (it cannot pass a late commit).
+            while True:
+                more = await events.read_all(cursor, page)
+                if not more:
+                    break
+                cursor = more[-1].global_position
+                got = await app.apply_in(conn, [_item(e) for e in more], REBUILD_SCHEMA)
+                report.caught_up += got.applied
+                report.events += len(more)
+            live = await scoring.versions(conn)
+            rebuilt = await scoring.versions(conn, REBUILD_SCHEMA)
+            for table_id, v in sorted(live.items()):
+                have = rebuilt.get(table_id, 0)
+                if v > have:
+                    missing = await events.read_stream(table_id, after_version=have, limit=v - have)
+                    got = await app.apply_in(conn, [_item(e) for e in missing], REBUILD_SCHEMA)
+                    report.caught_up += got.applied
+            rebuilt = await scoring.versions(conn, REBUILD_SCHEMA)
+            report.live_behind = sum(max(0, v - live.get(t, 0)) for t, v in rebuilt.items())
+            report.tables = len(rebuilt)
+            report.diff = await scoring.diff(conn)
+            if swap:
+                await scoring.swap(conn)
+                report.swapped = True
+    finally:
+        if not report.swapped:
+            await scoring.drop_rebuild(conn)
+    report.swap_s = time.perf_counter() - t2
+    return report
+
+
+# ------------------------------------------------------------------ the command
+
+
+def _progress_printer() -> Callable[[int, int, float], None]:
+    tty = sys.stderr.isatty()
+
+    def show(n: int, tables: int, seconds: float) -> None:
+        rate = n / seconds if seconds else 0.0
+        line = f"  read {n:,} events, {tables:,} tables, {rate:,.0f} events/s"
+        sys.stderr.write(("\r" + line + "   ") if tty else line + "\n")
+        sys.stderr.flush()
+
+    return show
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    url = args.database_url or os.environ.get("OKEY_DATABASE_URL")
+    if not url:
+        print("okey replay: set OKEY_DATABASE_URL or pass --database-url", file=sys.stderr)
+        return 2
+    scoring_url = args.scoring_database_url or os.environ.get("OKEY_SCORING_DATABASE_URL") or url
+    return asyncio.run(_run(url, scoring_url, args.verify, not args.no_swap, args.page))
+
+
+async def _run(url: str, scoring_url: str, verify: bool, swap: bool, page: int) -> int:
+    out = sys.stdout
+    out.write(f"okey replay: reading the event log{' and verifying every stream with okeycore' if verify else ''}\n")
+    out.flush()
+    events = await PostgresEventStore.connect(url, min_size=1, max_size=3)
+    scoring = await ScoringStore.connect(scoring_url, min_size=1, max_size=2)
+    try:
+        try:
+            report = await replay(events, scoring, verify=verify, swap=swap, page=page, progress=_progress_printer())
+        except ProjectionError as exc:
+            if sys.stderr.isatty():
+                sys.stderr.write("\n")
+            print(f"okey replay: FAILED: {exc}", file=sys.stderr)
+            return 1
+    finally:
+        await events.close()
+        await scoring.close()
+    if sys.stderr.isatty():
+        sys.stderr.write("\n")
+    return _summary(report, verify, swap)
+
+
+def _summary(r: ReplayReport, verify: bool, swap: bool) -> int:
+    out = sys.stdout
+    out.write(f"  events     {r.events:,} in {r.tables:,} tables, read and projected in {r.read_s:.1f} s\n")
+    if verify:
+        checked = ", ".join(f"{n:,} {k}" for k, n in r.verified.items())
+        if r.verify_problems:
+            out.write(f"  verify     FAILED: okeycore disagrees with the log ({checked} checked)\n")
+            for p in r.verify_problems:
+                out.write(f"    {p}\n")
+            out.write("okey replay: FAILED: the recorded results above differ from okeycore; nothing was swapped\n")
+            out.flush()
+            print("okey replay: verification FAILED (see above)", file=sys.stderr)
+            return 1
+        out.write(f"  verify     OK: okeycore re-decided {checked}: every recorded result matches\n")
+    rows = ", ".join(f"{n:,} {k.removeprefix('scoring_')}" for k, n in r.rows.items())
+    out.write(f"  rebuilt    {rows} (COPY in {r.write_s:.1f} s)\n")
+    differ = sum(r.diff.values())
+    if differ == 0:
+        out.write("  compared   the rebuilt projection equals the live one\n")
+    else:
+        detail = ", ".join(f"{k.removeprefix('scoring_')} {n}" for k, n in r.diff.items() if n)
+        lag = f"; the live projection was {r.live_behind:,} events behind the log" if r.live_behind else ""
+        out.write(f"  compared   {differ:,} rows differ from the live projection ({detail}){lag}\n")
+    if r.caught_up:
+        out.write(f"  caught up  {r.caught_up:,} events written while rebuilding\n")
+    done = "swapped in" if r.swapped else "not swapped (--no-swap): the live projection is unchanged"
+    out.write(f"okey replay: {done}; {r.events:,} events in {r.seconds:.1f} s ({r.rate:,.0f} events/s)\n")
+    return 0

@@ -1,0 +1,386 @@
+"""The scoring service's own tables (prefix ``scoring_``): schema, exactly-once writes, the
+queries behind the API, and the fresh tables ``okey replay`` builds and swaps in."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+from datetime import date
+from typing import Any
+
+import asyncpg
+from okeyplatform.eventstore import migrate
+
+from .projection import COUNTER_FIELDS, WEEKLY_FIELDS, Changes, Counters, HandRow, MatchRow, SeatRow, TableAcc
+
+__all__ = [
+    "ScoringStore",
+    "TABLES",
+    "REBUILD_SCHEMA",
+    "schema_sql",
+    "MIGRATIONS",
+    "LeaderRow",
+    "migrate_schema",
+]
+
+REBUILD_SCHEMA = "okey_scoring_rebuild"
+"""Where ``okey replay`` builds the fresh tables before moving them over the live ones."""
+
+TABLES = (
+    "scoring_tables",
+    "scoring_hands",
+    "scoring_matches",
+    "scoring_match_seats",
+    "scoring_players",
+    "scoring_weekly",
+)
+"""Every table of the service, in the order writers lock them (scoring_tables first)."""
+
+_COUNTERS_DDL = ",\n".join(f"        {name} BIGINT NOT NULL DEFAULT 0" for name in COUNTER_FIELDS)
+_WEEKLY_DDL = ",\n".join(f"        {name} BIGINT NOT NULL DEFAULT 0" for name in WEEKLY_FIELDS)
+
+
+def schema_sql(schema: str | None = None) -> str:
+    """The current DDL of every table, in ``schema`` (default: the connection's current schema).
+    A later migration must also change this text, so a rebuild makes the latest shape."""
+    p = f'"{schema}".' if schema else ""
+    return f"""
+    -- One row per table: what the projection has folded, and the last event version applied
+    -- (written in the same transaction as the rows that event produced: exactly-once effect).
+    CREATE TABLE {p}scoring_tables (
+        table_id       TEXT PRIMARY KEY,
+        version        INT NOT NULL,
+        game           TEXT NOT NULL,
+        options        JSONB NOT NULL,
+        players        TEXT[] NOT NULL,
+        scores         INT[] NOT NULL,
+        hand           INT NOT NULL,
+        hands_recorded INT NOT NULL,
+        shows          JSONB NOT NULL,
+        penalties      JSONB NOT NULL,
+        created_at     TIMESTAMPTZ NOT NULL,
+        ended_at       TIMESTAMPTZ
+    );
+    CREATE TABLE {p}scoring_hands (
+        table_id        TEXT NOT NULL,
+        seq             INT NOT NULL,
+        hand            INT NOT NULL,
+        version         INT NOT NULL,
+        outcome         TEXT NOT NULL,
+        finisher        INT NOT NULL,
+        finisher_player TEXT NOT NULL,
+        finish_kinds    TEXT[] NOT NULL,
+        final_tile      INT NOT NULL,
+        multiplier      INT NOT NULL,
+        deltas          INT[] NOT NULL,
+        points          INT[] NOT NULL,
+        indicator       INT[] NOT NULL,
+        penalties       INT[] NOT NULL,
+        total           INT[] NOT NULL,
+        scores          INT[] NOT NULL,
+        shows           JSONB NOT NULL,
+        penalty_events  JSONB NOT NULL,
+        chips           BIGINT[] NOT NULL,
+        ended_at        TIMESTAMPTZ NOT NULL,
+        PRIMARY KEY (table_id, seq)
+    );
+    CREATE TABLE {p}scoring_matches (
+        table_id  TEXT PRIMARY KEY,
+        game      TEXT NOT NULL,
+        version   INT NOT NULL,
+        hands     INT NOT NULL,
+        scores    INT[] NOT NULL,
+        winners   INT[] NOT NULL,
+        players   TEXT[] NOT NULL,
+        pot       BIGINT NOT NULL,
+        payout    BIGINT NOT NULL,
+        remainder BIGINT NOT NULL,
+        ended_at  TIMESTAMPTZ NOT NULL,
+        week      DATE NOT NULL
+    );
+    CREATE TABLE {p}scoring_match_seats (
+        table_id  TEXT NOT NULL,
+        seat      INT NOT NULL,
+        player_id TEXT NOT NULL,
+        score     INT NOT NULL,
+        rank      INT NOT NULL,
+        winner    BOOLEAN NOT NULL,
+        payout    BIGINT NOT NULL,
+        PRIMARY KEY (table_id, seat)
+    );
+    CREATE INDEX scoring_match_seats_player ON {p}scoring_match_seats (player_id) WHERE player_id <> '';
+    CREATE TABLE {p}scoring_players (
+        player_id TEXT NOT NULL,
+        game      TEXT NOT NULL,
+{_COUNTERS_DDL},
+        PRIMARY KEY (player_id, game)
+    );
+    CREATE INDEX scoring_players_board ON {p}scoring_players (game, wins DESC, matches, player_id);
+    CREATE TABLE {p}scoring_weekly (
+        week      DATE NOT NULL,
+        game      TEXT NOT NULL,
+        player_id TEXT NOT NULL,
+{_WEEKLY_DDL},
+        PRIMARY KEY (week, game, player_id)
+    );
+    CREATE INDEX scoring_weekly_board ON {p}scoring_weekly (week, game, wins DESC, matches, player_id);
+    """
+
+
+MIGRATIONS: list[tuple[int, str]] = [(1, schema_sql())]
+SCOPE = "scoring"
+
+TABLE_COLS = tuple(f.name for f in fields(TableAcc))
+HAND_COLS = tuple(f.name for f in fields(HandRow))
+MATCH_COLS = tuple(f.name for f in fields(MatchRow))
+SEAT_COLS = tuple(f.name for f in fields(SeatRow))
+PLAYER_COLS = ("player_id", "game", *COUNTER_FIELDS)
+WEEKLY_COLS = ("week", "game", "player_id", *WEEKLY_FIELDS)
+
+
+async def migrate_schema(conn: asyncpg.Connection) -> str:
+    """The scoring tables' migrations (``okey migrate``; the service also applies them at start)."""
+    applied = await migrate(conn, MIGRATIONS, scope=SCOPE)
+    return f"{len(applied)} applied"
+
+
+LeaderRow = tuple[str, int, int, int]
+"""(player_id, wins, matches, score_sum)"""
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+def _jsonb_out(value: Any) -> bytes:
+    return b"\x01" + _dumps(value).encode("utf-8")  # jsonb's binary format: version 1, then the text
+
+
+def _jsonb_in(data: bytes) -> Any:
+    return json.loads(data[1:])
+
+
+async def _init(conn: asyncpg.Connection) -> None:
+    # Binary, so COPY (the rebuild) can write jsonb too.
+    await conn.set_type_codec("jsonb", encoder=_jsonb_out, decoder=_jsonb_in, schema="pg_catalog", format="binary")
+
+
+async def _no_reset(_conn: asyncpg.Connection) -> None:
+    return None
+
+
+def _prefix(schema: str | None) -> str:
+    return f'"{schema}".' if schema else ""
+
+
+def _insert(table: str, cols: tuple[str, ...], schema: str | None, tail: str = "") -> str:
+    marks = ", ".join(f"${i}" for i in range(1, len(cols) + 1))
+    return f"INSERT INTO {_prefix(schema)}{table} AS t ({', '.join(cols)}) VALUES ({marks}) {tail}"
+
+
+def _acc(r: asyncpg.Record) -> TableAcc:
+    return TableAcc(**{c: r[c] for c in TABLE_COLS})
+
+
+def _values(obj: Any, cols: tuple[str, ...]) -> tuple[Any, ...]:
+    return tuple(getattr(obj, c) for c in cols)
+
+
+class ScoringStore:
+    """The service's tables on PostgreSQL. Writers take the tables' rows ``FOR UPDATE`` first
+    (sorted by id), so concurrent projector replicas serialise per table and never deadlock."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self.pool = pool
+
+    @classmethod
+    async def connect(cls, dsn: str, min_size: int = 1, max_size: int = 8) -> ScoringStore:
+        pool = await asyncpg.create_pool(dsn, min_size=min_size, max_size=max_size, init=_init, reset=_no_reset)
+        assert pool is not None
+        async with pool.acquire() as conn:
+            await migrate(conn, MIGRATIONS, scope=SCOPE)
+        return cls(pool)
+
+    async def close(self) -> None:
+        await self.pool.close()
+
+    # ------------------------------------------------------------ the projector's writes
+
+    async def load_tables(
+        self, conn: asyncpg.Connection, table_ids: list[str], schema: str | None = None
+    ) -> dict[str, TableAcc]:
+        """The tables' folded state, locked until the transaction ends."""
+        rows = await conn.fetch(
+            f"SELECT {', '.join(TABLE_COLS)} FROM {_prefix(schema)}scoring_tables "
+            "WHERE table_id = ANY($1::text[]) ORDER BY table_id FOR UPDATE",
+            sorted(table_ids),
+        )
+        return {r["table_id"]: _acc(r) for r in rows}
+
+    async def save(self, conn: asyncpg.Connection, changes: Changes, schema: str | None = None) -> None:
+        """Write what a batch of events produced (inside the caller's transaction)."""
+        if changes.tables:
+            update = ", ".join(f"{c} = EXCLUDED.{c}" for c in TABLE_COLS if c != "table_id")
+            await conn.executemany(
+                _insert("scoring_tables", TABLE_COLS, schema, f"ON CONFLICT (table_id) DO UPDATE SET {update}"),
+                [_values(changes.tables[k], TABLE_COLS) for k in sorted(changes.tables)],
+            )
+        if changes.hands:
+            await conn.executemany(
+                _insert("scoring_hands", HAND_COLS, schema), [_values(h, HAND_COLS) for h in changes.hands]
+            )
+        if changes.matches:
+            await conn.executemany(
+                _insert("scoring_matches", MATCH_COLS, schema), [_values(m, MATCH_COLS) for m in changes.matches]
+            )
+        if changes.seats:
+            await conn.executemany(
+                _insert("scoring_match_seats", SEAT_COLS, schema), [_values(s, SEAT_COLS) for s in changes.seats]
+            )
+        if changes.players:
+            add = ", ".join(f"{c} = t.{c} + EXCLUDED.{c}" for c in COUNTER_FIELDS)
+            await conn.executemany(
+                _insert("scoring_players", PLAYER_COLS, schema, f"ON CONFLICT (player_id, game) DO UPDATE SET {add}"),
+                [(*k, *changes.players[k].values()) for k in sorted(changes.players)],
+            )
+        if changes.weekly:
+            add = ", ".join(f"{c} = t.{c} + EXCLUDED.{c}" for c in WEEKLY_FIELDS)
+            await conn.executemany(
+                _insert(
+                    "scoring_weekly", WEEKLY_COLS, schema, f"ON CONFLICT (week, game, player_id) DO UPDATE SET {add}"
+                ),
+                [(*k, *(getattr(c, f) for f in WEEKLY_FIELDS)) for k, c in sorted(changes.weekly.items())],
+            )
+
+    async def copy_all(
+        self, conn: asyncpg.Connection, tables: dict[str, TableAcc], changes: Changes, schema: str
+    ) -> dict[str, int]:
+        """Bulk-load a whole projection (a rebuild) into empty tables with COPY; returns row counts."""
+        batches: dict[str, tuple[tuple[str, ...], list[tuple[Any, ...]]]] = {
+            "scoring_tables": (TABLE_COLS, [_values(t, TABLE_COLS) for t in tables.values()]),
+            "scoring_hands": (HAND_COLS, [_values(h, HAND_COLS) for h in changes.hands]),
+            "scoring_matches": (MATCH_COLS, [_values(m, MATCH_COLS) for m in changes.matches]),
+            "scoring_match_seats": (SEAT_COLS, [_values(s, SEAT_COLS) for s in changes.seats]),
+            "scoring_players": (PLAYER_COLS, [(*k, *c.values()) for k, c in changes.players.items()]),
+            "scoring_weekly": (
+                WEEKLY_COLS,
+                [(*k, *(getattr(c, f) for f in WEEKLY_FIELDS)) for k, c in changes.weekly.items()],
+            ),
+        }
+        counts = {}
+        for name, (cols, rows) in batches.items():
+            if rows:
+                await conn.copy_records_to_table(name, records=rows, columns=list(cols), schema_name=schema)
+            counts[name] = len(rows)
+        return counts
+
+    async def versions(self, conn: asyncpg.Connection, schema: str | None = None) -> dict[str, int]:
+        rows = await conn.fetch(f"SELECT table_id, version FROM {_prefix(schema)}scoring_tables")
+        return {r["table_id"]: r["version"] for r in rows}
+
+    # ------------------------------------------------------------ rebuild and swap
+
+    async def prepare_rebuild(self, conn: asyncpg.Connection) -> None:
+        """Empty tables of the current shape in the rebuild schema (left-overs dropped)."""
+        await conn.execute(f'DROP SCHEMA IF EXISTS "{REBUILD_SCHEMA}" CASCADE')
+        await conn.execute(f'CREATE SCHEMA "{REBUILD_SCHEMA}"')
+        await conn.execute(schema_sql(REBUILD_SCHEMA))
+
+    async def drop_rebuild(self, conn: asyncpg.Connection) -> None:
+        await conn.execute(f'DROP SCHEMA IF EXISTS "{REBUILD_SCHEMA}" CASCADE')
+
+    async def lock_live(self, conn: asyncpg.Connection) -> None:
+        """Stop the live projector's writes (and reads) until the transaction ends."""
+        await conn.execute(f"LOCK TABLE {', '.join(TABLES)} IN ACCESS EXCLUSIVE MODE")
+
+    async def diff(self, conn: asyncpg.Connection) -> dict[str, int]:
+        """Rows that differ between the live tables and the rebuilt ones, per table."""
+        out = {}
+        for name in TABLES:
+            live, new = name, f'"{REBUILD_SCHEMA}".{name}'
+            out[name] = await conn.fetchval(
+                f"SELECT count(*) FROM ((TABLE {live} EXCEPT ALL TABLE {new}) "
+                f"UNION ALL (TABLE {new} EXCEPT ALL TABLE {live})) d"
+            )
+        return out
+
+    async def swap(self, conn: asyncpg.Connection) -> None:
+        """Replace the live tables by the rebuilt ones (inside the caller's transaction, after
+        ``lock_live``): readers and the projector see the old tables or the new, never a mix."""
+        schema = await conn.fetchval("SELECT current_schema()")
+        for name in TABLES:
+            await conn.execute(f"DROP TABLE {name}")
+            await conn.execute(f'ALTER TABLE "{REBUILD_SCHEMA}".{name} SET SCHEMA "{schema}"')
+        await conn.execute(f'DROP SCHEMA "{REBUILD_SCHEMA}"')
+
+    async def snapshot(self) -> dict[str, list[tuple[Any, ...]]]:
+        """Every row of every table, sorted: for tests and tools comparing two projections."""
+        out: dict[str, list[tuple[Any, ...]]] = {}
+        async with self.pool.acquire() as conn:
+            for name in TABLES:
+                rows = await conn.fetch(f"SELECT * FROM {name}")
+                out[name] = sorted((tuple(_plain(v) for v in r.values()) for r in rows), key=repr)
+        return out
+
+    # ------------------------------------------------------------ queries
+
+    async def table(self, table_id: str) -> TableAcc | None:
+        async with self.pool.acquire() as conn:
+            r = await conn.fetchrow(f"SELECT {', '.join(TABLE_COLS)} FROM scoring_tables WHERE table_id = $1", table_id)
+        return _acc(r) if r else None
+
+    async def hands(self, table_id: str) -> list[HandRow]:
+        async with self.pool.acquire() as conn:
+            rows = await conn.fetch(
+                f"SELECT {', '.join(HAND_COLS)} FROM scoring_hands WHERE table_id = $1 ORDER BY seq", table_id
+            )
+        return [HandRow(**{c: _plain(r[c]) for c in HAND_COLS}) for r in rows]
+
+    async def match(self, table_id: str) -> tuple[MatchRow, list[SeatRow]] | None:
+        async with self.pool.acquire() as conn:
+            m = await conn.fetchrow(
+                f"SELECT {', '.join(MATCH_COLS)} FROM scoring_matches WHERE table_id = $1", table_id
+            )
+            if m is None:
+                return None
+            seats = await conn.fetch(
+                f"SELECT {', '.join(SEAT_COLS)} FROM scoring_match_seats WHERE table_id = $1 ORDER BY seat", table_id
+            )
+        return (
+            MatchRow(**{c: _plain(m[c]) for c in MATCH_COLS}),
+            [SeatRow(**{c: s[c] for c in SEAT_COLS}) for s in seats],
+        )
+
+    async def player(self, player_id: str, game: str | None = None) -> list[tuple[str, Counters]]:
+        sql = f"SELECT {', '.join(PLAYER_COLS)} FROM scoring_players WHERE player_id = $1"
+        args: list[Any] = [player_id]
+        if game:
+            sql += " AND game = $2"
+            args.append(game)
+        async with self.pool.acquire() as conn:
+            rows = await conn.fetch(sql + " ORDER BY game", *args)
+        return [(r["game"], Counters(**{c: r[c] for c in COUNTER_FIELDS})) for r in rows]
+
+    async def leaderboard(
+        self, game: str, week: date | None, after: tuple[int, int, str] | None, limit: int
+    ) -> list[LeaderRow]:
+        """Players by wins (desc), then matches (asc), then id; keyset paging after ``after``
+        = (wins, matches, player_id) of the previous page's last row."""
+        if week is None:
+            sql = "SELECT player_id, wins, matches, score_sum FROM scoring_players WHERE game = $1"
+            args: list[Any] = [game]
+        else:
+            sql = "SELECT player_id, wins, matches, score_sum FROM scoring_weekly WHERE game = $1 AND week = $2"
+            args = [game, week]
+        if after is not None:
+            n = len(args)
+            sql += f" AND (wins < ${n + 1} OR (wins = ${n + 1} AND (matches, player_id) > (${n + 2}, ${n + 3})))"
+            args += list(after)
+        sql += f" ORDER BY wins DESC, matches, player_id LIMIT {int(limit)}"
+        async with self.pool.acquire() as conn:
+            rows = await conn.fetch(sql, *args)
+        return [(r["player_id"], r["wins"], r["matches"], r["score_sum"]) for r in rows]
+
+
+def _plain(v: Any) -> Any:
+    return list(v) if isinstance(v, tuple) else v

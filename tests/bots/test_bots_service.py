@@ -1,0 +1,140 @@
+"""The bots service end to end: real table service, PostgreSQL and NATS JetStream."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+
+from okey.v1.table_service_pb2 import PHASE_MATCH_OVER
+from okeycore.classic import ClassicState, Stage, evolve
+from okeycore.events import Event, MatchEnded, TileDiscarded, TileDrawn, TurnTimedOut
+from okeycore.options import Game, TableOptions
+from okeyplatform.client import TableClient
+from okeyplatform.protoconv import classic_view_from_pb
+
+from services.bots.main import BotsService
+from services.table.main import TableService
+
+BOTS = ("", "", "", "")
+
+
+def _table_id() -> str:
+    return f"bots-{uuid.uuid4().hex[:10]}"
+
+
+async def _wait_for_match_end(admin: TableClient, table_id: str, timeout_s: float = 150.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        view = classic_view_from_pb(await admin.view(table_id))
+        if view.phase.value == "MATCH_OVER":
+            return
+        await asyncio.sleep(0.2)
+    raise AssertionError(f"the match at {table_id} did not end in {timeout_s:.0f}s")
+
+
+async def _events(svc: TableService, table_id: str) -> list[Event]:
+    assert svc.app is not None
+    return [event for _, event in await svc.app.events(table_id)]
+
+
+def _assert_each_turn_played_once(events: list[Event]) -> None:
+    """Every draw and discard is made by the seat on turn, at the stage that allows it: a turn
+    played twice would show a second draw or discard out of turn."""
+    state: ClassicState | None = None
+    for e in events:
+        if state is not None and isinstance(e, TileDrawn):
+            assert e.seat == state.turn and state.stage is Stage.DRAW, e
+        if state is not None and isinstance(e, TileDiscarded):
+            assert e.seat == state.turn and state.stage is Stage.DISCARD, e
+        state = evolve(state, e)
+
+
+async def test_a_table_of_bot_seats_plays_to_the_end_with_only_the_bots_service(
+    table_service: TableService, start_bots: Callable[..., Awaitable[BotsService]], admin: TableClient
+) -> None:
+    bots = await start_bots()
+    table_id = _table_id()
+    await admin.create_table(TableOptions(match_points=2, turn_seconds=20), BOTS, table_id=table_id)
+    await _wait_for_match_end(admin, table_id)
+    events = await _events(table_service, table_id)
+    assert any(isinstance(e, MatchEnded) for e in events)
+    assert not any(isinstance(e, TurnTimedOut) for e in events)  # no turn was left to the timers
+    _assert_each_turn_played_once(events)
+    assert bots.app is not None and bots.app.commands > 10
+
+
+async def test_C_TIME_1_a_timed_out_human_turn_is_played_by_a_bot_within_a_second(
+    table_service: TableService, start_bots: Callable[..., Awaitable[BotsService]], admin: TableClient
+) -> None:
+    await start_bots()
+    table_id = _table_id()
+    # Seat 0 (the first starter) is a human who never moves; the grace is 3 s, so only a bot
+    # can have played the turn within a second of the timeout.
+    await admin.create_table(TableOptions(turn_seconds=5), ("ali", "", "", ""), table_id=table_id)
+    deadline = time.monotonic() + 20
+    timed_out_at = played_at = None
+    while time.monotonic() < deadline and played_at is None:
+        await asyncio.sleep(0.2)
+        assert table_service.app is not None
+        for stored, event in await table_service.app.events(table_id):
+            if isinstance(event, TurnTimedOut) and event.seat == 0 and timed_out_at is None:
+                timed_out_at = stored.recorded_at
+            if isinstance(event, TileDiscarded) and event.seat == 0 and timed_out_at is not None:
+                played_at = stored.recorded_at
+                break
+    assert timed_out_at is not None and played_at is not None, "the human's turn was not played"
+    assert (played_at - timed_out_at).total_seconds() < 1.0
+    _assert_each_turn_played_once(await _events(table_service, table_id))
+
+
+async def test_two_replicas_share_the_work_and_never_play_a_turn_twice(
+    table_service: TableService, start_bots: Callable[..., Awaitable[BotsService]], admin: TableClient
+) -> None:
+    a = await start_bots("shared")
+    b = await start_bots("shared")
+    table_id = _table_id()
+    await admin.create_table(TableOptions(match_points=2), BOTS, table_id=table_id)
+    await _wait_for_match_end(admin, table_id)
+    events = await _events(table_service, table_id)
+    assert not any(isinstance(e, TurnTimedOut) for e in events)
+    _assert_each_turn_played_once(events)
+    assert a.follower is not None and b.follower is not None
+    assert a.follower.handled > 0 and b.follower.handled > 0  # the queue group split the events
+
+
+async def test_replicas_that_both_see_every_event_still_play_each_turn_once(
+    table_service: TableService, start_bots: Callable[..., Awaitable[BotsService]], admin: TableClient
+) -> None:
+    # Two independent consumers: both replicas try every turn; the command ids derived from
+    # (table, version, seat) make the table keep one of each pair.
+    a = await start_bots("first")
+    b = await start_bots("second")
+    table_id = _table_id()
+    await admin.create_table(TableOptions(match_points=2), BOTS, table_id=table_id)
+    await _wait_for_match_end(admin, table_id)
+    events = await _events(table_service, table_id)
+    assert not any(isinstance(e, TurnTimedOut) for e in events)
+    _assert_each_turn_played_once(events)
+    assert a.app is not None and b.app is not None
+    moves = sum(isinstance(e, TileDrawn | TileDiscarded) for e in events)
+    assert a.app.commands + b.app.commands >= moves
+
+
+async def test_an_okey_101_table_of_bot_seats_plays_to_the_end(
+    table_service: TableService, start_bots: Callable[..., Awaitable[BotsService]], admin: TableClient
+) -> None:
+    await start_bots()
+    table_id = _table_id()
+    options = TableOptions(game=Game.OKEY101, seats=2, rounds=3)
+    await admin.create_table(options, ("", ""), table_id=table_id)
+    deadline = time.monotonic() + 150
+    while time.monotonic() < deadline:
+        view = await admin.view(table_id)
+        if view.phase == PHASE_MATCH_OVER:
+            break
+        await asyncio.sleep(0.3)
+    events = await _events(table_service, table_id)
+    assert any(isinstance(e, MatchEnded) for e in events)
+    assert not any(isinstance(e, TurnTimedOut) for e in events)

@@ -1,0 +1,362 @@
+"""The web client in a real browser: headless Chromium (Debian's, driven by Playwright) signs in,
+opens a table with bots from the lobby form, plays a hand by clicking, and saves screenshots to
+artifacts/.
+
+The stack runs in-process: table service and gateway always; lobby, scoring and bots when they
+start (without the lobby the page signs in with a pasted token and opens the table on the table
+service; without the bots service this test plays the other seats itself).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from okeycore.commands import Discard, Draw
+from okeyplatform.auth import issue_token
+from okeyplatform.client import TableClient
+from okeyplatform.embedded import EmbeddedNats
+
+from services.gateway.main import Gateway
+from services.table.main import TableService
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PLAY_SECONDS = 45.0
+
+
+# ------------------------------------------------------------------ what the test needs
+
+
+def _chromium() -> str:
+    """Debian's chromium; installed with apt-get when missing and running as root."""
+    for candidate in (shutil.which("chromium"), shutil.which("chromium-browser"), "/usr/bin/chromium"):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get"):
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run(["apt-get", "update", "-qq"], env=env, capture_output=True, timeout=900, check=False)
+        done = subprocess.run(
+            ["apt-get", "install", "-y", "-qq", "chromium"], env=env, capture_output=True, text=True, timeout=1800
+        )
+        path = shutil.which("chromium")
+        if path:
+            return path
+        pytest.fail(f"apt-get install chromium failed:\n{done.stdout[-1500:]}\n{done.stderr[-1500:]}")
+    pytest.fail(
+        "the browser test needs Chromium: install Debian's package (`apt-get install -y chromium`, as root) "
+        "or put a chromium executable on PATH"
+    )
+
+
+def _playwright() -> Any:
+    """Playwright for Python (the `dev` extra); pip-installed into this interpreter when missing."""
+    try:
+        from playwright.async_api import async_playwright
+    except ImportError:
+        done = subprocess.run(
+            [sys.executable, "-m", "pip", "install", "-q", "playwright>=1.45"],
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+        if done.returncode != 0:
+            pytest.fail(f"pip install playwright failed (it is in the `dev` extra):\n{done.stderr[-2000:]}")
+        import importlib
+
+        importlib.invalidate_caches()
+        from playwright.async_api import async_playwright
+    return async_playwright
+
+
+# ------------------------------------------------------------------ the stack
+
+
+@dataclass
+class Stack:
+    table: TableService
+    gateway: Gateway
+    running: dict[str, Any] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.gateway.http_port}"
+
+
+async def _optional(stack: Stack, name: str, start: Any) -> None:
+    try:
+        svc = await start()
+    except Exception as exc:  # a service under construction must not stop the browser test
+        stack.skipped[name] = repr(exc)
+        return
+    stack.running[name] = svc
+
+
+@pytest.fixture
+async def stack(
+    request: pytest.FixtureRequest, fresh_database_url: str, embedded_nats: EmbeddedNats
+) -> AsyncIterator[Stack]:
+    """``all``: every service that starts; ``core``: only the table service and the gateway."""
+    table = TableService(fresh_database_url, embedded_nats.url, "127.0.0.1:0", grace_ms=300)
+    await table.start()
+    table_addr = f"127.0.0.1:{table.port}"
+    st = Stack(table, Gateway())
+
+    async def lobby() -> Any:
+        from services.lobby.main import LobbyService
+
+        svc = LobbyService(fresh_database_url, embedded_nats.url, "127.0.0.1:0", table_addr)
+        await svc.start()
+        return svc
+
+    async def scoring() -> Any:
+        from services.scoring.main import ScoringService
+
+        svc = ScoringService(fresh_database_url, embedded_nats.url, "127.0.0.1:0")
+        await svc.start()
+        return svc
+
+    async def bots() -> Any:
+        from services.bots.main import BotsService
+
+        svc = BotsService(embedded_nats.url, table_addr, "127.0.0.1:0")
+        await svc.start()
+        return svc
+
+    if getattr(request, "param", "all") == "all":
+        await _optional(st, "lobby", lobby)
+        await _optional(st, "scoring", scoring)
+        await _optional(st, "bots", bots)
+    env = {"OKEY_TABLE_ADDR": table_addr, "OKEY_RATE_LIMIT": "1000", "OKEY_RATE_BURST": "1000"}
+    for name, var in (("lobby", "OKEY_LOBBY_ADDR"), ("scoring", "OKEY_SCORING_ADDR")):
+        # an address nothing listens on: the page sees UNAVAILABLE and falls back
+        env[var] = f"127.0.0.1:{st.running[name].port}" if name in st.running else "127.0.0.1:9"
+    st.gateway = Gateway("127.0.0.1:0", "127.0.0.1:0", environ=env)
+    await st.gateway.start()
+    try:
+        yield st
+    finally:
+        await st.gateway.stop(grace_s=1.0)
+        for svc in reversed(list(st.running.values())):
+            with contextlib.suppress(Exception):
+                await svc.stop(grace_s=1.0)
+        await table.stop(grace_s=1.0)
+
+
+async def _play_other_seats(grpc_addr: str, table_id: str, human: int, stop: asyncio.Event) -> None:
+    """Without the bots service: the seats other than the human's draw and discard the drawn tile."""
+    client = TableClient(grpc_addr, issue_token("browser-test-bots", "service"))
+    try:
+        while not stop.is_set():
+            try:
+                v = await client.view(table_id)
+            except Exception:
+                await asyncio.sleep(0.2)
+                continue
+            seat = v.turn
+            if v.phase != 2 or seat == human:  # PHASE_PLAYING
+                await asyncio.sleep(0.1)
+                continue
+            mine = await client.view(table_id, seat)
+            with contextlib.suppress(Exception):
+                if mine.stage == 1:  # STAGE_DRAW
+                    got = await client.act(table_id, Draw(seat=seat))
+                    drawn = [e for e in got.events if e.WhichOneof("event") == "tile_drawn"]
+                    tile = drawn[0].tile_drawn.tile.id if drawn else mine.rack[-1].id
+                    await client.act(table_id, Discard(seat=seat, tile=tile))
+                else:
+                    await client.act(table_id, Discard(seat=seat, tile=mine.rack[-1].id))
+    finally:
+        await client.close()
+
+
+# ------------------------------------------------------------------ the test
+
+STATE_JS = """() => {
+  const t = window.okeyApp && okeyApp.state.t;
+  if (!t || !t.view) return null;
+  const v = t.view;
+  return {id: t.id, seat: t.seat, phase: v.phase || '', hand: Number(v.hand || 0), turn: Number(v.turn || 0),
+          stage: v.stage || '', version: t.version, busy: t.busy, live: t.live, gaps: t.gaps, dups: t.dups,
+          rack: (v.rack || []).length, hints: !!t.hints};
+}"""
+
+
+@pytest.mark.parametrize("stack", ["all", "core"], indirect=True)
+async def test_browser_signs_in_opens_a_bot_table_and_plays_a_hand(stack: Stack) -> None:
+    """``all``: guest sign-in, the lobby's table with the bots service, the scoring service's
+    standings. ``core`` (no lobby, bots or scoring): a pasted token, CreateTable, this test plays
+    the other seats, the view's result."""
+    chromium = _chromium()
+    async_playwright = _playwright()
+    ARTIFACTS.mkdir(exist_ok=True)
+    tag = "" if "lobby" in stack.running else "-core"
+    t0 = time.monotonic()
+    errors: list[str] = []
+    helper: asyncio.Task[None] | None = None
+    stop_helper = asyncio.Event()
+    profile = tempfile.mkdtemp(prefix="okey-chromium-")  # a fresh user-data-dir
+    async with async_playwright() as pw:
+        ctx = await pw.chromium.launch_persistent_context(
+            profile,
+            executable_path=chromium,
+            headless=True,
+            args=CHROMIUM_ARGS,
+            viewport={"width": 1280, "height": 900},
+            locale="tr-TR",
+        )
+        try:
+            page = await ctx.new_page()
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            await page.goto(stack.base + "/")
+            await page.wait_for_selector("#screen-signin:not([hidden])")
+            assert await page.get_attribute("html", "lang") == "tr"
+
+            # ---- sign in (guest sign-in through the lobby, or a pasted token without it)
+            if "lobby" in stack.running:
+                await page.fill("#signin-name", "Tarayıcı Testi")
+                await page.click("#signin-submit")
+            else:
+                await page.fill("#signin-name", "Tarayici")
+                await page.click("#signin-submit")
+                await page.wait_for_selector("#nolobby:not([hidden])")
+                await page.fill("#token-input", issue_token("browser-player"))
+                await page.click("#token-form button[type=submit]")
+            await page.wait_for_selector("#screen-lobby:not([hidden])")
+
+            # ---- the language switch: every static string follows
+            await page.click(".lang button[data-lang=en]")
+            assert await page.text_content("#create-title") == "Open a table"
+            assert await page.get_attribute("html", "lang") == "en"
+
+            # ---- open a classic table with bots, with a few options set through the form
+            await page.select_option("#create-game", "OKEY")
+            await page.fill("#opt-match_points", "2")
+            await page.fill("#opt-turn_seconds", "60")
+            assert await page.is_checked("#create-fill")
+            await page.click("#create-submit")
+            await page.wait_for_selector("#screen-table:not([hidden])")
+            await page.wait_for_function(
+                "() => { const t = okeyApp.state.t; return t && t.view && t.live; }", timeout=20_000
+            )
+            st = await page.evaluate(STATE_JS)
+            human = st["seat"]
+            assert human is not None and st["rack"] in (14, 15)
+            if "bots" not in stack.running:
+                helper = asyncio.create_task(
+                    _play_other_seats(f"127.0.0.1:{stack.table.port}", st["id"], human, stop_helper)
+                )
+
+            # ---- rearrange the rack by clicking: select a tile, click an empty slot in the second row
+            first = page.locator("#rack button.tile").first
+            tile_id = await first.get_attribute("data-tile")
+            await first.click()
+            assert await page.get_attribute(f'#rack button[data-tile="{tile_id}"]', "aria-pressed") == "true"
+            await page.click('#rack button.slot-empty[data-slot="29"]')
+            assert await page.get_attribute(f'#rack button[data-tile="{tile_id}"]', "data-slot") == "29"
+            await page.click(f'#rack button[data-tile="{tile_id}"]')  # deselect
+
+            # ---- play: draw by clicking the deck, arrange with Seri Diz, discard by clicking
+            draws = discards = turns = 0
+            dropped = False
+            shot_taken = False
+            start_hand = st["hand"]
+            deadline = time.monotonic() + PLAY_SECONDS
+            while time.monotonic() < deadline:
+                st = await page.evaluate(STATE_JS)
+                if st["phase"] == "PHASE_MATCH_OVER" or st["hand"] > start_hand:
+                    break
+                mine = st["phase"] == "PHASE_PLAYING" and st["turn"] == human and not st["busy"]
+                if not mine:
+                    await page.wait_for_timeout(60)
+                    continue
+                version = st["version"]
+                if st["stage"] == "STAGE_DRAW":
+                    await page.click("#deck")
+                    draws += 1
+                elif st["stage"] in ("STAGE_DISCARD", "STAGE_LAST_CHANCE_TAKEN"):
+                    await page.wait_for_function("() => okeyApp.hintsFresh()", timeout=5000)
+                    finishing = page.locator("#rack button.tile:has(.mk.fin)")
+                    if await finishing.count():
+                        await finishing.first.click()
+                        await page.click('[data-act="finish"]')
+                    else:
+                        if not await page.is_disabled("#seri-diz"):
+                            await page.click("#seri-diz")
+                        await page.locator("#rack button.tile:not(.okey)").last.click()
+                        await page.click('[data-act="discard"]')
+                        discards += 1
+                    turns += 1
+                elif st["stage"] == "STAGE_LAST_CHANCE":
+                    await page.click('[data-act="pass"]')
+                else:
+                    await page.wait_for_timeout(60)
+                    continue
+                await page.wait_for_function(f"() => okeyApp.version() > {version}", timeout=10_000)
+                if turns == 2 and not shot_taken:
+                    await page.wait_for_timeout(300)
+                    await page.screenshot(path=str(ARTIFACTS / f"browser-table{tag}.png"), full_page=True)
+                    shot_taken = True
+                if turns == 3 and not dropped:
+                    # the live connection drops; the page resumes from the last version it saw
+                    await page.evaluate("() => okeyApp.dropSocket()")
+                    dropped = True
+            st = await page.evaluate(STATE_JS)
+            assert st["phase"] == "PHASE_MATCH_OVER" or st["hand"] > start_hand, f"the hand did not end: {st}"
+            assert draws >= 1 and (discards >= 1 or turns >= 1), (draws, discards, turns)
+            if dropped:
+                await page.wait_for_function("() => okeyApp.state.t.live", timeout=10_000)
+            st = await page.evaluate(STATE_JS)
+            assert st["gaps"] == 0 and st["dups"] == 0, st
+            if not shot_taken:
+                await page.screenshot(path=str(ARTIFACTS / f"browser-table{tag}.png"), full_page=True)
+
+            # ---- the end of the hand (and of the match at 2 points): results on the page
+            if st["phase"] == "PHASE_MATCH_OVER":
+                await page.wait_for_selector("#result-dialog[open] table.standings tbody tr", timeout=15_000)
+                rows = await page.locator("#result-dialog table.standings tbody tr").count()
+                assert rows == 4
+            else:
+                await page.wait_for_selector("#lasthand-panel:not([hidden])", timeout=10_000)
+            await page.wait_for_timeout(300)
+            await page.screenshot(path=str(ARTIFACTS / f"browser-result{tag}.png"), full_page=True)
+
+            # ---- phone width, Turkish
+            if await page.locator("#result-dialog[open]").count():
+                await page.click("#result-close")
+            await page.click(".lang button[data-lang=tr]")
+            await page.set_viewport_size({"width": 390, "height": 844})
+            await page.wait_for_timeout(200)
+            await page.screenshot(path=str(ARTIFACTS / f"browser-phone{tag}.png"), full_page=True)
+            assert await page.text_content("#back-lobby") == "Lobiye dön"
+        finally:
+            stop_helper.set()
+            if helper is not None:
+                await helper
+            await ctx.close()
+            shutil.rmtree(profile, ignore_errors=True)
+    assert not errors, errors
+    print(
+        f"browser test: {time.monotonic() - t0:.1f}s; services running {sorted(stack.running)}; skipped {stack.skipped}"
+    )

@@ -1,0 +1,120 @@
+"""The projection and the log verifier as pure code: scripted matches with hand-computed
+scores, every event type accounted for, unknown types refused, changed results caught."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime
+
+import pytest
+from okeycore.events import EVENT_TYPES, HandEnded, event_to_dict
+from scoring_helpers import match_a, match_b, simulated
+
+from services.scoring.projection import HANDLED, IGNORED, Projection, UnknownEventType
+from services.scoring.replay import LogVerifier
+
+NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
+
+
+def project(*scripts: object) -> Projection:
+    p = Projection()
+    for sc in scripts:
+        for v, e in enumerate(sc.events, 1):  # type: ignore[attr-defined]
+            p.apply(sc.table_id, v, NOW, event_to_dict(e))  # type: ignore[attr-defined]
+    return p
+
+
+def test_every_okeycore_event_type_is_either_projected_or_known_to_change_no_score() -> None:
+    pytest.importorskip("okeycore.okey101")  # registers the 101 events
+    assert set(EVENT_TYPES) <= HANDLED | IGNORED, set(EVENT_TYPES) - HANDLED - IGNORED
+    assert not HANDLED & IGNORED
+
+
+def test_C_SC_2_to_6_hand_results_of_a_scripted_match_are_the_hand_computed_ones() -> None:
+    p = project(match_a())
+    hands = [(h.seq, h.finisher, h.finish_kinds, h.multiplier, h.deltas, h.total, h.scores) for h in p.changes.hands]
+    assert hands == [
+        (1, 0, ["OKEY", "PAIRS"], 4, [0, -8, -8, -8], [-1, -9, -8, -9], [19, 11, 12, 11]),
+        (2, 1, ["NORMAL"], 1, [-2, 0, -2, -2], [-2, -2, -2, -2], [17, 9, 10, 9]),
+        (3, 2, ["OKEY"], 2, [-4, -4, 0, -4], [-4, -4, 0, -4], [13, 5, 10, 5]),
+        (4, -1, [], 0, [0, 0, 0, 0], [0, 0, 0, 0], [13, 5, 10, 5]),
+        (5, 0, ["OKEY", "PAIRS"], 4, [0, -8, -8, -8], [0, -8, -8, -8], [13, -3, 2, -3]),
+    ]
+    first, second = p.changes.hands[0], p.changes.hands[1]
+    assert first.shows == [{"seat": 2, "deltas": [-1, -1, 0, -1]}] and first.indicator == [-1, -1, 0, -1]
+    assert second.penalty_events == [{"seat": 1, "points": 2, "reason": "INVALID_FINISH"}]
+    assert second.penalties == [0, 2, 0, 0]
+    assert p.changes.hands[3].outcome == "DECK_EXHAUSTED"
+    (match,) = p.changes.matches
+    assert (match.scores, match.winners, match.pot, match.payout, match.remainder) == ([13, -3, 2, -3], [0], 40, 40, 0)
+    assert [(s.seat, s.rank, s.winner, s.payout) for s in p.changes.seats] == [
+        (0, 1, True, 40),
+        (1, 3, False, 0),
+        (2, 2, False, 0),
+        (3, 3, False, 0),
+    ]
+    # the bot in seat 3 gets no stats
+    assert sorted(p.changes.players) == [("ali", "OKEY"), ("ayse", "OKEY"), ("mehmet", "OKEY")]
+
+
+def test_C_SC_7_and_C_SC_9_co_winners_each_get_a_win_and_the_pot_splits_rounding_down() -> None:
+    p = project(match_a(), match_b())
+    (_, b) = p.changes.matches
+    assert (b.winners, b.pot, b.payout, b.remainder) == ([0, 1, 2], 20, 6, 2)
+    stats = {k[0]: c for k, c in p.changes.players.items()}
+    assert {k: (c.matches, c.wins, c.score_sum, c.chips_won) for k, c in stats.items()} == {
+        "ali": (2, 2, 15, 46),
+        "ayse": (2, 1, -1, 6),
+        "mehmet": (2, 1, 4, 6),
+        "zeynep": (1, 0, 0, 0),
+    }
+    ali, ayse, mehmet = stats["ali"], stats["ayse"], stats["mehmet"]
+    assert (ali.hands_played, ali.hands_won, ali.won_normal, ali.won_okey, ali.won_pairs) == (8, 3, 1, 2, 2)
+    assert (ayse.hands_won, ayse.won_normal, ayse.penalty_points) == (2, 2, 2)
+    assert (mehmet.hands_won, mehmet.won_okey, mehmet.indicator_shows) == (2, 1, 1)
+    week = {k: (c.matches, c.wins) for k, c in p.changes.weekly.items()}
+    monday = datetime(2026, 11, 23, tzinfo=UTC).date()
+    assert week[(monday, "OKEY", "ali")] == (2, 2)
+
+
+def test_an_unknown_event_type_is_refused_with_the_table_version_and_type() -> None:
+    sc = match_b()
+    p = Projection()
+    p.apply("t", 1, NOW, event_to_dict(sc.events[0]))
+    with pytest.raises(UnknownEventType) as err:
+        p.apply("t", 2, NOW, {"type": "MeteorStrike", "seat": 1})
+    assert "unknown event type 'MeteorStrike'" in str(err.value) and "version 2" in str(err.value)
+    assert p.version("t") == 1
+
+
+def test_log_verifier_agrees_with_recorded_matches_and_names_a_changed_result() -> None:
+    a = match_a()
+    sims = [simulated(f"sim-{i}", i, ("p", "q", "", "r"), penalties=True, stake=3) for i in range(3)]
+    v = LogVerifier()
+    for table_id, events in [(a.table_id, a.events)] + [(f"sim-{i}", ev) for i, ev in enumerate(sims)]:
+        for n, e in enumerate(events, 1):
+            v.feed(table_id, n, event_to_dict(e))
+    assert v.finish() == []
+    assert v.checked["hand ends"] >= 5 + 3 and v.checked["match ends"] == 4 and v.checked["indicator shows"] >= 1
+    # one changed number anywhere in a result fails, naming the table, version and field
+    events = list(a.events)
+    i = next(k for k, e in enumerate(events) if isinstance(e, HandEnded) and e.hand == 3)
+    events[i] = replace(events[i], deltas=(-4, -4, 0, -5))  # type: ignore[arg-type]
+    bad = LogVerifier()
+    for n, e in enumerate(events, 1):
+        bad.feed("match-a", n, event_to_dict(e))
+    problems = bad.finish()
+    assert problems and f"table match-a version {i + 1}" in problems[0] and "HandEnded.deltas" in problems[0]
+
+
+def test_log_verifier_re_decides_okey_101_hand_ends() -> None:
+    pytest.importorskip("okeycore.okey101")
+    from scoring_helpers import simulated_101
+
+    v = LogVerifier()
+    for i in range(2):
+        events = simulated_101(f"t101-{i}", 10 + i, ("p", "q", "r", ""), rounds=3, stake=5)
+        for n, e in enumerate(events, 1):
+            v.feed(f"t101-{i}", n, event_to_dict(e))
+    assert v.finish() == []
+    assert v.checked["hand ends"] >= 6 and v.checked["match ends"] == 2
