@@ -13,9 +13,10 @@ import json
 import os
 import secrets
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["Identity", "TokenError", "issue_token", "verify_token", "token_secret", "ROLES"]
+__all__ = ["Identity", "TokenError", "issue_token", "verify_token", "token_secret", "identity_from_metadata", "ROLES"]
 
 ROLES = ("player", "service", "admin")
 
@@ -94,3 +95,30 @@ def verify_token(token: str, secret: bytes | None = None, now: float | None = No
         raise TokenError("token payload lacks a subject or a valid role")
     dev = payload.get("dev", "")
     return Identity(sub, str(role), dev if isinstance(dev, str) else "")
+
+
+_VERIFIED: dict[tuple[str, bytes | None], tuple[Identity, float]] = {}
+RECHECK_S = 60.0
+
+
+def identity_from_metadata(metadata: Iterable[tuple[str, str | bytes]] | None, secret: bytes | None = None) -> Identity:
+    """The caller of a gRPC request from its ``authorization: Bearer <token>`` metadata.
+    A verified token is remembered for a minute (then verified again, expiry included), so a
+    busy service does not redo the HMAC on every call."""
+    auth = ""
+    for key, value in metadata or ():
+        if key == "authorization" and isinstance(value, str):
+            auth = value
+    if not auth.lower().startswith("bearer "):
+        raise TokenError("missing 'authorization: Bearer <token>' metadata")
+    token = auth[7:].strip()
+    key = (token, secret)
+    now = time.time()
+    hit = _VERIFIED.get(key)
+    if hit is not None and hit[1] > now:
+        return hit[0]
+    identity = verify_token(token, secret)
+    if len(_VERIFIED) > 50_000:
+        _VERIFIED.clear()
+    _VERIFIED[key] = (identity, now + RECHECK_S)
+    return identity

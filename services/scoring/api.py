@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from datetime import datetime
 from typing import Any
 
@@ -11,7 +10,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from okey.v1 import common_pb2
 from okey.v1 import scoring_service_pb2 as pb
 from okey.v1 import scoring_service_pb2_grpc as pb_grpc
-from okeyplatform.auth import Identity, TokenError, verify_token
+from okeyplatform.auth import Identity, TokenError, identity_from_metadata
 from okeyplatform.grpcserver import rich_error
 from okeyplatform.protoconv import tile_pb
 
@@ -22,7 +21,6 @@ __all__ = ["ScoringServicer", "SERVICE_NAME"]
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["ScoringService"].full_name
 
-_TOKENS: dict[str, tuple[Identity, float]] = {}
 _GAMES = {common_pb2.GAME_OKEY: "OKEY", common_pb2.GAME_OKEY101: "OKEY101"}
 _GAME_PB = {v: k for k, v in _GAMES.items()}
 _OUTCOMES = {
@@ -47,20 +45,7 @@ _WON_FIELDS = (
 
 
 def _identity(context: grpc.aio.ServicerContext[Any, Any]) -> Identity:
-    meta = dict(context.invocation_metadata() or ())
-    auth = meta.get("authorization", "")
-    if not isinstance(auth, str) or not auth.lower().startswith("bearer "):
-        raise TokenError("missing 'authorization: Bearer <token>' metadata")
-    token = auth[7:].strip()
-    hit = _TOKENS.get(token)
-    now = time.time()
-    if hit is not None and hit[1] > now:
-        return hit[0]
-    identity = verify_token(token)
-    if len(_TOKENS) > 50_000:
-        _TOKENS.clear()
-    _TOKENS[token] = (identity, now + 60)  # re-verified (expiry included) at least every minute
-    return identity
+    return identity_from_metadata(context.invocation_metadata())  # type: ignore[arg-type]
 
 
 async def _fail(context: grpc.aio.ServicerContext[Any, Any], exc: Exception) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -15,7 +14,7 @@ from okeycore import okey101
 from okeycore.events import Event
 from okeycore.melds import MeldKind
 from okeycore.options import OptionsError
-from okeyplatform.auth import Identity, TokenError, verify_token
+from okeyplatform.auth import Identity, TokenError, identity_from_metadata
 from okeyplatform.eventstore import StoredEvent
 from okeyplatform.grpcserver import rich_error
 from okeyplatform.protoconv import event_pb, hints_pb, options_from_pb, view_pb
@@ -28,24 +27,8 @@ SERVICE_NAME = pb.DESCRIPTOR.services_by_name["TableService"].full_name
 WATCH_POLL_S = 1.0
 
 
-_TOKENS: dict[str, tuple[Identity, float]] = {}
-
-
 def _identity(context: grpc.aio.ServicerContext[Any, Any]) -> Identity:
-    meta = dict(context.invocation_metadata() or ())
-    auth = meta.get("authorization", "")
-    if not isinstance(auth, str) or not auth.lower().startswith("bearer "):
-        raise TokenError("missing 'authorization: Bearer <token>' metadata")
-    token = auth[7:].strip()
-    hit = _TOKENS.get(token)
-    now = time.time()
-    if hit is not None and hit[1] > now:
-        return hit[0]
-    identity = verify_token(token)
-    if len(_TOKENS) > 50_000:
-        _TOKENS.clear()
-    _TOKENS[token] = (identity, now + 60)  # re-verified (expiry included) at least every minute
-    return identity
+    return identity_from_metadata(context.invocation_metadata())  # type: ignore[arg-type]
 
 
 async def _fail(context: grpc.aio.ServicerContext[Any, Any], exc: Exception) -> None:
