@@ -30,9 +30,16 @@ def _bots(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def _soak(args: argparse.Namespace) -> int:
+    from .soak import run
+
+    return run(args)
+
+
 BENCHES: dict[str, Callable[[argparse.Namespace], int]] = {
     "solver": _solver,
     "table": _table,
     "replay": _replay,
     "bots": _bots,
+    "soak": _soak,
 }

@@ -14,7 +14,7 @@ import os
 import secrets
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = ["Identity", "TokenError", "issue_token", "verify_token", "token_secret", "identity_from_metadata", "ROLES"]
 
@@ -30,6 +30,7 @@ class Identity:
     subject: str
     role: str
     device: str = ""
+    expires_at: int = field(default=0, compare=False, repr=False)  # the token's exp (unix seconds)
 
     @property
     def is_service(self) -> bool:
@@ -74,6 +75,8 @@ def verify_token(token: str, secret: bytes | None = None, now: float | None = No
     if len(parts) != 3 or parts[0] != "v1":
         raise TokenError("malformed token: expected v1.<payload>.<signature>")
     body, sig = parts[1], parts[2]
+    if not token.isascii():  # a header or query parameter in any other script: not one of ours
+        raise TokenError("malformed token: expected v1.<payload>.<signature>")
     want = hmac.new(secret or token_secret(), body.encode("ascii"), hashlib.sha256).digest()
     try:
         got = _unb64(sig)
@@ -94,7 +97,7 @@ def verify_token(token: str, secret: bytes | None = None, now: float | None = No
     if not isinstance(sub, str) or not sub or role not in ROLES:
         raise TokenError("token payload lacks a subject or a valid role")
     dev = payload.get("dev", "")
-    return Identity(sub, str(role), dev if isinstance(dev, str) else "")
+    return Identity(sub, str(role), dev if isinstance(dev, str) else "", exp)
 
 
 _VERIFIED: dict[tuple[str, bytes | None], tuple[Identity, float]] = {}
@@ -120,5 +123,5 @@ def identity_from_metadata(metadata: Iterable[tuple[str, str | bytes]] | None, s
     identity = verify_token(token, secret)
     if len(_VERIFIED) > 50_000:
         _VERIFIED.clear()
-    _VERIFIED[key] = (identity, now + RECHECK_S)
+    _VERIFIED[key] = (identity, min(now + RECHECK_S, identity.expires_at))  # never past its expiry
     return identity

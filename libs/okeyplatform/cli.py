@@ -154,6 +154,16 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("name", choices=sorted(BENCHES), help="which benchmark")
     bench.add_argument("--quick", action="store_true", help="a short run, for a smoke test")
     bench.add_argument("--seed", type=int, default=1, help="seed for generated inputs (default 1)")
+    bench.add_argument(
+        "--tables", type=int, default=None, help="soak: concurrent all-bot tables (default 500; --quick 20)"
+    )
+    bench.add_argument("--minutes", type=float, default=None, help="soak: how long to run (default 10; --quick 0.5)")
+    bench.add_argument(
+        "--faults", action="store_true", help="soak: kill and restart services, NATS and PostgreSQL during the run"
+    )
+    bench.add_argument(
+        "--nats-down-seconds", type=float, default=None, help="soak --faults: how long NATS stays down (default 30)"
+    )
     bench.set_defaults(func=_cmd_bench)
 
     verify = sub.add_parser(

@@ -182,7 +182,8 @@ async def _follow_match(gateway: str, options: object, args: argparse.Namespace,
                 ).result
                 break
             except grpc.aio.AioRpcError as err:
-                if err.code() != grpc.StatusCode.NOT_FOUND:
+                # not projected yet (NOT_FOUND), or the projection is still before MatchEnded
+                if err.code() not in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.FAILED_PRECONDITION):
                     raise
                 await asyncio.sleep(0.1)
         if result is None:

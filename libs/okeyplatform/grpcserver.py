@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import inspect
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import grpc
 from google.protobuf import any_pb2
+from google.protobuf.message import Message
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 from grpc_status import rpc_status
 
-__all__ = ["build_server", "rich_error", "DOMAIN", "MAX_MESSAGE_BYTES"]
+__all__ = ["build_server", "rich_error", "RequestReader", "DOMAIN", "MAX_MESSAGE_BYTES"]
 
 DOMAIN = "okey.v1"
 MAX_MESSAGE_BYTES = 1 << 20
+MAX_ERROR_MESSAGE = 512  # characters of an error's message
 
 
 def build_server(
@@ -29,7 +32,7 @@ def build_server(
     """A server with each (add_to_server, servicer, full service name), health and reflection,
     bound to ``address`` ("127.0.0.1:0" picks a free port). Returns (server, health, port)."""
     server = grpc.aio.server(
-        interceptors=list(interceptors),
+        interceptors=[RequestReader(), *interceptors],
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", 16 * MAX_MESSAGE_BYTES),
@@ -51,6 +54,78 @@ def build_server(
     return server, health, port
 
 
+class RequestReader(grpc.aio.ServerInterceptor):
+    """Reads every unary request itself, so that bytes which are not the method's message, or
+    text no service can store (PostgreSQL refuses NUL characters), are INVALID_ARGUMENT with a
+    reason (``MALFORMED_REQUEST``, ``INVALID_TEXT``) instead of an unhandled exception (UNKNOWN)."""
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Any],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> Any:
+        handler = await continuation(handler_call_details)
+        if handler is None or handler.request_deserializer is None or handler.request_streaming:
+            return handler  # raw-bytes handlers (the gateway's proxy) and client streams as they are
+        parse = handler.request_deserializer
+        if handler.unary_unary is not None:
+            inner = handler.unary_unary
+
+            async def unary(raw: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+                return await inner(await _read(parse, raw, context), context)
+
+            return grpc.unary_unary_rpc_method_handler(unary, response_serializer=handler.response_serializer)
+        if handler.unary_stream is not None:
+            stream = handler.unary_stream
+            if inspect.isasyncgenfunction(stream):
+
+                async def items(raw: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[Any]:
+                    async for item in stream(await _read(parse, raw, context), context):
+                        yield item
+
+                return grpc.unary_stream_rpc_method_handler(items, response_serializer=handler.response_serializer)
+
+            async def writes(raw: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+                return await stream(await _read(parse, raw, context), context)  # it writes with context.write
+
+            return grpc.unary_stream_rpc_method_handler(writes, response_serializer=handler.response_serializer)
+        return handler
+
+
+async def _read(parse: Callable[[bytes], Any], raw: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+    try:
+        request = parse(raw)
+    except Exception:
+        kind = getattr(getattr(getattr(parse, "__self__", None), "DESCRIPTOR", None), "full_name", "request")
+        await context.abort_with_status(
+            rich_error(grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST", f"the request is not a valid {kind}")
+        )
+        raise
+    bad = _nul_field(request) if isinstance(request, Message) else None
+    if bad is not None:
+        await context.abort_with_status(
+            rich_error(grpc.StatusCode.INVALID_ARGUMENT, "INVALID_TEXT", f"{bad}: text may not contain NUL characters")
+        )
+    return request
+
+
+def _nul_field(msg: Message, prefix: str = "") -> str | None:
+    """The first text field (path) holding a NUL character, anywhere in the message."""
+    for fd, value in msg.ListFields():
+        if fd.message_type is not None and fd.message_type.GetOptions().map_entry:
+            values = [*value.keys(), *value.values()]
+        else:
+            values = list(value) if fd.is_repeated else [value]
+        for v in values:
+            if isinstance(v, str) and "\x00" in v:
+                return prefix + fd.name
+            if isinstance(v, Message):
+                found = _nul_field(v, f"{prefix}{fd.name}.")
+                if found is not None:
+                    return found
+    return None
+
+
 async def mark_serving(health: health_aio.HealthServicer, names: Sequence[str]) -> None:
     await health.set("", health_pb2.HealthCheckResponse.SERVING)
     for n in names:
@@ -64,7 +139,11 @@ async def mark_not_serving(health: health_aio.HealthServicer, names: Sequence[st
 
 
 def rich_error(code: grpc.StatusCode, reason: str, message: str, **metadata: str) -> grpc.Status:
-    """A status carrying google.rpc.ErrorInfo(reason, domain, metadata) in its details."""
+    """A status carrying google.rpc.ErrorInfo(reason, domain, metadata) in its details. A long
+    message is cut: it travels in the trailers, which clients refuse past a few KiB (a message
+    echoing a huge id would otherwise turn a clean refusal into an unreadable one)."""
+    if len(message) > MAX_ERROR_MESSAGE:
+        message = message[: MAX_ERROR_MESSAGE - 1] + "…"
     info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata)
     detail = any_pb2.Any()
     detail.Pack(info)

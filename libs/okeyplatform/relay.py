@@ -67,6 +67,7 @@ class Relay:
         self.log = get_logger(component="relay")
         self._wake = asyncio.Event()
         self._stop = asyncio.Event()
+        self._reconnected = asyncio.Event()
         self.leader = False
 
     def stop(self) -> None:
@@ -74,6 +75,24 @@ class Relay:
         self._wake.set()
 
     async def run(self) -> None:
+        """Lead (lock, listen, publish) until ``stop()``. When the database connection is lost
+        (PostgreSQL restarted or failed over) the lock and the LISTEN went with it: start over
+        with a new connection, take the lock again and reload the saved cursor."""
+        backoff = 0.2
+        while not self._stop.is_set():
+            try:
+                await self._lead()
+                return
+            except Exception as exc:  # whatever it was (asyncpg's InternalClientError too), a relay
+                # that stops quietly stops every table: start over
+                if self.leader:
+                    backoff = 0.2  # it was leading: a new fault, not the same one again
+                self.leader = False
+                self.log.warning("relay_restart", error=repr(exc), backoff=backoff)
+                await self._sleep(backoff)
+                backoff = min(backoff * 2, 5.0)
+
+    async def _lead(self) -> None:
         lock_conn: asyncpg.Connection = await asyncpg.connect(self.dsn)
         try:
             while not self._stop.is_set():
@@ -95,11 +114,14 @@ class Relay:
                 reconnected_cb=self._on_reconnect,
             )
             try:
-                await self._loop(nc.jetstream())
+                await self._loop(nc.jetstream(), lock_conn)
             finally:
                 await nc.close()
         finally:
-            await lock_conn.close()
+            try:
+                await asyncio.wait_for(lock_conn.close(), timeout=5.0)
+            except Exception:  # already gone with the server
+                lock_conn.terminate()
 
     async def _on_nats_error(self, exc: Exception) -> None:
         self.log.warning("nats_error", error=str(exc))
@@ -109,6 +131,7 @@ class Relay:
 
     async def _on_reconnect(self) -> None:
         self.log.info("nats_reconnected")
+        self._reconnected.set()
         self._wake.set()
 
     def _on_notify(self, *_: Any) -> None:
@@ -121,11 +144,14 @@ class Relay:
             pass
         self._wake.clear()
 
-    async def _loop(self, js: JetStreamContext) -> None:
+    async def _loop(self, js: JetStreamContext, lock_conn: asyncpg.Connection) -> None:
         ready = False
         cursor = await self.store.load_cursor(self.cursor_name)
         backoff = 0.2
         while not self._stop.is_set():
+            if lock_conn.is_closed():
+                # The lock (and the LISTEN) died with the connection: another relay may lead now.
+                raise ConnectionResetError("the relay's lock connection to PostgreSQL was lost")
             try:
                 if not ready:
                     await ensure_table_stream(js, replicas=int(os.environ.get("OKEY_STREAM_REPLICAS", "1")))
@@ -153,6 +179,7 @@ class Relay:
             by_stream.setdefault(e.stream_id, []).append(e)
         depth = max(len(v) for v in by_stream.values())
         for k in range(depth):
+            self._reconnected.clear()
             futures = []
             for items in by_stream.values():
                 if k < len(items):
@@ -166,4 +193,15 @@ class Relay:
                             headers={"Nats-Msg-Id": f"{e.stream_id}:{e.version}"},
                         )
                     )
-            await asyncio.wait_for(asyncio.gather(*futures), timeout=10.0)
+            acks = asyncio.gather(*futures)
+            reconnected = asyncio.ensure_future(self._reconnected.wait())
+            try:
+                done, _ = await asyncio.wait({acks, reconnected}, timeout=10.0, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                reconnected.cancel()
+            if acks not in done:
+                # No acks in time, or NATS came back (a round sent into the dying connection gets
+                # no acks at all): publish again from the saved cursor; JetStream drops repeats.
+                acks.cancel()
+                raise TimeoutError("JetStream acks missing; publishing the round again")
+            await acks

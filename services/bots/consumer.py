@@ -5,6 +5,7 @@ handled one at a time within a replica."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from typing import Any
 
@@ -21,6 +22,7 @@ __all__ = ["EventFollower", "DURABLE", "QUEUE"]
 
 DURABLE = "bots"
 QUEUE = "bots"
+ACK_WAIT_S = 5.0
 
 
 class EventFollower:
@@ -79,7 +81,7 @@ class EventFollower:
                         config=ConsumerConfig(
                             deliver_policy=DeliverPolicy.NEW,
                             ack_policy=AckPolicy.EXPLICIT,
-                            ack_wait=30.0,
+                            ack_wait=ACK_WAIT_S,
                             max_deliver=20,
                             max_ack_pending=10_000,
                         ),
@@ -127,16 +129,29 @@ class EventFollower:
             if len(self._tables) > 10_000:
                 self._tables = {k: v for k, v in self._tables.items() if v.locked()}
             lock = self._tables[table_id] = asyncio.Lock()
-        async with self._sem, lock:
-            try:
-                await self.app.handle(table_id, event)
-            except grpc.aio.AioRpcError as err:
-                self.log.warning("table_unreachable", table_id=table_id, code=err.code().name)
-                await msg.nak(delay=1.0)
-                return
-            except Exception as exc:  # a bug must not stop the other tables' bots
-                self.log.error("handle_failed", table_id=table_id, error=repr(exc))
-                await msg.ack()
-                return
+        work = asyncio.ensure_future(self._play(lock, table_id, event))
+        # A short ack wait, kept alive while we work: when a replica dies (kill -9) the events it
+        # held are redelivered within seconds, not after the table's turn timer.
+        try:
+            while not (await asyncio.wait({work}, timeout=ACK_WAIT_S / 3))[0]:
+                with contextlib.suppress(Exception):  # NATS away for a moment: the next beat may pass
+                    await msg.in_progress()
+        except asyncio.CancelledError:
+            work.cancel()
+            raise
+        try:
+            work.result()
+        except grpc.aio.AioRpcError as err:
+            self.log.warning("table_unreachable", table_id=table_id, code=err.code().name)
+            await msg.nak(delay=1.0)
+            return
+        except Exception as exc:  # a bug must not stop the other tables' bots
+            self.log.error("handle_failed", table_id=table_id, error=repr(exc))
+            await msg.ack()
+            return
         self.handled += 1
         await msg.ack()
+
+    async def _play(self, lock: asyncio.Lock, table_id: str, event: dict[str, Any]) -> None:
+        async with self._sem, lock:
+            await self.app.handle(table_id, event)

@@ -23,7 +23,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -263,7 +263,7 @@ def build_http_app(upstreams: Upstreams, limiter: RateLimiter, cors_origins: lis
         try:
             caller = caller_from_token(f"Bearer {token}" if token else None, _peer(ws))
         except TokenError as exc:
-            await ws.close(code=4401, reason=str(exc)[:120])
+            await ws.close(code=4401, reason=_close_reason(str(exc)))
             return
         if not limiter.allow(caller.key):
             await ws.close(code=4429, reason="too many requests")
@@ -273,7 +273,7 @@ def build_http_app(upstreams: Upstreams, limiter: RateLimiter, cors_origins: lis
             params = {k: v for k, v in ws.query_params.items() if k != "token"}
             json_format.ParseDict(_typed(params, m.request_cls.DESCRIPTOR), req)
         except (json_format.ParseError, ValueError) as exc:
-            await ws.close(code=4400, reason=str(exc)[:120])
+            await ws.close(code=4400, reason=_close_reason(str(exc)))
             return
         md = [("authorization", f"Bearer {token}")] if token else []
         call = upstreams.channel(m.service).unary_stream(
@@ -320,6 +320,18 @@ def build_http_app(upstreams: Upstreams, limiter: RateLimiter, cors_origins: lis
             }
         )
 
+    async def http_error(request: Request, exc: Exception) -> Response:
+        """404 and 405 under /api in the API's JSON error shape (elsewhere, the usual text)."""
+        status = int(getattr(exc, "status_code", 404))
+        path = request.url.path
+        if path != "/api" and not path.startswith("/api/"):
+            return PlainTextResponse(
+                str(getattr(exc, "detail", "")), status_code=status, headers=getattr(exc, "headers", None)
+            )
+        if path == "/api" or path[len("/api") :] in upstreams.methods:  # a route, with another HTTP method
+            return _error(405, "INVALID_ARGUMENT", "METHOD_NOT_ALLOWED", f"{request.method} is not allowed here")
+        return _error(404, "NOT_FOUND", "UNKNOWN_METHOD", "no such public RPC: GET /api lists them")
+
     routes = [
         Route("/healthz", health),
         Route("/api", methods),
@@ -339,7 +351,7 @@ def build_http_app(upstreams: Upstreams, limiter: RateLimiter, cors_origins: lis
             max_age=600,
         ),
     ]
-    return Starlette(routes=routes, middleware=middleware)
+    return Starlette(routes=routes, middleware=middleware, exception_handlers={404: http_error, 405: http_error})
 
 
 def _typed(params: dict[str, str], desc: Descriptor) -> dict[str, Any]:
@@ -354,6 +366,12 @@ def _typed(params: dict[str, str], desc: Descriptor) -> dict[str, Any]:
         else:
             out[k] = v
     return out
+
+
+def _close_reason(text: str) -> str:
+    """A WebSocket close reason fits in 123 bytes of UTF-8 (not characters: a reason echoing
+    Turkish or any other non-ASCII input would otherwise fail the close itself)."""
+    return text.encode("utf-8")[:123].decode("utf-8", "ignore")
 
 
 def _peer(conn: Request | WebSocket) -> str:

@@ -11,6 +11,7 @@ from typing import Any
 import uvicorn
 from okeyplatform.grpcserver import build_server, mark_not_serving, mark_serving
 from okeyplatform.logs import configure_logging, get_logger
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from .api import GrpcProxy, build_http_app
 from .app import RateLimiter, Upstreams
@@ -19,6 +20,18 @@ __all__ = ["Gateway", "DEFAULT_GRPC_ADDR", "DEFAULT_HTTP_ADDR"]
 
 DEFAULT_GRPC_ADDR = "127.0.0.1:50051"
 DEFAULT_HTTP_ADDR = "127.0.0.1:8080"
+
+
+class _WebSocketProtocol(WebSocketsSansIOProtocol):
+    """uvicorn's WebSocket protocol, except that an upgrade request it cannot read (a request
+    line or headers over websockets' 8 KiB limits) gets websockets' own answer (414, 431, 400)
+    and is closed: uvicorn drops that answer and would leave the connection hanging for ever."""
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if not self.handshake_initiated and self.conn.handshake_exc is not None and not self.transport.is_closing():
+            self.transport.write(b"".join(self.conn.data_to_send()))
+            self.transport.close()
 
 
 @dataclass
@@ -46,7 +59,15 @@ class Gateway:
         await mark_serving(health, list(self.upstreams.addresses))
         host, _, hport = self.http_address.rpartition(":")
         app = build_http_app(self.upstreams, limiter, origins)
-        config = uvicorn.Config(app, host=host, port=int(hport), log_level="warning", access_log=False, lifespan="off")
+        config = uvicorn.Config(
+            app,
+            host=host,
+            port=int(hport),
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            ws=_WebSocketProtocol,
+        )
         self._http = uvicorn.Server(config)
         self._http_task = asyncio.create_task(self._http.serve())
         while not self._http.started:

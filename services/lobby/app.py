@@ -358,6 +358,8 @@ class LobbyApp:
         size = max(1, min(page_size or 50, 200))
         try:
             offset = int(page_token) if page_token else 0
+            if not 0 <= offset < 2**31:  # the database's OFFSET takes neither negative nor huge ones
+                raise ValueError(page_token)
         except ValueError:
             raise Invalid("INVALID_ARGUMENT", "page_token: use the next_page_token of the previous page") from None
         statuses = (WAITING, STARTING, PLAYING) if include_playing else (WAITING,)

@@ -202,6 +202,9 @@ def _read_token(token: str) -> tuple[tuple[int, int, str] | None, int]:
         wins, matches, player, offset = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
         if not (isinstance(wins, int) and isinstance(matches, int) and isinstance(player, str)):
             raise ValueError
+        # a forged token must not reach the query with numbers out of the columns' range or a NUL
+        if not (0 <= wins < 2**31 and 0 <= matches < 2**31 and 0 <= int(offset) < 2**31) or "\x00" in player:
+            raise ValueError
         return (wins, matches, player), int(offset)
     except (ValueError, TypeError):
         raise BadRequest("page_token is not one this service gave out") from None

@@ -214,13 +214,23 @@ class Projector:
             raise error
 
     async def _apply(self, items: list[Item], msgs: list[Msg] | None) -> Any:
-        """Project, retrying while PostgreSQL is unreachable (the messages are kept in
-        progress meanwhile); None when asked to stop first."""
+        """Project, retrying while PostgreSQL is unreachable or restarting (the messages are
+        kept in progress meanwhile); None when asked to stop first."""
         backoff = 0.2
         while True:
             try:
                 return await self.app.apply(items)
-            except (asyncpg.PostgresConnectionError, asyncpg.InterfaceError, OSError) as exc:
+            except (
+                asyncpg.PostgresConnectionError,
+                asyncpg.InterfaceError,
+                # 57xxx: "the database system is shutting down / starting up", "terminating
+                # connection due to administrator command": PostgreSQL restarting, not a bad event.
+                asyncpg.exceptions.OperatorInterventionError,
+                # "cannot switch to state ..; another operation is in progress": a connection the
+                # restart cut mid-operation; the pool replaces it.
+                asyncpg.exceptions.InternalClientError,
+                OSError,
+            ) as exc:
                 if self._stop.is_set():
                     return None
                 self.log.warning("apply_retry", error=repr(exc), backoff=backoff)

@@ -23,6 +23,7 @@ from okeyplatform.logs import get_logger
 __all__ = ["TableApp", "RuleError", "NotFound", "Forbidden", "BadRequest", "ActResult", "Loaded"]
 
 TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+MAX_VERSION = 2**31 - 1  # okey_events.version is an INT
 _RNG = secrets.SystemRandom()
 
 
@@ -177,7 +178,7 @@ class TableApp:
     async def create_table(self, table_id: str, options: TableOptions, players: tuple[str, ...]) -> tuple[str, int]:
         if not table_id:
             table_id = secrets.token_urlsafe(9).replace("-", "x").replace("_", "y")
-        if not TABLE_ID.match(table_id):
+        if not TABLE_ID.fullmatch(table_id):
             raise BadRequest("table_id: letters, digits, '-' and '_' only, at most 64")
         engine = engine_for(options.game)
         got = engine.decide(None, CreateTable(table_id=table_id, options=options, players=players))
@@ -203,6 +204,24 @@ class TableApp:
         fresh state; a command id seen before returns its first result and appends nothing."""
         if not command_id or len(command_id) > 128:
             raise BadRequest("command_id is required (at most 128 characters)")
+        if not TABLE_ID.fullmatch(table_id):
+            raise NotFound(f"no table {table_id[:64]!r}")  # no table has such an id: no lock is made for it
+        try:
+            return await self._act(table_id, command_id, make, identity, seat)
+        except NotFound:
+            lock = self._locks.get(table_id)
+            if lock is not None and not lock.locked() and table_id not in self._cache:
+                del self._locks[table_id]  # a lock per unknown table id would pile up for ever
+            raise
+
+    async def _act(
+        self,
+        table_id: str,
+        command_id: str,
+        make: Callable[[int], Command],
+        identity: Identity | None,
+        seat: int | None,
+    ) -> ActResult:
         log = self.log.bind(table_id=table_id, command_id=command_id, seat=seat)
         async with self._lock(table_id):
             fresh = False
@@ -297,6 +316,7 @@ class TableApp:
     async def events(
         self, table_id: str, after_version: int = 0, limit: int | None = None
     ) -> list[tuple[StoredEvent, Event]]:
+        after_version = min(max(after_version, 0), MAX_VERSION)  # a client's int64 in the store's int column
         stored = await self.store.read_stream(table_id, after_version=after_version, limit=limit)
         if not stored and after_version == 0:
             raise NotFound(f"no table {table_id!r}")

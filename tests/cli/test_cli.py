@@ -36,16 +36,33 @@ def test_demo_runs_the_stack_plays_through_the_gateway_and_stops() -> None:
     """Self-contained: embedded servers, every service, a bot match through the gateway, the
     standings from the scoring service, and nothing left running afterwards."""
     import os
+    import uuid
 
+    marker = uuid.uuid4().hex
     env = {k: v for k, v in os.environ.items() if k not in ("OKEY_DATABASE_URL", "OKEY_NATS_URL")}
-    cmd = [OKEY, "demo", "-o", "match_points=6"] if OKEY else [sys.executable, "-m", "okeyplatform.cli", "demo"]
+    env["OKEY_TEST_MARKER"] = marker  # inherited by every process the demo starts
+    cmd = [OKEY or sys.executable, *([] if OKEY else ["-m", "okeyplatform.cli"]), "demo", "-o", "match_points=6"]
     got = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
     assert got.returncode == 0, got.stdout + got.stderr
     assert "played by the bots service" in got.stdout
     assert "standings from the scoring service" in got.stdout and "winner" in got.stdout
     assert "okey demo: done" in got.stdout
-    leftover = subprocess.run(["pgrep", "-f", "okeyplatform.cli serve"], capture_output=True, text=True)
-    assert leftover.stdout.strip() == "", "services still running after the demo"
+    assert not _processes_with(f"OKEY_TEST_MARKER={marker}"), "processes still running after the demo"
+
+
+def _processes_with(entry: str) -> list[int]:
+    """Pids whose environment holds ``entry``."""
+    from pathlib import Path
+
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                if entry.encode() in (proc / "environ").read_bytes().split(b"\0"):
+                    found.append(int(proc.name))
+            except OSError:
+                continue
+    return found
 
 
 def test_demo_rejects_a_bad_option_with_a_hint() -> None:

@@ -1,0 +1,239 @@
+"""Do the books agree? Checks after load or faults, each against an independent source, for a
+set of tables (``okey bench soak`` and tests/resilience):
+
+- the event log (PostgreSQL): each table's versions are exactly 1..N, no gap, no repeat;
+- JetStream (stream OKEY_TABLES, read from the start with an ordered consumer): each
+  ``table:version`` of the log exactly once, in order;
+- the scoring projection: the tables' rows (tables, hands, matches, seats) equal what the
+  projection's own code makes from their events alone (player stats are totals over every
+  table: the whole-log rebuild checks them), and ``okey replay --verify --no-swap``
+  over the whole log finds okeycore agreeing with every recorded result and the rebuilt tables
+  equal to the live ones (that last part only when the live projection is not behind the log:
+  other tables may still be in flight);
+- each finished match's standings from ScoringService.GetMatchResult: equal to okeycore's fold
+  of the table's events (``MatchEnded`` scores, winners, pot and payout).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import asyncpg
+import grpc
+import nats
+from okey.v1 import scoring_service_pb2 as spb
+from okey.v1 import scoring_service_pb2_grpc as spb_grpc
+from okeycore.events import MatchEnded, event_from_dict
+from okeycore.games import engine_for
+from okeyplatform.auth import issue_token
+from okeyplatform.eventstore import PostgresEventStore
+from okeyplatform.relay import TABLE_STREAM
+
+from services.scoring.projection import Projection
+from services.scoring.replay import replay
+from services.scoring.store import HAND_COLS, MATCH_COLS, SEAT_COLS, TABLE_COLS, ScoringStore
+
+__all__ = ["BooksReport", "check_books"]
+
+
+@dataclass
+class BooksReport:
+    tables: int = 0
+    events: int = 0  # in the log, for these tables
+    jetstream_messages: int = 0  # of these tables, read back from the stream
+    rebuilt_events: int = 0  # the whole log, replayed
+    live_behind: int = 0
+    results_checked: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    def line(self) -> str:
+        verdict = "agree" if not self.problems else f"DISAGREE ({len(self.problems)} problems)"
+        lag = f"; live projection {self.live_behind:,} events behind the log" if self.live_behind else ""
+        return (
+            f"  books       {verdict}: {self.tables:,} tables, {self.events:,} events in the log, "
+            f"{self.jetstream_messages:,} on JetStream, rebuild of {self.rebuilt_events:,} events, "
+            f"{self.results_checked:,} match results against okeycore{lag}"
+        )
+
+
+async def check_books(
+    database_url: str,
+    nats_url: str,
+    scoring_addr: str,
+    table_ids: Sequence[str],
+    timeout_s: float = 90.0,
+) -> BooksReport:
+    report = BooksReport(tables=len(table_ids))
+    versions = await _log_versions(database_url, table_ids, report)
+    report.events = sum(versions.values())
+    await _jetstream(nats_url, versions, report, timeout_s)
+    if await _wait_projection(scoring_addr, versions, report, timeout_s):
+        await _projection(database_url, table_ids, report)
+    await _results(database_url, scoring_addr, table_ids, report)
+    return report
+
+
+async def _log_versions(database_url: str, table_ids: Sequence[str], report: BooksReport) -> dict[str, int]:
+    conn = await asyncpg.connect(database_url)
+    try:
+        rows = await conn.fetch(
+            "SELECT stream_id, count(*) AS n, count(DISTINCT version) AS d, min(version) AS lo, max(version) AS hi "
+            "FROM okey_events WHERE stream_id = ANY($1::text[]) GROUP BY stream_id",
+            list(table_ids),
+        )
+    finally:
+        await conn.close()
+    got = {r["stream_id"]: r for r in rows}
+    missing = sorted(set(table_ids) - got.keys())
+    if missing:
+        report.problems.append(f"log: tables with no events: {missing[:10]}")
+    for t, r in got.items():
+        if not (r["n"] == r["d"] == r["hi"] and r["lo"] == 1):
+            report.problems.append(f"log: {t} has {r['n']} rows, {r['d']} versions, {r['lo']}..{r['hi']}")
+    return {t: int(r["hi"]) for t, r in got.items()}
+
+
+async def _jetstream(nats_url: str, wanted: dict[str, int], report: BooksReport, timeout_s: float) -> None:
+    """Read the stream from the start until every wanted version is there (the relay may still
+    be catching up: read again, bounded by ``timeout_s``); each table's versions in stream order."""
+    nc = await nats.connect(nats_url, connect_timeout=5)
+    seen: dict[str, list[int]] = {}
+    try:
+        js = nc.jetstream()
+        deadline = time.monotonic() + timeout_s
+        while True:
+            seen = {t: [] for t in wanted}
+            sub = await js.subscribe("okey.table.>", stream=TABLE_STREAM, ordered_consumer=True)
+            try:
+                while time.monotonic() < deadline:
+                    try:
+                        msg = await sub.next_msg(timeout=2.0)
+                    except nats.errors.TimeoutError:
+                        break
+                    env = json.loads(msg.data)
+                    if env["table_id"] in seen:
+                        seen[env["table_id"]].append(int(env["version"]))
+                    if msg.metadata.num_pending == 0:
+                        break
+            finally:
+                await sub.unsubscribe()
+            if all(len(seen[t]) >= v for t, v in wanted.items()) or time.monotonic() >= deadline:
+                break
+            await asyncio.sleep(1.0)
+    finally:
+        await nc.close()
+    report.jetstream_messages = sum(len(v) for v in seen.values())
+    for t, vs in seen.items():
+        last = wanted[t]
+        if vs != list(range(1, last + 1)):
+            dup = sorted({v for v in vs if vs.count(v) > 1})
+            lost = sorted(set(range(1, last + 1)) - set(vs))
+            report.problems.append(
+                f"JetStream: {t}: {len(vs)} messages for {last} versions; doubled {dup[:10]}, lost {lost[:10]}"
+            )
+
+
+async def _wait_projection(scoring_addr: str, wanted: dict[str, int], report: BooksReport, timeout_s: float) -> bool:
+    """Until ListHands says the projection applied each table's last version."""
+    metadata = (("authorization", f"Bearer {issue_token('books-checker')}"),)
+    pending = dict(wanted)
+    applied: dict[str, int] = {}
+    async with grpc.aio.insecure_channel(scoring_addr) as ch:
+        stub = spb_grpc.ScoringServiceStub(ch)
+        deadline = time.monotonic() + timeout_s
+        while pending and time.monotonic() < deadline:
+            for t, v in list(pending.items()):
+                try:
+                    applied[t] = (await stub.ListHands(spb.ListHandsRequest(table_id=t), metadata=metadata)).version
+                except grpc.aio.AioRpcError as err:
+                    if err.code() not in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.UNAVAILABLE):
+                        raise
+                    applied[t] = 0
+                if applied[t] >= v:
+                    del pending[t]
+            if pending:
+                await asyncio.sleep(0.5)
+    if pending:
+        lag = {t: (applied.get(t), v) for t, v in list(pending.items())[:10]}
+        report.problems.append(f"scoring: the projection did not catch up in {timeout_s:.0f} s (applied, log): {lag}")
+    return not pending
+
+
+async def _projection(database_url: str, table_ids: Sequence[str], report: BooksReport) -> None:
+    events = await PostgresEventStore.connect(database_url, min_size=1, max_size=2)
+    scoring = await ScoringStore.connect(database_url, min_size=1, max_size=2)
+    try:
+        proj = Projection()
+        for t in table_ids:
+            for e in await events.read_stream(t):
+                proj.apply(t, e.version, e.recorded_at, {"type": e.type, **e.data})
+        expected = {
+            "scoring_tables": (TABLE_COLS, list(proj.tables.values())),
+            "scoring_hands": (HAND_COLS, proj.changes.hands),
+            "scoring_matches": (MATCH_COLS, proj.changes.matches),
+            "scoring_match_seats": (SEAT_COLS, proj.changes.seats),
+        }
+        async with scoring.pool.acquire() as conn:
+            for name, (cols, objs) in expected.items():
+                want = sorted(_row(tuple(getattr(o, c) for c in cols)) for o in objs)
+                sql = f"SELECT {', '.join(cols)} FROM {name} WHERE table_id = ANY($1::text[])"
+                got = sorted(_row(tuple(r.values())) for r in await conn.fetch(sql, list(table_ids)))
+                if got != want:
+                    extra, missing = len(set(got) - set(want)), len(set(want) - set(got))
+                    report.problems.append(
+                        f"scoring: {name}: {extra} live rows not in a rebuild from the events, {missing} missing"
+                    )
+        rebuilt = await replay(events, scoring, verify=True, swap=False)
+    finally:
+        await scoring.close()
+        await events.close()
+    report.rebuilt_events = rebuilt.events
+    report.live_behind = rebuilt.live_behind
+    report.problems += [f"okeycore: {p}" for p in rebuilt.verify_problems]
+    if rebuilt.live_behind == 0 and sum(rebuilt.diff.values()):
+        report.problems.append(f"scoring: the live projection differs from a rebuild of the whole log: {rebuilt.diff}")
+
+
+def _row(values: tuple[object, ...]) -> str:
+    return json.dumps(values, sort_keys=True, default=str)
+
+
+async def _results(database_url: str, scoring_addr: str, table_ids: Sequence[str], report: BooksReport) -> None:
+    store = await PostgresEventStore.connect(database_url, min_size=1, max_size=2)
+    metadata = (("authorization", f"Bearer {issue_token('books-checker')}"),)
+    try:
+        async with grpc.aio.insecure_channel(scoring_addr) as ch:
+            stub = spb_grpc.ScoringServiceStub(ch)
+            for t in table_ids:
+                events = [event_from_dict({"type": e.type, **e.data}) for e in await store.read_stream(t)]
+                if not events or not isinstance(events[-1], MatchEnded):
+                    continue
+                ended = events[-1]
+                state = engine_for(events[0].options.game).fold(None, events)  # type: ignore[attr-defined]
+                try:
+                    result = (
+                        await stub.GetMatchResult(spb.GetMatchResultRequest(table_id=t), metadata=metadata)
+                    ).result
+                except grpc.aio.AioRpcError as err:
+                    report.problems.append(f"results: {t}: GetMatchResult {err.code().name}: {err.details()}")
+                    continue
+                standings = sorted(result.standings, key=lambda s: s.seat)
+                scores = [s.score for s in standings]
+                checks = {
+                    "the fold ends the match": state.phase.value == "MATCH_OVER",
+                    "scores = MatchEnded": scores == list(ended.scores),
+                    "scores = the fold": scores == [s.score for s in state.seats],
+                    "winners": sorted(result.winners) == sorted(ended.winners),
+                    "winner flags": sorted(s.seat for s in standings if s.winner) == sorted(ended.winners),
+                    "pot and payout": (result.pot, result.payout) == (ended.pot, ended.payout),
+                }
+                bad = [k for k, ok in checks.items() if not ok]
+                if bad:
+                    report.problems.append(f"results: {t}: GetMatchResult disagrees with okeycore: {', '.join(bad)}")
+                report.results_checked += 1
+    finally:
+        await store.close()
