@@ -9,9 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from okey.v1 import table_service_pb2_grpc as pb_grpc
-from okeycore.events import event_from_dict
-from okeycore.games import engine_for
-from okeycore.options import TableOptions
+from okeycore.classic import public_event
+from okeycore.events import event_from_dict, event_to_dict
 from okeyplatform.eventstore import PostgresEventStore, StoredEvent
 from okeyplatform.grpcserver import build_server, mark_not_serving, mark_serving
 from okeyplatform.logs import configure_logging, get_logger
@@ -28,13 +27,8 @@ DEFAULT_ADDR = "127.0.0.1:50061"
 
 def public_payload(e: StoredEvent) -> dict[str, Any]:
     """What goes on NATS: the event as a spectator may see it (no rack, no deck order)."""
-    event = event_from_dict({"type": e.type, **e.data})
-    game = engine_for(TableOptions().game)
-    if e.type == "TableCreated":
-        game = engine_for(event.options.game)  # type: ignore[attr-defined]
-    public = game.public_event(event, None)
-    from okeycore.events import event_to_dict
-
+    # Both games redact the same way (okey101.public_event is classic's), so no engine lookup.
+    public = public_event(event_from_dict({"type": e.type, **e.data}), None)
     return {
         "table_id": e.stream_id,
         "version": e.version,
