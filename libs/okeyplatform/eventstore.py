@@ -239,13 +239,15 @@ async def migrate(
 ) -> list[int]:
     """Apply the migrations not applied yet, each in its own transaction, under an advisory
     lock so replicas starting together apply each once. Returns the versions applied."""
-    await conn.execute(
-        "CREATE TABLE IF NOT EXISTS okey_schema (scope TEXT NOT NULL, version INT NOT NULL, "
-        "applied_at TIMESTAMPTZ NOT NULL DEFAULT now(), PRIMARY KEY (scope, version))"
-    )
     applied: list[int] = []
+    # The lock comes first: CREATE TABLE IF NOT EXISTS is not safe against a concurrent one (two
+    # replicas starting together: one fails on pg_type's unique index).
     await conn.execute("SELECT pg_advisory_lock(hashtext('okey_schema'))")
     try:
+        await conn.execute(
+            "CREATE TABLE IF NOT EXISTS okey_schema (scope TEXT NOT NULL, version INT NOT NULL, "
+            "applied_at TIMESTAMPTZ NOT NULL DEFAULT now(), PRIMARY KEY (scope, version))"
+        )
         done = {r["version"] for r in await conn.fetch("SELECT version FROM okey_schema WHERE scope = $1", scope)}
         for version, sql in migrations:
             if version in done:

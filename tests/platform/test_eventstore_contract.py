@@ -126,3 +126,23 @@ async def test_postgres_reader_never_skips_a_late_commit(fresh_database_url: str
     finally:
         await conn.close()
         await pg.close()
+
+
+async def test_replicas_migrating_a_fresh_database_at_once_all_start(fresh_database_url: str) -> None:
+    """Replicas started together (OKEY_TABLE_WORKERS, a Deployment rolling out) migrate the same
+    empty database at once: every one starts, and each migration is applied exactly once. (The
+    bookkeeping table used to be created before the advisory lock was taken, and one of two
+    replicas then died on pg_type's unique index.)"""
+    from okeyplatform.eventstore import MIGRATIONS, migrate
+
+    conns = [await asyncpg.connect(fresh_database_url) for _ in range(6)]
+    try:
+        results = await asyncio.gather(*(migrate(c) for c in conns), return_exceptions=True)
+        assert not [r for r in results if isinstance(r, BaseException)], results
+        applied = sorted(v for r in results if isinstance(r, list) for v in r)
+        assert applied == sorted(v for v, _ in MIGRATIONS)  # each once, by whichever got the lock first
+        rows = await conns[0].fetch("SELECT version FROM okey_schema WHERE scope = 'eventstore'")
+        assert sorted(r["version"] for r in rows) == applied
+    finally:
+        for c in conns:
+            await c.close()
