@@ -62,3 +62,86 @@ def us(seconds: float) -> str:
 
 def ms(seconds: float) -> str:
     return f"{seconds * 1e3:,.2f} ms"
+
+
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _proc_table() -> dict[int, tuple[str, int, float]]:
+    """pid -> (command name, parent pid, CPU seconds used: user + system), from /proc."""
+    out: dict[int, tuple[str, int, float]] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return out
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", encoding="utf-8", errors="replace") as fh:
+                raw = fh.read()
+        except OSError:
+            continue  # gone meanwhile
+        # "pid (comm) state ppid ... utime stime ...": comm may hold spaces and parentheses
+        head, _, rest = raw.rpartition(")")
+        comm = head.partition("(")[2]
+        fields = rest.split()
+        out[int(name)] = (comm, int(fields[1]), (int(fields[11]) + int(fields[12])) / _TICK)
+    return out
+
+
+def _machine_busy() -> tuple[float, float]:
+    """(busy, total) CPU seconds of the whole machine so far, from /proc/stat."""
+    with open("/proc/stat", encoding="utf-8") as fh:
+        values = [int(v) for v in fh.readline().split()[1:]]
+    idle = values[3] + (values[4] if len(values) > 4 else 0)  # idle + iowait
+    total = sum(values[:8])  # guest time is already counted in user
+    return (total - idle) / _TICK, total / _TICK
+
+
+class CpuMeter:
+    """CPU time used by groups of processes between two readings (Linux /proc): one process
+    (the client: this one alone, not its children), a service's process tree, and processes
+    by name (PostgreSQL, NATS).
+    Readings elsewhere come back empty, so a benchmark still runs."""
+
+    def __init__(self, pids: dict[str, int], trees: dict[str, int], names: dict[str, str]) -> None:
+        self.pids = pids  # group -> one process alone
+        self.trees = trees  # group -> root pid (the root and all its descendants)
+        self.names = names  # group -> command name (every process of that name)
+        self._start: dict[str, float] = {}
+        self._busy0 = (0.0, 0.0)
+        self.available = os.path.isdir("/proc/self")
+
+    def _read(self) -> dict[str, float]:
+        table = _proc_table()
+        children: dict[int, list[int]] = {}
+        for pid, (_, ppid, _) in table.items():
+            children.setdefault(ppid, []).append(pid)
+        used: dict[str, float] = {g: table[pid][2] if pid in table else 0.0 for g, pid in self.pids.items()}
+        for group, root in self.trees.items():
+            todo, total = [root], 0.0
+            while todo:
+                pid = todo.pop()
+                if pid in table:
+                    total += table[pid][2]
+                todo.extend(children.get(pid, ()))
+            used[group] = total
+        for group, comm in self.names.items():
+            used[group] = sum(cpu for c, _, cpu in table.values() if c == comm)
+        return used
+
+    def start(self) -> None:
+        if self.available:
+            self._start = self._read()
+            self._busy0 = _machine_busy()
+
+    def stop(self) -> tuple[dict[str, float], float]:
+        """CPU seconds per group since start(), and the share of the whole machine that was busy."""
+        if not self.available:
+            return {}, float("nan")
+        now = self._read()
+        busy, total = _machine_busy()
+        used = {g: max(0.0, now[g] - self._start.get(g, 0.0)) for g in now}
+        span = total - self._busy0[1]
+        return used, ((busy - self._busy0[0]) / span if span > 0 else float("nan"))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -25,7 +26,7 @@ from okeyplatform.embedded import free_port, resolve_infra, with_database
 from okeyplatform.protoconv import options_pb
 from okeyplatform.up import wait_healthy
 
-from .common import machine, ms, percentile
+from .common import CpuMeter, machine, ms, percentile
 
 
 class TableBot:
@@ -59,17 +60,28 @@ class TableBot:
         ).view
         self.rack0 = v.rack[0].id
 
-    async def run(self, until: float, latencies: list[float], interval: float = 0.0) -> int:
+    async def run(
+        self, until: float, latencies: list[float], interval: float = 0.0, rng: random.Random | None = None
+    ) -> int:
         """Play until ``until``; with ``interval`` > 0, one move every ``interval`` seconds on
-        average (a player's thinking time), otherwise back to back."""
+        average (a player's thinking time), otherwise back to back.
+
+        Paced turns arrive as a Poisson process per table (exponential gaps, a random first
+        turn): the tables of a room do not move in step. A turn that falls due while the
+        previous one is still waiting for its answer goes out at once (the schedule is kept,
+        so a slow service sees the load it was offered, not less)."""
         moves = 0
-        next_at = time.perf_counter()
+        rng = rng or random.Random()
+        period = 2 * interval  # two moves (draw, discard) per turn
+        next_at = time.perf_counter() + (rng.uniform(0, period) if interval else 0.0)
         while time.perf_counter() < until:
             if interval:
-                next_at += 2 * interval  # two moves (draw, discard) per loop
-                delay = next_at - time.perf_counter()
-                if delay > 0:
-                    await asyncio.sleep(delay)
+                now = time.perf_counter()
+                if next_at > now:
+                    await asyncio.sleep(min(next_at, until) - now)
+                    if time.perf_counter() >= until:
+                        break
+                next_at += rng.expovariate(1.0 / period)
             seat = self.turn
             if self.rack0 is not None:
                 tile = self.rack0
@@ -90,8 +102,11 @@ class TableBot:
         return moves
 
 
-async def raw_commit_rate(dsn: str, seconds: float, concurrency: int) -> float:
-    """Single-row INSERT + COMMIT (autocommit) from ``concurrency`` connections."""
+async def raw_commit_rate(
+    dsn: str, seconds: float, concurrency: int, meter: CpuMeter | None = None
+) -> tuple[float, int, dict[str, float]]:
+    """Single-row INSERT + COMMIT (autocommit) from ``concurrency`` connections. Returns
+    (commits/s, commits, CPU seconds per process group while it ran)."""
     conn = await asyncpg.connect(dsn)
     await conn.execute("CREATE TABLE IF NOT EXISTS bench_raw (id BIGSERIAL PRIMARY KEY, v TEXT NOT NULL)")
     await conn.close()
@@ -107,11 +122,14 @@ async def raw_commit_rate(dsn: str, seconds: float, concurrency: int) -> float:
                 await c.execute("INSERT INTO bench_raw (v) VALUES ($1)", "x")
                 count += 1
 
+    if meter:
+        meter.start()
     t0 = time.perf_counter()
     await asyncio.gather(*(worker() for _ in range(concurrency)))
     rate = count / (time.perf_counter() - t0)
+    cpu = meter.stop()[0] if meter else {}  # before the pool closes: its backends take their counters along
     await pool.close()
-    return rate
+    return rate, count, cpu
 
 
 async def relay_lag(dsn: str, timeout: float = 60.0) -> float:
@@ -134,10 +152,18 @@ async def relay_lag(dsn: str, timeout: float = 60.0) -> float:
 
 
 async def one_level(
-    target: str, token: str, n: int, seconds: float, offered: float | None = None, channels: int = 8
-) -> tuple[float, list[float], int]:
+    target: str,
+    token: str,
+    n: int,
+    seconds: float,
+    offered: float | None = None,
+    channels: int = 32,
+    seed: int = 1,
+    meter: CpuMeter | None = None,
+) -> tuple[float, list[float], int, dict[str, float], float]:
     """N tables over ``channels`` connections; ``offered`` moves/s in total, or as fast as
-    the service answers when None. Returns (moves/s, sorted Act latencies, moves)."""
+    the service answers when None. Returns (moves/s, sorted Act latencies, moves, CPU seconds
+    per process group while the bots played, share of the machine busy)."""
     opts = [("grpc.use_local_subchannel_pool", 1)]
     chans = [grpc.aio.insecure_channel(target, options=opts) for _ in range(channels)]
     stubs = [pb_grpc.TableServiceStub(c) for c in chans]
@@ -158,19 +184,32 @@ async def one_level(
     bots = await asyncio.gather(*(create(i) for i in range(n)))
     latencies: list[float] = []
     interval = n / offered if offered else 0.0
+    rng = random.Random(seed)
+    rngs = [random.Random(rng.getrandbits(64)) for _ in bots]
+    if meter:
+        meter.start()
     t0 = time.perf_counter()
     until = t0 + seconds
-    counts = await asyncio.gather(*(b.run(until, latencies, interval) for b in bots))
+    counts = await asyncio.gather(*(b.run(until, latencies, interval, r) for b, r in zip(bots, rngs, strict=True)))
     elapsed = time.perf_counter() - t0
+    cpu, busy = meter.stop() if meter else ({}, float("nan"))
     for c in chans:
         await c.close()
     latencies.sort()
-    return sum(counts) / elapsed, latencies, sum(counts)
+    return sum(counts) / elapsed, latencies, sum(counts), cpu, busy
 
 
 def run(args: argparse.Namespace) -> int:
-    levels = [10, 100] if args.quick else [10, 100, 500]
-    seconds = 5.0 if args.quick else 20.0
+    seconds = float(getattr(args, "seconds", None) or (5.0 if args.quick else 20.0))
+    tables = getattr(args, "tables", None)
+    offered = getattr(args, "offered", None)
+    plan: list[tuple[int, float | None]]
+    if tables:
+        # One level: the tables given, at the rate given (0: back to back), or 1,000/s.
+        plan = [(tables, (offered or None) if offered is not None else 1000.0)]
+    else:
+        levels = [10, 100] if args.quick else [10, 100, 500]
+        plan = [(n, 1000.0) for n in levels] + [(levels[-1], None)]
     workers = int(os.environ.get("OKEY_TABLE_WORKERS", "2"))
     print(
         f"okey bench table  ({'quick' if args.quick else 'full'}: {seconds:.0f} s per level, "
@@ -182,10 +221,12 @@ def run(args: argparse.Namespace) -> int:
             f"PostgreSQL: {'embedded (fsync off)' if infra.postgres else 'OKEY_DATABASE_URL'}, "
             f"NATS: {'embedded' if infra.nats else 'OKEY_NATS_URL'}"
         )
-        return asyncio.run(_run(infra.database_url, infra.nats_url, levels, seconds, workers))
+        return asyncio.run(_run(infra.database_url, infra.nats_url, plan, seconds, workers, args.seed))
 
 
-async def _run(base_url: str, nats_url: str, levels: list[int], seconds: float, workers: int) -> int:
+async def _run(
+    base_url: str, nats_url: str, plan: list[tuple[int, float | None]], seconds: float, workers: int, seed: int
+) -> int:
     name = f"okey_bench_{int(time.time())}"
     admin = await asyncpg.connect(base_url)
     await admin.execute(f'CREATE DATABASE "{name}"')
@@ -205,22 +246,32 @@ async def _run(base_url: str, nats_url: str, levels: list[int], seconds: float, 
     try:
         await asyncio.to_thread(wait_healthy, addr, 60.0, proc)
         token = issue_token("bench-bots", "service")
-        raw = await raw_commit_rate(dsn, min(seconds, 10.0), 20)
+        meter = CpuMeter({"client": os.getpid()}, {"table": proc.pid}, {"postgres": "postgres", "nats": "nats-server"})
+        raw, commits, raw_cpu = await raw_commit_rate(dsn, min(seconds, 10.0), 20, meter)
         print(f"\nraw asyncpg single-row INSERT+COMMIT, 20 connections: {raw:,.0f} commits/s")
         cols = ("tables", 7), ("offered", 9), ("moves/s", 9), ("p50", 10), ("p99", 10), ("max", 10), ("moves", 8)
         header = " ".join(f"{c:>{w}}" for c, w in cols) + f" {'of raw':>7}"
         print("\n" + header)
-        plan: list[tuple[int, float | None]] = [(n, 1000.0) for n in levels] + [(levels[-1], None)]
+        cpu_rows: list[tuple[str, dict[str, float], int, float]] = []
+        best: tuple[float, int, float] | None = None  # (moves/s, tables, offered) meeting p99 <= 50 ms
         for n, offered in plan:
             label = f"{offered:,.0f}/s" if offered else "max"
             sys.stderr.write(f"  running {n} tables, offered {label}, for {seconds:.0f} s ...\n")
-            rate, lat, moves = await one_level(addr, token, n, seconds, offered)
+            rate, lat, moves, cpu, busy = await one_level(addr, token, n, seconds, offered, seed=seed, meter=meter)
+            p99 = percentile(lat, 99)
             print(
-                f"{n:>7} {label:>9} {rate:>9,.0f} {ms(percentile(lat, 50)):>10} {ms(percentile(lat, 99)):>10} "
+                f"{n:>7} {label:>9} {rate:>9,.0f} {ms(percentile(lat, 50)):>10} {ms(p99):>10} "
                 f"{ms(lat[-1]):>10} {moves:>8,} {rate / raw:>6.0%}"
             )
+            cpu_rows.append((f"{n} tables, {label}", cpu, moves, busy))
+            if p99 <= 0.050 and (best is None or rate > best[0]):
+                best = (rate, n, offered or 0.0)
+        if meter.available:
+            _print_cpu(raw_cpu, commits, cpu_rows)
         lag = await relay_lag(dsn)
         print(f"\nrelay: every committed event published to JetStream {lag:.2f} s after the load stopped")
+        if best is not None:
+            print(f"best level with p99 <= 50 ms: {best[0]:,.0f} moves/s at {best[1]} tables")
         print("targets: >= 1,000 moves/s at 500 tables with p99 <= 50 ms, and >= 50% of the raw commit rate")
     finally:
         proc.send_signal(signal.SIGTERM)
@@ -232,3 +283,31 @@ async def _run(base_url: str, nats_url: str, levels: list[int], seconds: float, 
         await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         await admin.close()
     return 0
+
+
+def _print_cpu(raw_cpu: dict[str, float], commits: int, rows: list[tuple[str, dict[str, float], int, float]]) -> None:
+    """CPU time per move by process, beside CPU time per raw commit: what a move costs, and
+    hence how close to the raw commit rate moves can come on this machine's cores."""
+    groups = ("client", "table", "postgres", "nats")
+    widths = (8, 8, 9, 7)
+
+    def cells(cpu: dict[str, float], n: int) -> str:
+        return " ".join(f"{cpu.get(g, 0.0) / n * 1e6:>{w},.0f}" for g, w in zip(groups, widths, strict=True))
+
+    print("\nCPU time per operation, by process (us; /proc, all on this machine):")
+    print(f"{'':>24} {'client':>8} {'table':>8} {'postgres':>9} {'nats':>7} {'all':>8} {'busy':>6}")
+    raw_all = sum(raw_cpu.values())
+    if commits:
+        print(f"{'raw commit':>24} {cells(raw_cpu, commits)} {raw_all / commits * 1e6:>8,.0f} {'':>6}")
+    for label, cpu, moves, busy in rows:
+        if not moves:
+            continue
+        print(f"{'move, ' + label:>24} {cells(cpu, moves)} {sum(cpu.values()) / moves * 1e6:>8,.0f} {busy:>6.0%}")
+    if commits and rows and rows[-1][2]:
+        per_move = sum(rows[-1][1].values()) / rows[-1][2]
+        per_commit = raw_all / commits
+        cores = os.cpu_count() or 1
+        print(
+            f"a move costs {per_move / per_commit:.1f}x the CPU of a raw commit: on {cores} cores, moves can reach "
+            f"at most ~{per_commit / per_move:.0%} of the raw rate (a ceiling of ~{cores / per_move:,.0f} moves/s)"
+        )

@@ -155,8 +155,18 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--quick", action="store_true", help="a short run, for a smoke test")
     bench.add_argument("--seed", type=int, default=1, help="seed for generated inputs (default 1)")
     bench.add_argument(
-        "--tables", type=int, default=None, help="soak: concurrent all-bot tables (default 500; --quick 20)"
+        "--tables",
+        type=int,
+        default=None,
+        help="soak: concurrent all-bot tables (default 500; --quick 20); table: run one level of this many tables",
     )
+    bench.add_argument(
+        "--offered",
+        type=float,
+        default=None,
+        help="table, with --tables: moves/s offered in all (default 1000; 0 plays back to back)",
+    )
+    bench.add_argument("--seconds", type=float, default=None, help="table: seconds per level (default 20; --quick 5)")
     bench.add_argument("--minutes", type=float, default=None, help="soak: how long to run (default 10; --quick 0.5)")
     bench.add_argument(
         "--faults", action="store_true", help="soak: kill and restart services, NATS and PostgreSQL during the run"

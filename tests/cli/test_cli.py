@@ -89,3 +89,33 @@ def test_solve_answers_each_line_and_survives_bad_ones() -> None:
     assert "14 tiles" in out[2]["error"]
     assert out[3]["pairs"] is True and out[3]["melds"] is False
     assert len(out[3]["arrangement"]) == 7
+
+
+def test_bench_table_one_small_level_prints_latency_cpu_and_the_relay() -> None:
+    """``okey bench table`` end to end on a small level: the service as its own process, bots
+    through gRPC, the raw commit rate, CPU per move by process, and the relay caught up."""
+    got = run_okey("bench", "table", "--tables", "4", "--offered", "100", "--seconds", "2", timeout=240)
+    assert got.returncode == 0, got.stdout + got.stderr
+    out = got.stdout
+    assert "raw asyncpg single-row INSERT+COMMIT" in out
+    row = next(line.split() for line in out.splitlines() if line.strip().startswith("4 ") and "/s" in line)
+    assert row[1] == "100/s" and 50 <= int(row[2].replace(",", "")) <= 150  # moves/s near the offered rate
+    assert "move, 4 tables, 100/s" in out  # CPU per move by process
+    assert "published to JetStream" in out and "inf s" not in out
+
+
+def test_cpu_meter_counts_this_process_alone() -> None:
+    import os
+    import time
+
+    from okeybench.common import CpuMeter
+
+    meter = CpuMeter({"me": os.getpid()}, {"tree": os.getpid()}, {"nobody": "no-such-command-name"})
+    meter.start()
+    t0 = time.process_time()
+    while time.process_time() - t0 < 0.3:
+        pass
+    used, busy = meter.stop()
+    assert used["me"] >= 0.2 and used["tree"] >= used["me"]  # the tree holds the process itself
+    assert used["nobody"] == 0.0
+    assert 0.0 < busy <= 1.0
