@@ -59,12 +59,27 @@ class RequestReader(grpc.aio.ServerInterceptor):
     text no service can store (PostgreSQL refuses NUL characters), are INVALID_ARGUMENT with a
     reason (``MALFORMED_REQUEST``, ``INVALID_TEXT``) instead of an unhandled exception (UNKNOWN)."""
 
+    def __init__(self) -> None:
+        # method -> (the service's handler, our wrapper of it): a method's handler does not
+        # change, so the wrapper is built once, not on every call.
+        self._wrapped: dict[str, tuple[Any, Any]] = {}
+
     async def intercept_service(
         self,
         continuation: Callable[[grpc.HandlerCallDetails], Any],
         handler_call_details: grpc.HandlerCallDetails,
     ) -> Any:
         handler = await continuation(handler_call_details)
+        method = handler_call_details.method
+        cached = self._wrapped.get(method)
+        if cached is not None and cached[0] is handler:
+            return cached[1]
+        wrapped = self._wrap(handler)
+        if handler is not None and len(self._wrapped) < 1024:  # known methods only: unknown names get None
+            self._wrapped[method] = (handler, wrapped)
+        return wrapped
+
+    def _wrap(self, handler: Any) -> Any:
         if handler is None or handler.request_deserializer is None or handler.request_streaming:
             return handler  # raw-bytes handlers (the gateway's proxy) and client streams as they are
         parse = handler.request_deserializer

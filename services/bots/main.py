@@ -10,6 +10,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from okeyplatform import aioloop
 from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient
 from okeyplatform.grpcserver import mark_not_serving, mark_serving
@@ -106,7 +107,7 @@ def main() -> int:
     """Run the service: ``OKEY_NATS_URL``, ``OKEY_TABLE_ADDR``, ``OKEY_BOTS_ADDR``,
     ``OKEY_BOTS_STRATEGY`` (random, greedy or strong; default strong), ``OKEY_TOKEN_SECRET``."""
     configure_logging("bots")
-    asyncio.run(
+    aioloop.run(
         serve(
             os.environ["OKEY_NATS_URL"],
             os.environ.get("OKEY_TABLE_ADDR", "127.0.0.1:50061"),

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import uvicorn
+from okeyplatform import aioloop
 from okeyplatform.grpcserver import build_server, mark_not_serving, mark_serving
 from okeyplatform.logs import configure_logging, get_logger
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
@@ -116,7 +117,7 @@ async def serve() -> None:
 
 def main() -> None:
     configure_logging("gateway")
-    asyncio.run(serve())
+    aioloop.run(serve())
 
 
 if __name__ == "__main__":

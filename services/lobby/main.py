@@ -13,6 +13,7 @@ from typing import Any
 import grpc
 from okey.v1 import lobby_service_pb2_grpc as pb_grpc
 from okeycore.options import TableOptions
+from okeyplatform import aioloop
 from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient
 from okeyplatform.grpcserver import build_server, error_reason, mark_not_serving, mark_serving
@@ -144,7 +145,7 @@ async def serve(database_url: str, nats_url: str, address: str, table_address: s
 
 def main() -> None:
     configure_logging("lobby")
-    asyncio.run(
+    aioloop.run(
         serve(
             os.environ["OKEY_DATABASE_URL"],
             os.environ["OKEY_NATS_URL"],

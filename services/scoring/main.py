@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from okey.v1 import scoring_service_pb2_grpc as pb_grpc
+from okeyplatform import aioloop
 from okeyplatform.grpcserver import build_server, mark_not_serving, mark_serving
 from okeyplatform.logs import configure_logging, get_logger
 from okeyplatform.relay import TABLE_STREAM
@@ -117,7 +118,7 @@ def main() -> int:
     database_url = os.environ.get("OKEY_SCORING_DATABASE_URL") or os.environ["OKEY_DATABASE_URL"]
     nats_url = os.environ["OKEY_NATS_URL"]
     address = os.environ.get("OKEY_SCORING_ADDR", DEFAULT_ADDR)
-    return asyncio.run(serve(database_url, nats_url, address))
+    return aioloop.run(serve(database_url, nats_url, address))
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from typing import Any
 from okey.v1 import table_service_pb2_grpc as pb_grpc
 from okeycore.classic import public_event
 from okeycore.events import event_from_dict, event_to_dict
+from okeyplatform import aioloop
 from okeyplatform.eventstore import PostgresEventStore, StoredEvent
 from okeyplatform.grpcserver import build_server, mark_not_serving, mark_serving
 from okeyplatform.logs import configure_logging, get_logger
@@ -57,7 +58,13 @@ class TableService:
     async def start(self) -> None:
         self.store = await PostgresEventStore.connect(self.database_url, min_size=4, max_size=20)
         self.app = TableApp(self.store, grace_ms=self.grace_ms)
-        self.relay = Relay(self.store, self.database_url, self.nats_url, public_payload)
+        self.relay = Relay(
+            self.store,
+            self.database_url,
+            self.nats_url,
+            public_payload,
+            linger_s=float(os.environ.get("OKEY_RELAY_LINGER_MS", "10")) / 1000,
+        )
         self.timers = TimerPoller(self.app, self.store)
         server, health, port = build_server(
             [(pb_grpc.add_TableServiceServicer_to_server, TableServicer(self.app), SERVICE_NAME)],
@@ -110,7 +117,7 @@ def main() -> None:
     grace_ms = int(os.environ.get("OKEY_TIMEOUT_GRACE_MS", "3000"))
     workers = int(os.environ.get("OKEY_TABLE_WORKERS", "1"))
     if workers <= 1:
-        asyncio.run(serve(database_url, nats_url, address, grace_ms))
+        aioloop.run(serve(database_url, nats_url, address, grace_ms))
         return
     import subprocess
     import sys
@@ -132,7 +139,7 @@ def main() -> None:
 if __name__ == "__main__":
     if os.environ.get("OKEY_REUSE_PORT") == "1":
         configure_logging("table")
-        asyncio.run(
+        aioloop.run(
             serve(
                 os.environ["OKEY_DATABASE_URL"],
                 os.environ["OKEY_NATS_URL"],

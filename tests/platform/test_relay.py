@@ -1,0 +1,97 @@
+"""The outbox relay's batching, against real PostgreSQL and NATS JetStream: a lone event goes
+out at once whatever the linger, and a burst of commits is carried in a few rounds (each round
+costs a read, a cursor save and a flush to NATS, however few events it carries)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+from collections.abc import AsyncIterator
+
+import nats
+import pytest
+from okeyplatform.eventstore import NewEvent, PostgresEventStore, StoredEvent
+from okeyplatform.relay import Relay, table_subject
+
+
+def _payload(e: StoredEvent) -> dict[str, object]:
+    return {"table_id": e.stream_id, "version": e.version}
+
+
+@pytest.fixture
+async def store(fresh_database_url: str) -> AsyncIterator[PostgresEventStore]:
+    pg = await PostgresEventStore.connect(fresh_database_url)
+    try:
+        yield pg
+    finally:
+        await pg.close()
+
+
+async def _leading(fresh_database_url: str, store: PostgresEventStore, nats_url: str, linger_s: float) -> Relay:
+    relay = Relay(store, fresh_database_url, nats_url, _payload, linger_s=linger_s)
+    relay.task = asyncio.create_task(relay.run())  # type: ignore[attr-defined]
+    deadline = time.monotonic() + 20
+    while not relay.leader:
+        assert time.monotonic() < deadline, "the relay never took the lead"
+        await asyncio.sleep(0.02)
+    await asyncio.sleep(0.2)  # past its first (empty) read: now it waits for a NOTIFY
+    return relay
+
+
+async def _stop(relay: Relay) -> None:
+    relay.stop()
+    await asyncio.wait_for(relay.task, timeout=10)  # type: ignore[attr-defined]
+
+
+async def _versions(nats_url: str, stream_id: str, expected: int, timeout: float = 15.0) -> list[int]:
+    nc = await nats.connect(nats_url)
+    try:
+        sub = await nc.jetstream().subscribe(table_subject(stream_id), ordered_consumer=True)
+        got: list[int] = []
+        try:
+            while len(got) < expected:
+                msg = await sub.next_msg(timeout=timeout)
+                got.append(int(json.loads(msg.data)["version"]))
+        except nats.errors.TimeoutError:
+            pass
+        await sub.unsubscribe()
+        return got
+    finally:
+        await nc.close()
+
+
+async def test_a_lone_event_goes_out_at_once_even_with_a_long_linger(
+    fresh_database_url: str, store: PostgresEventStore, nats_url: str
+) -> None:
+    relay = await _leading(fresh_database_url, store, nats_url, linger_s=5.0)
+    try:
+        sid = f"lone-{uuid.uuid4().hex[:10]}"
+        t0 = time.monotonic()
+        await store.append(sid, 0, [NewEvent("A", {"n": 1})])
+        assert await _versions(nats_url, sid, 1, timeout=10) == [1]
+        # the linger follows a round; it never holds back the first event of a quiet log
+        assert time.monotonic() - t0 < 2.5
+    finally:
+        await _stop(relay)
+
+
+async def test_a_burst_of_commits_goes_out_in_a_few_rounds_each_event_once_in_order(
+    fresh_database_url: str, store: PostgresEventStore, nats_url: str
+) -> None:
+    relay = await _leading(fresh_database_url, store, nats_url, linger_s=0.5)
+    try:
+        streams = [f"burst-{i}-{uuid.uuid4().hex[:8]}" for i in range(6)]
+        commits = 0
+        for version in range(5):  # 30 separate commits, 5 per table, each with its own NOTIFY
+            for sid in streams:
+                await store.append(sid, version, [NewEvent("A", {"n": version})])
+                commits += 1
+        for sid in streams:
+            assert await _versions(nats_url, sid, 5) == [1, 2, 3, 4, 5]
+        assert relay.published == commits
+        # without the linger each NOTIFY would start a round of its own: about one per commit
+        assert relay.rounds <= 4, f"{relay.rounds} rounds for {commits} commits"  # 2 here; 10 with no linger
+    finally:
+        await _stop(relay)
