@@ -18,6 +18,7 @@ import time
 
 import asyncpg
 import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from okey.v1 import table_service_pb2 as pb
 from okey.v1 import table_service_pb2_grpc as pb_grpc
 from okeycore.options import TableOptions
@@ -132,6 +133,36 @@ async def raw_commit_rate(
     return rate, count, cpu
 
 
+async def grpc_floor(
+    target: str, seconds: float, concurrency: int = 500, channels: int = 32, meter: CpuMeter | None = None
+) -> tuple[float, int, dict[str, float]]:
+    """Bare gRPC calls (``grpc.health.v1.Health/Check``: no rules, no database, no NATS) from
+    ``concurrency`` callers over ``channels`` connections to the same service, back to back.
+    What one costs is the floor under every move, which is one such call and much more."""
+    opts = [("grpc.use_local_subchannel_pool", 1)]
+    chans = [grpc.aio.insecure_channel(target, options=opts) for _ in range(channels)]
+    stubs = [health_pb2_grpc.HealthStub(c) for c in chans]
+    req = health_pb2.HealthCheckRequest(service="")
+    count = 0
+    until = time.perf_counter() + seconds
+
+    async def caller(stub: health_pb2_grpc.HealthStub) -> None:
+        nonlocal count
+        while time.perf_counter() < until:
+            await stub.Check(req)
+            count += 1
+
+    if meter:
+        meter.start()
+    t0 = time.perf_counter()
+    await asyncio.gather(*(caller(stubs[i % channels]) for i in range(concurrency)))
+    rate = count / (time.perf_counter() - t0)
+    cpu = meter.stop()[0] if meter else {}
+    for c in chans:
+        await c.close()
+    return rate, count, cpu
+
+
 async def relay_lag(dsn: str, timeout: float = 60.0) -> float:
     """Seconds until the relay's cursor reaches the last committed event."""
     conn = await asyncpg.connect(dsn)
@@ -209,7 +240,10 @@ def run(args: argparse.Namespace) -> int:
         plan = [(tables, (offered or None) if offered is not None else 1000.0)]
     else:
         levels = [10, 100] if args.quick else [10, 100, 500]
-        plan = [(n, 1000.0) for n in levels] + [(levels[-1], None)]
+        plan = [(n, 1000.0) for n in levels]
+        if not args.quick:
+            plan.append((500, 1500.0))  # headroom past the target
+        plan.append((levels[-1], None))
     workers = int(os.environ.get("OKEY_TABLE_WORKERS", "2"))
     print(
         f"okey bench table  ({'quick' if args.quick else 'full'}: {seconds:.0f} s per level, "
@@ -249,6 +283,9 @@ async def _run(
         meter = CpuMeter({"client": os.getpid()}, {"table": proc.pid}, {"postgres": "postgres", "nats": "nats-server"})
         raw, commits, raw_cpu = await raw_commit_rate(dsn, min(seconds, 10.0), 20, meter)
         print(f"\nraw asyncpg single-row INSERT+COMMIT, 20 connections: {raw:,.0f} commits/s")
+        sys.stderr.write(f"  running bare gRPC calls (Health/Check) for {min(seconds, 10.0):.0f} s ...\n")
+        floor, calls, floor_cpu = await grpc_floor(addr, min(seconds, 10.0), meter=meter)
+        print(f"bare gRPC calls (Health/Check, no database), 500 callers: {floor:,.0f} calls/s")
         cols = ("tables", 7), ("offered", 9), ("moves/s", 9), ("p50", 10), ("p99", 10), ("max", 10), ("moves", 8)
         header = " ".join(f"{c:>{w}}" for c, w in cols) + f" {'of raw':>7}"
         print("\n" + header)
@@ -267,7 +304,7 @@ async def _run(
             if p99 <= 0.050 and (best is None or rate > best[0]):
                 best = (rate, n, offered or 0.0)
         if meter.available:
-            _print_cpu(raw_cpu, commits, cpu_rows)
+            _print_cpu(raw_cpu, commits, floor_cpu, calls, cpu_rows)
         lag = await relay_lag(dsn)
         print(f"\nrelay: every committed event published to JetStream {lag:.2f} s after the load stopped")
         if best is not None:
@@ -285,7 +322,13 @@ async def _run(
     return 0
 
 
-def _print_cpu(raw_cpu: dict[str, float], commits: int, rows: list[tuple[str, dict[str, float], int, float]]) -> None:
+def _print_cpu(
+    raw_cpu: dict[str, float],
+    commits: int,
+    floor_cpu: dict[str, float],
+    calls: int,
+    rows: list[tuple[str, dict[str, float], int, float]],
+) -> None:
     """CPU time per move by process, beside CPU time per raw commit: what a move costs, and
     hence how close to the raw commit rate moves can come on this machine's cores."""
     groups = ("client", "table", "postgres", "nats")
@@ -299,10 +342,20 @@ def _print_cpu(raw_cpu: dict[str, float], commits: int, rows: list[tuple[str, di
     raw_all = sum(raw_cpu.values())
     if commits:
         print(f"{'raw commit':>24} {cells(raw_cpu, commits)} {raw_all / commits * 1e6:>8,.0f} {'':>6}")
+    if calls:
+        per_call = sum(floor_cpu.values()) / calls * 1e6
+        print(f"{'bare gRPC call':>24} {cells(floor_cpu, calls)} {per_call:>8,.0f} {'':>6}")
     for label, cpu, moves, busy in rows:
         if not moves:
             continue
         print(f"{'move, ' + label:>24} {cells(cpu, moves)} {sum(cpu.values()) / moves * 1e6:>8,.0f} {busy:>6.0%}")
+    if commits and calls:
+        call = sum(floor_cpu.values()) / calls
+        per_commit = raw_all / commits
+        print(
+            f"a move is at least a bare gRPC call and a commit ({(call + per_commit) * 1e6:,.0f} us): on these cores "
+            f"at most ~{per_commit / (call + per_commit):.0%} of the raw rate, before any rule, append or publish"
+        )
     if commits and rows and rows[-1][2]:
         per_move = sum(rows[-1][1].values()) / rows[-1][2]
         per_commit = raw_all / commits
