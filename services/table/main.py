@@ -119,20 +119,58 @@ def main() -> None:
     if workers <= 1:
         aioloop.run(serve(database_url, nats_url, address, grace_ms))
         return
+    supervise(workers)
+
+
+def supervise(workers: int, poll_s: float = 0.2) -> None:
+    """Run ``workers`` replica processes on one port and keep them running: a worker that exits
+    while the service is not stopping (a crash, kill -9, the kernel's OOM killer) is logged and
+    started again, after 1 s and then up to 30 s between tries while it keeps dying young.
+    SIGTERM/SIGINT go to every worker; the supervisor returns once all have exited."""
     import subprocess
     import sys
+    import time
 
+    log = get_logger(component="table-supervisor")
     env = dict(os.environ, OKEY_TABLE_WORKERS="1", OKEY_REUSE_PORT="1")
-    children = [subprocess.Popen([sys.executable, "-m", "services.table.main"], env=env) for _ in range(workers)]
+
+    def spawn() -> subprocess.Popen[bytes]:
+        return subprocess.Popen([sys.executable, "-m", "services.table.main"], env=env)
+
+    children = [spawn() for _ in range(workers)]
+    started = [time.monotonic()] * workers
+    backoff = [1.0] * workers
+    restart_at: list[float | None] = [None] * workers
+    stopping: list[int] = []
 
     def forward(sig: int, _frame: object) -> None:
+        stopping.append(sig)
         for c in children:
             if c.poll() is None:
                 c.send_signal(sig)
 
     signal.signal(signal.SIGTERM, forward)
     signal.signal(signal.SIGINT, forward)
+    log.info("table_workers_started", workers=workers, pids=[c.pid for c in children])
+    while not stopping:
+        now = time.monotonic()
+        for i, child in enumerate(children):
+            code = child.poll()
+            if code is None or stopping:
+                continue
+            if restart_at[i] is None:
+                if now - started[i] > 60:
+                    backoff[i] = 1.0  # it had been up a while: a new fault, not the same one again
+                restart_at[i] = now + backoff[i]
+                log.error("table_worker_exited", worker=i, pid=child.pid, code=code, restart_in_s=backoff[i])
+                backoff[i] = min(backoff[i] * 2, 30.0)
+            elif now >= restart_at[i]:
+                children[i], started[i], restart_at[i] = spawn(), now, None
+                log.warning("table_worker_restarted", worker=i, pid=children[i].pid)
+        time.sleep(poll_s)
     for c in children:
+        if c.poll() is None:
+            c.send_signal(stopping[-1])  # again: a worker started just as the signal came missed it
         c.wait()
 
 

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable
 
+import grpc
 import nats
 import pytest
 from okeycore.bots import GreedyBot
@@ -193,3 +194,64 @@ def _now_ms() -> int:
     import time
 
     return int(time.time() * 1000)
+
+
+def _worker_pids(parent: int) -> set[int]:
+    from pathlib import Path
+
+    found = set()
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                stat = (proc / "stat").read_text()
+                cmdline = (proc / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if int(stat.rpartition(")")[2].split()[1]) == parent and b"services.table.main" in cmdline:
+                found.add(int(proc.name))
+    return found
+
+
+async def test_a_worker_killed_under_table_workers_is_started_again(table_process_env: dict[str, str]) -> None:
+    """OKEY_TABLE_WORKERS=2: kill -9 one worker; the supervisor starts a new one, the service
+    answers throughout (the other worker holds the port), and SIGTERM still stops them all."""
+    import time
+
+    env = dict(table_process_env, OKEY_TABLE_WORKERS="2")
+    proc = await asyncio.to_thread(start_table_process, env)
+    client: TableClient | None = None
+    seen: set[int] = set()
+    try:
+        deadline = time.monotonic() + 30
+        while len(first := _worker_pids(proc.pid)) < 2:
+            assert time.monotonic() < deadline, "two workers never ran"
+            await asyncio.sleep(0.1)
+        victim = min(first)
+        os.kill(victim, signal.SIGKILL)
+        # The other worker answers: a new connection reaches the listener left on the port (one
+        # open to the killed worker was reset: callers retry UNAVAILABLE, as gRPC clients do).
+        client = TableClient(env["OKEY_TABLE_ADDR"], issue_token("ali"))
+        for attempt in range(20):
+            try:
+                await client.create_table(TableOptions(), PLAYERS, table_id="t-supervised")
+                break
+            except grpc.aio.AioRpcError as err:
+                assert err.code() == grpc.StatusCode.UNAVAILABLE and attempt < 19, err
+                await asyncio.sleep(0.1)
+        deadline = time.monotonic() + 30
+        while True:
+            now = _worker_pids(proc.pid)
+            seen |= first | now
+            if len(now) == 2 and victim not in now:
+                break
+            assert time.monotonic() < deadline, f"the killed worker was not replaced: {now}"
+            await asyncio.sleep(0.2)
+        await asyncio.to_thread(wait_healthy, env["OKEY_TABLE_ADDR"], 30.0, proc)
+        assert classic_view_from_pb(await client.view("t-supervised", 0)).version >= 1
+    finally:
+        if client is not None:
+            await client.close()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=20)
+    assert len(seen) == 3
+    assert not [p for p in seen if os.path.exists(f"/proc/{p}")], "workers left running after SIGTERM"
