@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 import subprocess
@@ -11,7 +10,6 @@ import sys
 from collections.abc import AsyncIterator, Callable
 
 import grpc
-import nats
 import pytest
 from okeycore.bots import GreedyBot
 from okeycore.commands import Discard
@@ -20,8 +18,8 @@ from okeyplatform.auth import issue_token, token_secret
 from okeyplatform.client import TableClient
 from okeyplatform.embedded import EmbeddedNats, free_port
 from okeyplatform.protoconv import classic_view_from_pb
-from okeyplatform.relay import table_subject
 from okeyplatform.up import wait_healthy
+from table_helpers import jetstream_versions
 
 from services.table.main import TableService
 
@@ -37,24 +35,6 @@ async def play_moves(clients: list[TableClient], table_id: str, n: int) -> None:
         seat = v.turn
         view = classic_view_from_pb(await clients[seat].view(table_id, seat))
         await clients[seat].act(table_id, bots[seat].act(view))
-
-
-async def jetstream_versions(url: str, table_id: str, expected: int, timeout: float = 20.0) -> list[int]:
-    nc = await nats.connect(url)
-    try:
-        js = nc.jetstream()
-        sub = await js.subscribe(table_subject(table_id), ordered_consumer=True)
-        versions: list[int] = []
-        try:
-            while len(versions) < expected:
-                msg = await sub.next_msg(timeout=timeout)
-                versions.append(int(json.loads(msg.data)["version"]))
-        except nats.errors.TimeoutError:
-            pass
-        await sub.unsubscribe()
-        return versions
-    finally:
-        await nc.close()
 
 
 async def test_nats_stopped_mid_match_commands_succeed_and_relay_catches_up(

@@ -5,15 +5,14 @@ costs a read, a cursor save and a flush to NATS, however few events it carries).
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 import uuid
 from collections.abc import AsyncIterator
 
-import nats
 import pytest
 from okeyplatform.eventstore import NewEvent, PostgresEventStore, StoredEvent
-from okeyplatform.relay import Relay, table_subject
+from okeyplatform.relay import Relay
+from table_helpers import jetstream_versions
 
 
 def _payload(e: StoredEvent) -> dict[str, object]:
@@ -45,23 +44,6 @@ async def _stop(relay: Relay) -> None:
     await asyncio.wait_for(relay.task, timeout=10)  # type: ignore[attr-defined]
 
 
-async def _versions(nats_url: str, stream_id: str, expected: int, timeout: float = 15.0) -> list[int]:
-    nc = await nats.connect(nats_url)
-    try:
-        sub = await nc.jetstream().subscribe(table_subject(stream_id), ordered_consumer=True)
-        got: list[int] = []
-        try:
-            while len(got) < expected:
-                msg = await sub.next_msg(timeout=timeout)
-                got.append(int(json.loads(msg.data)["version"]))
-        except nats.errors.TimeoutError:
-            pass
-        await sub.unsubscribe()
-        return got
-    finally:
-        await nc.close()
-
-
 async def test_a_lone_event_goes_out_at_once_even_with_a_long_linger(
     fresh_database_url: str, store: PostgresEventStore, nats_url: str
 ) -> None:
@@ -70,7 +52,7 @@ async def test_a_lone_event_goes_out_at_once_even_with_a_long_linger(
         sid = f"lone-{uuid.uuid4().hex[:10]}"
         t0 = time.monotonic()
         await store.append(sid, 0, [NewEvent("A", {"n": 1})])
-        assert await _versions(nats_url, sid, 1, timeout=10) == [1]
+        assert await jetstream_versions(nats_url, sid, 1, timeout=10) == [1]
         # the linger follows a round; it never holds back the first event of a quiet log
         assert time.monotonic() - t0 < 2.5
     finally:
@@ -89,7 +71,7 @@ async def test_a_burst_of_commits_goes_out_in_a_few_rounds_each_event_once_in_or
                 await store.append(sid, version, [NewEvent("A", {"n": version})])
                 commits += 1
         for sid in streams:
-            assert await _versions(nats_url, sid, 5) == [1, 2, 3, 4, 5]
+            assert await jetstream_versions(nats_url, sid, 5) == [1, 2, 3, 4, 5]
         assert relay.published == commits
         # without the linger each NOTIFY would start a round of its own: about one per commit
         assert relay.rounds <= 4, f"{relay.rounds} rounds for {commits} commits"  # 2 here; 10 with no linger
