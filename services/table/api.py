@@ -39,7 +39,7 @@ async def _fail(context: grpc.aio.ServicerContext[Any, Any], exc: Exception) -> 
     if isinstance(exc, NotFound):
         await context.abort_with_status(rich_error(grpc.StatusCode.NOT_FOUND, "TABLE_NOT_FOUND", str(exc)))
     if isinstance(exc, Forbidden):
-        await context.abort_with_status(rich_error(grpc.StatusCode.PERMISSION_DENIED, "NOT_YOUR_SEAT", str(exc)))
+        await context.abort_with_status(rich_error(grpc.StatusCode.PERMISSION_DENIED, exc.reason, str(exc)))
     if isinstance(exc, TokenError):
         await context.abort_with_status(rich_error(grpc.StatusCode.UNAUTHENTICATED, "BAD_TOKEN", str(exc)))
     raise exc
@@ -103,12 +103,12 @@ class TableServicer(pb_grpc.TableServiceServicer):
 
     async def CreateTable(self, request: pb.CreateTableRequest, context: Any) -> pb.CreateTableResponse:
         try:
-            _identity(context)
+            identity = _identity(context)
             options = options_from_pb(request.options)
             players = tuple(s.player_id for s in request.seats)
             if players and len(players) != options.seat_count:
                 raise BadRequest(f"seats: give {options.seat_count} seats or none")
-            table_id, version = await self.app.create_table(request.table_id, options, players)
+            table_id, version = await self.app.create_table(request.table_id, options, players, identity)
             return pb.CreateTableResponse(table_id=table_id, version=version)
         except Exception as exc:
             await _fail(context, exc)

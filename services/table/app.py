@@ -41,7 +41,11 @@ class NotFound(Exception):
 
 
 class Forbidden(Exception):
-    pass
+    """Not the caller's to do; ``reason`` is the stable code clients see in ErrorInfo."""
+
+    def __init__(self, message: str, reason: str = "NOT_YOUR_SEAT") -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 class BadRequest(Exception):
@@ -175,7 +179,23 @@ class TableApp:
         self._notify(table_id, pairs)
         return ActResult(res.last_version, pairs)
 
-    async def create_table(self, table_id: str, options: TableOptions, players: tuple[str, ...]) -> tuple[str, int]:
+    async def create_table(
+        self, table_id: str, options: TableOptions, players: tuple[str, ...], identity: Identity | None = None
+    ) -> tuple[str, int]:
+        """Open a table. A player (not the lobby's or the bots' service credential) may only
+        open one where no seat is someone else's: they take at most one seat and bots ("")
+        the rest, as the web client does without a lobby. Seating other players is the
+        lobby's work: otherwise anyone could seat anyone, or themselves at every seat and play
+        all the hands into the leaderboards."""
+        if identity is not None and identity.role == "player":
+            others = sorted({p for p in players if p and p != identity.subject})
+            if others:
+                raise Forbidden(
+                    "a player may only seat themself (and bots, with empty ids); the lobby seats others",
+                    "SEATS_NOT_YOURS",
+                )
+            if players.count(identity.subject) > 1:
+                raise Forbidden("a player may take only one seat at a table", "SEATS_NOT_YOURS")
         if not table_id:
             table_id = secrets.token_urlsafe(9).replace("-", "x").replace("_", "y")
         if not TABLE_ID.fullmatch(table_id):

@@ -43,7 +43,9 @@ async def test_grpc_through_the_gateway_keeps_rich_errors(stack: tuple[TableServ
     _, gw = stack
     clients = [TableClient(f"127.0.0.1:{gw.grpc_port}", issue_token(p)) for p in PLAYERS]
     try:
-        await clients[0].create_table(TableOptions(), PLAYERS, table_id="gw-grpc")
+        lobby = TableClient(f"127.0.0.1:{gw.grpc_port}", issue_token("lobby", "service"))
+        await lobby.create_table(TableOptions(), PLAYERS, table_id="gw-grpc")
+        await lobby.close()
         v = classic_view_from_pb(await clients[0].view("gw-grpc", 0))
         assert v.table_id == "gw-grpc" and len(v.rack) in (14, 15)
         other = (v.turn + 1) % 4
@@ -69,11 +71,12 @@ async def test_http_json_and_websocket_watch(stack: tuple[TableService, Gateway]
     tokens = {p: issue_token(p) for p in PLAYERS}
     async with httpx.AsyncClient(base_url=base, timeout=10) as http:
         h = {"authorization": f"Bearer {tokens['ali']}"}
-        r = await http.post(
-            "/api/okey.v1.TableService/CreateTable",
-            json={"tableId": "gw-http", "options": {"game": "GAME_OKEY"}, "seats": [{"playerId": p} for p in PLAYERS]},
-            headers=h,
-        )
+        create = {"tableId": "gw-http", "options": {"game": "GAME_OKEY"}, "seats": [{"playerId": p} for p in PLAYERS]}
+        r = await http.post("/api/okey.v1.TableService/CreateTable", json=create, headers=h)
+        # a player may not seat other players (the lobby does, with its service credential)
+        assert r.status_code == 403 and r.json()["reason"] == "SEATS_NOT_YOURS", r.text
+        lobby = {"authorization": f"Bearer {issue_token('lobby', 'service')}"}
+        r = await http.post("/api/okey.v1.TableService/CreateTable", json=create, headers=lobby)
         assert r.status_code == 200, r.text
         assert r.json()["tableId"] == "gw-http"
         r = await http.post("/api/okey.v1.TableService/GetView", json={"tableId": "gw-http", "seat": 0}, headers=h)

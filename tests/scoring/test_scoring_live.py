@@ -192,7 +192,9 @@ async def test_rebuild_from_the_log_equals_the_live_projection_and_swaps_in(stac
     # a bot match played through the table service, scripted and simulated ones written to the log
     clients = [TableClient(f"127.0.0.1:{stack.table.port}", issue_token(p)) for p in PLAYERS]
     try:
-        await clients[0].create_table(TableOptions(match_points=6, stake=3), PLAYERS, table_id="grpc-match")
+        lobby = TableClient(f"127.0.0.1:{stack.table.port}", issue_token("lobby", "service"))
+        await lobby.create_table(TableOptions(match_points=6, stake=3), PLAYERS, table_id="grpc-match")
+        await lobby.close()
         last = await play_to_end(clients, "grpc-match")
     finally:
         for c in clients:

@@ -26,3 +26,16 @@ async def jetstream_versions(url: str, table_id: str, expected: int, timeout: fl
         return versions
     finally:
         await nc.close()
+
+
+async def create_as_lobby(address: str, options: object, players: tuple[str, ...], table_id: str) -> None:
+    """Open a table seating ``players`` as the lobby does, with a service credential (a
+    player may only seat themself and bots)."""
+    from okeyplatform.auth import issue_token
+    from okeyplatform.client import TableClient
+
+    lobby = TableClient(address, issue_token("lobby", "service"))
+    try:
+        await lobby.create_table(options, players, table_id=table_id)  # type: ignore[arg-type]
+    finally:
+        await lobby.close()

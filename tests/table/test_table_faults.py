@@ -19,7 +19,7 @@ from okeyplatform.client import TableClient
 from okeyplatform.embedded import EmbeddedNats, free_port
 from okeyplatform.protoconv import classic_view_from_pb
 from okeyplatform.up import wait_healthy
-from table_helpers import jetstream_versions
+from table_helpers import create_as_lobby, jetstream_versions
 
 from services.table.main import TableService
 
@@ -44,7 +44,7 @@ async def test_nats_stopped_mid_match_commands_succeed_and_relay_catches_up(
     await svc.start()
     clients = [TableClient(f"127.0.0.1:{svc.port}", issue_token(p)) for p in PLAYERS]
     try:
-        await clients[0].create_table(TableOptions(), PLAYERS, table_id="t-nats")
+        await create_as_lobby(f"127.0.0.1:{svc.port}", TableOptions(), PLAYERS, "t-nats")
         await play_moves(clients, "t-nats", 10)
         await asyncio.to_thread(embedded_nats.stop)
         await play_moves(clients, "t-nats", 20)  # commands keep succeeding with NATS down
@@ -64,7 +64,7 @@ async def test_watch_streams_the_seat_view_and_resumes_without_gap_or_duplicate(
     table_service: TableService, client_for: Callable[[str], TableClient]
 ) -> None:
     clients = [client_for(p) for p in PLAYERS]
-    await clients[0].create_table(TableOptions(), PLAYERS, table_id="t-watch")
+    await client_for("lobby", "service").create_table(TableOptions(), PLAYERS, table_id="t-watch")
     seen: list[int] = []
     racks_seen: list[tuple[int, ...]] = []
 
@@ -137,7 +137,7 @@ async def test_service_killed_mid_hand_resumes_state_and_timers(table_process_en
     proc = await asyncio.to_thread(start_table_process, env)
     clients = [TableClient(env["OKEY_TABLE_ADDR"], issue_token(p)) for p in PLAYERS]
     try:
-        await clients[0].create_table(TableOptions(turn_seconds=5), PLAYERS, table_id="t-kill")
+        await create_as_lobby(env["OKEY_TABLE_ADDR"], TableOptions(turn_seconds=5), PLAYERS, "t-kill")
         await play_moves(clients, "t-kill", 7)
         before = classic_view_from_pb(await clients[0].view("t-kill", 0))
         proc.send_signal(signal.SIGKILL)  # kill -9 mid-hand
@@ -213,7 +213,7 @@ async def test_a_worker_killed_under_table_workers_is_started_again(table_proces
         client = TableClient(env["OKEY_TABLE_ADDR"], issue_token("ali"))
         for attempt in range(20):
             try:
-                await client.create_table(TableOptions(), PLAYERS, table_id="t-supervised")
+                await create_as_lobby(env["OKEY_TABLE_ADDR"], TableOptions(), PLAYERS, "t-supervised")
                 break
             except grpc.aio.AioRpcError as err:
                 assert err.code() == grpc.StatusCode.UNAVAILABLE and attempt < 19, err

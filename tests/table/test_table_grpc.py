@@ -57,7 +57,9 @@ async def test_full_classic_match_through_grpc_reaches_nats_in_order(
     table_service: TableService, client_for: Callable[[str], TableClient], jetstream: JetStreamContext
 ) -> None:
     clients = [client_for(p) for p in PLAYERS]
-    created = await clients[0].create_table(TableOptions(match_points=4), PLAYERS, table_id="full-match")
+    created = await client_for("lobby", "service").create_table(
+        TableOptions(match_points=4), PLAYERS, table_id="full-match"
+    )
     assert created.version == 2  # TableCreated + HandStarted
     moves = await play_to_end(clients, "full-match", service=table_service)
     assert moves > 10
@@ -84,7 +86,7 @@ async def test_rule_violation_is_failed_precondition_with_reason(
     table_service: TableService, client_for: Callable[[str], TableClient]
 ) -> None:
     clients = [client_for(p) for p in PLAYERS]
-    await clients[0].create_table(TableOptions(), PLAYERS, table_id="t-errors")
+    await client_for("lobby", "service").create_table(TableOptions(), PLAYERS, table_id="t-errors")
     v = classic_view_from_pb(await clients[0].view("t-errors", 0))
     other = (v.turn + 1) % 4
     with pytest.raises(grpc.aio.AioRpcError) as err:
@@ -109,7 +111,7 @@ async def test_duplicate_command_id_returns_first_result_and_appends_nothing(
     table_service: TableService, client_for: Callable[[str], TableClient]
 ) -> None:
     clients = [client_for(p) for p in PLAYERS]
-    await clients[0].create_table(TableOptions(), PLAYERS, table_id="t-dup")
+    await client_for("lobby", "service").create_table(TableOptions(), PLAYERS, table_id="t-dup")
     v = classic_view_from_pb(await clients[0].view("t-dup", 0))
     seat = v.turn
     mine = classic_view_from_pb(await clients[seat].view("t-dup", seat))
@@ -127,7 +129,7 @@ async def test_conflicting_commands_exactly_one_wins(
     table_service: TableService, client_for: Callable[[str], TableClient]
 ) -> None:
     clients = [client_for(p) for p in PLAYERS]
-    await clients[0].create_table(TableOptions(), PLAYERS, table_id="t-race")
+    await client_for("lobby", "service").create_table(TableOptions(), PLAYERS, table_id="t-race")
     v = classic_view_from_pb(await clients[0].view("t-race", 0))
     seat = v.turn
     mine = classic_view_from_pb(await clients[seat].view("t-race", seat))
@@ -184,7 +186,7 @@ async def test_full_okey101_match_through_grpc_with_exact_views(
     players = ("ali", "ayse")
     clients = [client_for(p) for p in players]
     opts = TableOptions(game=Game.OKEY101, seats=2, rounds=3)
-    created = await clients[0].create_table(opts, players, table_id="match-101")
+    created = await client_for("lobby", "service").create_table(opts, players, table_id="match-101")
     assert created.version == 2
     bots = [GreedyBot101(i) for i in range(2)]
     assert table_service.app is not None
@@ -217,7 +219,7 @@ async def test_hints_for_a_seat_classic_and_101(
     from okeycore.options import Game
 
     clients = [client_for(p) for p in PLAYERS]
-    await clients[0].create_table(TableOptions(), PLAYERS, table_id="t-hints")
+    await client_for("lobby", "service").create_table(TableOptions(), PLAYERS, table_id="t-hints")
     v = classic_view_from_pb(await clients[0].view("t-hints", 0))
     seat = v.turn
     resp = await clients[seat].stub.GetHints(
@@ -237,9 +239,31 @@ async def test_hints_for_a_seat_classic_and_101(
             pb.GetHintsRequest(table_id="t-hints", seat=other), metadata=clients[seat].metadata
         )
     assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED
-    await clients[0].create_table(TableOptions(game=Game.OKEY101, seats=2), ("ali", "ayse"), table_id="t-hints-101")
+    await client_for("lobby", "service").create_table(
+        TableOptions(game=Game.OKEY101, seats=2), ("ali", "ayse"), table_id="t-hints-101"
+    )
     resp = await clients[0].stub.GetHints(
         pb.GetHintsRequest(table_id="t-hints-101", seat=0), metadata=clients[0].metadata
     )
     assert len(resp.hints.tiles) in (21, 22)
     assert resp.hints.runs.total == sum(resp.hints.runs.values)
+
+
+async def test_a_player_may_open_a_table_only_for_themself_and_bots(
+    table_service: TableService, client_for: Callable[..., TableClient]
+) -> None:
+    """Seating is the lobby's: a player's own CreateTable may hold no one else (or the same
+    player twice, to play every hand into the leaderboards); themself and bots is the web
+    client's lobby-less table, and a table of bots alone is a match to watch."""
+    ali = client_for("ali")
+    for seats in (PLAYERS, ("ali", "ali", "", ""), ("", "ayse", "", "")):
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await ali.create_table(TableOptions(), seats, table_id=f"t-seat-{len(set(seats))}-{seats[1]}")
+        assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        assert error_reason(refused.value) == "SEATS_NOT_YOURS"
+    assert (await ali.create_table(TableOptions(), ("ali", "", "", ""), table_id="t-ali-bots")).version >= 1
+    assert classic_view_from_pb(await ali.view("t-ali-bots", 0)).seat == 0  # and it is ali's seat
+    assert (await ali.create_table(TableOptions(), ("", "", "", ""), table_id="t-bots")).version >= 1
+    # nothing was written for the refused ones
+    lobby = client_for("lobby", "service")
+    assert (await lobby.create_table(TableOptions(), PLAYERS, table_id="t-seat-4-ayse")).version >= 1

@@ -43,7 +43,7 @@ async def test_grpcurl_lists_services_by_reflection_and_calls_an_rpc(
     assert {"okey.v1.TableService", "grpc.health.v1.Health"} <= set(out.split())
     code, out, err = await _run(grpcurl, "-plaintext", target, "grpc.health.v1.Health/Check")
     assert code == 0 and '"SERVING"' in out, err
-    await client_for("ali").create_table(TableOptions(), PLAYERS, table_id="t-grpcurl")
+    await client_for("lobby", "service").create_table(TableOptions(), PLAYERS, table_id="t-grpcurl")
     token = issue_token("ali")
     code, out, err = await _run(
         grpcurl,
@@ -70,7 +70,7 @@ async def test_verify_deal_checks_a_finished_hand(
     table_service: TableService, client_for: Callable[[str], TableClient], fresh_database_url: str
 ) -> None:
     clients = [client_for(p) for p in PLAYERS]
-    await clients[0].create_table(TableOptions(match_points=20), PLAYERS, table_id="t-fair")
+    await client_for("lobby", "service").create_table(TableOptions(match_points=20), PLAYERS, table_id="t-fair")
     bots = [GreedyBot(i) for i in range(4)]
     for _ in range(2000):
         v = classic_view_from_pb(await clients[0].view("t-fair", 0))
