@@ -67,7 +67,7 @@ def ms(seconds: float) -> str:
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
-def _proc_table() -> dict[int, tuple[str, int, float]]:
+def proc_table() -> dict[int, tuple[str, int, float]]:
     """pid -> (command name, parent pid, CPU seconds used: user + system), from /proc."""
     out: dict[int, tuple[str, int, float]] = {}
     try:
@@ -114,7 +114,7 @@ class CpuMeter:
         self.available = os.path.isdir("/proc/self")
 
     def _read(self) -> dict[str, float]:
-        table = _proc_table()
+        table = proc_table()
         children: dict[int, list[int]] = {}
         for pid, (_, ppid, _) in table.items():
             children.setdefault(ppid, []).append(pid)

@@ -188,8 +188,7 @@ class TableApp:
         lobby's work: otherwise anyone could seat anyone, or themselves at every seat and play
         all the hands into the leaderboards."""
         if identity is not None and identity.role == "player":
-            others = sorted({p for p in players if p and p != identity.subject})
-            if others:
+            if any(p and p != identity.subject for p in players):
                 raise Forbidden(
                     "a player may only seat themself (and bots, with empty ids); the lobby seats others",
                     "SEATS_NOT_YOURS",

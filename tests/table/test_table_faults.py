@@ -177,19 +177,10 @@ def _now_ms() -> int:
 
 
 def _worker_pids(parent: int) -> set[int]:
-    from pathlib import Path
+    """The supervisor's children: its workers (it starts nothing else)."""
+    from okeybench.common import proc_table
 
-    found = set()
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                stat = (proc / "stat").read_text()
-                cmdline = (proc / "cmdline").read_bytes()
-            except OSError:
-                continue
-            if int(stat.rpartition(")")[2].split()[1]) == parent and b"services.table.main" in cmdline:
-                found.add(int(proc.name))
-    return found
+    return {pid for pid, (_, ppid, _) in proc_table().items() if ppid == parent}
 
 
 async def test_a_worker_killed_under_table_workers_is_started_again(table_process_env: dict[str, str]) -> None:
