@@ -195,11 +195,16 @@ class Relay:
                 if k < len(items):
                     e = items[k]
                     payload = json.dumps(self.transform(e), separators=(",", ":")).encode("utf-8")
+                    # No wait_stall: with it nats-py wraps the semaphore in asyncio.wait_for,
+                    # which on Python 3.11 runs a task per publish, so every event waited a
+                    # turn of the event loop behind every Act in flight (the relay fell
+                    # seconds behind at saturation). A round holds at most ``batch`` (1,000)
+                    # unacknowledged messages, under nats-py's limit of 4,000: the semaphore
+                    # never waits; the round's ack timeout below still bounds a dead link.
                     futures.append(
                         await js.publish_async(
                             table_subject(e.stream_id),
                             payload,
-                            wait_stall=5.0,
                             headers={"Nats-Msg-Id": f"{e.stream_id}:{e.version}"},
                         )
                     )
