@@ -9,22 +9,28 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import signal
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime
 
 import asyncpg
 import grpc
+import nats
+import nats.js.errors
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from nats.js.api import ConsumerConfig, DeliverPolicy
 from okey.v1 import table_service_pb2 as pb
 from okey.v1 import table_service_pb2_grpc as pb_grpc
 from okeycore.options import TableOptions
 from okeyplatform.auth import issue_token, token_secret
 from okeyplatform.embedded import free_port, resolve_infra, with_database
 from okeyplatform.protoconv import options_pb
+from okeyplatform.relay import TABLE_STREAM
 from okeyplatform.up import wait_healthy
 
 from .common import CpuMeter, machine, ms, percentile
@@ -163,6 +169,60 @@ async def grpc_floor(
     return rate, count, cpu
 
 
+async def stream_seq(nats_url: str) -> int:
+    """The last sequence number in the OKEY_TABLES stream (0 before it exists)."""
+    nc = await nats.connect(nats_url)
+    try:
+        try:
+            info = await nc.jetstream().stream_info(TABLE_STREAM)
+        except nats.js.errors.NotFoundError:
+            return 0
+        return int(info.state.last_seq)
+    finally:
+        await nc.close()
+
+
+async def publish_latencies(
+    nats_url: str, after_seq: int, prefix: str, since: datetime, idle_s: float = 2.0
+) -> list[float]:
+    """Seconds from each event's append (its ``recorded_at``) to its storing in JetStream (the
+    message's stream timestamp), for the events of the tables named ``prefix...`` appended
+    since ``since`` (the level's moves, not the opening of its tables) and stored after
+    sequence ``after_seq``; read back after the level, so the reading adds no load to it. Both
+    clocks are this machine's when the servers run here."""
+    nc = await nats.connect(nats_url)
+    out: list[float] = []
+    try:
+        js = nc.jetstream()
+        last = int((await js.stream_info(TABLE_STREAM)).state.last_seq)
+        if last <= after_seq:
+            return out
+        sub = await js.subscribe(
+            "okey.table.>",
+            ordered_consumer=True,
+            deliver_policy=DeliverPolicy.BY_START_SEQUENCE,
+            config=ConsumerConfig(opt_start_seq=after_seq + 1),
+        )
+        try:
+            while True:
+                try:
+                    msg = await sub.next_msg(timeout=idle_s)
+                except nats.errors.TimeoutError:
+                    break
+                body = json.loads(msg.data)
+                recorded = datetime.fromisoformat(body["recorded_at"])
+                if str(body.get("table_id", "")).startswith(prefix) and recorded >= since:
+                    out.append((msg.metadata.timestamp - recorded).total_seconds())
+                if msg.metadata.sequence.stream >= last:
+                    break
+        finally:
+            await sub.unsubscribe()
+    finally:
+        await nc.close()
+    out.sort()
+    return out
+
+
 async def relay_lag(dsn: str, timeout: float = 60.0) -> float:
     """Seconds until the relay's cursor reaches the last committed event."""
     conn = await asyncpg.connect(dsn)
@@ -191,21 +251,22 @@ async def one_level(
     channels: int = 32,
     seed: int = 1,
     meter: CpuMeter | None = None,
-) -> tuple[float, list[float], int, dict[str, float], float]:
+    prefix: str = "bench-",
+) -> tuple[float, list[float], int, dict[str, float], float, datetime]:
     """N tables over ``channels`` connections; ``offered`` moves/s in total, or as fast as
     the service answers when None. Returns (moves/s, sorted Act latencies, moves, CPU seconds
-    per process group while the bots played, share of the machine busy)."""
+    per process group while the bots played, share of the machine busy, when the bots began:
+    the tables were opened before)."""
     opts = [("grpc.use_local_subchannel_pool", 1)]
     chans = [grpc.aio.insecure_channel(target, options=opts) for _ in range(channels)]
     stubs = [pb_grpc.TableServiceStub(c) for c in chans]
     meta = (("authorization", f"Bearer {token}"),)
-    stamp = int(time.time() * 1000)
     sem = asyncio.Semaphore(50)
 
     async def create(i: int) -> TableBot:
         async with sem:
             stub = stubs[i % channels]
-            tid = f"bench-{n}-{stamp}-{i}"
+            tid = f"{prefix}{i}"
             req = pb.CreateTableRequest(table_id=tid, options=options_pb(TableOptions(turn_seconds=120)))
             await stub.CreateTable(req, metadata=meta)
             bot = TableBot(stub, meta, tid)
@@ -219,6 +280,7 @@ async def one_level(
     rngs = [random.Random(rng.getrandbits(64)) for _ in bots]
     if meter:
         meter.start()
+    began = datetime.now(UTC)
     t0 = time.perf_counter()
     until = t0 + seconds
     counts = await asyncio.gather(*(b.run(until, latencies, interval, r) for b, r in zip(bots, rngs, strict=True)))
@@ -227,7 +289,7 @@ async def one_level(
     for c in chans:
         await c.close()
     latencies.sort()
-    return sum(counts) / elapsed, latencies, sum(counts), cpu, busy
+    return sum(counts) / elapsed, latencies, sum(counts), cpu, busy, began
 
 
 def run(args: argparse.Namespace) -> int:
@@ -290,11 +352,18 @@ async def _run(
         header = " ".join(f"{c:>{w}}" for c, w in cols) + f" {'of raw':>7}"
         print("\n" + header)
         cpu_rows: list[tuple[str, dict[str, float], int, float]] = []
+        relay_rows: list[tuple[str, list[float], float]] = []
         best: tuple[float, int, float] | None = None  # (moves/s, tables, offered) meeting p99 <= 50 ms
-        for n, offered in plan:
+        for level, (n, offered) in enumerate(plan):
             label = f"{offered:,.0f}/s" if offered else "max"
             sys.stderr.write(f"  running {n} tables, offered {label}, for {seconds:.0f} s ...\n")
-            rate, lat, moves, cpu, busy = await one_level(addr, token, n, seconds, offered, seed=seed, meter=meter)
+            prefix = f"bench-{int(time.time())}-{level}-"
+            seq = await stream_seq(nats_url)
+            rate, lat, moves, cpu, busy, began = await one_level(
+                addr, token, n, seconds, offered, seed=seed, meter=meter, prefix=prefix
+            )
+            lag = await relay_lag(dsn)
+            relay_rows.append((f"{n} tables, {label}", await publish_latencies(nats_url, seq, prefix, began), lag))
             p99 = percentile(lat, 99)
             print(
                 f"{n:>7} {label:>9} {rate:>9,.0f} {ms(percentile(lat, 50)):>10} {ms(p99):>10} "
@@ -303,10 +372,9 @@ async def _run(
             cpu_rows.append((f"{n} tables, {label}", cpu, moves, busy))
             if p99 <= 0.050 and (best is None or rate > best[0]):
                 best = (rate, n, offered or 0.0)
+        _print_relay(relay_rows)
         if meter.available:
             _print_cpu(raw_cpu, commits, floor_cpu, calls, cpu_rows)
-        lag = await relay_lag(dsn)
-        print(f"\nrelay: every committed event published to JetStream {lag:.2f} s after the load stopped")
         if best is not None:
             print(f"best level with p99 <= 50 ms: {best[0]:,.0f} moves/s at {best[1]} tables")
         print("targets: >= 1,000 moves/s at 500 tables with p99 <= 50 ms, and >= 50% of the raw commit rate")
@@ -363,4 +431,18 @@ def _print_cpu(
         print(
             f"a move costs {per_move / per_commit:.1f}x the CPU of a raw commit: on {cores} cores, moves can reach "
             f"at most ~{per_commit / per_move:.0%} of the raw rate (a ceiling of ~{cores / per_move:,.0f} moves/s)"
+        )
+
+
+def _print_relay(rows: list[tuple[str, list[float], float]]) -> None:
+    """The publish leg of each level: from an event's append to its storing in JetStream."""
+    print("\nappend -> stored in JetStream (the relay), per event of the level's moves; caught up: after they stopped")
+    print(f"{'':>24} {'events':>8} {'p50':>10} {'p99':>10} {'max':>10} {'caught up':>10}")
+    for label, lat, lag in rows:
+        if not lat:
+            print(f"{label:>24} {'none read':>8}")
+            continue
+        print(
+            f"{label:>24} {len(lat):>8,} {ms(percentile(lat, 50)):>10} {ms(percentile(lat, 99)):>10} "
+            f"{ms(lat[-1]):>10} {lag:>9.2f}s"
         )
