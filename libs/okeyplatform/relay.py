@@ -117,7 +117,9 @@ class Relay:
                 reconnected_cb=self._on_reconnect,
             )
             try:
-                await self._loop(nc.jetstream(), lock_conn)
+                # A round publishes up to ``batch`` messages before it awaits their acks, so
+                # the pending-ack limit must hold a whole round (see _publish).
+                await self._loop(nc.jetstream(publish_async_max_pending=max(4000, self.batch)), lock_conn)
             finally:
                 await nc.close()
         finally:
@@ -198,9 +200,9 @@ class Relay:
                     # No wait_stall: with it nats-py wraps the semaphore in asyncio.wait_for,
                     # which on Python 3.11 runs a task per publish, so every event waited a
                     # turn of the event loop behind every Act in flight (the relay fell
-                    # seconds behind at saturation). A round holds at most ``batch`` (1,000)
-                    # unacknowledged messages, under nats-py's limit of 4,000: the semaphore
-                    # never waits; the round's ack timeout below still bounds a dead link.
+                    # seconds behind at saturation). A round holds at most ``batch``
+                    # unacknowledged messages and the context's limit is at least that (_lead):
+                    # the semaphore never waits; the round's ack timeout still bounds a dead link.
                     futures.append(
                         await js.publish_async(
                             table_subject(e.stream_id),
