@@ -283,9 +283,11 @@ class TableApp:
         players: tuple[str, ...] = loaded.state.players
         if not 0 <= seat < len(players):
             raise BadRequest(f"seat must be 0..{len(players) - 1}")
-        if identity.role in ("service", "admin"):
-            return
-        if players[seat] != identity.subject:
+        if identity.role == "service":
+            return  # the lobby's and the bots' credential: bot, autopilot and timed-out seats
+        # An admin is a moderator, not a player: at the table they watch as a spectator (no seat
+        # given) and may neither see a rack nor move for a seat before the hand ends.
+        if players[seat] != identity.subject or identity.role == "admin":
             raise Forbidden(f"seat {seat} is not yours")
 
     async def fire_timer(self, table_id: str) -> ActResult | None:

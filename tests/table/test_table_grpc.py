@@ -267,3 +267,26 @@ async def test_a_player_may_open_a_table_only_for_themself_and_bots(
     # nothing was written for the refused ones
     lobby = client_for("lobby", "service")
     assert (await lobby.create_table(TableOptions(), PLAYERS, table_id="t-seat-4-ayse")).version >= 1
+
+
+async def test_an_admin_watches_as_a_spectator_and_never_sees_or_moves_a_seat(
+    table_service: TableService, client_for: Callable[..., TableClient]
+) -> None:
+    """A moderator's token is not a seat: no rack, no move for anyone, before the hand ends
+    [section 7]. Only the service credential (bots, autopilot, timeouts) acts for any seat."""
+    await client_for("lobby", "service").create_table(TableOptions(), PLAYERS, table_id="t-admin")
+    admin = client_for("moderator", "admin")
+    spectator = classic_view_from_pb(await admin.view("t-admin"))  # no seat: the public view
+    assert spectator.rack == () and spectator.phase.value == "PLAYING"
+    for seat in range(4):
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await admin.view("t-admin", seat)
+        assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        assert error_reason(refused.value) == "NOT_YOUR_SEAT"
+    turn = spectator.turn
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await admin.act("t-admin", Draw(seat=turn))
+    assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    assert classic_view_from_pb(await admin.view("t-admin")).version == spectator.version  # nothing moved
+    mine = classic_view_from_pb(await client_for(PLAYERS[turn]).view("t-admin", turn))
+    assert len(mine.rack) in (14, 15)  # the seat's own player still sees it
