@@ -333,7 +333,9 @@ class PostgresEventStore:
                 WHERE $2::int = 0 OR EXISTS (SELECT 1 FROM okey_events WHERE stream_id = $1 AND version = $2::int)
                 RETURNING position, tx, stream_id, version, type, data, hand, recorded_at
             )""",
-            f"n AS (SELECT pg_notify('{self.NOTIFY_CHANNEL}', $1))",
+            # "<stream id>:<last version>": the relay wakes on any; the table service's replicas
+            # wake their watchers of that table, skipping what they wrote themselves.
+            f"n AS (SELECT pg_notify('{self.NOTIFY_CHANNEL}', $1 || ':' || ($2::int + cardinality($3::text[]))))",
         ]
         if command_id is not None:
             args.append(command_id)

@@ -92,6 +92,7 @@ class TableApp:
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
         self._watchers: dict[str, _Watchers] = {}
+        self.watching = asyncio.Event()  # set while any Watch stream of this replica is open
         self.log = get_logger(component="table-app")
 
     # ------------------------------------------------------------ loading
@@ -319,6 +320,7 @@ class TableApp:
     def subscribe(self, table_id: str) -> asyncio.Queue[list[tuple[StoredEvent, Event]]]:
         q: asyncio.Queue[list[tuple[StoredEvent, Event]]] = asyncio.Queue()
         self._watchers.setdefault(table_id, _Watchers()).queues.add(q)
+        self.watching.set()
         return q
 
     def unsubscribe(self, table_id: str, q: asyncio.Queue[list[tuple[StoredEvent, Event]]]) -> None:
@@ -327,6 +329,36 @@ class TableApp:
             w.queues.discard(q)
             if not w.queues:
                 self._watchers.pop(table_id, None)
+                if not self._watchers:
+                    self.watching.clear()
+
+    def watched(self, table_id: str) -> bool:
+        """Does a Watch stream of this replica follow ``table_id``?"""
+        return table_id in self._watchers
+
+    async def catch_up(self, table_id: str, version: int | None = None) -> None:
+        """Another replica appended to ``table_id`` up to ``version`` (its NOTIFY): bring the
+        cache up to it and hand the new events to this replica's watchers now, not at their
+        next poll of the store. What this replica wrote itself is already here: skipped."""
+        if not self.watched(table_id):
+            return
+        hit = self._cache.get(table_id)
+        if hit is not None and version is not None and hit.state.version >= version:
+            return
+        async with self._lock(table_id):
+            hit = self._cache.get(table_id)
+            if hit is None:
+                self._notify(table_id, [])  # not cached here: the watchers read the store themselves
+                return
+            if version is not None and hit.state.version >= version:
+                return  # a command of ours caught up meanwhile
+            newer = await self.store.read_stream(table_id, after_version=hit.state.version)
+            if not newer:
+                return
+            pairs = [(e, event_from_dict({"type": e.type, **e.data})) for e in newer]
+            state = hit.engine.fold(hit.state, (ev for _, ev in pairs))
+            self._remember(table_id, Loaded(state, hit.engine))
+            self._notify(table_id, pairs)
 
     def _notify(self, table_id: str, pairs: list[tuple[StoredEvent, Event]]) -> None:
         w = self._watchers.get(table_id)

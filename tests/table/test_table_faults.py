@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import grpc
 import pytest
@@ -226,3 +227,55 @@ async def test_a_worker_killed_under_table_workers_is_started_again(table_proces
         proc.wait(timeout=20)
     assert len(seen) == 3
     assert not [p for p in seen if os.path.exists(f"/proc/{p}")], "workers left running after SIGTERM"
+
+
+async def test_a_move_through_another_replica_reaches_a_watcher_at_once(
+    fresh_database_url: str, nats_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two replicas on one database: a seat watches through replica A while every move goes
+    through replica B. The append's NOTIFY wakes A's watcher, which gets each event at once; the
+    store poll (stretched to 30 s here) would otherwise be the only way it hears of them."""
+    import time
+
+    from services.table import api
+
+    monkeypatch.setattr(api, "WATCH_POLL_S", 30.0)
+    a = TableService(fresh_database_url, nats_url, "127.0.0.1:0", grace_ms=300, listen_idle_s=0.3)
+    b = TableService(fresh_database_url, nats_url, "127.0.0.1:0", grace_ms=300)
+    await a.start()
+    await b.start()
+
+    async def until(cond: Callable[[], bool]) -> None:
+        for _ in range(100):
+            if cond():
+                return
+            await asyncio.sleep(0.05)
+        raise AssertionError("not within 5 s")
+
+    via_b = [TableClient(f"127.0.0.1:{b.port}", issue_token(p)) for p in PLAYERS]
+    watcher = TableClient(f"127.0.0.1:{a.port}", issue_token(PLAYERS[1]))
+    try:
+        await create_as_lobby(f"127.0.0.1:{b.port}", TableOptions(), PLAYERS, "t-replicas-watch")
+        await asyncio.sleep(0.5)
+        assert not a.listening  # nobody watches here: no listening connection to pay for
+        stream: Any = watcher.watch("t-replicas-watch", seat=1)  # a grpc.aio stream call: read() the next
+        first = await asyncio.wait_for(stream.read(), timeout=10)
+        assert first.HasField("snapshot")
+        await until(lambda: a.listening)
+        last = first.snapshot.version
+        for _ in range(6):
+            await play_moves(via_b, "t-replicas-watch", 1)
+            moved = classic_view_from_pb(await via_b[0].view("t-replicas-watch")).version
+            t0 = time.monotonic()
+            while last < moved:
+                msg = await asyncio.wait_for(stream.read(), timeout=5)  # the poll would take 30 s
+                assert msg.event.version == last + 1  # no gap, no duplicate
+                last = msg.event.version
+            assert time.monotonic() - t0 < 2.0
+        stream.cancel()  # the seat stops watching: the replica hangs up after its idle time
+        await until(lambda: not a.listening)
+    finally:
+        for c in [*via_b, watcher]:
+            await c.close()
+        await a.stop(grace_s=1.0)
+        await b.stop(grace_s=1.0)
