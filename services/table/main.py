@@ -57,6 +57,7 @@ class TableService:
     reuse_port: bool = False
     listen_idle_s: float = 5.0
     listening: bool = False
+    listens: int = 0  # LISTEN connections made so far (a new one after each loss)
     _stopping: asyncio.Event = field(default_factory=asyncio.Event)
     _wakes: set[asyncio.Task[None]] = field(default_factory=set)
 
@@ -123,6 +124,7 @@ class TableService:
                 conn = await asyncpg.connect(self.database_url)
                 await conn.add_listener(PostgresEventStore.NOTIFY_CHANNEL, self._on_append)
                 self.listening, backoff, idle_since = True, 0.2, None
+                self.listens += 1
                 while not self._stopping.is_set() and not conn.is_closed():
                     if self.app.watching.is_set():
                         idle_since = None
@@ -131,7 +133,10 @@ class TableService:
                         if asyncio.get_running_loop().time() - idle_since >= self.listen_idle_s:
                             break
                     await _first(self._stopping.wait(), asyncio.sleep(min(1.0, self.listen_idle_s)))
-            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+                if conn.is_closed() and not self._stopping.is_set():
+                    raise ConnectionResetError("the listening connection to PostgreSQL was lost")
+            except Exception as exc:  # whatever it was (asyncpg's InternalClientError too): start over
+                self.listening = False
                 log.warning("listener_restart", error=repr(exc), backoff=backoff)
                 await _first(self._stopping.wait(), asyncio.sleep(backoff))
                 backoff = min(backoff * 2, 5.0)

@@ -272,6 +272,27 @@ async def test_a_move_through_another_replica_reaches_a_watcher_at_once(
                 assert msg.event.version == last + 1  # no gap, no duplicate
                 last = msg.event.version
             assert time.monotonic() - t0 < 2.0
+        # the listening connection dies (PostgreSQL restarted, a failover): A listens again
+        import asyncpg
+
+        listens = a.listens
+        admin = await asyncpg.connect(fresh_database_url)
+        try:
+            killed = await admin.fetchval(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND query ILIKE 'LISTEN%'"
+            )
+        finally:
+            await admin.close()
+        assert killed >= 1
+        await until(lambda: a.listens > listens and a.listening)
+        await asyncio.sleep(0.3)  # its LISTEN is in place
+        await play_moves(via_b, "t-replicas-watch", 1)
+        moved = classic_view_from_pb(await via_b[0].view("t-replicas-watch")).version
+        while last < moved:
+            msg = await asyncio.wait_for(stream.read(), timeout=5)
+            assert msg.event.version == last + 1
+            last = msg.event.version
         stream.cancel()  # the seat stops watching: the replica hangs up after its idle time
         await until(lambda: not a.listening)
     finally:
