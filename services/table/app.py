@@ -111,12 +111,7 @@ class TableApp:
             self._cache.move_to_end(table_id)
             if not fresh:
                 return hit
-            newer = await self.store.read_stream(table_id, after_version=hit.state.version)
-            if not newer:
-                return hit
-            state = hit.engine.fold(hit.state, (event_from_dict({"type": e.type, **e.data}) for e in newer))
-            loaded = Loaded(state, hit.engine)
-            self._remember(table_id, loaded)
+            loaded, _ = await self._advance(table_id, hit)
             return loaded
         stored = await self.store.read_stream(table_id)
         if not stored:
@@ -128,6 +123,16 @@ class TableApp:
         loaded = Loaded(state, engine)
         self._remember(table_id, loaded)
         return loaded
+
+    async def _advance(self, table_id: str, hit: Loaded) -> tuple[Loaded, list[tuple[StoredEvent, Event]]]:
+        """A cached table caught up with the store: the events written since (by another
+        replica), folded in and remembered. Returns the table and those events."""
+        pairs = _pairs(await self.store.read_stream(table_id, after_version=hit.state.version))
+        if not pairs:
+            return hit, pairs
+        loaded = Loaded(hit.engine.fold(hit.state, (ev for _, ev in pairs)), hit.engine)
+        self._remember(table_id, loaded)
+        return loaded, pairs
 
     def _remember(self, table_id: str, loaded: Loaded) -> None:
         self._cache[table_id] = loaded
@@ -277,8 +282,7 @@ class TableApp:
     async def _replay_result(self, table_id: str, versions: tuple[int, int]) -> ActResult:
         first, last = versions
         stored = await self.store.read_stream(table_id, after_version=first - 1, limit=last - first + 1)
-        pairs = [(e, event_from_dict({"type": e.type, **e.data})) for e in stored]
-        return ActResult(last, pairs, duplicate=True)
+        return ActResult(last, _pairs(stored), duplicate=True)
 
     def authorize(self, loaded: Loaded, identity: Identity, seat: int) -> None:
         players: tuple[str, ...] = loaded.state.players
@@ -352,13 +356,9 @@ class TableApp:
                 return
             if version is not None and hit.state.version >= version:
                 return  # a command of ours caught up meanwhile
-            newer = await self.store.read_stream(table_id, after_version=hit.state.version)
-            if not newer:
-                return
-            pairs = [(e, event_from_dict({"type": e.type, **e.data})) for e in newer]
-            state = hit.engine.fold(hit.state, (ev for _, ev in pairs))
-            self._remember(table_id, Loaded(state, hit.engine))
-            self._notify(table_id, pairs)
+            _, pairs = await self._advance(table_id, hit)
+            if pairs:
+                self._notify(table_id, pairs)
 
     def _notify(self, table_id: str, pairs: list[tuple[StoredEvent, Event]]) -> None:
         w = self._watchers.get(table_id)
@@ -373,7 +373,12 @@ class TableApp:
         stored = await self.store.read_stream(table_id, after_version=after_version, limit=limit)
         if not stored and after_version == 0:
             raise NotFound(f"no table {table_id!r}")
-        return [(e, event_from_dict({"type": e.type, **e.data})) for e in stored]
+        return _pairs(stored)
+
+
+def _pairs(stored: list[StoredEvent]) -> list[tuple[StoredEvent, Event]]:
+    """Stored events with the engine's events they hold."""
+    return [(e, event_from_dict({"type": e.type, **e.data})) for e in stored]
 
 
 def _data(event: Event) -> dict[str, Any]:
