@@ -120,6 +120,7 @@ class TableService:
             if self._stopping.is_set():
                 return
             conn: asyncpg.Connection | None = None
+            failed: Exception | None = None
             try:
                 conn = await asyncpg.connect(self.database_url)
                 await conn.add_listener(PostgresEventStore.NOTIFY_CHANNEL, self._on_append)
@@ -136,10 +137,7 @@ class TableService:
                 if conn.is_closed() and not self._stopping.is_set():
                     raise ConnectionResetError("the listening connection to PostgreSQL was lost")
             except Exception as exc:  # whatever it was (asyncpg's InternalClientError too): start over
-                self.listening = False
-                log.warning("listener_restart", error=repr(exc), backoff=backoff)
-                await _first(self._stopping.wait(), asyncio.sleep(backoff))
-                backoff = min(backoff * 2, 5.0)
+                failed = exc
             finally:
                 self.listening = False
                 if conn is not None and not conn.is_closed():
@@ -147,6 +145,10 @@ class TableService:
                         await asyncio.wait_for(conn.close(), timeout=2.0)
                     except Exception:  # gone with the server
                         conn.terminate()
+            if failed is not None:
+                log.warning("listener_restart", error=repr(failed), backoff=backoff)
+                await _first(self._stopping.wait(), asyncio.sleep(backoff))
+                backoff = min(backoff * 2, 5.0)
 
     def _on_append(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
         table_id, sep, version = payload.rpartition(":")
