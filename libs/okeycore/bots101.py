@@ -149,7 +149,7 @@ class GreedyBot101:
 
         def cost(i: int) -> tuple[bool, int, int, float]:
             t = rack[i]
-            penalised = penalty_reason(t, len(rack), view.melds, ind, view.options) is not None
+            penalised = penalty_reason(t, len(rack), view.melds, ind, view.options, view.rules_version) is not None
             return (penalised, usefulness(effs, i), -tile_points(t, ind), self.rng.random())
 
         return rack[min(range(len(rack)), key=cost)]

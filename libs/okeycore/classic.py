@@ -43,7 +43,17 @@ from .events import (
     TurnTimedOut,
 )
 from .fairness import deal_commitment
-from .options import DeckEnd, DiscardHistory, Game, IndicatorScoring, OptionsError, PairsDeclaration, TableOptions
+from .options import (
+    RULES_VERSION,
+    DeckEnd,
+    DiscardHistory,
+    Game,
+    IndicatorScoring,
+    IndicatorTiming,
+    OptionsError,
+    PairsDeclaration,
+    TableOptions,
+)
 from .tiles import TILE_COUNT, Colour, Face, effective_face, face_from_index, face_of_id, okey_face
 
 __all__ = [
@@ -91,6 +101,7 @@ class SeatState:
     score: int = 0
     moved: bool = False  # has made a move this hand (for [C-IND-1])
     pairs: bool = False  # declared pairs this hand [C-PAIR-1]
+    open_from: int = 0  # with pairs: the pile index from which discards are open to all [C-PAIR-2]
     turned: bool = False  # turned to okey this hand [C-DON-1]
     timeouts: int = 0  # consecutive timed-out turns [C-TIME-2]
     autopilot: bool = False
@@ -118,6 +129,7 @@ class ClassicState:
     deal_order: tuple[int, ...] = ()  # private until the hand ends [C-DEAL-3]
     deal_salt: str = ""
     players: tuple[str, ...] = ()  # who sits where ("" for a bot seat)
+    rules_version: int = 1  # the rules the table was created under (TableCreated)
 
     @property
     def okey(self) -> Face:
@@ -319,7 +331,7 @@ def _create(state: ClassicState | None, cmd: CreateTable) -> Decision:
         return _v("WRONG_GAME", "this engine plays classic Okey; use the Okey 101 engine for OKEY101")
     if cmd.players and len(cmd.players) != 4:
         return _v("INVALID_SEATS", "a classic Okey table has exactly 4 seats")
-    return [TableCreated(cmd.table_id, opts, tuple(cmd.players) or ("",) * 4)]
+    return [TableCreated(cmd.table_id, opts, tuple(cmd.players) or ("",) * 4, rules_version=RULES_VERSION)]
 
 
 def _start_hand(state: ClassicState, cmd: StartHand) -> Decision:
@@ -544,6 +556,11 @@ def _show_indicator(state: ClassicState, cmd: ShowIndicator) -> Decision:
     seat = state.seats[cmd.seat]
     if seat.moved:
         return _v("ALREADY_MOVED", "the indicator may only be shown before your first move [C-IND-1]")
+    if state.options.indicator_timing is IndicatorTiming.FIRST_TURN and state.turn != cmd.seat:
+        # Only on one's own first turn, before drawing (source 002): not yet moved and on turn.
+        return _v(
+            "NOT_YOUR_TURN", "at this table the indicator is shown on your own first turn, before drawing [C-IND-1]"
+        )
     twin = state.indicator ^ 1
     if twin not in seat.rack:
         return _v("NO_INDICATOR_TWIN", "you do not hold the indicator's twin")
@@ -684,6 +701,7 @@ def evolve(state: ClassicState | None, event: Event) -> ClassicState:
             seats=tuple(SeatState(score=opts.match_points) for _ in range(4)),
             version=1,
             players=event.players,
+            rules_version=event.rules_version,
         )
     assert state is not None, "the first event of a table is TableCreated"
     s = state
@@ -720,7 +738,8 @@ def evolve(state: ClassicState | None, event: Event) -> ClassicState:
         else:
             li = (event.seat - 1) % 4
             left = seats[li]
-            seats = _set_seat(seats, li, replace(left, pile=left.pile[:-1]))
+            pile = left.pile[:-1]
+            seats = _set_seat(seats, li, replace(left, pile=pile, open_from=min(left.open_from, len(pile))))
         stage = Stage.LAST_CHANCE_TAKEN if s.stage is Stage.LAST_CHANCE else Stage.DISCARD
         return replace(s, seats=seats, deck=deck, stage=stage, version=v)
     if isinstance(event, HandStarted):
@@ -759,7 +778,9 @@ def evolve(state: ClassicState | None, event: Event) -> ClassicState:
         seats = tuple(replace(seat, score=seat.score + d) for seat, d in zip(s.seats, event.deltas, strict=True))
         return replace(s, seats=seats, version=v, indicator_shown=True)
     if isinstance(event, PairsDeclared):
-        return replace(s, seats=_set_seat(s.seats, event.seat, replace(s.seats[event.seat], pairs=True)), version=v)
+        seat = s.seats[event.seat]
+        seats = _set_seat(s.seats, event.seat, replace(seat, pairs=True, open_from=len(seat.pile)))
+        return replace(s, seats=seats, version=v)
     if isinstance(event, TurnedToOkey):
         return replace(s, seats=_set_seat(s.seats, event.seat, replace(s.seats[event.seat], turned=True)), version=v)
     if isinstance(event, PenaltyApplied):
@@ -825,23 +846,28 @@ class SeatView:
     seats: tuple[SeatPublic, ...]
     last_hand: HandEnded | None
     result: MatchEnded | None
+    rules_version: int = RULES_VERSION  # the rules the table plays under
 
     @property
     def okey(self) -> Face | None:
         return okey_face(face_of_id(self.indicator)) if self.indicator >= 0 else None
 
 
-def _sees_history(state: ClassicState, viewer: int | None, owner: int) -> bool:
+def _visible_pile(state: ClassicState, viewer: int | None, owner: int) -> tuple[int, ...]:
+    """The part of ``owner``'s discard pile ``viewer`` sees while the hand runs: the top always
+    [C-TURN-3]; older discards per ``discard_history``; a declarer's own history [C-PAIR-3] and
+    a seat that turned to okey [C-DON-3] see everything; a binding declarer's discards from the
+    declaration on are open to all, the ones before keep their visibility [C-PAIR-2]."""
     opts = state.options
+    pile = state.seats[owner].pile
     if opts.discard_history is DiscardHistory.ALL:
-        return True
-    binding = opts.pairs_declaration is PairsDeclaration.BINDING
-    if binding and state.seats[owner].pairs:
-        return True  # a binding declarer's discards are open to all
-    if viewer is None:
-        return False
-    me = state.seats[viewer]
-    return me.pairs or me.turned  # [C-DON-3]
+        return pile
+    if viewer is not None and (state.seats[viewer].pairs or state.seats[viewer].turned):
+        return pile
+    seat = state.seats[owner]
+    if opts.pairs_declaration is PairsDeclaration.BINDING and seat.pairs:
+        return pile[min(seat.open_from, max(len(pile) - 1, 0)) :]
+    return pile[-1:]
 
 
 def view(state: ClassicState, seat: int | None) -> SeatView:
@@ -849,8 +875,7 @@ def view(state: ClassicState, seat: int | None) -> SeatView:
     playing = state.phase is Phase.PLAYING
     publics = []
     for i, s in enumerate(state.seats):
-        hist = _sees_history(state, seat, i)
-        visible = s.pile if (hist or not playing) else s.pile[-1:]
+        visible = _visible_pile(state, seat, i) if playing else s.pile
         publics.append(
             SeatPublic(
                 seat=i,
@@ -887,6 +912,7 @@ def view(state: ClassicState, seat: int | None) -> SeatView:
         seats=tuple(publics),
         last_hand=state.last_hand,
         result=state.result,
+        rules_version=state.rules_version,
     )
 
 

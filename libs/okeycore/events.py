@@ -55,6 +55,9 @@ class TableCreated(Event):
     table_id: str
     options: TableOptions
     players: tuple[str, ...] = ()  # player id per seat, "" for a bot seat
+    # The rules the table is played under (okeycore.options.RULES_VERSION when it was created);
+    # a log written before versions were recorded is version 1.
+    rules_version: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,7 +244,7 @@ def event_to_dict(event: Event) -> dict[str, Any]:
 def _decode(hint: Any, v: Any) -> Any:
     origin = typing.get_origin(hint)
     if hint is TableOptions:
-        return TableOptions.from_dict(v)
+        return TableOptions.from_dict(v, stored=True)
     if isinstance(hint, type) and issubclass(hint, Enum):
         return hint(v)
     if origin is tuple:
@@ -266,4 +269,13 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     hints = _HINTS.get(cls)
     if hints is None:
         hints = _HINTS[cls] = typing.get_type_hints(cls)
-    return cls(**{f.name: _decode(hints[f.name], data[f.name]) for f in fields(cls)})
+    # A field added later with a default may be missing from an older stored event.
+    return cls(
+        **{f.name: _decode(hints[f.name], data[f.name]) for f in fields(cls) if f.name in data or not _has_default(f)}
+    )
+
+
+def _has_default(f: Any) -> bool:
+    from dataclasses import MISSING
+
+    return f.default is not MISSING or f.default_factory is not MISSING

@@ -46,7 +46,7 @@ from .events import (
 )
 from .fairness import deal_commitment
 from .melds import MeldKind
-from .options import Game, Mode101, OptionsError, TableOptions
+from .options import RULES_VERSION, Game, Mode101, OptionsError, TableOptions
 from .scoring101 import (
     FLAT_PENALTY,
     Opening,
@@ -89,6 +89,7 @@ __all__ = [
     "take_option",
     "fits_table",
     "penalty_reason",
+    "takes_okey_back",
     "is_real_okey",
     "ids_for",
     "side_use",
@@ -285,7 +286,7 @@ class Seat101:
     score: int = 0  # match total of the hands played (penalty points; lower is better)
     penalties: int = 0  # flat penalties of the hand being played [O-PEN-1..2]
     opening: Opening = Opening.NONE
-    opening_value: int = 0  # the first opening's sum, or its number of pairs
+    opening_value: int = 0  # the opening's sum, or its number of pairs: all laid in the opening turn [O-OPEN-3]
     timeouts: int = 0
     autopilot: bool = False
 
@@ -321,6 +322,7 @@ class Okey101State:
     deal_order: tuple[int, ...] = ()  # private until the hand ends
     deal_salt: str = ""
     players: tuple[str, ...] = ()  # who sits where ("" for a bot seat)
+    rules_version: int = 1  # the rules the table was created under (TableCreated)
 
     @property
     def okey(self) -> Face:
@@ -445,18 +447,34 @@ def fits_table(melds: Sequence[TableMeld], tile: int, indicator: int, wrap: bool
     return any(add_options(m, tile, indicator, wrap) for m in melds)
 
 
+def takes_okey_back(melds: Sequence[TableMeld], tile: int, indicator: int) -> bool:
+    """Could ``tile`` take an okey back from a meld on the table, now or once a group's fourth
+    colour is added? [O-OKEY-1]"""
+    return any(take_option(m, tile, indicator) is not None or _group_needs_fourth(m, tile, indicator) for m in melds)
+
+
 def penalty_reason(
-    tile: int, rack_size: int, melds: Sequence[TableMeld], indicator: int, options: TableOptions
+    tile: int,
+    rack_size: int,
+    melds: Sequence[TableMeld],
+    indicator: int,
+    options: TableOptions,
+    rules_version: int = RULES_VERSION,
 ) -> str | None:
     """Why discarding ``tile`` from a rack of ``rack_size`` tiles costs 101, or None: a real okey
-    [O-PEN-2] (once, not also [O-PEN-1]), else a tile that fits a table meld [O-PEN-1]; the
-    finishing tile is exempt [O-PEN-3]."""
+    [O-PEN-2] (once, not also [O-PEN-1]), else a tile that fits a table meld or could take an okey
+    back from one (işleme, source 003) [O-PEN-1]; the finishing tile is exempt [O-PEN-3]. Tables
+    created under rules version 1 did not penalise the okey take-back."""
     if rack_size == 1:
         return None
     if is_real_okey(tile, indicator):
         return "OKEY_DISCARDED"
-    if options.discard_penalty and fits_table(melds, tile, indicator, options.wrap):
+    if not options.discard_penalty:
+        return None
+    if fits_table(melds, tile, indicator, options.wrap):
         return "ADDABLE_TILE_DISCARDED"
+    if rules_version >= 2 and takes_okey_back(melds, tile, indicator):
+        return "OKEY_TAKER_DISCARDED"
     return None
 
 
@@ -560,7 +578,9 @@ def _create(state: Okey101State | None, cmd: CreateTable) -> Decision:
         return _v("WRONG_GAME", "this engine plays Okey 101; use the classic engine for OKEY")
     if cmd.players and len(cmd.players) != opts.seat_count:
         return _v("INVALID_SEATS", f"this table has exactly {opts.seat_count} seats")
-    return [TableCreated(cmd.table_id, opts, tuple(cmd.players) or ("",) * opts.seat_count)]
+    return [
+        TableCreated(cmd.table_id, opts, tuple(cmd.players) or ("",) * opts.seat_count, rules_version=RULES_VERSION)
+    ]
 
 
 def _start_hand(state: Okey101State, cmd: StartHand) -> Decision:
@@ -809,7 +829,9 @@ def _discard_events(state: Okey101State, seat: int, tile: int, now_ms: int) -> l
     if len(state.seats[seat].rack) == 1:
         ev: list[Event] = [TileDiscarded(seat, tile, -1, 0)]
         return ev + _finish_events(fold(state, ev), seat, tile)
-    reason = penalty_reason(tile, len(state.seats[seat].rack), state.melds, state.indicator, state.options)
+    reason = penalty_reason(
+        tile, len(state.seats[seat].rack), state.melds, state.indicator, state.options, state.rules_version
+    )
     last = not state.deck
     events: list[Event] = [
         TileDiscarded(
@@ -942,7 +964,7 @@ def _force_move(state: Okey101State, cmd: ForceMove) -> Decision:
     if s.phase is not Phase.PLAYING:  # pragma: no cover
         return events
     rack = s.seats[seat].rack
-    safe = [t for t in rack if not penalty_reason(t, len(rack), s.melds, s.indicator, s.options)]
+    safe = [t for t in rack if not penalty_reason(t, len(rack), s.melds, s.indicator, s.options, s.rules_version)]
     choice = drawn if drawn in safe else (safe[-1] if safe else rack[-1])
     bad = run(Discard(seat=seat, tile=choice, now_ms=cmd.now_ms))
     return bad or events
@@ -1068,7 +1090,12 @@ def evolve(state: Okey101State | None, event: Event) -> Okey101State:
     if isinstance(event, TableCreated):
         n = event.options.seat_count
         return Okey101State(
-            table_id=event.table_id, options=event.options, seats=(Seat101(),) * n, version=1, players=event.players
+            table_id=event.table_id,
+            options=event.options,
+            seats=(Seat101(),) * n,
+            version=1,
+            players=event.players,
+            rules_version=event.rules_version,
         )
     assert state is not None, "the first event of a table is TableCreated"
     s = state
@@ -1111,12 +1138,17 @@ def evolve(state: Okey101State | None, event: Event) -> Okey101State:
         laid = [t for m in event.melds for t in m.tiles]
         seat = replace(seat, rack=_without(seat.rack, laid))
         high_run, most_pairs = s.high_run, s.most_pairs
+        kind = Opening.PAIRS if all(m.kind is MeldKind.PAIR for m in event.melds) else Opening.RUNS
         if event.first:
             seat = replace(seat, opening=event.opening, opening_value=event.value)
-            if event.opening is Opening.PAIRS:
-                most_pairs = max(most_pairs, event.value)
+        elif s.opened_now and s.rules_version >= 2 and kind is seat.opening:
+            # The opening is everything laid in the opening turn, in one command or several [O-OPEN-3].
+            seat = replace(seat, opening_value=seat.opening_value + event.value)
+        if event.first or (s.opened_now and s.rules_version >= 2 and kind is seat.opening):
+            if seat.opening is Opening.PAIRS:
+                most_pairs = max(most_pairs, seat.opening_value)
             else:
-                high_run = max(high_run, event.value)
+                high_run = max(high_run, seat.opening_value)
         return replace(
             s,
             seats=_set(s.seats, event.seat, seat),
@@ -1137,9 +1169,24 @@ def evolve(state: Okey101State | None, event: Event) -> Okey101State:
             + (replace(meld, tiles=tiles, stands_for=event.stands_for),)
             + s.melds[event.meld + 1 :]
         )
-        seats = _set(s.seats, event.seat, replace(seat, rack=_without(seat.rack, (event.tile,))))
+        seat = replace(seat, rack=_without(seat.rack, (event.tile,)))
+        high_run = s.high_run
+        if s.opened_now and s.rules_version >= 2 and seat.opening is Opening.RUNS:
+            # A tile added in the opening turn is part of the opening: the bar cannot be kept low
+            # by laying a run short and extending it afterwards [O-OPEN-3].
+            added = parse_face(event.stands_for[0 if event.at_start else -1]).number
+            seat = replace(seat, opening_value=seat.opening_value + added)
+            high_run = max(high_run, seat.opening_value)
+        seats = _set(s.seats, event.seat, seat)
         return replace(
-            s, seats=seats, melds=melds, run_adds=s.run_adds + 1, table_moved=True, side_returnable=False, version=v
+            s,
+            seats=seats,
+            melds=melds,
+            high_run=high_run,
+            run_adds=s.run_adds + 1,
+            table_moved=True,
+            side_returnable=False,
+            version=v,
         )
     if isinstance(event, OkeyTaken):
         seat = s.seats[event.seat]
@@ -1258,6 +1305,7 @@ class SeatView101:
     last_hand: HandEnded101 | None
     last_void: HandVoided | None
     result: MatchEnded | None
+    rules_version: int = RULES_VERSION  # the rules the table plays under (penalties [O-PEN-1])
 
     @property
     def okey(self) -> Face | None:
@@ -1313,6 +1361,7 @@ def view(state: Okey101State, seat: int | None) -> SeatView101:
         last_hand=state.last_hand,
         last_void=state.last_void,
         result=state.result,
+        rules_version=state.rules_version,
     )
 
 
@@ -1403,7 +1452,7 @@ def hints(v: SeatView101) -> Hints:
     out = []
     for t in rack:
         addable = fits_table(v.melds, t, ind, wrap)
-        penalised = penalty_reason(t, len(rack), v.melds, ind, v.options) is not None  # [O-PEN-1..3]
+        penalised = penalty_reason(t, len(rack), v.melds, ind, v.options, v.rules_version) is not None  # [O-PEN-1..3]
         takes = any(take_option(m, t, ind) is not None for m in v.melds)
         out.append(TileHint(t, penalised, addable, takes))
     return Hints(runs, pairs, tuple(out))

@@ -9,13 +9,25 @@ from typing import Any
 __all__ = [
     "Game",
     "IndicatorScoring",
+    "IndicatorTiming",
     "DiscardHistory",
     "PairsDeclaration",
     "DeckEnd",
     "Mode101",
     "TableOptions",
     "OptionsError",
+    "COMMON_OPTIONS",
+    "CLASSIC_OPTIONS",
+    "OKEY101_OPTIONS",
+    "options_of",
+    "RULES_VERSION",
 ]
+
+RULES_VERSION = 2
+"""The version of the rules a new table is created under, recorded in ``TableCreated``. A table
+keeps the rules it was created under, so a log replays as it was decided. 1: before the referee's
+audit; 2: a discard that could take an okey back is penalised [O-PEN-1], and a FOLDING opening is
+everything laid in the opening turn [O-OPEN-3]."""
 
 
 class OptionsError(ValueError):
@@ -30,6 +42,11 @@ class Game(StrEnum):
 class IndicatorScoring(StrEnum):
     OTHERS_MINUS_1 = "OTHERS_MINUS_1"
     SHOWER_PLUS_1 = "SHOWER_PLUS_1"
+
+
+class IndicatorTiming(StrEnum):
+    BEFORE_FIRST_MOVE = "BEFORE_FIRST_MOVE"  # before one's own first move, also off turn (source 000)
+    FIRST_TURN = "FIRST_TURN"  # only on one's own first turn, before drawing (source 002)
 
 
 class DiscardHistory(StrEnum):
@@ -52,10 +69,13 @@ class Mode101(StrEnum):
     FOLDING = "FOLDING"
 
 
-_CLASSIC_ONLY = (
+# The options of each game, in the order of RULES.md section 5 (the lobby card's order too).
+COMMON_OPTIONS = ("turn_seconds", "stake")
+CLASSIC_OPTIONS = (
     "match_points",
     "indicator",
     "indicator_scoring",
+    "indicator_timing",
     "colored",
     "partners",
     "duel",
@@ -63,8 +83,15 @@ _CLASSIC_ONLY = (
     "discard_history",
     "pairs_declaration",
     "deck_end",
+    "turn_seconds",
+    "stake",
 )
-_OKEY101_ONLY = ("seats", "wrap", "mode", "rounds", "discard_penalty", "hand_prize")
+OKEY101_OPTIONS = ("turn_seconds", "seats", "wrap", "mode", "rounds", "discard_penalty", "stake", "hand_prize")
+
+
+def options_of(game: Game) -> tuple[str, ...]:
+    """The options a table of ``game`` is opened with; any other option is refused [D-9]."""
+    return CLASSIC_OPTIONS if game is Game.OKEY else OKEY101_OPTIONS
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +102,7 @@ class TableOptions:
     match_points: int = 20
     indicator: bool = True
     indicator_scoring: IndicatorScoring = IndicatorScoring.OTHERS_MINUS_1
+    indicator_timing: IndicatorTiming = IndicatorTiming.BEFORE_FIRST_MOVE
     colored: bool = False
     partners: bool = False
     duel: bool = False
@@ -101,11 +129,18 @@ class TableOptions:
         return True if self.game is Game.OKEY else self.wrap
 
     def validated(self) -> TableOptions:
-        """Return self, or raise OptionsError naming the first option that cannot be."""
+        """Return self, or raise OptionsError naming the first option that cannot be: a value out
+        of range, an option of the other game set to anything but its default [D-9], or a
+        combination no table can be opened with [C-PAIR-3]."""
         if not 5 <= self.turn_seconds <= 120:
             raise OptionsError("turn_seconds must be between 5 and 120")
         if self.stake < 0:
             raise OptionsError("stake cannot be negative")
+        own = set(options_of(self.game))
+        default = TableOptions()
+        for f in fields(self):
+            if f.name != "game" and f.name not in own and getattr(self, f.name) != getattr(default, f.name):
+                raise OptionsError(_foreign(f.name, self.game))
         if self.game is Game.OKEY:
             if not 1 <= self.match_points <= 1000:
                 raise OptionsError("match_points must be between 1 and 1000")
@@ -113,10 +148,12 @@ class TableOptions:
                 raise OptionsError(
                     "a table is either partners (two teams of two) or duel (two players and two bots), not both"
                 )
-            if self.seats != 4:
-                raise OptionsError("classic Okey is always played by 4 seats; 'seats' is an OKEY101 option")
-            if self.hand_prize:
-                raise OptionsError("hand_prize is an OKEY101 option")
+            if self.discard_history is DiscardHistory.PAIRS_ONLY and self.pairs_declaration is PairsDeclaration.MARKER:
+                raise OptionsError(
+                    "discard_history=PAIRS_ONLY needs pairs_declaration=BINDING: declaring pairs opens the whole "
+                    "history, so it binds the declarer to seven pairs [C-PAIR-3]; choose pairs_declaration=BINDING "
+                    "or discard_history=ALL"
+                )
         else:
             if self.seats not in (2, 4):
                 raise OptionsError("an Okey 101 table has 2 or 4 seats")
@@ -124,20 +161,21 @@ class TableOptions:
                 raise OptionsError("rounds must be 3, 5, 7, 9 or 11")
             if self.hand_prize < 0:
                 raise OptionsError("hand_prize cannot be negative")
-            if self.partners or self.duel or self.colored or self.penalties:
-                raise OptionsError("partners, duel, colored and penalties are classic Okey options")
         return self
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for f in fields(self):
-            v = getattr(self, f.name)
-            out[f.name] = v.value if isinstance(v, Enum) else v
+        """The game and the options of its game (plain values, RULES.md section 5 order)."""
+        out: dict[str, Any] = {"game": self.game.value}
+        for name in options_of(self.game):
+            v = getattr(self, name)
+            out[name] = v.value if isinstance(v, Enum) else v
         return out
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> TableOptions:
-        """Build options from plain values (JSON), rejecting unknown names and bad values."""
+    def from_dict(cls, data: dict[str, Any], *, stored: bool = False) -> TableOptions:
+        """Build options from plain values (JSON), refusing unknown names, bad values and the
+        options of the other game [D-9]. ``stored``: data written before [D-9] held every option
+        of both games; there the other game's options are dropped (they never had an effect)."""
         known = {f.name: f for f in fields(cls)}
         unknown = sorted(set(data) - set(known))
         if unknown:
@@ -160,4 +198,18 @@ class TableOptions:
                 if isinstance(raw, bool) or not isinstance(raw, int):
                     raise OptionsError(f"{name} must be a whole number, got {raw!r}")
                 changes[name] = raw
+        game = changes.get("game", opts.game)
+        own = set(options_of(game))
+        foreign = [n for n in changes if n != "game" and n not in own]
+        if stored:
+            for n in foreign:
+                del changes[n]
+        elif foreign:
+            raise OptionsError(_foreign(foreign[0], game))
         return replace(opts, **changes)
+
+
+def _foreign(name: str, game: Game) -> str:
+    other = "classic Okey (OKEY)" if game is Game.OKEY101 else "Okey 101 (OKEY101)"
+    this = "an Okey 101" if game is Game.OKEY101 else "a classic Okey"
+    return f"{name} is an option of {other}, not of {this} table [D-9]; leave it out"

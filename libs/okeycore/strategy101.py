@@ -26,9 +26,9 @@ from .okey101 import (
     ReturnSideTile,
     SeatView101,
     Stage,
-    fits_table,
     is_real_okey,
     pair_opening,
+    penalty_reason,
     run_opening,
 )
 from .scoring101 import tile_points
@@ -38,11 +38,9 @@ __all__ = ["RandomBot101", "StrongBot101", "STRATEGIES_101", "strategy101", "pen
 
 def penalised(view: SeatView101, tile: int) -> bool:
     """Would discarding ``tile`` now cost a penalty [O-PEN-1] [O-PEN-2]? Never the last tile [O-PEN-3]."""
-    if len(view.rack) <= 1:
-        return False
-    if is_real_okey(tile, view.indicator):
-        return True
-    return view.options.discard_penalty and fits_table(view.melds, tile, view.indicator, view.options.wrap)
+    return (
+        penalty_reason(tile, len(view.rack), view.melds, view.indicator, view.options, view.rules_version) is not None
+    )
 
 
 class RandomBot101:

@@ -114,8 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=None, help="seed for the shuffles and bots (default: random)")
     demo.add_argument(
         "--bots",
-        default="greedy,greedy,greedy,greedy",
-        help="four strategies, comma separated: random, greedy or strong (default: all greedy)",
+        default=None,
+        help="one strategy per seat, comma separated: random, greedy or strong (default: all greedy; in-process)",
     )
     demo.add_argument(
         "-o",
@@ -123,7 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="a table option, e.g. -o partners=true -o match_points=10 (repeatable; see RULES.md section 5)",
+        help="a table option of the chosen game, e.g. -o partners=true -o match_points=10, or with --game 101 "
+        "-o rounds=3 -o seats=2 (repeatable; see RULES.md section 5; another game's option is refused)",
     )
     demo.add_argument("--quiet", action="store_true", help="print only the final standings (in-process)")
     demo.add_argument(

@@ -1,17 +1,22 @@
-"""``okey demo``: a full classic match between four bots, played in-process."""
+"""``okey demo``: a full bot match of classic Okey or Okey 101, in-process or through the stack."""
 
 from __future__ import annotations
 
 import argparse
 import secrets
 import sys
+from typing import TextIO
 
 from okeycore.bots import Strategy
 from okeycore.classic import ClassicState
 from okeycore.events import Event, HandEnded, HandEndReason, IndicatorShown, MatchEnded, PenaltyApplied
-from okeycore.options import OptionsError
+from okeycore.okey101 import HandEnded101, HandVoided, Okey101State
+from okeycore.options import OptionsError, TableOptions
+from okeycore.ranking import competition_ranks
 from okeycore.simulate import Simulator
+from okeycore.simulate101 import Simulator101
 from okeycore.strategy import STRATEGIES
+from okeycore.strategy101 import STRATEGIES_101, strategy101
 from okeycore.tiles import face_of_id
 
 from .cli import parse_options
@@ -34,23 +39,31 @@ def _describe_hand(e: HandEnded, state: ClassicState) -> str:
 
 
 def run_demo(args: argparse.Namespace) -> int:
+    game = "OKEY101" if args.game == "101" else "OKEY"
     try:
-        options = parse_options(args.option)
+        options = parse_options(args.option, game)
     except OptionsError as exc:
         print(f"okey demo: {exc}", file=sys.stderr)
         return 2
-    names = [n.strip() for n in args.bots.split(",")]
-    if len(names) != 4 or any(n not in STRATEGIES for n in names):
-        print(f"okey demo: --bots takes four of {', '.join(sorted(STRATEGIES))}, comma separated", file=sys.stderr)
+    seats = options.seat_count
+    names = [n.strip() for n in (args.bots or ",".join(["greedy"] * seats)).split(",")]
+    known = STRATEGIES if game == "OKEY" else STRATEGIES_101
+    if len(names) != seats or any(n not in known for n in names):
+        print(
+            f"okey demo: --bots takes {seats} of {', '.join(sorted(known))}, comma separated (one per seat)",
+            file=sys.stderr,
+        )
         return 2
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
-    bots: list[Strategy] = [STRATEGIES[n](seed * 4 + i) for i, n in enumerate(names)]
     out = sys.stdout
-    out.write(f"classic Okey demo, seed {seed}: {', '.join(f'seat {i} {n}' for i, n in enumerate(names))}\n")
-    from okeycore.options import _OKEY101_ONLY
-
-    shown = ", ".join(f"{k}={v}" for k, v in options.to_dict().items() if k != "game" and k not in _OKEY101_ONLY)
+    title = "classic Okey" if game == "OKEY" else f"Okey 101 ({seats} seats)"
+    out.write(f"{title} demo, seed {seed}: {', '.join(f'seat {i} {n}' for i, n in enumerate(names))}\n")
+    shown = ", ".join(f"{k}={v}" for k, v in options.to_dict().items() if k != "game")
     out.write(f"table options: {shown}\n")
+    if game == "OKEY101":
+        return _demo_101(args, options, names, seed, out)
+
+    bots: list[Strategy] = [STRATEGIES[n](seed * 4 + i) for i, n in enumerate(names)]
 
     def on_event(state: ClassicState, e: Event) -> None:
         if args.quiet:
@@ -69,18 +82,48 @@ def run_demo(args: argparse.Namespace) -> int:
         print("okey demo: the match did not end within the hand limit", file=sys.stderr)
         return 1
     out.write(f"\nmatch over after {record.hands} hands, {record.moves} moves\n")
-    order = sorted(range(4), key=lambda s: -result.scores[s])
-    for rank, s in enumerate(order, 1):
-        mark = "  winner" if s in result.winners else ""
-        out.write(f"  {rank}. seat {s} ({names[s]:<6}) {result.scores[s]:>4}{mark}\n")
+    scores = list(result.scores)
+    keys = [scores[s] + scores[(s + 2) % 4] for s in range(4)] if options.partners else scores
     if options.partners:
-        out.write(
-            f"  teams: seats 0+2 = {result.scores[0] + result.scores[2]}, "
-            f"seats 1+3 = {result.scores[1] + result.scores[3]}\n"
-        )
+        out.write(f"  teams: seats 0+2 = {scores[0] + scores[2]}, seats 1+3 = {scores[1] + scores[3]}\n")
+    return _standings(out, names, result, keys, higher_is_better=True)
+
+
+def _standings(out: TextIO, names: list[str], result: MatchEnded, keys: list[int], higher_is_better: bool) -> int:
+    """Places as standard competition ranking (1, 2, 2, 4), best first, and the pot."""
+    winners = set(result.winners)
+    ranks = competition_ranks(keys, winners, higher_is_better)
+    for s in sorted(range(len(keys)), key=lambda s: (ranks[s], s)):
+        mark = "  winner" if s in winners else ""
+        out.write(f"  {ranks[s]}. seat {s} ({names[s]:<6}) {result.scores[s]:>4}{mark}\n")
     if result.pot:
         out.write(f"  pot {result.pot}: {result.payout} to each winner, {result.remainder} rounded away\n")
     return 0
+
+
+def _demo_101(args: argparse.Namespace, options: TableOptions, names: list[str], seed: int, out: TextIO) -> int:
+    """An Okey 101 match between in-process bots: each hand's finish and points, then the standings."""
+
+    def on_event(state: Okey101State, e: Event) -> None:
+        if args.quiet:
+            return
+        if isinstance(e, HandEnded101):
+            who = f"seat {e.finisher} finished" if e.finisher >= 0 else "deck exhausted"
+            out.write(f"hand {e.hand:>3}: {who:<18} points {list(e.deltas)}  totals {list(e.totals)}\n")
+        elif isinstance(e, HandVoided):
+            out.write(f"hand {e.hand:>3}: every seat opened pairs, dealt again [O-PEN-4]\n")
+        elif isinstance(e, PenaltyApplied):
+            out.write(f"          seat {e.seat} penalised +{e.points} ({e.reason})\n")
+
+    bots = [strategy101(n, seed * 4 + i) for i, n in enumerate(names)]
+    sim = Simulator101(options, bots, seed, table_id="demo101", on_event=on_event)
+    record = sim.play_match()
+    result = record.state.result
+    if not isinstance(result, MatchEnded):
+        print("okey demo: the match did not end within the deal limit", file=sys.stderr)
+        return 1
+    out.write(f"\nmatch over after {record.state.hand} hands ({record.deals} deals), {record.moves} moves\n")
+    return _standings(out, names, result, list(result.scores), higher_is_better=False)
 
 
 # ------------------------------------------------------------------ the demo through the stack

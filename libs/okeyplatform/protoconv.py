@@ -116,6 +116,7 @@ def event_pb(table_id: str, version: int, hand: int, time: datetime | None, even
 _OPTION_ENUMS = {
     "game": "GAME",
     "indicator_scoring": "INDICATOR_SCORING",
+    "indicator_timing": "INDICATOR_TIMING",
     "discard_history": "DISCARD_HISTORY",
     "pairs_declaration": "PAIRS_DECLARATION",
     "deck_end": "DECK_END",
@@ -144,7 +145,8 @@ def _enum_name(option: str) -> str:
 
 
 def options_from_pb(msg: common_pb2.TableOptions) -> TableOptions:
-    """Set fields only; an unset enum or optional takes the default. Raises OptionsError."""
+    """Set fields only; an unset enum or optional takes the default; a set option of the other
+    game is refused [D-9]. Raises OptionsError."""
     data: dict[str, Any] = {}
     for fd, value in msg.ListFields():
         if fd.name in _OPTION_ENUMS:

@@ -285,7 +285,7 @@ class LobbyApp:
     def _make_card(self, table: TableRow, seats: list[SeatRow], pot: int, who: Identity | None) -> TableCard:
         seated = who is not None and any(s.player_id == who.subject for s in seats)
         show = table.private and who is not None and (seated or who.subject == table.creator_id or who.role == "admin")
-        return TableCard(table, TableOptions.from_dict(table.options), seats, pot, show)
+        return TableCard(table, TableOptions.from_dict(table.options, stored=True), seats, pot, show)
 
     async def open_table(
         self,
@@ -387,7 +387,7 @@ class LobbyApp:
             player = await self._may_sit(tx, who, now)
             if table.status != WAITING:
                 raise Refused("NOT_WAITING", "the match has started or the table is closed")
-            options = TableOptions.from_dict(table.options)
+            options = TableOptions.from_dict(table.options, stored=True)
             seats = await tx.seats(table_id)
             if any(s.player_id == who.subject for s in seats):
                 raise Refused("ALREADY_SEATED", "you already sit at this table")
@@ -436,7 +436,7 @@ class LobbyApp:
                 self.log.info("unseated_short", table_id=table.table_id, players=short)
                 return short
         if fill:
-            options = TableOptions.from_dict(table.options)
+            options = TableOptions.from_dict(table.options, stored=True)
             for s in sorted(set(range(options.seat_count)) - {s.seat for s in seats}):
                 await tx.insert_seat(table.table_id, s, None)
         if table.stake > 0:
@@ -532,7 +532,7 @@ class LobbyApp:
             seats = await tx.seats(table_id)
         players = tuple(s.player_id or "" for s in sorted(seats, key=lambda s: s.seat))
         try:
-            await self.tables.create_table(table_id, TableOptions.from_dict(table.options), players)
+            await self.tables.create_table(table_id, TableOptions.from_dict(table.options, stored=True), players)
         except StartFailed as exc:
             if not exc.permanent:
                 self.log.warning("table_start_retry", table_id=table_id, error=str(exc))

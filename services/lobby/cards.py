@@ -5,26 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from okeycore.options import Game, TableOptions
+from okeycore.options import CLASSIC_OPTIONS, OKEY101_OPTIONS, Game, TableOptions, options_of
 
 __all__ = ["RuleLine", "rule_lines", "CLASSIC_OPTIONS", "OKEY101_OPTIONS", "human_seats"]
-
-# The options of each game, in the order of RULES.md section 5.
-CLASSIC_OPTIONS = (
-    "match_points",
-    "indicator",
-    "indicator_scoring",
-    "colored",
-    "partners",
-    "duel",
-    "penalties",
-    "discard_history",
-    "pairs_declaration",
-    "deck_end",
-    "turn_seconds",
-    "stake",
-)
-OKEY101_OPTIONS = ("turn_seconds", "seats", "wrap", "mode", "rounds", "discard_penalty", "stake", "hand_prize")
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,13 +28,17 @@ def _label(option: str, o: TableOptions) -> str:
         "indicator_scoring": "Gösterge: diğerlerinin puanından 1 düşer"
         if o.indicator_scoring.value == "OTHERS_MINUS_1"
         else "Gösterge: gösteren 1 puan kazanır",
+        "indicator_timing": "Gösterge ilk hamleden önce, sıra beklemeden gösterilir"
+        if o.indicator_timing.value == "BEFORE_FIRST_MOVE"
+        else "Gösterge yalnız kendi ilk sırasında, taş çekmeden gösterilir",
         "colored": "Renkli: sarı ya da mavi taşla bitiş iki kat" if o.colored else "Renksiz",
         "partners": "Eşli: karşılıklı oturanlar ortak" if o.partners else "Eşsiz: herkes kendi için",
         "duel": "Düello: iki oyuncu karşı karşıya, yanlarda botlar" if o.duel else "Düello değil",
         "penalties": "Cezalı: geçersiz bitiş ve bitmeden okey atmak −2" if o.penalties else "Cezasız",
         "discard_history": "Taş geçmişi herkese açık"
         if o.discard_history.value == "ALL"
-        else "Taş geçmişi yalnız çifte gidenlere ve okeye dönenlere açık",
+        else "Taş geçmişi yalnız çifte gidenlere ve okeye dönenlere açık; "
+        "çifte gidenin bildirimden sonra attıkları herkese açık",
         "pairs_declaration": "Çifte gitmek: masada bir işaret"
         if o.pairs_declaration.value == "MARKER"
         else "Çifte gitmek bağlayıcı: yalnız yedi çiftle biter, atılan taşlar açık",
@@ -63,7 +50,9 @@ def _label(option: str, o: TableOptions) -> str:
         "wrap": "12-13-1 serisi geçerli" if o.wrap else "13'ten sonra 1 gelmez",
         "mode": "Katlamalı" if o.mode.value == "FOLDING" else "Düz",
         "rounds": f"{o.rounds} el",
-        "discard_penalty": "İşler taş atmak +101 ceza" if o.discard_penalty else "İşler taş cezası yok",
+        "discard_penalty": "İşler taş (okeyi alabilecek taş da) atmak +101 ceza"
+        if o.discard_penalty
+        else "İşler taş cezası yok",
         "stake": f"Giriş {o.stake} jeton; ödül kazananlara eşit bölünür" if o.stake else "Jetonsuz masa",
         "hand_prize": f"El ödülü {o.hand_prize} jeton: eli bitirene her oyuncudan" if o.hand_prize else "El ödülü yok",
     }
@@ -72,10 +61,9 @@ def _label(option: str, o: TableOptions) -> str:
 
 def rule_lines(options: TableOptions) -> list[RuleLine]:
     """Every option of the table's game with its value and a label, for the lobby card."""
-    names = CLASSIC_OPTIONS if options.game is Game.OKEY else OKEY101_OPTIONS
     values = options.to_dict()
     out = []
-    for name in names:
+    for name in options_of(options.game):
         v = values[name]
         value = _onoff(v) if isinstance(v, bool) else str(v)
         out.append(RuleLine(name, value, _label(name, options)))

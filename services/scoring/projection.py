@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from okeycore.events import TableCreated, event_from_dict
 from okeycore.games import engine_for as engine  # (importing the games registers the 101 events)
 from okeycore.options import Game
+from okeycore.ranking import competition_ranks
 
 __all__ = [
     "HANDLED",
@@ -581,18 +582,11 @@ Projection._handlers = {
 
 def _ranks(acc: TableAcc, scores: list[int], winners: list[int]) -> list[int]:
     """Winners (from the event) rank 1; the others by score in the game's direction (classic:
-    more points left is better, by team at a partners table; 101: fewer penalty points)."""
+    more points left is better, by team at a partners table; 101: fewer penalty points), as
+    standard competition ranking: 1, 2, 2, 4."""
     n = len(scores)
     if acc.game == Game.OKEY.value and acc.options.get("partners") and n == 4:
         key = [scores[s] + scores[(s + 2) % 4] for s in range(n)]
     else:
         key = list(scores)
-    if acc.game != Game.OKEY.value:
-        key = [-k for k in key]
-    out = []
-    for s in range(n):
-        if s in winners:
-            out.append(1)
-        else:
-            out.append(max(2, 1 + len({k for k in key if k > key[s]})))
-    return out
+    return list(competition_ranks(key, set(winners), higher_is_better=acc.game == Game.OKEY.value))

@@ -35,7 +35,7 @@ from okeycore.events import (
 )
 from okeycore.games import Engine
 from okeycore.games import engine_for as engine
-from okeycore.options import Game
+from okeycore.options import RULES_VERSION, Game
 from okeyplatform.eventstore import START, GlobalPosition, PostgresEventStore, StoredEvent
 
 from .app import Item, ScoringApp
@@ -77,16 +77,23 @@ class _Stream:
 
 class LogVerifier:
     """Folds every stream with okeycore and re-decides the command behind each recorded result:
-    ``Finish`` for a finish, the ``Discard`` that emptied the deck or ended a 101 hand (and any
-    discard that cost a penalty), ``Pass`` for a declined last chance, ``ShowIndicator``, and the
-    opening that voided a 101 hand. The events okeycore decides must equal the recorded ones
-    (deadlines aside), ``MatchEnded`` included."""
+    every ``Discard`` (what it costs, and the deck's end or a 101 hand's end it brings), ``Finish``
+    for a finish, ``Pass`` for a declined last chance, ``ShowIndicator``, and the opening that
+    voided a 101 hand. The events okeycore decides must equal the recorded ones (deadlines aside),
+    ``MatchEnded`` included.
+
+    Each table is re-decided under the rules it was created under (``TableCreated.rules_version``),
+    so an old log still agrees. Where today's rules would decide an old table's move differently
+    (a discard that is penalised now, say), that is a *rules-version difference*: reported in
+    ``rules_differences``, never a problem."""
 
     def __init__(self, max_problems: int = 50) -> None:
         self.streams: dict[str, _Stream] = {}
         self.problems: list[str] = []
+        self.rules_differences: list[str] = []
+        self.rules_difference_count = 0
         self.max_problems = max_problems
-        self.checked = {"hand ends": 0, "match ends": 0, "indicator shows": 0, "penalties": 0}
+        self.checked = {"discards": 0, "hand ends": 0, "match ends": 0, "indicator shows": 0, "penalties": 0}
         self.events = 0
 
     def _problem(self, table_id: str, version: int, text: str) -> None:
@@ -122,6 +129,8 @@ class LogVerifier:
             want, why = st.expect.pop(0)
             if _norm(want) != _norm(ev):
                 self._problem(table_id, version, f"{why}: {_difference(ev, want)}")
+            else:
+                self._count(ev)
         else:
             self._check(st, table_id, version, ev, before)
         try:
@@ -136,8 +145,18 @@ class LogVerifier:
             st.state = None
             st.recent.clear()
 
+    def _count(self, ev: Event) -> None:
+        """A recorded event okeycore decided as part of an earlier command's events."""
+        if ev.type in ("HandEnded", "HandEnded101", "HandVoided"):
+            self.checked["hand ends"] += 1
+        elif isinstance(ev, PenaltyApplied):
+            self.checked["penalties"] += 1
+
     def _check(self, st: _Stream, table_id: str, version: int, ev: Event, before: Any) -> None:
-        if isinstance(ev, IndicatorShown):
+        if isinstance(ev, TileDiscarded):
+            self.checked["discards"] += 1
+            self._group(st, table_id, version, ev, 0, Discard(seat=ev.seat, tile=ev.tile), f"seat {ev.seat}'s discard")
+        elif isinstance(ev, IndicatorShown):
             self.checked["indicator shows"] += 1
             self._group(st, table_id, version, ev, 0, ShowIndicator(seat=ev.seat), "showing the indicator")
         elif isinstance(ev, HandEnded) and ev.reason is HandEndReason.FINISHED:
@@ -210,6 +229,7 @@ class LogVerifier:
         if isinstance(got, RuleViolation):
             self._problem(table_id, version, f"okeycore refuses {why}: {got.code}: {got.message}")
             return
+        self._rules_difference(st, table_id, version, state0, cmd, got, why)
         for r, d in zip(recorded, got, strict=False):
             if _norm(r) != _norm(d):
                 self._problem(table_id, version, f"{why}: {_difference(r, d)}")
@@ -219,6 +239,30 @@ class LogVerifier:
             return
         st.expect = [(d, why) for d in got[len(recorded) :]]
         self.checked["match ends"] += sum(1 for d in got if isinstance(d, MatchEnded))
+
+    def _rules_difference(
+        self, st: _Stream, table_id: str, version: int, state0: Any, cmd: Command, got: list[Event], why: str
+    ) -> None:
+        """At a table created under older rules: would today's rules decide ``cmd`` otherwise?"""
+        old = getattr(state0, "rules_version", RULES_VERSION)
+        if old >= RULES_VERSION:
+            return
+        now = st.engine.decide(replace(state0, rules_version=RULES_VERSION), cmd)
+        if isinstance(now, RuleViolation):
+            differs = f"today's rules refuse it ({now.code})"
+        elif [_norm(e) for e in now] != [_norm(e) for e in got]:
+            differs = f"today's rules decide {', '.join(e.type for e in now)}" + (
+                f" (first difference: {_difference(got[0], now[0])})"
+                if got and now and _norm(got[0]) != _norm(now[0])
+                else f" instead of {', '.join(e.type for e in got)}"
+            )
+        else:
+            return
+        self.rules_difference_count += 1
+        if len(self.rules_differences) < self.max_problems:
+            self.rules_differences.append(
+                f"table {table_id} version {version} (rules version {old}, now {RULES_VERSION}): {why}: {differs}"
+            )
 
     def finish(self) -> list[str]:
         for table_id, st in self.streams.items():
@@ -245,6 +289,8 @@ class ReplayReport:
     swapped: bool = False
     verify_problems: list[str] = field(default_factory=list)
     verified: dict[str, int] = field(default_factory=dict)
+    rules_differences: list[str] = field(default_factory=list)  # old tables today's rules would decide otherwise
+    rules_difference_count: int = 0
 
     @property
     def seconds(self) -> float:
@@ -328,6 +374,8 @@ async def _replay(
     if verifier is not None:
         report.verify_problems = verifier.finish()
         report.verified = dict(verifier.checked)
+        report.rules_differences = list(verifier.rules_differences)
+        report.rules_difference_count = verifier.rules_difference_count
         if report.verify_problems:
             return report  # the log disagrees with okeycore: keep the live projection as it is
 
@@ -434,6 +482,15 @@ def _summary(r: ReplayReport, verify: bool, swap: bool) -> int:
             print("okey replay: verification FAILED (see above)", file=sys.stderr)
             return 1
         out.write(f"  verify     OK: okeycore re-decided {checked}: every recorded result matches\n")
+        if r.rules_difference_count:
+            out.write(
+                f"  rules      {r.rules_difference_count:,} moves of tables created under older rules would be decided "
+                "differently today (not corruption: each table keeps the rules it was created under):\n"
+            )
+            for d in r.rules_differences:
+                out.write(f"    {d}\n")
+            if r.rules_difference_count > len(r.rules_differences):
+                out.write(f"    ... and {r.rules_difference_count - len(r.rules_differences):,} more\n")
     rows = ", ".join(f"{n:,} {k.removeprefix('scoring_')}" for k, n in r.rows.items())
     out.write(f"  rebuilt    {rows} (COPY in {r.write_s:.1f} s)\n")
     differ = sum(r.diff.values())

@@ -34,7 +34,9 @@ def _identity(context: grpc.aio.ServicerContext[Any, Any]) -> Identity:
 async def _fail(context: grpc.aio.ServicerContext[Any, Any], exc: Exception) -> None:
     if isinstance(exc, RuleError):
         await context.abort_with_status(rich_error(grpc.StatusCode.FAILED_PRECONDITION, exc.code, exc.message))
-    if isinstance(exc, (BadRequest, OptionsError)):
+    if isinstance(exc, OptionsError):  # the same reason code okeycore and the lobby give [D-9] [C-PAIR-3]
+        await context.abort_with_status(rich_error(grpc.StatusCode.INVALID_ARGUMENT, "INVALID_OPTIONS", str(exc)))
+    if isinstance(exc, BadRequest):
         await context.abort_with_status(rich_error(grpc.StatusCode.INVALID_ARGUMENT, "INVALID_ARGUMENT", str(exc)))
     if isinstance(exc, NotFound):
         await context.abort_with_status(rich_error(grpc.StatusCode.NOT_FOUND, "TABLE_NOT_FOUND", str(exc)))

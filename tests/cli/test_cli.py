@@ -71,6 +71,23 @@ def test_demo_rejects_a_bad_option_with_a_hint() -> None:
     assert "partners" in got.stderr and "duel" in got.stderr
 
 
+def test_D_9_demo_in_process_plays_okey_101_when_asked_and_refuses_the_other_games_options() -> None:
+    got = run_okey("demo", "--in-process", "--game", "101", "-o", "rounds=3", "-o", "seats=2", "--seed", "4")
+    assert got.returncode == 0, got.stderr
+    assert got.stdout.startswith("Okey 101 (2 seats) demo") and "rounds=3" in got.stdout
+    assert got.stdout.count("hand ") >= 3 and "winner" in got.stdout
+    # Places are standard competition ranking: the lines start 1., and none is skipped wrongly.
+    ranks = [int(line.split(".")[0]) for line in got.stdout.splitlines() if line[:4].strip().rstrip(".").isdigit()]
+    assert ranks[0] == 1 and len(ranks) == 2
+    for args, name in [
+        (("--game", "101", "-o", "partners=true"), "partners"),
+        (("-o", "rounds=3"), "rounds"),
+        (("-o", "discard_history=PAIRS_ONLY"), "pairs_declaration=BINDING"),  # [C-PAIR-3]
+    ]:
+        got = run_okey("demo", "--in-process", *args)
+        assert got.returncode == 2 and name in got.stderr and "Traceback" not in got.stderr, got.stderr
+
+
 def test_solve_answers_each_line_and_survives_bad_ones() -> None:
     lines = [
         {"game": "OKEY", "indicator": "B5", "tiles": "R1 R2 R3 Y4 Y5 Y6 K7 K8 K9 B10 B11 B12 B13 B9".split()},

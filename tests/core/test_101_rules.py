@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from okeycore import melds as M
 from okeycore import okey101 as O
@@ -588,3 +590,132 @@ def test_commands_are_refused_with_stable_reason_codes() -> None:
     assert O.decide(None, Draw(seat=0)) == RuleViolation("NO_TABLE", "the table does not exist")
     classic = O.decide(None, __import__("okeycore.commands").commands.CreateTable(table_id="x"))
     assert isinstance(classic, RuleViolation) and classic.code == "WRONG_GAME"
+
+
+# ------------------------------------------------------------------ the referee's audit (issue 14)
+
+
+def _split_opening_table(rules_version: int = 2) -> Table101:
+    """A 4-seat FOLDING table; seat 0 can open 102 (R11-R13, Y11-Y13, R10 Y10 K10) and also holds
+    B9 B10 B11 (30 more) and B10's twin for an add."""
+    t = table(4, mode=Mode101.FOLDING)
+    if rules_version != 2:
+        t.state = replace(t.state, rules_version=rules_version)  # as folded from an older log
+    t.deal(
+        [
+            "R11 R12 R13 Y11 Y12 Y13 R10 Y10 K10 B9 B10 B11 B10 K7",
+            "B1 B2 B3 B4 B5 B6 B7 B8 Y6 Y7 Y8 Y9 R2 R3 R4",
+            "R5 R5 R6 R6 R7 R7 R8 R8 R9 R9",
+            "Y1 Y1 Y2 Y2 Y3 Y3 Y4 Y4 Y5 Y5 K5 K5",
+        ],
+        IND,
+        "K8 K9 K10",
+    )
+    return t
+
+
+OPEN_102 = ("R11 R12 R13", "Y11 Y12 Y13", "R10 Y10 K10")
+
+
+def test_O_OPEN_3_the_opening_is_everything_laid_in_the_opening_turn() -> None:
+    # Laid in one command: 102 + 30 = 132, so the next run opening needs 133.
+    t = _split_opening_table()
+    lay(t, 0, *OPEN_102, "B9 B10 B11")
+    assert t.state.seats[0].opening_value == 132 and t.state.run_threshold == 133
+    # Split over two commands in the same turn: the same bar, not 103.
+    t = _split_opening_table()
+    lay(t, 0, *OPEN_102)
+    assert t.state.run_threshold == 103
+    events = lay(t, 0, "B9 B10 B11")
+    opened = events[0]
+    assert isinstance(opened, O.MeldsOpened) and not opened.first  # the event still says it is a later lay
+    assert t.state.seats[0].opening_value == 132 and t.state.run_threshold == 133
+    discard(t, 0, "K7")
+    assert O.view(t.state, 1).run_threshold == 133
+    # An add in the opening turn is part of the opening too (B10 makes the group a four).
+    t = _split_opening_table()
+    lay(t, 0, *OPEN_102)
+    t.apply(O.AddTile(seat=0, tile=tile(t, 0, "B10"), meld=2))
+    assert t.state.seats[0].opening_value == 112 and t.state.run_threshold == 113
+    # A lay in a later turn is no part of it.
+    t = _split_opening_table()
+    lay(t, 0, *OPEN_102)
+    discard(t, 0, "K7")
+    for seat in (1, 2, 3):
+        draw_discard(t, seat)
+    t.apply(Draw(seat=0))
+    lay(t, 0, "B9 B10 B11")
+    assert t.state.seats[0].opening_value == 102 and t.state.run_threshold == 103
+
+
+def test_O_OPEN_3_pair_openings_count_every_pair_laid_in_the_opening_turn() -> None:
+    t = table(4, mode=Mode101.FOLDING)
+    t.deal(["R5 R5 R6 R6 R7 R7 R8 R8 R9 R9 Y1 Y1 K7", "", "", ""], IND)
+    lay(t, 0, "R5 R5", "R6 R6", "R7 R7", "R8 R8", "R9 R9")
+    assert t.state.pair_threshold == 6
+    lay(t, 0, "Y1 Y1")  # a sixth pair in the same turn
+    assert t.state.seats[0].opening_value == 6 and t.state.pair_threshold == 7
+
+
+def test_O_OPEN_3_a_table_created_under_rules_version_1_keeps_the_old_bar() -> None:
+    t = _split_opening_table(rules_version=1)
+    lay(t, 0, *OPEN_102)
+    lay(t, 0, "B9 B10 B11")
+    assert t.state.seats[0].opening_value == 102 and t.state.run_threshold == 103
+
+
+# A seat that cannot open (no run, no group, four pairs) and holds the R12 of R11-okey-R13.
+HOLDS_R12 = "R1 R4 R4 R7 R7 K1 R12 Y2 Y5 Y8 Y8 Y11 Y13 B3 B6 B6 B7 B13 K5 K8 K11"
+
+
+def _okey_in_run_table(rules_version: int = 2, **options: object) -> Table101:
+    """Seat 0 opened R11-okey-R13 (the okey K2 stands for R12), Y11-13, B11-13; seat 1 holds
+    the R12 that could take the okey back, fits nothing, cannot open, and has drawn."""
+    t = table(**options)
+    if rules_version != 2:
+        t.state = replace(t.state, rules_version=rules_version)
+    t.deal([OPENER.replace("R12", "K2"), HOLDS_R12], IND, "R5 K13")
+    lay(t, 0, "R11 K2 R13", "Y11 Y12 Y13", "B11 B12 B13")
+    discard(t, 0, "K7")
+    t.apply(Draw(seat=1))
+    return t
+
+
+def test_O_PEN_1_discarding_a_tile_that_could_take_the_okey_back_costs_101() -> None:
+    t = _okey_in_run_table()
+    r12 = tile(t, 1, "R12")
+    melds, ind = t.state.melds, t.state.indicator
+    assert not O.fits_table(melds, r12, ind, False) and O.take_option(melds[0], r12, ind) is not None
+    # The ! hint marks it (as well as <->), for the seat that holds it.
+    hint = next(h for h in O.hints(O.view(t.state, 1)).tiles if h.tile == r12)
+    assert hint.takes_okey and hint.penalised and not hint.addable
+    events = discard(t, 1, "R12")
+    assert [e for e in events if isinstance(e, PenaltyApplied)] == [PenaltyApplied(1, 101, "OKEY_TAKER_DISCARDED")]
+    # Only with the discard_penalty option, as for an addable tile.
+    t = _okey_in_run_table(discard_penalty=False)
+    assert not any(isinstance(e, PenaltyApplied) for e in discard(t, 1, "R12"))
+
+
+def test_O_PEN_1_a_table_created_under_rules_version_1_keeps_the_free_take_back_discard() -> None:
+    t = _okey_in_run_table(rules_version=1)
+    r12 = tile(t, 1, "R12")
+    assert not next(h for h in O.hints(O.view(t.state, 1)).tiles if h.tile == r12).penalised
+    assert not any(isinstance(e, PenaltyApplied) for e in discard(t, 1, "R12"))
+
+
+@pytest.mark.parametrize("name", ["greedy", "strong"])
+def test_O_PEN_1_bots_never_discard_a_tile_that_could_take_the_okey_back_while_a_safe_one_is_left(name: str) -> None:
+    from okeycore.strategy101 import strategy101
+
+    t = _okey_in_run_table()
+    r12 = tile(t, 1, "R12")
+    v = O.view(t.state, 1)
+    safe = [x for x in v.rack if not O.penalty_reason(x, len(v.rack), v.melds, v.indicator, v.options)]
+    assert r12 not in safe and safe
+    for seed in range(20):
+        move = strategy101(name, seed).act(v)
+        assert isinstance(move, Discard) and move.tile != r12
+    if name == "strong":
+        # At an old (version 1) table the strong bot throws the isolated R12 freely: the rule is what stops it.
+        old = O.view(_okey_in_run_table(rules_version=1).state, 1)
+        assert all(strategy101(name, seed).act(old) == Discard(seat=1, tile=r12) for seed in range(5))

@@ -78,7 +78,8 @@ def test_hints_mark_penalised_addable_and_okey_taking_tiles() -> None:
     t = hinted_table()
     v = O.view(t.state, 1)
     marks = {str(face_of_id(h.tile)): h for h in O.hints(v).tiles}
-    assert marks["R11"].takes_okey and not marks["R11"].addable and not marks["R11"].penalised  # <->
+    # <-> taking the okey back is işleme, so its discard costs 101 too [O-PEN-1] (rules version 2).
+    assert marks["R11"].takes_okey and not marks["R11"].addable and marks["R11"].penalised
     assert marks["Y9"].addable and marks["Y9"].penalised  # + and !
     assert marks["B4"].addable and marks["B4"].penalised
     assert marks["K2"].penalised  # a real okey [O-PEN-2]

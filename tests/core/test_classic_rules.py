@@ -37,7 +37,15 @@ from okeycore.events import (
     TurnedToOkey,
     TurnTimedOut,
 )
-from okeycore.options import DeckEnd, DiscardHistory, IndicatorScoring, PairsDeclaration, TableOptions
+from okeycore.options import (
+    DeckEnd,
+    DiscardHistory,
+    Game,
+    IndicatorScoring,
+    IndicatorTiming,
+    PairsDeclaration,
+    TableOptions,
+)
 from okeycore.tiles import face_of_id
 
 IND = "K5"  # okey K6: black, out of the way of the scripted melds
@@ -205,7 +213,7 @@ def test_C_TURN_2_draw_the_deck_top_or_the_left_seats_last_discard_only() -> Non
 
 @pytest.mark.parametrize("history", list(DiscardHistory))
 def test_C_TURN_3_discard_tops_are_visible_to_all_older_discards_per_option(history: DiscardHistory) -> None:
-    t = deal_table({}, discard_history=history)
+    t = deal_table({}, discard_history=history, pairs_declaration=PairsDeclaration.BINDING)  # [C-PAIR-3]
     for _ in range(9):
         t.draw_and_discard()
     piles = [s.pile for s in t.state.seats]
@@ -441,7 +449,7 @@ def test_C_DON_2_turning_once_per_hand_adds_no_multiplier_of_its_own(final: str,
 
 
 def test_C_DON_3_on_turning_to_okey_the_seat_sees_all_discards_of_the_hand() -> None:
-    t = deal_table({1: DON_RACK}, discard_history=DiscardHistory.PAIRS_ONLY)
+    t = deal_table({1: DON_RACK}, discard_history=DiscardHistory.PAIRS_ONLY, pairs_declaration=PairsDeclaration.BINDING)
     for _ in range(5):
         t.draw_and_discard()  # seats 0 1 2 3 0
     t.do(Draw(seat=1))
@@ -554,15 +562,7 @@ def test_C_TIME_2_a_turn_played_in_between_breaks_the_run_of_timeouts() -> None:
     play_round(t, {1})
     last = [e for e in t.events if isinstance(e, TurnTimedOut)][-1]
     assert (last.seat, last.consecutive, last.autopilot) == (1, 1, False)
-    # A timed-out turn played by the bot within the grace period [D-4] still counts as a timeout.
-    t = deal_table({}, turn_seconds=10)
-    for k in range(3):
-        while t.state.turn != 1:
-            t.draw_and_discard()
-        ev = time_out(t, grace_ms=1000)
-        assert ev.consecutive == k + 1
-        t.draw_and_discard()  # the bot plays the turn before the grace period ends
-    assert t.state.seats[1].autopilot
+    # A timed-out turn played by the bot within the grace period still counts: see [D-4].
 
 
 def test_C_TIME_2_a_finish_by_the_player_breaks_the_run_of_timeouts() -> None:
@@ -887,7 +887,7 @@ def test_C_SC_9_match_pot_split_among_three_co_winners() -> None:
         ({"turn_seconds": 4}, "turn_seconds"),
         ({"turn_seconds": 121}, "turn_seconds"),
         ({"partners": True, "duel": True}, "partners"),
-        ({"seats": 2}, "4 seats"),
+        ({"seats": 2}, "seats is an option of Okey 101"),
         ({"hand_prize": 5}, "hand_prize"),
         ({"stake": -1}, "stake"),
     ],
@@ -971,21 +971,71 @@ def test_options_pairs_declaration_binding_only_seven_pairs_finish_the_declarer(
     assert t.code(TurnToOkey(seat=0)) == "CANNOT_FINISH"
 
 
-@pytest.mark.parametrize("declaration", list(PairsDeclaration))
-def test_options_pairs_declaration_and_discard_history_pairs_only_visibility(declaration: PairsDeclaration) -> None:
-    t = deal_table({}, discard_history=DiscardHistory.PAIRS_ONLY, pairs_declaration=declaration)
-    for _ in range(9):
-        t.draw_and_discard()
+def test_C_PAIR_2_a_binding_declaration_opens_only_the_discards_made_from_it_on() -> None:
+    t = deal_table({}, discard_history=DiscardHistory.PAIRS_ONLY, pairs_declaration=PairsDeclaration.BINDING)
+    for _ in range(12):
+        t.draw_and_discard()  # three discards each
     piles = [s.pile for s in t.state.seats]
-    t.do(DeclarePairs(seat=2))
-    # The declarer sees every older discard (both declarations).
-    assert [p.pile for p in view(t.state, 2).seats] == piles
-    # Others: only tops, except that a BINDING declarer's own discards are open to all.
-    for viewer in (0, 1, 3, None):
-        seen = [p.pile for p in view(t.state, viewer).seats]
-        for i in range(4):
-            full = declaration is PairsDeclaration.BINDING and i == 2
-            assert seen[i] == (piles[i] if full else piles[i][-1:])
+    assert [len(p) for p in piles] == [3, 3, 3, 3]
+    assert view(t.state, 1).seats[3].pile == piles[3][-1:]  # only the top before a declaration
+    t.do(DeclarePairs(seat=3))
+    # The declaration itself reveals nothing of seat 3's earlier discards (source 002: "o andan
+    # sonra attığınız"), to any other seat or a spectator ...
+    for viewer in (0, 1, 2, None):
+        assert view(t.state, viewer).seats[3].pile == piles[3][-1:]
+    # ... while the declarer sees every pile's history [C-PAIR-3].
+    assert [p.pile for p in view(t.state, 3).seats] == piles
+    t.draw_and_discard()  # seat 0
+    t.draw_and_discard()  # seat 1
+    t.draw_and_discard()  # seat 2
+    t.draw_and_discard()  # seat 3: its first discard after declaring
+    after = t.state.seats[3].pile
+    for viewer in (0, 1, 2, None):
+        assert view(t.state, viewer).seats[3].pile == after[-1:]  # the new top only so far
+    t.draw_and_discard()  # seat 0 draws from the deck, seat 3's discard stays
+    t.draw_and_discard()
+    t.draw_and_discard()
+    t.draw_and_discard()  # seat 3's second discard after declaring
+    pile3 = t.state.seats[3].pile
+    assert len(pile3) == 5
+    for viewer in (0, 1, 2, None):
+        assert view(t.state, viewer).seats[3].pile == pile3[3:]  # both later discards, not the three before
+        assert view(t.state, viewer).seats[2].pile == t.state.seats[2].pile[-1:]  # others keep PAIRS_ONLY
+    # When the right seat takes the top, the rest of the open part stays open.
+    t.do(TakeDiscard(seat=0))
+    assert view(t.state, 1).seats[3].pile == t.state.seats[3].pile[3:] == pile3[3:4]
+    # After the hand every pile is open.
+    t.run_down_deck()
+    assert [p.pile for p in view(t.state, 1).seats] == [s.pile for s in t.state.seats]
+
+
+def test_C_PAIR_3_pairs_only_history_needs_a_binding_declaration() -> None:
+    from okeycore import decide
+    from okeycore.commands import CreateTable
+    from okeycore.errors import RuleViolation
+
+    marker = TableOptions(discard_history=DiscardHistory.PAIRS_ONLY, pairs_declaration=PairsDeclaration.MARKER)
+    got = decide(None, CreateTable(table_id="t", options=marker))
+    assert isinstance(got, RuleViolation) and got.code == "INVALID_OPTIONS"
+    assert "discard_history=PAIRS_ONLY" in got.message and "pairs_declaration=BINDING" in got.message
+    # The default declaration is MARKER, so PAIRS_ONLY alone is refused too; with BINDING it opens.
+    assert isinstance(
+        decide(None, CreateTable(table_id="t", options=TableOptions(discard_history=DiscardHistory.PAIRS_ONLY))),
+        RuleViolation,
+    )
+    t = deal_table(
+        {0: MELDS14 + " Y13"}, discard_history=DiscardHistory.PAIRS_ONLY, pairs_declaration=PairsDeclaration.BINDING
+    )
+    for _ in range(4):
+        t.draw_and_discard()
+    t.do(Draw(seat=0))
+    piles = [s.pile for s in t.state.seats]
+    t.do(DeclarePairs(seat=0))
+    # Declaring opens the whole history to the declarer and binds them to seven pairs.
+    assert [p.pile for p in view(t.state, 0).seats] == piles
+    final = finishing_tiles(t.rack(0), t.state.indicator)
+    assert final  # a melds finish, which the declaration now refuses
+    assert t.refuse(Finish(seat=0, tile=final[0])).code == "INVALID_FINISH"
 
 
 def test_options_discard_history_all_shows_every_discard_to_everyone() -> None:
@@ -1091,3 +1141,120 @@ def test_commands_out_of_place_get_their_reason_codes() -> None:
     assert t.code(StartHand(order=tuple(range(106)))) == "HAND_IN_PROGRESS"
     assert t.code(Pass(seat=0)) == "CANNOT_PASS"
     assert str(t.refuse(Draw(seat=3))) == "NOT_YOUR_TURN: it is seat 0's turn"
+
+
+# ------------------------------------------------------------------ the referee's audit (issue 14)
+
+
+def test_C_IND_1_first_turn_timing_only_on_ones_own_first_turn_before_drawing() -> None:
+    timing = IndicatorTiming.FIRST_TURN
+    # Off turn it is refused, even before one's first move (source 002).
+    t = deal_table({2: "K5"}, indicator_timing=timing)
+    assert t.state.turn == 0
+    assert t.code(ShowIndicator(seat=2)) == "NOT_YOUR_TURN"
+    # On one's own first turn, before drawing: accepted.
+    t.draw_and_discard()  # seat 0
+    t.draw_and_discard()  # seat 1
+    (ev,) = t.do(ShowIndicator(seat=2))
+    assert isinstance(ev, IndicatorShown) and t.scores == (19, 19, 20, 19)
+    # After drawing on that turn, the right is gone ...
+    t = deal_table({1: "K5"}, indicator_timing=timing)
+    t.draw_and_discard()
+    t.do(Draw(seat=1))
+    assert t.code(ShowIndicator(seat=1)) == "ALREADY_MOVED"
+    # ... and once that turn has passed it never comes back.
+    t = deal_table({1: "K5"}, indicator_timing=timing)
+    for _ in range(4):
+        t.draw_and_discard()  # seats 0 1 2 3; seat 1 played its first turn without showing
+    t.draw_and_discard()  # seat 0 again
+    assert t.state.turn == 1
+    assert t.code(ShowIndicator(seat=1)) == "ALREADY_MOVED"
+    # The starter shows it on its first turn, before its first discard.
+    t = deal_table({0: "K5"}, indicator_timing=timing)
+    t.do(ShowIndicator(seat=0))
+    assert t.scores == (20, 19, 19, 19)
+    # The default (source 000) still allows it off turn before one's first move.
+    assert TableOptions().indicator_timing is IndicatorTiming.BEFORE_FIRST_MOVE
+    t = deal_table({2: "K5"})
+    t.do(ShowIndicator(seat=2))
+
+
+def test_D_3_partners_a_single_players_score_at_0_ends_the_match_and_the_higher_team_wins() -> None:
+    t = deal_table({3: MELDS14 + " Y13"}, starter=3, partners=True, match_points=2)
+    t.do(Finish(seat=3, tile=t.tile(3, "Y13")))  # seats 0 and 2 lose 2: each single score hits 0
+    result = t.events[-1]
+    assert t.scores == (0, 2, 0, 2)
+    assert isinstance(result, MatchEnded) and result.winners == (1, 3)  # team 1+3 = 4 beats 0+2 = 0
+
+
+def test_D_4_a_timed_out_turn_played_by_the_bot_in_the_grace_period_counts_as_a_timeout() -> None:
+    t = deal_table({}, turn_seconds=10)
+    for k in range(3):
+        while t.state.turn != 1:
+            t.draw_and_discard()
+        ev = time_out(t, grace_ms=1000)
+        assert ev.consecutive == k + 1 and t.state.timed_out
+        t.draw_and_discard()  # the seat's bot plays the move for it, within the grace period
+    assert t.state.seats[1].autopilot  # the moves counted as the player's own, timed out
+
+
+def test_D_5_a_seat_on_autopilot_may_be_taken_back_at_any_time_also_off_turn() -> None:
+    t = deal_table({}, turn_seconds=10)
+    for _ in range(3):
+        play_round(t, {2})
+    assert t.state.seats[2].autopilot and t.state.turn != 2
+    (ev,) = t.do(TakeBack(seat=2))  # off turn
+    assert ev == AutopilotEnded(2) and not t.state.seats[2].autopilot
+
+
+def test_D_8_duel_a_bot_seat_at_0_ends_the_match_only_the_players_can_win() -> None:
+    t = deal_table({0: MELDS14 + " Y13"}, starter=0, duel=True, match_points=2)
+    t.do(Finish(seat=0, tile=t.tile(0, "Y13")))  # (2, 0, 0, 0): both bots reach 0
+    result = t.events[-1]
+    assert isinstance(result, MatchEnded) and result.scores == (2, 0, 0, 0) and result.winners == (0,)
+
+
+@pytest.mark.parametrize(
+    ("options", "name"),
+    [
+        ({"rounds": 3}, "rounds"),
+        ({"wrap": True}, "wrap"),
+        ({"mode": "FOLDING"}, "mode"),
+        ({"discard_penalty": False}, "discard_penalty"),
+        ({"seats": 4}, "seats"),  # even the value classic Okey plays with: not an OKEY option
+        ({"hand_prize": 0}, "hand_prize"),
+    ],
+)
+def test_D_9_an_option_of_the_other_game_is_refused_naming_it(options: dict[str, Any], name: str) -> None:
+    from okeycore import decide
+    from okeycore.commands import CreateTable
+    from okeycore.errors import RuleViolation
+    from okeycore.options import OptionsError
+
+    with pytest.raises(OptionsError, match=rf"^{name} is an option of Okey 101 .*\[D-9\]"):
+        TableOptions.from_dict({"game": "OKEY", **options})
+    # A 101 table refuses the classic options the same way.
+    with pytest.raises(OptionsError, match=r"^partners is an option of classic Okey"):
+        TableOptions.from_dict({"game": "OKEY101", "partners": False})
+    # Built in code, a value other than the default is refused by the engine itself.
+    got = decide(None, CreateTable(table_id="t", options=TableOptions(rounds=3)))
+    assert isinstance(got, RuleViolation) and got.code == "INVALID_OPTIONS" and "rounds" in got.message
+    # Stored data written before [D-9] held both games' options: it still reads, dropping them.
+    stored = TableOptions.from_dict({"game": "OKEY", "rounds": 3, "match_points": 9}, stored=True)
+    assert stored == TableOptions(match_points=9)
+    # What a table records holds its own game's options only, and reads back strictly.
+    assert "rounds" not in TableOptions().to_dict() and "partners" not in TableOptions(game=Game.OKEY101).to_dict()
+    assert TableOptions.from_dict(TableOptions(game=Game.OKEY101, rounds=7).to_dict()).rounds == 7
+
+
+def test_C_SC_7_shared_places_are_standard_competition_ranking() -> None:
+    from okeycore.ranking import competition_ranks
+
+    assert competition_ranks([10, 8, 8, 5], {0}) == (1, 2, 2, 4)
+    assert competition_ranks([10, 10, 8, 5], {0, 1}) == (1, 1, 3, 4)
+    assert competition_ranks([3, 3, 3, 3], {0, 1, 2, 3}) == (1, 1, 1, 1)
+    assert competition_ranks([120, 300, 300, 90], {3}, higher_is_better=False) == (2, 3, 3, 1)  # 101 totals
+    # Partners: the team sum is the key; the losing team shares 3rd.
+    assert competition_ranks([4, 5, 4, 5], {1, 3}) == (3, 1, 3, 1)
+    # Duel: a bot ahead of the losing player still places before it, never with the winner.
+    assert competition_ranks([2, 9, 1, 0], {0}) == (1, 2, 3, 4)

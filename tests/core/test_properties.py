@@ -50,6 +50,7 @@ from okeycore.events import (
     HandStarted,
     IndicatorShown,
     MatchEnded,
+    PairsDeclared,
     PenaltyApplied,
     TileDiscarded,
     TileDrawn,
@@ -306,6 +307,7 @@ def test_finishing_tiles_are_exactly_the_tiles_whose_placing_finishes(rack: tupl
 @st.composite
 def table_options(draw: st.DrawFn) -> TableOptions:
     pairing = draw(st.sampled_from(["none", "partners", "duel"]))
+    history = draw(st.sampled_from(list(DiscardHistory)))
     return TableOptions(
         match_points=draw(st.integers(1, 8)),
         indicator=draw(st.booleans()),
@@ -314,8 +316,11 @@ def table_options(draw: st.DrawFn) -> TableOptions:
         partners=pairing == "partners",
         duel=pairing == "duel",
         penalties=draw(st.booleans()),
-        discard_history=draw(st.sampled_from(list(DiscardHistory))),
-        pairs_declaration=draw(st.sampled_from(list(PairsDeclaration))),
+        discard_history=history,
+        # PAIRS_ONLY history needs a binding declaration [C-PAIR-3].
+        pairs_declaration=PairsDeclaration.BINDING
+        if history is DiscardHistory.PAIRS_ONLY
+        else draw(st.sampled_from(list(PairsDeclaration))),
         deck_end=draw(st.sampled_from(list(DeckEnd))),
         turn_seconds=draw(st.integers(5, 120)),
         stake=draw(st.integers(0, 9)),
@@ -334,6 +339,7 @@ class GameChecker:
         self.prev: ClassicState | None = None
         self.started = 0
         self.ended = 0
+        self.after_declaration: dict[int, set[int]] = {}  # seat -> tiles it discarded since declaring pairs
 
     def __call__(self, state: ClassicState, event: Event) -> None:
         before = self.prev
@@ -343,13 +349,18 @@ class GameChecker:
         assert event_from_dict(json.loads(json.dumps(event_to_dict(event)))) == event
         if isinstance(event, HandStarted):
             self.started += 1
+            self.after_declaration = {}
+        if isinstance(event, PairsDeclared):
+            self.after_declaration[event.seat] = set()
+        if isinstance(event, TileDiscarded) and event.seat in self.after_declaration:
+            self.after_declaration[event.seat].add(event.tile)
         if isinstance(event, HandEnded):
             self.ended += 1
         if state.phase is Phase.NEW:
             return
         self.conservation(state, event)
         if state.phase is Phase.PLAYING:
-            self.privacy(state)
+            self.privacy(state, self.after_declaration)
         assert before is not None
         for viewer in (0, 1, 2, 3, None):
             self.public(before, state, event, viewer)
@@ -377,8 +388,10 @@ class GameChecker:
                 assert len(state.seats[event.finisher].rack) == 15
 
     @staticmethod
-    def privacy(state: ClassicState) -> None:
-        """A seat never sees another rack or the deck order while the hand runs (section 7)."""
+    def privacy(state: ClassicState, after_declaration: dict[int, set[int]]) -> None:
+        """A seat never sees another rack or the deck order while the hand runs (section 7);
+        older discards only per ``discard_history``, a binding declarer's only from the
+        declaration on [C-PAIR-2]."""
         opts = state.options
         for viewer in (0, 1, 2, 3, None):
             v = view(state, viewer)
@@ -390,12 +403,13 @@ class GameChecker:
             assert v.deck_count == len(state.deck)
             for i, p in enumerate(v.seats):
                 pile = state.seats[i].pile
-                sees = (
-                    opts.discard_history is DiscardHistory.ALL
-                    or (opts.pairs_declaration is PairsDeclaration.BINDING and state.seats[i].pairs)
-                    or (viewer is not None and (state.seats[viewer].pairs or state.seats[viewer].turned))
+                sees = opts.discard_history is DiscardHistory.ALL or (
+                    viewer is not None and (state.seats[viewer].pairs or state.seats[viewer].turned)
                 )
-                assert p.pile == (pile if sees else pile[-1:]) and p.pile_size == len(pile)
+                binding = opts.pairs_declaration is PairsDeclaration.BINDING
+                opened = after_declaration.get(i, set()) if binding else set()
+                shown = tuple(t for k, t in enumerate(pile) if k == len(pile) - 1 or t in opened)
+                assert p.pile == (pile if sees else shown) and p.pile_size == len(pile)
 
     @staticmethod
     def public(before: ClassicState, after: ClassicState, event: Event, viewer: int | None) -> None:

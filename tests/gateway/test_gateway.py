@@ -123,3 +123,51 @@ async def test_http_json_and_websocket_watch(stack: tuple[TableService, Gateway]
         with pytest.raises(websockets.ConnectionClosed) as closed:
             await asyncio.wait_for(ws.recv(), 10)
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
+
+
+async def test_http_create_table_refuses_other_game_options_and_pairs_only_with_a_marker(
+    stack: tuple[TableService, Gateway],
+) -> None:
+    """[D-9] and [C-PAIR-3] at the public edge: INVALID_OPTIONS naming the option(s); and the
+    new indicator_timing option [C-IND-1] goes in and comes back in the view."""
+    _, gw = stack
+    lobby = {"authorization": f"Bearer {issue_token('lobby', 'service')}"}
+    seats = [{"playerId": p} for p in PLAYERS]
+    cases = [
+        ({"game": "GAME_OKEY", "rounds": 3}, ["rounds", "Okey 101"]),
+        ({"game": "GAME_OKEY", "mode": "MODE_PLAIN"}, ["mode"]),
+        ({"game": "GAME_OKEY101", "seats": 4, "partners": False}, ["partners", "classic Okey"]),
+        ({"game": "GAME_OKEY", "discardHistory": "DISCARD_HISTORY_PAIRS_ONLY"}, ["PAIRS_ONLY", "BINDING"]),
+        (
+            {
+                "game": "GAME_OKEY",
+                "discardHistory": "DISCARD_HISTORY_PAIRS_ONLY",
+                "pairsDeclaration": "PAIRS_DECLARATION_MARKER",
+            },
+            ["discard_history", "pairs_declaration"],
+        ),
+    ]
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{gw.http_port}", timeout=10) as http:
+        for n, (options, words) in enumerate(cases):
+            create = {"tableId": f"gw-opt-{n}", "options": options, "seats": seats}
+            r = await http.post("/api/okey.v1.TableService/CreateTable", json=create, headers=lobby)
+            assert r.status_code == 400 and r.json()["reason"] == "INVALID_OPTIONS", (options, r.text)
+            assert all(w in r.json()["message"] for w in words), r.text
+            r = await http.post("/api/okey.v1.TableService/GetView", json={"tableId": f"gw-opt-{n}"}, headers=lobby)
+            assert r.status_code == 404  # nothing was created
+        options = {
+            "game": "GAME_OKEY",
+            "indicatorTiming": "INDICATOR_TIMING_FIRST_TURN",
+            "discardHistory": "DISCARD_HISTORY_PAIRS_ONLY",
+            "pairsDeclaration": "PAIRS_DECLARATION_BINDING",
+        }
+        r = await http.post(
+            "/api/okey.v1.TableService/CreateTable",
+            json={"tableId": "gw-opt-ok", "options": options, "seats": seats},
+            headers=lobby,
+        )
+        assert r.status_code == 200, r.text
+        r = await http.post("/api/okey.v1.TableService/GetView", json={"tableId": "gw-opt-ok"}, headers=lobby)
+        got = r.json()["view"]["options"]
+        assert got["indicatorTiming"] == "INDICATOR_TIMING_FIRST_TURN" and "rounds" not in got, got
+        assert r.json()["view"]["rulesVersion"] == 2

@@ -4,12 +4,12 @@ real PostgreSQL, with a fake table service that records each match start."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
+from dataclasses import fields, replace
 from datetime import timedelta
 
 import pytest
 from lobby_helpers import Clock, FakeTables, Guest, chips_of
-from okeycore.options import Game, Mode101, TableOptions
+from okeycore.options import DiscardHistory, Game, Mode101, TableOptions
 from okeyplatform.auth import verify_token
 
 from services.lobby.app import (
@@ -100,7 +100,11 @@ async def test_impossible_option_combinations_are_refused_with_a_reason(app: Lob
         (TableOptions(game=Game.OKEY, stake=10**9), "stake"),
         (TableOptions(game=Game.OKEY101, rounds=4), "rounds"),
         (TableOptions(game=Game.OKEY101, seats=3), "2 or 4 seats"),
-        (TableOptions(game=Game.OKEY101, colored=True), "classic Okey options"),
+        (TableOptions(game=Game.OKEY101, colored=True), "colored is an option of classic Okey"),  # [D-9]
+        (TableOptions(game=Game.OKEY, rounds=3), "rounds is an option of Okey 101"),  # [D-9]
+        (TableOptions(game=Game.OKEY, mode=Mode101.FOLDING), "mode is an option of Okey 101"),  # [D-9]
+        # [C-PAIR-3]: the combination is refused naming both options.
+        (TableOptions(game=Game.OKEY, discard_history=DiscardHistory.PAIRS_ONLY), "pairs_declaration=BINDING"),
     ]
     for options, words in bad:
         with pytest.raises(Invalid) as err:
@@ -125,7 +129,7 @@ async def test_the_lobby_card_lists_every_rule_option_of_its_game_and_the_stake(
     assert [r.option for r in lines101] == list(OKEY101_OPTIONS)
     assert "Katlamalı" in " ".join(r.label for r in lines101) and card101.options.seat_count == 2
     # Every option of RULES.md section 5 is on one card or the other.
-    assert set(CLASSIC_OPTIONS) | set(OKEY101_OPTIONS) == set(TableOptions().to_dict()) - {"game"}
+    assert set(CLASSIC_OPTIONS) | set(OKEY101_OPTIONS) == {f.name for f in fields(TableOptions)} - {"game"}
 
 
 async def test_a_private_table_is_unlisted_and_needs_its_invite_code(app: LobbyApp, guest: Guest) -> None:

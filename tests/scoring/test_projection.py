@@ -118,3 +118,55 @@ def test_log_verifier_re_decides_okey_101_hand_ends() -> None:
             v.feed(f"t101-{i}", n, event_to_dict(e))
     assert v.finish() == []
     assert v.checked["hand ends"] >= 6 and v.checked["match ends"] == 2
+
+
+def _old_101_log_with_a_free_take_back_discard() -> list[object]:
+    """A 101 table created under rules version 1 (before [O-PEN-1] counted the okey take-back):
+    seat 0 opens R11-okey-R13, seat 1 discards the R12 that could take the okey back, unpenalised."""
+    from okeycore import okey101 as O
+    from okeycore.commands import Discard, Draw
+    from okeycore.events import TableCreated
+    from okeycore.options import Game, TableOptions
+    from okeycore.simulate101 import Table101
+
+    t = Table101(TableOptions(game=Game.OKEY101, seats=2), table_id="old101")
+    t.state = replace(t.state, rules_version=1)
+    created = t.events[0]
+    assert isinstance(created, TableCreated)
+    t.events[0] = replace(created, rules_version=1)
+    t.deal(
+        [
+            "R11 K2 R13 Y11 Y12 Y13 B11 B12 B13 R1 R2 R3 Y1 Y2 Y3 B1 B2 B3 R5 R6 K9 K7",
+            "R1 R4 R4 R7 R7 K1 R12 Y2 Y5 Y8 Y8 Y11 Y13 B3 B6 B6 B7 B13 K5 K8 K11",
+        ],
+        "K1",
+        "R5 K13",
+    )
+    melds = tuple(tuple(t.tile(0, c) for c in m.split()) for m in ("R11 K2 R13", "Y11 Y12 Y13", "B11 B12 B13"))
+    t.apply(O.OpenMelds(seat=0, melds=melds))
+    t.apply(Discard(seat=0, tile=t.tile(0, "K7")))
+    t.apply(Draw(seat=1))
+    t.apply(Discard(seat=1, tile=t.tile(1, "R12")))
+    return list(t.events)
+
+
+def test_log_verifier_keeps_an_old_tables_rules_and_reports_what_todays_rules_would_decide() -> None:
+    events = _old_101_log_with_a_free_take_back_discard()
+    v = LogVerifier()
+    for n, e in enumerate(events, 1):
+        v.feed("old101", n, event_to_dict(e))  # type: ignore[arg-type]
+    assert v.finish() == []  # the old table is decided under the rules it was created under
+    assert v.checked["discards"] == 2
+    assert v.rules_difference_count == 1
+    (note,) = v.rules_differences
+    assert "rules version 1, now 2" in note and "seat 1's discard" in note and "PenaltyApplied" in note
+    # The same log claiming today's rules is corrupt: the penalty is missing. (Every discard is
+    # re-decided, so a penalty dropped mid-hand is caught, not only at a hand's end.)
+    created = events[0]
+    new = [replace(created, rules_version=2), *events[1:]]  # type: ignore[type-var]
+    bad = LogVerifier()
+    for n, e in enumerate(new, 1):
+        bad.feed("new101", n, event_to_dict(e))  # type: ignore[arg-type]
+    problems = bad.finish()
+    assert problems and "seat 1's discard" in problems[0] and "PenaltyApplied" in problems[0]
+    assert bad.rules_difference_count == 0

@@ -21,6 +21,8 @@
     { name: "indicator", json: "indicator", games: ["OKEY"], type: "bool", def: true },
     { name: "indicator_scoring", json: "indicatorScoring", games: ["OKEY"], type: "enum", prefix: "INDICATOR_SCORING_",
       values: ["OTHERS_MINUS_1", "SHOWER_PLUS_1"] },
+    { name: "indicator_timing", json: "indicatorTiming", games: ["OKEY"], type: "enum", prefix: "INDICATOR_TIMING_",
+      values: ["BEFORE_FIRST_MOVE", "FIRST_TURN"] },
     { name: "colored", json: "colored", games: ["OKEY"], type: "bool", def: false },
     { name: "partners", json: "partners", games: ["OKEY"], type: "bool", def: false },
     { name: "duel", json: "duel", games: ["OKEY"], type: "bool", def: false },
@@ -548,6 +550,27 @@
         input,
         h("p", { id: helpId, class: "help" }, tr(`opt.${o.name}.help`), " ", h("span", { class: "def" }, "(" + tr("create.default", { value: def }) + ")"))));
     }
+    box.onchange = syncCreateConstraints;
+    syncCreateConstraints();
+  }
+
+  // Combinations the rules refuse are not offered: PAIRS_ONLY history needs a binding pairs
+  // declaration [C-PAIR-3] (the server refuses the other one with INVALID_OPTIONS all the same).
+  function syncCreateConstraints() {
+    const hist = $('[data-opt="discard_history"]');
+    const decl = $('[data-opt="pairs_declaration"]');
+    if (!hist || !decl) return;
+    const pairsOnly = hist.value === "PAIRS_ONLY";
+    const marker = decl.querySelector('option[value="MARKER"]');
+    if (marker) marker.disabled = pairsOnly;
+    if (pairsOnly && decl.value === "MARKER") decl.value = "BINDING";
+    let note = $("#opt-pairs-note");
+    if (!note) {
+      note = h("p", { id: "opt-pairs-note", class: "help note", role: "status" });
+      decl.after(note);
+    }
+    note.textContent = pairsOnly ? tr("opt.pairs_declaration.needs_binding") : "";
+    note.hidden = !pairsOnly;
   }
 
   function readOptions(game) {
@@ -1329,7 +1352,9 @@
       items.push(actionButton("finish", () => doFinish(), turn && one !== null && (st === "DISCARD" || st === "LAST_CHANCE_TAKEN")));
       // Only before one's own first move of the hand [C-IND-1]; the server has the last word.
       const moved = t.movedIn.has(num(v.hand)) || num(pub.pileSize) > 0;
-      if (v.options && v.options.indicator !== false && !v.indicatorShown && !moved && v.indicator && rackCodes.includes(v.indicator.code)) {
+      // At a FIRST_TURN table only on one's own first turn, before drawing.
+      const firstTurnOnly = v.options && v.options.indicatorTiming === "INDICATOR_TIMING_FIRST_TURN";
+      if (v.options && v.options.indicator !== false && !v.indicatorShown && !moved && (!firstTurnOnly || turn) && v.indicator && rackCodes.includes(v.indicator.code)) {
         items.push(actionButton("show_indicator", () => act("showIndicator"), playing));
       }
       if (!pub.declaredPairs) items.push(actionButton("declare_pairs", () => act("declarePairs"), playing));
@@ -1602,7 +1627,10 @@
       const winners = new Set((res.winners || []).map(num));
       const low = is101(v);
       const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => (low ? num(scores[a]) - num(scores[b]) : num(scores[b]) - num(scores[a])));
-      rows = order.map((i, k) => ({ seat: i, score: num(scores[i]), rank: winners.has(i) ? 1 : k + 1, winner: winners.has(i), payout: winners.has(i) ? num(res.payout) : 0 }));
+      // Standard competition ranking, as the scoring service ranks: 1, 2, 2, 4.
+      const better = (a, b) => (low ? num(scores[a]) < num(scores[b]) : num(scores[a]) > num(scores[b]));
+      const rank = (i) => (winners.has(i) ? 1 : 1 + order.filter((j) => j !== i && (winners.has(j) || better(j, i))).length);
+      rows = order.map((i) => ({ seat: i, score: num(scores[i]), rank: rank(i), winner: winners.has(i), payout: winners.has(i) ? num(res.payout) : 0 }));
     }
     rows.sort((a, b) => a.rank - b.rank || a.seat - b.seat);
     const iWon = rows.some((r) => r.winner && r.seat === t.seat);

@@ -19,6 +19,12 @@ class IndicatorScoring(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     INDICATOR_SCORING_OTHERS_MINUS_1: _ClassVar[IndicatorScoring]
     INDICATOR_SCORING_SHOWER_PLUS_1: _ClassVar[IndicatorScoring]
 
+class IndicatorTiming(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    INDICATOR_TIMING_UNSPECIFIED: _ClassVar[IndicatorTiming]
+    INDICATOR_TIMING_BEFORE_FIRST_MOVE: _ClassVar[IndicatorTiming]
+    INDICATOR_TIMING_FIRST_TURN: _ClassVar[IndicatorTiming]
+
 class DiscardHistory(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     DISCARD_HISTORY_UNSPECIFIED: _ClassVar[DiscardHistory]
@@ -48,6 +54,9 @@ GAME_OKEY101: Game
 INDICATOR_SCORING_UNSPECIFIED: IndicatorScoring
 INDICATOR_SCORING_OTHERS_MINUS_1: IndicatorScoring
 INDICATOR_SCORING_SHOWER_PLUS_1: IndicatorScoring
+INDICATOR_TIMING_UNSPECIFIED: IndicatorTiming
+INDICATOR_TIMING_BEFORE_FIRST_MOVE: IndicatorTiming
+INDICATOR_TIMING_FIRST_TURN: IndicatorTiming
 DISCARD_HISTORY_UNSPECIFIED: DiscardHistory
 DISCARD_HISTORY_ALL: DiscardHistory
 DISCARD_HISTORY_PAIRS_ONLY: DiscardHistory
@@ -76,7 +85,7 @@ class TileGroup(_message.Message):
     def __init__(self, tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ...) -> None: ...
 
 class TableOptions(_message.Message):
-    __slots__ = ("game", "match_points", "indicator", "indicator_scoring", "colored", "partners", "duel", "penalties", "discard_history", "pairs_declaration", "deck_end", "turn_seconds", "seats", "wrap", "mode", "rounds", "discard_penalty", "stake", "hand_prize")
+    __slots__ = ("game", "match_points", "indicator", "indicator_scoring", "colored", "partners", "duel", "penalties", "discard_history", "pairs_declaration", "deck_end", "turn_seconds", "seats", "wrap", "mode", "rounds", "discard_penalty", "stake", "hand_prize", "indicator_timing")
     GAME_FIELD_NUMBER: _ClassVar[int]
     MATCH_POINTS_FIELD_NUMBER: _ClassVar[int]
     INDICATOR_FIELD_NUMBER: _ClassVar[int]
@@ -96,6 +105,7 @@ class TableOptions(_message.Message):
     DISCARD_PENALTY_FIELD_NUMBER: _ClassVar[int]
     STAKE_FIELD_NUMBER: _ClassVar[int]
     HAND_PRIZE_FIELD_NUMBER: _ClassVar[int]
+    INDICATOR_TIMING_FIELD_NUMBER: _ClassVar[int]
     game: Game
     match_points: int
     indicator: bool
@@ -115,4 +125,5 @@ class TableOptions(_message.Message):
     discard_penalty: bool
     stake: int
     hand_prize: int
-    def __init__(self, game: _Optional[_Union[Game, str]] = ..., match_points: _Optional[int] = ..., indicator: _Optional[bool] = ..., indicator_scoring: _Optional[_Union[IndicatorScoring, str]] = ..., colored: _Optional[bool] = ..., partners: _Optional[bool] = ..., duel: _Optional[bool] = ..., penalties: _Optional[bool] = ..., discard_history: _Optional[_Union[DiscardHistory, str]] = ..., pairs_declaration: _Optional[_Union[PairsDeclaration, str]] = ..., deck_end: _Optional[_Union[DeckEnd, str]] = ..., turn_seconds: _Optional[int] = ..., seats: _Optional[int] = ..., wrap: _Optional[bool] = ..., mode: _Optional[_Union[Mode, str]] = ..., rounds: _Optional[int] = ..., discard_penalty: _Optional[bool] = ..., stake: _Optional[int] = ..., hand_prize: _Optional[int] = ...) -> None: ...
+    indicator_timing: IndicatorTiming
+    def __init__(self, game: _Optional[_Union[Game, str]] = ..., match_points: _Optional[int] = ..., indicator: _Optional[bool] = ..., indicator_scoring: _Optional[_Union[IndicatorScoring, str]] = ..., colored: _Optional[bool] = ..., partners: _Optional[bool] = ..., duel: _Optional[bool] = ..., penalties: _Optional[bool] = ..., discard_history: _Optional[_Union[DiscardHistory, str]] = ..., pairs_declaration: _Optional[_Union[PairsDeclaration, str]] = ..., deck_end: _Optional[_Union[DeckEnd, str]] = ..., turn_seconds: _Optional[int] = ..., seats: _Optional[int] = ..., wrap: _Optional[bool] = ..., mode: _Optional[_Union[Mode, str]] = ..., rounds: _Optional[int] = ..., discard_penalty: _Optional[bool] = ..., stake: _Optional[int] = ..., hand_prize: _Optional[int] = ..., indicator_timing: _Optional[_Union[IndicatorTiming, str]] = ...) -> None: ...
