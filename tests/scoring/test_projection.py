@@ -152,9 +152,14 @@ def _old_101_log_with_a_free_take_back_discard() -> list[object]:
 
 def test_log_verifier_keeps_an_old_tables_rules_and_reports_what_todays_rules_would_decide() -> None:
     events = _old_101_log_with_a_free_take_back_discard()
+    # Written as the code before rules versions wrote it: no rules_version in TableCreated, and
+    # the options of both games in its options.
+    first = event_to_dict(events[0])  # type: ignore[arg-type]
+    del first["rules_version"]
+    first["options"] |= {"match_points": 20, "partners": False, "discard_history": "ALL", "deck_end": "DEAD_HAND"}
     v = LogVerifier()
     for n, e in enumerate(events, 1):
-        v.feed("old101", n, event_to_dict(e))  # type: ignore[arg-type]
+        v.feed("old101", n, first if n == 1 else event_to_dict(e))  # type: ignore[arg-type]
     assert v.finish() == []  # the old table is decided under the rules it was created under
     assert v.checked["discards"] == 2
     assert v.rules_difference_count == 1
