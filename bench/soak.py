@@ -204,16 +204,17 @@ class BotTables:
             return
         assert self._channel is not None
         self._n += 1
-        table_id = f"{self.prefix}-{self._n}"
-        client = TableClient(self.gateway, issue_token(table_id, "player"), channel=self._channel)
+        name = f"{self.prefix}-{self._n}"
+        client = TableClient(self.gateway, issue_token(name, "player"), channel=self._channel)
+        table_id = ""
         async with self._create_sem:
             for attempt in range(20):  # bounded: about 20 s of retries while a service is down
                 try:
-                    await client.create_table(self.options, ("",) * 4, table_id=table_id)
+                    # A retry with the same command id gets the table the first try made.
+                    created = await client.create_table(self.options, ("",) * 4, command_id=name)
+                    table_id = created.table_id
                     break
                 except grpc.aio.AioRpcError as err:
-                    if err.code() == grpc.StatusCode.FAILED_PRECONDITION:  # TABLE_EXISTS: an earlier try got in
-                        break
                     self.report.errors[f"CreateTable {_code(err)}"] += 1
                     if attempt == 19 or self._stop.is_set():
                         return
@@ -529,7 +530,14 @@ def run(args: argparse.Namespace) -> int:
         if faults and infra.nats is None:
             out("  OKEY_NATS_URL is set: no NATS fault (it needs the embedded server)")
             faults = [f for f in faults if f != "nats-down"]
-        stack = Stack(infra.database_url, infra.nats_url, log_dir=logs, extra_env={"OKEY_LOG_LEVEL": "WARNING"})
+        # One address plays every table here: the gateway's per-address limit (for players behind
+        # one NAT) would throttle the soak itself; each table's player keeps its per-player limit.
+        env = {
+            "OKEY_LOG_LEVEL": "WARNING",
+            "OKEY_RATE_LIMIT_PER_ADDRESS": "1000000",
+            "OKEY_RATE_BURST_PER_ADDRESS": "1000000",
+        }
+        stack = Stack(infra.database_url, infra.nats_url, log_dir=logs, extra_env=env)
         try:
             t = time.monotonic()
             stack.start()

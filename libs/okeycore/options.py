@@ -21,7 +21,23 @@ __all__ = [
     "OKEY101_OPTIONS",
     "options_of",
     "RULES_VERSION",
+    "BOUNDS",
+    "MAX_CHIPS",
 ]
+
+MAX_CHIPS = 1_000_000_000
+"""The most chips a table may take from a seat (``stake``) or a hand may pay (``hand_prize``):
+sums over a match stay far inside int64 wherever they are stored."""
+
+BOUNDS: dict[str, tuple[int, int]] = {
+    "match_points": (1, 1000),
+    "turn_seconds": (5, 120),
+    "stake": (0, MAX_CHIPS),
+    "hand_prize": (0, MAX_CHIPS),
+}
+"""The inclusive range of every whole-number option (RULES.md section 5); ``seats`` and
+``rounds`` take listed values. The table service enforces them (the authority); the lobby, the
+protos' docs and the web form follow this table."""
 
 RULES_VERSION = 2
 """The version of the rules a new table is created under, recorded in ``TableCreated``. A table
@@ -132,18 +148,16 @@ class TableOptions:
         """Return self, or raise OptionsError naming the first option that cannot be: a value out
         of range, an option of the other game set to anything but its default [D-9], or a
         combination no table can be opened with [C-PAIR-3]."""
-        if not 5 <= self.turn_seconds <= 120:
-            raise OptionsError("turn_seconds must be between 5 and 120")
-        if self.stake < 0:
-            raise OptionsError("stake cannot be negative")
+        for name, (low, high) in BOUNDS.items():
+            value = getattr(self, name)
+            if not low <= value <= high:
+                raise OptionsError(f"{name} must be between {low:,} and {high:,}, got {value:,}")
         own = set(options_of(self.game))
         default = TableOptions()
         for f in fields(self):
             if f.name != "game" and f.name not in own and getattr(self, f.name) != getattr(default, f.name):
                 raise OptionsError(_foreign(f.name, self.game))
         if self.game is Game.OKEY:
-            if not 1 <= self.match_points <= 1000:
-                raise OptionsError("match_points must be between 1 and 1000")
             if self.partners and self.duel:
                 raise OptionsError(
                     "a table is either partners (two teams of two) or duel (two players and two bots), not both"
@@ -159,8 +173,6 @@ class TableOptions:
                 raise OptionsError("an Okey 101 table has 2 or 4 seats")
             if self.rounds not in (3, 5, 7, 9, 11):
                 raise OptionsError("rounds must be 3, 5, 7, 9 or 11")
-            if self.hand_prize < 0:
-                raise OptionsError("hand_prize cannot be negative")
         return self
 
     def to_dict(self) -> dict[str, Any]:

@@ -74,9 +74,11 @@ class TableClient:
         await self.channel.close()
 
     async def create_table(
-        self, options: TableOptions, players: tuple[str, ...] = (), table_id: str = ""
+        self, options: TableOptions, players: tuple[str, ...] = (), table_id: str = "", command_id: str = ""
     ) -> pb.CreateTableResponse:
-        req = pb.CreateTableRequest(table_id=table_id, options=options_pb(options))
+        """Open a table; ``table_id`` only with a service credential (the server names a
+        player's tables); ``command_id`` makes a retry return the same table."""
+        req = pb.CreateTableRequest(table_id=table_id, options=options_pb(options), command_id=command_id)
         for p in players:
             req.seats.add(player_id=p)
         resp: pb.CreateTableResponse = await self.stub.CreateTable(req, metadata=self.metadata)

@@ -187,10 +187,11 @@ async def _follow_match(gateway: str, options: object, args: argparse.Namespace,
     assert hasattr(out, "write")
     token = issue_token("demo-spectator", "player")
     client = TableClient(gateway, token)
-    table_id = f"demo-{_secrets.token_hex(4)}"
     seats = 2 if getattr(options, "seat_count", 4) == 2 else 4
     try:
-        await client.create_table(options, ("",) * seats, table_id=table_id)  # type: ignore[arg-type]
+        # The server names the table (a player never does); the command id makes a retry safe.
+        created = await client.create_table(options, ("",) * seats, command_id=f"demo-{_secrets.token_hex(4)}")  # type: ignore[arg-type]
+        table_id = created.table_id
         out.write(f"table {table_id}: {seats} bot seats, played by the bots service\n\n")
         last = 0
         done = False

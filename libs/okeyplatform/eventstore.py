@@ -110,6 +110,8 @@ class EventStore(Protocol):
 
     async def stream_ids(self) -> list[str]: ...
 
+    async def count_live_with_command(self, prefix: str) -> int: ...
+
 
 # ------------------------------------------------------------------ in memory
 
@@ -193,6 +195,11 @@ class MemoryEventStore:
     async def stream_ids(self) -> list[str]:
         return sorted(self._streams)
 
+    async def count_live_with_command(self, prefix: str) -> int:
+        """Streams with a running timer (a hand in play) holding a command id that starts with
+        ``prefix`` (the table service counts a caller's open tables by their creation command)."""
+        return len({s for s, c in self._commands if c.startswith(prefix) and s in self._timers})
+
 
 # ------------------------------------------------------------------ PostgreSQL
 
@@ -230,6 +237,12 @@ MIGRATIONS: list[tuple[int, str]] = [
             position BIGINT NOT NULL
         );
         """,
+    ),
+    (
+        2,
+        # A caller's table creations by command id (the open-tables cap per player).
+        """CREATE INDEX okey_commands_creations ON okey_commands (command_id COLLATE "C")
+           WHERE command_id LIKE 'create:%';""",
     ),
 ]
 
@@ -440,6 +453,22 @@ class PostgresEventStore:
         async with self.pool.acquire() as conn:
             rows = await conn.fetch("SELECT DISTINCT stream_id FROM okey_events ORDER BY stream_id")
         return [r["stream_id"] for r in rows]
+
+    async def count_live_with_command(self, prefix: str) -> int:
+        """Streams with a running timer (a hand in play) holding a command id that starts with
+        ``prefix`` (a ``create:`` prefix: the partial index of migration 2 answers it)."""
+        if not prefix.startswith("create:"):
+            raise ValueError("only creation commands are indexed")
+        async with self.pool.acquire() as conn:
+            n = await conn.fetchval(
+                """SELECT count(DISTINCT c.stream_id) FROM okey_commands c
+                   JOIN okey_timers t ON t.stream_id = c.stream_id
+                   WHERE c.command_id LIKE 'create:%'
+                     AND c.command_id COLLATE "C" >= $1 AND c.command_id COLLATE "C" < $2""",
+                prefix,
+                prefix[:-1] + chr(ord(prefix[-1]) + 1),
+            )
+        return int(n)
 
     async def load_cursor(self, name: str) -> GlobalPosition:
         async with self.pool.acquire() as conn:

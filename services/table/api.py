@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -19,7 +20,7 @@ from okeyplatform.eventstore import StoredEvent
 from okeyplatform.grpcserver import rich_error
 from okeyplatform.protoconv import event_pb, hints_pb, options_from_pb, view_pb
 
-from .app import BadRequest, Forbidden, NotFound, RuleError, TableApp
+from .app import BadRequest, Forbidden, NotFound, RuleError, TableApp, TooMany
 
 __all__ = ["TableServicer", "SERVICE_NAME"]
 
@@ -42,6 +43,8 @@ async def _fail(context: grpc.aio.ServicerContext[Any, Any], exc: Exception) -> 
         await context.abort_with_status(rich_error(grpc.StatusCode.NOT_FOUND, "TABLE_NOT_FOUND", str(exc)))
     if isinstance(exc, Forbidden):
         await context.abort_with_status(rich_error(grpc.StatusCode.PERMISSION_DENIED, exc.reason, str(exc)))
+    if isinstance(exc, TooMany):
+        await context.abort_with_status(rich_error(grpc.StatusCode.RESOURCE_EXHAUSTED, exc.reason, str(exc)))
     if isinstance(exc, TokenError):
         await context.abort_with_status(rich_error(grpc.StatusCode.UNAUTHENTICATED, "BAD_TOKEN", str(exc)))
     raise exc
@@ -95,8 +98,10 @@ def _meld_kind(value: int) -> MeldKind:
 
 
 class TableServicer(pb_grpc.TableServiceServicer):
-    def __init__(self, app: TableApp) -> None:
+    def __init__(self, app: TableApp, max_watches: int = 0) -> None:
         self.app = app
+        self.max_watches = max_watches  # open Watch streams per player on this replica; 0: no cap
+        self._watches: Counter[str] = Counter()
 
     def _event(self, stored: StoredEvent, event: Event, engine: Any, seat: int | None) -> Any:
         return event_pb(
@@ -110,7 +115,9 @@ class TableServicer(pb_grpc.TableServiceServicer):
             players = tuple(s.player_id for s in request.seats)
             if players and len(players) != options.seat_count:
                 raise BadRequest(f"seats: give {options.seat_count} seats or none")
-            table_id, version = await self.app.create_table(request.table_id, options, players, identity)
+            table_id, version = await self.app.create_table(
+                request.table_id, options, players, identity, request.command_id
+            )
             return pb.CreateTableResponse(table_id=table_id, version=version)
         except Exception as exc:
             await _fail(context, exc)
@@ -177,6 +184,18 @@ class TableServicer(pb_grpc.TableServiceServicer):
             raise
         table_id = request.table_id
         engine = loaded.engine
+        who = identity.subject if identity.role != "service" else ""
+        if who and self.max_watches and self._watches[who] >= self.max_watches:
+            await _fail(
+                context,
+                TooMany(
+                    f"you already watch {self._watches[who]} tables at once (at most {self.max_watches}): "
+                    "close one first",
+                    "TOO_MANY_WATCHES",
+                ),
+            )
+        if who:
+            self._watches[who] += 1
         queue = self.app.subscribe(table_id)
         try:
             after = request.after_version
@@ -210,3 +229,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
                     )
         finally:
             self.app.unsubscribe(table_id, queue)
+            if who:
+                self._watches[who] -= 1
+                if not self._watches[who]:
+                    del self._watches[who]

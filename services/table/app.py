@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import re
 import secrets
 import time
@@ -13,14 +14,14 @@ from typing import Any
 
 from okeycore.commands import Command, CreateTable, ForceMove, StartHand, TimeOut
 from okeycore.errors import RuleViolation
-from okeycore.events import Event, event_from_dict, event_to_dict
+from okeycore.events import Event, TableCreated, event_from_dict, event_to_dict
 from okeycore.games import Engine, engine_for
 from okeycore.options import TableOptions
 from okeyplatform.auth import Identity
 from okeyplatform.eventstore import DuplicateCommand, EventStore, NewEvent, StoredEvent, VersionConflict
 from okeyplatform.logs import get_logger
 
-__all__ = ["TableApp", "RuleError", "NotFound", "Forbidden", "BadRequest", "ActResult", "Loaded"]
+__all__ = ["TableApp", "RuleError", "NotFound", "Forbidden", "BadRequest", "TooMany", "ActResult", "Loaded"]
 
 TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 MAX_VERSION = 2**31 - 1  # okey_events.version is an INT
@@ -50,6 +51,14 @@ class Forbidden(Exception):
 
 class BadRequest(Exception):
     pass
+
+
+class TooMany(Exception):
+    """A per-player cap reached (open tables, watch streams); ``reason`` is the stable code."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 @dataclass
@@ -84,8 +93,10 @@ class TableApp:
         grace_ms: int = 3000,
         clock: Callable[[], int] = _now_ms,
         cache_size: int = 20_000,
+        max_tables_per_player: int = 0,
     ) -> None:
         self.store = store
+        self.max_tables_per_player = max_tables_per_player  # open tables a player made themself; 0: no cap
         self.grace_ms = grace_ms
         self.clock = clock
         self.cache_size = cache_size
@@ -186,14 +197,31 @@ class TableApp:
         return ActResult(res.last_version, pairs)
 
     async def create_table(
-        self, table_id: str, options: TableOptions, players: tuple[str, ...], identity: Identity | None = None
+        self,
+        table_id: str,
+        options: TableOptions,
+        players: tuple[str, ...],
+        identity: Identity | None = None,
+        command_id: str = "",
     ) -> tuple[str, int]:
         """Open a table. A player (not the lobby's or the bots' service credential) may only
         open one where no seat is someone else's: they take at most one seat and bots ("")
         the rest, as the web client does without a lobby. Seating other players is the
         lobby's work: otherwise anyone could seat anyone, or themselves at every seat and play
-        all the hands into the leaderboards."""
-        if identity is not None and identity.role == "player":
+        all the hands into the leaderboards.
+
+        A table's id is chosen by the server, never by a player (a lobby table's public id
+        would otherwise be theirs to take); a service may name it (the lobby's own ids). A
+        ``command_id`` makes a retry safe: the same caller with the same command id gets the id
+        of the table it made. An existing id is "already created" only for the same creation
+        (same caller, command id, options and seats); anything else is ``TABLE_EXISTS``."""
+        caller = identity.subject if identity is not None else "system"
+        if identity is not None and identity.role != "service":
+            if table_id:
+                raise Forbidden(
+                    "a table's id is chosen by the server: leave table_id empty (give a command_id to retry safely)",
+                    "TABLE_ID_NOT_ALLOWED",
+                )
             if any(p and p != identity.subject for p in players):
                 raise Forbidden(
                     "a player may only seat themself (and bots, with empty ids); the lobby seats others",
@@ -201,21 +229,53 @@ class TableApp:
                 )
             if players.count(identity.subject) > 1:
                 raise Forbidden("a player may take only one seat at a table", "SEATS_NOT_YOURS")
+        if len(command_id) > 128:
+            raise BadRequest("command_id: at most 128 characters")
+        cap = self.max_tables_per_player
+        if identity is not None and identity.role != "service" and cap > 0:
+            open_now = await self.store.count_live_with_command(f"create:{caller}:")
+            if open_now >= cap:
+                raise TooMany(
+                    f"you have {open_now} tables in play that you opened yourself (at most {cap}): "
+                    "finish or leave one first",
+                    "TOO_MANY_TABLES",
+                )
         if not table_id:
-            table_id = secrets.token_urlsafe(9).replace("-", "x").replace("_", "y")
+            table_id = _table_id_for(caller, command_id) if command_id else _random_table_id()
         if not TABLE_ID.fullmatch(table_id):
             raise BadRequest("table_id: letters, digits, '-' and '_' only, at most 64")
         engine = engine_for(options.game)
         got = engine.decide(None, CreateTable(table_id=table_id, options=options, players=players))
         if isinstance(got, RuleViolation):
             raise RuleError(got)
+        key = f"create:{caller}:{command_id}"
         async with self._lock(table_id):
             try:
-                res = await self._commit(table_id, None, engine, got, f"create:{table_id}")
+                res = await self._commit(table_id, None, engine, got, key)
             except (VersionConflict, DuplicateCommand):
-                raise RuleError(RuleViolation("TABLE_EXISTS", f"table {table_id!r} already exists")) from None
+                return await self._same_creation(table_id, key, got[0])
         self.log.info("table_created", table_id=table_id, game=options.game.value, version=res.version)
         return table_id, res.version
+
+    async def _same_creation(self, table_id: str, key: str, created: Event) -> tuple[str, int]:
+        """``table_id`` exists: the same creation retried gets its first version; any other
+        is refused, so nobody takes over a table that is someone else's."""
+        stored = await self.store.read_stream(table_id, limit=1)
+        first = event_from_dict({"type": stored[0].type, **stored[0].data}) if stored else None
+        mine = await self.store.find_command(table_id, key)
+        same = (
+            mine is not None
+            and isinstance(first, TableCreated)
+            and isinstance(created, TableCreated)
+            and (first.options, first.players) == (created.options, created.players)
+        )
+        if not same:
+            raise RuleError(
+                RuleViolation("TABLE_EXISTS", f"table {table_id!r} already exists and is not this request's creation")
+            )
+        self.log.info("table_create_retried", table_id=table_id)
+        assert mine is not None
+        return table_id, mine[1]  # the creation's last version, as the first answer said
 
     async def act(
         self,
@@ -226,13 +286,15 @@ class TableApp:
         seat: int | None = None,
     ) -> ActResult:
         """Decide and append one command. Conflicts with another writer are re-decided on the
-        fresh state; a command id seen before returns its first result and appends nothing."""
+        fresh state; a command id seen before returns its first result and appends nothing.
+        Command ids are the caller's own: scoped to the caller (player or service identity) and
+        the seat, so nobody can spend another caller's id, the timer's or the bots'."""
         if not command_id or len(command_id) > 128:
             raise BadRequest("command_id is required (at most 128 characters)")
         if not TABLE_ID.fullmatch(table_id):
             raise NotFound(f"no table {table_id[:64]!r}")  # no table has such an id: no lock is made for it
         try:
-            return await self._act(table_id, command_id, make, identity, seat)
+            return await self._act(table_id, _command_key(identity, seat, command_id), make, identity, seat)
         except NotFound:
             lock = self._locks.get(table_id)
             if lock is not None and not lock.locked() and table_id not in self._cache:
@@ -374,6 +436,25 @@ class TableApp:
         if not stored and after_version == 0:
             raise NotFound(f"no table {table_id!r}")
         return _pairs(stored)
+
+
+def _command_key(identity: Identity | None, seat: int | None, command_id: str) -> str:
+    """Where a command id is remembered: the table's own system commands (the timer; no caller)
+    in ``sys:``, every caller's in its own space by role, subject and seat."""
+    if identity is None:
+        return f"sys:{command_id}"
+    return f"{identity.role}:{identity.subject}:{'-' if seat is None else seat}:{command_id}"
+
+
+def _random_table_id() -> str:
+    return secrets.token_urlsafe(9).replace("-", "x").replace("_", "y")
+
+
+def _table_id_for(caller: str, command_id: str) -> str:
+    """The id of the table one caller's creation command makes: the same for a retry, never
+    one a player could aim at another caller's table (players name no ids)."""
+    digest = hashlib.sha256(f"{caller}\x00{command_id}".encode()).hexdigest()
+    return "t" + digest[:24]
 
 
 def _pairs(stored: list[StoredEvent]) -> list[tuple[StoredEvent, Event]]:

@@ -10,13 +10,11 @@ from typing import Any
 
 import asyncpg
 from okey.v1 import table_service_pb2_grpc as pb_grpc
-from okeycore.classic import public_event
-from okeycore.events import event_from_dict, event_to_dict
 from okeyplatform import aioloop
-from okeyplatform.eventstore import PostgresEventStore, StoredEvent
+from okeyplatform.eventstore import PostgresEventStore
 from okeyplatform.grpcserver import build_server, mark_not_serving, mark_serving
 from okeyplatform.logs import configure_logging, get_logger
-from okeyplatform.relay import Relay
+from okeyplatform.relay import Relay, public_envelope
 
 from .api import SERVICE_NAME, TableServicer
 from .app import TableApp
@@ -27,17 +25,7 @@ __all__ = ["TableService", "public_payload", "DEFAULT_ADDR"]
 DEFAULT_ADDR = "127.0.0.1:50061"
 
 
-def public_payload(e: StoredEvent) -> dict[str, Any]:
-    """What goes on NATS: the event as a spectator may see it (no rack, no deck order)."""
-    # Both games redact the same way (okey101.public_event is classic's), so no engine lookup.
-    public = public_event(event_from_dict({"type": e.type, **e.data}), None)
-    return {
-        "table_id": e.stream_id,
-        "version": e.version,
-        "hand": e.hand,
-        "recorded_at": e.recorded_at.isoformat(),
-        "event": event_to_dict(public),
-    }
+public_payload = public_envelope  # what goes on NATS (okeyplatform.relay.public_envelope)
 
 
 @dataclass
@@ -63,7 +51,11 @@ class TableService:
 
     async def start(self) -> None:
         self.store = await PostgresEventStore.connect(self.database_url, min_size=4, max_size=20)
-        self.app = TableApp(self.store, grace_ms=self.grace_ms)
+        self.app = TableApp(
+            self.store,
+            grace_ms=self.grace_ms,
+            max_tables_per_player=int(os.environ.get("OKEY_MAX_TABLES_PER_PLAYER", "3")),
+        )
         self.relay = Relay(
             self.store,
             self.database_url,
@@ -72,8 +64,9 @@ class TableService:
             linger_s=float(os.environ.get("OKEY_RELAY_LINGER_MS", "10")) / 1000,
         )
         self.timers = TimerPoller(self.app, self.store)
+        servicer = TableServicer(self.app, max_watches=int(os.environ.get("OKEY_MAX_WATCHES_PER_PLAYER", "8")))
         server, health, port = build_server(
-            [(pb_grpc.add_TableServiceServicer_to_server, TableServicer(self.app), SERVICE_NAME)],
+            [(pb_grpc.add_TableServiceServicer_to_server, servicer, SERVICE_NAME)],
             self.address,
             reuse_port=self.reuse_port,
         )

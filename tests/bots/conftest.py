@@ -50,6 +50,8 @@ async def start_bots(
 
 @pytest.fixture
 async def admin(table_service: TableService) -> AsyncIterator[TableClient]:
-    client = TableClient(f"127.0.0.1:{table_service.port}", issue_token("test-admin", "admin"))
+    # The lobby's kind of credential: a service names its tables' ids (a player or an admin
+    # may not) and watches as a spectator.
+    client = TableClient(f"127.0.0.1:{table_service.port}", issue_token("test-lobby", "service"))
     yield client
     await client.close()

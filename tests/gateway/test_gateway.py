@@ -72,9 +72,13 @@ async def test_http_json_and_websocket_watch(stack: tuple[TableService, Gateway]
     async with httpx.AsyncClient(base_url=base, timeout=10) as http:
         h = {"authorization": f"Bearer {tokens['ali']}"}
         create = {"tableId": "gw-http", "options": {"game": "GAME_OKEY"}, "seats": [{"playerId": p} for p in PLAYERS]}
-        r = await http.post("/api/okey.v1.TableService/CreateTable", json=create, headers=h)
-        # a player may not seat other players (the lobby does, with its service credential)
+        mine = {k: v for k, v in create.items() if k != "tableId"}
+        r = await http.post("/api/okey.v1.TableService/CreateTable", json=mine, headers=h)
+        # a player may not seat other players (the lobby does, with its service credential) ...
         assert r.status_code == 403 and r.json()["reason"] == "SEATS_NOT_YOURS", r.text
+        # ... nor name the table
+        r = await http.post("/api/okey.v1.TableService/CreateTable", json=create, headers=h)
+        assert r.status_code == 403 and r.json()["reason"] == "TABLE_ID_NOT_ALLOWED", r.text
         lobby = {"authorization": f"Bearer {issue_token('lobby', 'service')}"}
         r = await http.post("/api/okey.v1.TableService/CreateTable", json=create, headers=lobby)
         assert r.status_code == 200, r.text

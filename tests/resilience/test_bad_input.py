@@ -618,8 +618,11 @@ def test_requests_for_unknown_tables_leave_nothing_behind(edge: Edge) -> None:
         assert out.code in ("NOT_FOUND", "404") and out.reason == "TABLE_NOT_FOUND", out
     assert len(app._locks) <= locks_before
     create = tpb.CreateTableRequest(table_id="ghost\n", options=common_pb2.TableOptions(game=common_pb2.GAME_OKEY))
-    out = send(edge, next(r for r in RPCS if r.name == "CreateTable"), "proto", "direct", token, create)
+    create_table = next(r for r in RPCS if r.name == "CreateTable")
+    out = send(edge, create_table, "proto", "direct", edge.service_token, create)  # a service may name ids
     assert out.code == "INVALID_ARGUMENT", out
+    out = send(edge, create_table, "proto", "direct", token, create)  # a player names none [issue 15.1]
+    assert out.code == "PERMISSION_DENIED" and out.reason == "TABLE_ID_NOT_ALLOWED", out
 
 
 def _numeric_paths(desc: Descriptor, prefix: tuple[FieldDescriptor, ...] = ()) -> list[tuple[FieldDescriptor, ...]]:

@@ -258,15 +258,78 @@ async def test_a_player_may_open_a_table_only_for_themself_and_bots(
     ali = client_for("ali")
     for seats in (PLAYERS, ("ali", "ali", "", ""), ("", "ayse", "", "")):
         with pytest.raises(grpc.aio.AioRpcError) as refused:
-            await ali.create_table(TableOptions(), seats, table_id=f"t-seat-{len(set(seats))}-{seats[1]}")
+            await ali.create_table(TableOptions(), seats, command_id=f"t-seat-{len(set(seats))}-{seats[1]}")
         assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
         assert error_reason(refused.value) == "SEATS_NOT_YOURS"
-    assert (await ali.create_table(TableOptions(), ("ali", "", "", ""), table_id="t-ali-bots")).version >= 1
-    assert classic_view_from_pb(await ali.view("t-ali-bots", 0)).seat == 0  # and it is ali's seat
-    assert (await ali.create_table(TableOptions(), ("", "", "", ""), table_id="t-bots")).version >= 1
-    # nothing was written for the refused ones
+    mine = await ali.create_table(TableOptions(), ("ali", "", "", ""))
+    assert mine.version >= 1 and mine.table_id  # the server named it
+    assert classic_view_from_pb(await ali.view(mine.table_id, 0)).seat == 0  # and it is ali's seat
+    assert (await ali.create_table(TableOptions(), ("", "", "", ""))).version >= 1
+    # nothing was written for the refused ones: the same command id opens a table now
+    assert (await ali.create_table(TableOptions(), ("ali", "", "", ""), command_id="t-seat-4-ayse")).version >= 1
+
+
+async def test_table_ids_are_the_servers_and_a_creation_retried_is_the_same_table(
+    table_service: TableService, client_for: Callable[..., TableClient]
+) -> None:
+    """A player never names a table id; the same caller's command id twice is one table; an id
+    that holds another creation (another caller, other options or seats) is TABLE_EXISTS."""
+    ali = client_for("ali")
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await ali.create_table(TableOptions(), ("ali", "", "", ""), table_id="t-chosen")
+    assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    assert error_reason(refused.value) == "TABLE_ID_NOT_ALLOWED"
+    first = await ali.create_table(TableOptions(), ("ali", "", "", ""), command_id="open-1")
+    again = await ali.create_table(TableOptions(), ("ali", "", "", ""), command_id="open-1")
+    assert (again.table_id, again.version) == (first.table_id, first.version)
+    other = await client_for("ayse").create_table(TableOptions(), ("ayse", "", "", ""), command_id="open-1")
+    assert other.table_id != first.table_id  # another caller's command ids are its own
+    lobby, other_service = client_for("lobby", "service"), client_for("bots", "service")
+    made = await lobby.create_table(TableOptions(), PLAYERS, table_id="t-lobby", command_id="start")
+    retried = await lobby.create_table(TableOptions(), PLAYERS, table_id="t-lobby", command_id="start")
+    assert (retried.table_id, retried.version) == ("t-lobby", made.version)
+    for client, options, players, cid in [
+        (other_service, TableOptions(), PLAYERS, "start"),  # another caller
+        (lobby, TableOptions(match_points=5), PLAYERS, "start"),  # other options
+        (lobby, TableOptions(), ("", "", "", ""), "start"),  # other seats
+        (lobby, TableOptions(), PLAYERS, "again"),  # another command
+    ]:
+        with pytest.raises(grpc.aio.AioRpcError) as exists:
+            await client.create_table(options, players, table_id="t-lobby", command_id=cid)
+        assert exists.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert error_reason(exists.value) == "TABLE_EXISTS"
+    view = classic_view_from_pb(await lobby.view("t-lobby"))
+    assert view.version >= 2 and view.options == TableOptions()
+
+
+async def test_command_ids_are_scoped_to_the_caller_and_seat(
+    table_service: TableService, client_for: Callable[..., TableClient]
+) -> None:
+    """A player who sends the timer's or the bots' next command id (they are predictable)
+    does not make their command a duplicate: each caller's ids are its own."""
+    clients = [client_for(p) for p in PLAYERS]
     lobby = client_for("lobby", "service")
-    assert (await lobby.create_table(TableOptions(), PLAYERS, table_id="t-seat-4-ayse")).version >= 1
+    await lobby.create_table(TableOptions(), PLAYERS, table_id="t-scoped")
+    v = classic_view_from_pb(await clients[0].view("t-scoped", 0))
+    seat = v.turn
+    mine = classic_view_from_pb(await clients[seat].view("t-scoped", seat))
+    # Another seat's player spends the ids the timer and a bot would use next: refused, nothing stored.
+    spoiler = clients[(seat + 1) % 4]
+    for cid in (f"timer:{v.version}", f"bot:turn:t-scoped:{v.version}:{seat}"):
+        with pytest.raises(grpc.aio.AioRpcError):
+            await spoiler.act("t-scoped", Discard(seat=(seat + 1) % 4, tile=0), command_id=cid)
+    # The seat's own service (a bot) acts with that id: applied, not a "duplicate".
+    res = await lobby.act(
+        "t-scoped", Discard(seat=seat, tile=mine.rack[0]), command_id=f"bot:turn:t-scoped:{v.version}:{seat}"
+    )
+    assert not res.duplicate and res.version > v.version
+    # The same id by another caller is that caller's own command, decided on its own.
+    nxt = (seat + 1) % 4
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await clients[nxt].act(
+            "t-scoped", Discard(seat=nxt, tile=0), command_id=f"bot:turn:t-scoped:{v.version}:{seat}"
+        )
+    assert error_reason(err.value) in ("MUST_DRAW_FIRST", "TILE_NOT_IN_RACK")
 
 
 async def test_an_admin_watches_as_a_spectator_and_never_sees_or_moves_a_seat(

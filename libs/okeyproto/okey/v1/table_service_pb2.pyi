@@ -104,14 +104,16 @@ class SeatAssignment(_message.Message):
     def __init__(self, player_id: _Optional[str] = ...) -> None: ...
 
 class CreateTableRequest(_message.Message):
-    __slots__ = ("table_id", "options", "seats")
+    __slots__ = ("table_id", "options", "seats", "command_id")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
+    COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     options: _common_pb2.TableOptions
     seats: _containers.RepeatedCompositeFieldContainer[SeatAssignment]
-    def __init__(self, table_id: _Optional[str] = ..., options: _Optional[_Union[_common_pb2.TableOptions, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatAssignment, _Mapping]]] = ...) -> None: ...
+    command_id: str
+    def __init__(self, table_id: _Optional[str] = ..., options: _Optional[_Union[_common_pb2.TableOptions, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatAssignment, _Mapping]]] = ..., command_id: _Optional[str] = ...) -> None: ...
 
 class CreateTableResponse(_message.Message):
     __slots__ = ("table_id", "version")
