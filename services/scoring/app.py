@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any
@@ -12,7 +12,17 @@ from typing import Any
 import asyncpg
 from okeyplatform.logs import get_logger
 
-from .projection import Counters, HandRow, MatchRow, Projection, SeatRow, TableAcc, week_of
+from .projection import (
+    Counters,
+    HandRow,
+    MatchRow,
+    Projection,
+    ProjectionError,
+    SeatRow,
+    TableAcc,
+    UnknownEventType,
+    week_of,
+)
 from .store import ScoringStore
 
 __all__ = [
@@ -20,6 +30,7 @@ __all__ = [
     "APPLIED",
     "DUPLICATE",
     "HELD",
+    "PARKED",
     "BatchResult",
     "ScoringApp",
     "NotFound",
@@ -32,6 +43,7 @@ __all__ = [
 APPLIED = "APPLIED"
 DUPLICATE = "DUPLICATE"  # at or below the applied version: already in the projection
 HELD = "HELD"  # ahead of a gap: not applied until the missing versions are
+PARKED = "PARKED"  # its table is parked: an event of it could not be projected (see ScoringApp)
 
 
 class NotFound(Exception):
@@ -64,6 +76,7 @@ class BatchResult:
     versions: dict[str, int]  # each table's applied version afterwards
     applied: int = 0
     held: list[int] = field(default_factory=list)  # indexes of the items held back
+    parked: dict[str, tuple[int, str]] = field(default_factory=dict)  # tables parked now: (version, why)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,20 +112,75 @@ class ScoringApp:
     async def apply(self, items: Sequence[Item]) -> BatchResult:
         """Project a batch in one transaction: per table, versions at or below the applied one
         are duplicates, the next ones are applied, anything past a gap is held back. The applied
-        versions are written with the rows, so a redelivery after a crash changes nothing."""
+        versions are written with the rows, so a redelivery after a crash changes nothing.
+
+        One table cannot stop the projector: an event that cannot be projected (malformed, a
+        number out of range) parks its table at that version (``scoring_parked``, logged, the
+        service's ``okey.scoring.parked`` health entry, ``okey replay``); its later events are
+        skipped until a replay rebuilds it, and every other table goes on. An event type
+        scoring does not know still stops the projector (a newer table service: upgrade)."""
+        try:
+            return await self._apply(items)
+        except (asyncpg.DataError, OverflowError) as exc:
+            # A value PostgreSQL refuses: find its table by projecting one table at a time.
+            self.log.warning("apply_isolating", error=repr(exc))
+        return await self._apply_isolated(items)
+
+    async def _apply(self, items: Sequence[Item]) -> BatchResult:
         for attempt in range(8):
             try:
-                async with self.store.pool.acquire() as conn, conn.transaction():
-                    return await self.apply_in(conn, items)
+                return await self._apply_once(items)
             except _RETRY as exc:
                 # Another replica applied some of these events first: decide again on its result.
                 self.log.info("apply_retry", attempt=attempt, error=type(exc).__name__)
-        async with self.store.pool.acquire() as conn, conn.transaction():
-            return await self.apply_in(conn, items)
+        return await self._apply_once(items)
 
-    async def apply_in(self, conn: asyncpg.Connection, items: Sequence[Item], schema: str | None = None) -> BatchResult:
+    async def _apply_once(self, items: Sequence[Item]) -> BatchResult:
+        async with self.store.pool.acquire() as conn, conn.transaction():
+            parked = await self.store.parked_among(conn, sorted({it.table_id for it in items}))
+            result = await self.apply_in(conn, items, parked=parked)
+            for table_id, (version, why) in result.parked.items():
+                await self.store.park(conn, table_id, version, why)
+        for table_id, (version, why) in result.parked.items():
+            self.log.error("table_parked", table_id=table_id, version=version, reason=why)
+        return result
+
+    async def _apply_isolated(self, items: Sequence[Item]) -> BatchResult:
+        result = BatchResult([""] * len(items), {})
+        by_table: dict[str, list[int]] = {}
+        for i, it in enumerate(items):
+            by_table.setdefault(it.table_id, []).append(i)
+        for table_id, idxs in by_table.items():
+            group = [items[i] for i in idxs]
+            try:
+                got = await self._apply(group)
+            except (asyncpg.DataError, OverflowError) as exc:
+                version = min(it.version for it in group)
+                why = f"a value PostgreSQL refuses in versions {version}..: {exc!r}"[:500]
+                async with self.store.pool.acquire() as conn, conn.transaction():
+                    await self.store.park(conn, table_id, version, why)
+                self.log.error("table_parked", table_id=table_id, version=version, reason=why)
+                got = BatchResult([PARKED] * len(group), {}, parked={table_id: (version, why)})
+            for k, i in enumerate(idxs):
+                result.outcomes[i] = got.outcomes[k]
+                if got.outcomes[k] == HELD:
+                    result.held.append(i)
+            result.versions.update(got.versions)
+            result.applied += got.applied
+            result.parked.update(got.parked)
+        return result
+
+    async def apply_in(
+        self,
+        conn: asyncpg.Connection,
+        items: Sequence[Item],
+        schema: str | None = None,
+        parked: Collection[str] = (),
+    ) -> BatchResult:
         """``apply`` inside the caller's transaction (``okey replay`` catches the rebuilt tables
-        up with this in its swap transaction)."""
+        up with this in its swap transaction). Items of ``parked`` tables are skipped; a table
+        whose event cannot be projected is parked (in ``result.parked``; the caller records it)
+        after the events before that one."""
         by_table: dict[str, list[int]] = {}
         for i, it in enumerate(items):
             by_table.setdefault(it.table_id, []).append(i)
@@ -124,10 +192,19 @@ class ScoringApp:
             for i in idxs:
                 it = items[i]
                 current = proj.version(table_id)
-                if it.version <= current:
+                if table_id in parked or table_id in result.parked:
+                    result.outcomes[i] = PARKED
+                elif it.version <= current:
                     result.outcomes[i] = DUPLICATE
                 elif it.version == current + 1:
-                    proj.apply(table_id, it.version, it.recorded_at, it.event)
+                    try:
+                        proj.apply(table_id, it.version, it.recorded_at, it.event)
+                    except UnknownEventType:
+                        raise
+                    except ProjectionError as exc:
+                        result.parked[table_id] = (it.version, str(exc)[:500])
+                        result.outcomes[i] = PARKED
+                        continue
                     result.outcomes[i] = APPLIED
                     result.applied += 1
                 else:

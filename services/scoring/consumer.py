@@ -6,17 +6,17 @@ version; only then are its messages acknowledged. A message redelivered after a 
 published twice, is at or below the applied version and changes nothing. A message ahead of a
 gap is held back: the missing versions are read from the stream (an ephemeral consumer on that
 table's subject) and applied first, or, when the stream does not hold them yet, the message is
-negatively acknowledged with a delay and waits for its redelivery. An event type the projection
-does not know, or a message it cannot read, stops the projector with the reason (the message
-stays unacknowledged)."""
+negatively acknowledged with a delay and waits for its redelivery. An event that cannot be
+projected (malformed, a number out of range) parks its table (``ScoringApp.apply``) and every
+other table goes on. An event type the projection does not know, or a message it cannot read,
+stops the projector with the reason (the message stays unacknowledged)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -26,9 +26,9 @@ from nats.aio.msg import Msg
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.client import JetStreamContext
 from okeyplatform.logs import get_logger
-from okeyplatform.relay import TABLE_STREAM, ensure_table_stream, table_subject
+from okeyplatform.relay import TABLE_STREAM, bind_table_stream, table_subject
 
-from .app import APPLIED, DUPLICATE, HELD, Item, ScoringApp
+from .app import APPLIED, DUPLICATE, HELD, PARKED, Item, ScoringApp
 from .projection import ProjectionError
 
 __all__ = ["Projector", "BadMessage", "decode_message", "DURABLE"]
@@ -65,18 +65,23 @@ class Projector:
         subject: str = "okey.table.>",
         batch: int = 500,
         on_applied: Callable[[Sequence[Item]], None] | None = None,
+        log_reader: Callable[[str, set[int]], Awaitable[list[Item]]] | None = None,
     ) -> None:
         self.app = app
+        self.log_reader = log_reader  # missing versions from the PostgreSQL log (aged out of the stream)
         self.nats_url = nats_url
         self.durable = durable
         self.stream = stream
         self.subject = subject
         self.batch = batch
         self.on_applied = on_applied
+        self.on_parked: Callable[[dict[str, tuple[int, str]]], None] | None = None
+        self.parked = 0  # events skipped because their table is parked
         self.applied = 0
         self.duplicates = 0
         self.held = 0
         self.gap_fills = 0  # missing versions read back from the stream
+        self.log_fills = 0  # missing versions read back from the PostgreSQL log
         self.last_lag_s = 0.0
         self.error: BaseException | None = None
         self.ready = asyncio.Event()
@@ -147,7 +152,7 @@ class Projector:
         backoff = 0.2
         while not self._stop.is_set():
             try:
-                await ensure_table_stream(js, replicas=int(os.environ.get("OKEY_STREAM_REPLICAS", "1")))  # as the relay
+                await bind_table_stream(js)  # the relay creates it and owns its configuration
                 return await js.pull_subscribe(
                     self.subject,
                     durable=self.durable,
@@ -189,6 +194,7 @@ class Projector:
                     raise error from None
         if result is None:
             return
+        self._parked(result.parked)
         outcomes = list(result.outcomes)
         if result.held:
             filled = await self._fill_gaps(js, [items[i] for i in result.held], result.versions)
@@ -196,6 +202,7 @@ class Projector:
                 again = await self._apply([*filled, *(items[i] for i in result.held)], None)
                 if again is None:
                     return
+                self._parked(again.parked)
                 for k, i in enumerate(result.held):
                     outcomes[i] = again.outcomes[len(filled) + k]
                 self._count([it for it, o in zip(filled, again.outcomes, strict=False) if o == APPLIED])
@@ -209,6 +216,7 @@ class Projector:
                 await m.nak(delay=delay)
             else:
                 self.duplicates += o == DUPLICATE
+                self.parked += o == PARKED  # acknowledged: the log keeps it for `okey replay`
                 await m.ack()
         if error is not None:
             raise error
@@ -239,6 +247,10 @@ class Projector:
                 await self._sleep(backoff)
                 backoff = min(backoff * 2, 5.0)
 
+    def _parked(self, parked: dict[str, tuple[int, str]]) -> None:
+        if parked and self.on_parked is not None:
+            self.on_parked(parked)
+
     def _count(self, applied: list[Item]) -> None:
         if not applied:
             return
@@ -259,8 +271,23 @@ class Projector:
             want[it.table_id].discard(it.version)
         out: list[Item] = []
         for table_id, versions_wanted in want.items():
-            if versions_wanted:
-                out += await self._read_versions(js, table_id, versions_wanted)
+            if not versions_wanted:
+                continue
+            got = await self._read_versions(js, table_id, versions_wanted)
+            out += got
+            still = versions_wanted - {it.version for it in got}
+            if still and self.log_reader is not None:
+                # Not in the stream (any more): its retention aged them out, or they are
+                # in flight. The log has every event: catch up from it, never skip.
+                try:
+                    from_log = await self.log_reader(table_id, still)
+                except (asyncpg.PostgresError, OSError) as exc:
+                    self.log.warning("log_fill_failed", table_id=table_id, error=repr(exc))
+                    from_log = []
+                self.log_fills += len(from_log)
+                if from_log:
+                    self.log.info("gap_filled_from_log", table_id=table_id, versions=len(from_log))
+                out += from_log
         return out
 
     async def _read_versions(self, js: JetStreamContext, table_id: str, wanted: set[int]) -> list[Item]:

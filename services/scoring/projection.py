@@ -8,7 +8,7 @@ log project identically."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, ClassVar
@@ -45,6 +45,8 @@ HANDLED = frozenset(
         "HandEnded101",
         "HandVoided",
         "MatchEnded",
+        "TurnTimedOut",
+        "AutopilotEnded",
     }
 )
 """Event types that change a projection."""
@@ -56,8 +58,6 @@ IGNORED = frozenset(
         "TileDiscarded",
         "PairsDeclared",
         "TurnedToOkey",
-        "TurnTimedOut",
-        "AutopilotEnded",
         "MeldsOpened",
         "TileAdded",
         "OkeyTaken",
@@ -82,7 +82,8 @@ class Outcome:
 
 
 class ProjectionError(Exception):
-    """An event the projection cannot apply (malformed, or out of place): the projector stops.
+    """An event the projection cannot apply (malformed, out of place, a number out of range):
+    its table is parked (the projector and ``okey replay`` go on with every other table).
     ``table_id`` and ``version`` name the event when known."""
 
     def __init__(self, message: str, table_id: str | None = None, version: int | None = None) -> None:
@@ -131,6 +132,7 @@ class TableAcc:
     penalties: list[dict[str, Any]]  # flat penalties of the hand being played
     created_at: datetime
     ended_at: datetime | None = None
+    autopilot: list[int] = field(default_factory=list)  # seats a bot plays for now [C-TIME-2]
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,8 +348,17 @@ class Projection:
         self.tables[table_id] = acc
         self.changes.tables[table_id] = acc
 
+    def _turn_timed_out(self, acc: TableAcc, version: int, at: datetime, ev: Any) -> None:
+        seat = _seat(ev.seat, acc)
+        if ev.autopilot and seat not in acc.autopilot:
+            acc.autopilot = sorted([*acc.autopilot, seat])
+
+    def _autopilot_ended(self, acc: TableAcc, version: int, at: datetime, ev: Any) -> None:
+        seat = _seat(ev.seat, acc)
+        acc.autopilot = [s for s in acc.autopilot if s != seat]
+
     def _hand_started(self, acc: TableAcc, version: int, at: datetime, ev: Any) -> None:
-        acc.hand = int(ev.hand)
+        acc.hand = _whole(ev.hand)
         acc.shows = []
         acc.penalties = []
 
@@ -357,7 +368,7 @@ class Projection:
         acc.scores = [s + d for s, d in zip(acc.scores, deltas, strict=True)]  # [C-SC-4] at once
 
     def _penalty(self, acc: TableAcc, version: int, at: datetime, ev: Any) -> None:
-        seat, points = _seat(ev.seat, acc), int(ev.points)
+        seat, points = _seat(ev.seat, acc), _whole(ev.points)
         acc.penalties = [*acc.penalties, {"seat": seat, "points": points, "reason": str(ev.reason)}]
         if acc.game == Game.OKEY.value:
             # Classic: lost at once [C-SC-6]. 101 penalties reach the total through the hand
@@ -389,12 +400,12 @@ class Projection:
             acc,
             version,
             at,
-            int(ev.hand),
+            _whole(ev.hand),
             ev.reason,
             _seat(ev.finisher, acc) if finished else -1,
             kinds,
-            int(ev.final_tile),
-            int(ev.multiplier),
+            _whole(ev.final_tile),
+            _whole(ev.multiplier),
             deltas,
             [],
             indicator,
@@ -420,18 +431,18 @@ class Projection:
             acc,
             version,
             at,
-            int(ev.hand),
+            _whole(ev.hand),
             ev.reason,
             _seat(ev.finisher, acc) if finished else -1,
             kinds,
-            int(ev.final_tile),
-            int(ev.multiplier),
+            _whole(ev.final_tile),
+            _whole(ev.multiplier),
             deltas,
             _seats(ev.points, n),
             [0] * n,
             _seats(ev.penalties, n),
             deltas,
-            _seats(ev.chips, n),
+            _seats(ev.chips, n, CHIPS_LIMIT),
         )
 
     def _hand_voided(self, acc: TableAcc, version: int, at: datetime, ev: Any) -> None:
@@ -441,7 +452,7 @@ class Projection:
             acc,
             version,
             at,
-            int(ev.hand),
+            _whole(ev.hand),
             Outcome.VOIDED,
             -1,
             [],
@@ -519,7 +530,7 @@ class Projection:
     def _match_ended(self, acc: TableAcc, version: int, at: datetime, ev: Any) -> None:
         scores = _seats(ev.scores, len(acc.scores))
         winners = sorted(_seat(w, acc) for w in ev.winners)
-        pot, payout, remainder = int(ev.pot), int(ev.payout), int(ev.remainder)
+        pot, payout, remainder = (_whole(x, CHIPS_LIMIT) for x in (ev.pot, ev.payout, ev.remainder))
         acc.scores = scores
         acc.ended_at = at
         week = week_of(at)
@@ -540,26 +551,47 @@ class Projection:
             )
         )
         ranks = _ranks(acc, scores, winners)
+        ranked = is_ranked(acc.players)
         for seat, player in enumerate(acc.players):
             won = seat in winners
             paid = payout if won else 0
             self.changes.seats.append(SeatRow(acc.table_id, seat, player, scores[seat], ranks[seat], won, paid))
-            if not player:
-                continue  # bots get no stats
+            if not player or not ranked:
+                continue  # bots get no stats; practice against bots alone is not ranked
             for c in (self.changes.player(player, acc.game), self.changes.week(week, acc.game, player)):
                 c.matches += 1
                 c.score_sum += scores[seat]
-                if won:
-                    c.wins += 1  # each co-winner gets a win [C-SC-7]
+                if won and seat not in acc.autopilot:
+                    c.wins += 1  # each co-winner gets a win [C-SC-7]; not one a bot played out
                     c.chips_won += paid
 
 
-def _seats(values: Any, n: int) -> list[int]:
+INT_LIMIT = 2**31  # scores, points and deltas go to INT columns
+CHIPS_LIMIT = 2**62  # chip amounts go to BIGINT columns, and sums of them to counters: headroom
+
+
+def _whole(value: Any, limit: int = INT_LIMIT) -> int:
+    """A whole number that fits its column (an event out of range cannot be projected: its
+    table is parked, never the projector stopped)."""
+    out = int(value)
+    if not -limit < out < limit:
+        raise ValueError(f"{out} is out of range (|x| < {limit})")
+    return out
+
+
+def _seats(values: Any, n: int, limit: int = INT_LIMIT) -> list[int]:
     """A per-seat list of whole numbers, one per seat."""
-    out = [int(v) for v in values]
+    out = [_whole(v, limit) for v in values]
     if len(out) != n:
         raise ValueError(f"{n} seats, {len(out)} values")
     return out
+
+
+def is_ranked(players: Sequence[str]) -> bool:
+    """Does a match count for the leaderboards? Only with at least two different people at the
+    table: a player alone against bots (a duel's side seats, an all-bot practice table) plays for
+    fun, so nobody can farm wins from matches bots lose to them."""
+    return len({p for p in players if p}) >= 2
 
 
 def _seat(value: Any, acc: TableAcc) -> int:
@@ -577,6 +609,8 @@ Projection._handlers = {
     "HandEnded101": Projection._hand_ended_101,
     "HandVoided": Projection._hand_voided,
     "MatchEnded": Projection._match_ended,
+    "TurnTimedOut": Projection._turn_timed_out,
+    "AutopilotEnded": Projection._autopilot_ended,
 }
 
 

@@ -39,7 +39,7 @@ from okeycore.options import RULES_VERSION, Game
 from okeyplatform.eventstore import START, GlobalPosition, PostgresEventStore, StoredEvent
 
 from .app import Item, ScoringApp
-from .projection import Projection, ProjectionError
+from .projection import Projection, ProjectionError, UnknownEventType
 from .store import REBUILD_SCHEMA, ScoringStore
 
 __all__ = ["ReplayReport", "LogVerifier", "replay", "run_replay"]
@@ -291,6 +291,7 @@ class ReplayReport:
     verified: dict[str, int] = field(default_factory=dict)
     rules_differences: list[str] = field(default_factory=list)  # old tables today's rules would decide otherwise
     rules_difference_count: int = 0
+    parked: dict[str, tuple[int, str]] = field(default_factory=dict)  # table -> (version, why) not projected
 
     @property
     def seconds(self) -> float:
@@ -352,12 +353,18 @@ async def _replay(
             cursor = batch[-1].global_position
             pending = asyncio.create_task(events.read_all(cursor, page))  # the next page loads meanwhile
             apply = proj.apply
+            parked = report.parked
             for e in batch:
                 data = {"type": e.type, **e.data}
-                try:
-                    apply(e.stream_id, e.version, e.recorded_at, data)
-                except ValueError as exc:
-                    raise ProjectionError(f"the log is not gap-free: {exc}") from None
+                if e.stream_id not in parked:
+                    try:
+                        apply(e.stream_id, e.version, e.recorded_at, data)
+                    except ValueError as exc:
+                        raise ProjectionError(f"the log is not gap-free: {exc}") from None
+                    except UnknownEventType:
+                        raise
+                    except ProjectionError as exc:  # this table stops here; the others go on
+                        parked[e.stream_id] = (e.version, str(exc)[:500])
                 if verifier is not None:
                     verifier.feed(e.stream_id, e.version, data)
             report.events += len(batch)
@@ -397,7 +404,8 @@ async def _replay(
                 if not more:
                     break
                 cursor = more[-1].global_position
-                got = await app.apply_in(conn, [_item(e) for e in more], REBUILD_SCHEMA)
+                got = await app.apply_in(conn, [_item(e) for e in more], REBUILD_SCHEMA, parked=report.parked)
+                report.parked.update(got.parked)
                 report.caught_up += got.applied
                 report.events += len(more)
             live = await scoring.versions(conn)
@@ -406,7 +414,8 @@ async def _replay(
                 have = rebuilt.get(table_id, 0)
                 if v > have:
                     missing = await events.read_stream(table_id, after_version=have, limit=v - have)
-                    got = await app.apply_in(conn, [_item(e) for e in missing], REBUILD_SCHEMA)
+                    got = await app.apply_in(conn, [_item(e) for e in missing], REBUILD_SCHEMA, parked=report.parked)
+                    report.parked.update(got.parked)
                     report.caught_up += got.applied
             rebuilt = await scoring.versions(conn, REBUILD_SCHEMA)
             report.live_behind = sum(max(0, v - live.get(t, 0)) for t, v in rebuilt.items())
@@ -414,6 +423,7 @@ async def _replay(
             report.diff = await scoring.diff(conn)
             if swap:
                 await scoring.swap(conn)
+                await scoring.replace_parked(conn, report.parked)  # what still cannot be projected
                 report.swapped = True
     finally:
         if not report.swapped:
@@ -491,6 +501,13 @@ def _summary(r: ReplayReport, verify: bool, swap: bool) -> int:
                 out.write(f"    {d}\n")
             if r.rules_difference_count > len(r.rules_differences):
                 out.write(f"    ... and {r.rules_difference_count - len(r.rules_differences):,} more\n")
+    if r.parked:
+        out.write(
+            f"  parked     {len(r.parked):,} tables stop at an event that cannot be projected "
+            "(every other table is rebuilt):\n"
+        )
+        for table_id, (version, why) in sorted(r.parked.items())[:50]:
+            out.write(f"    table {table_id} version {version}: {why}\n")
     rows = ", ".join(f"{n:,} {k.removeprefix('scoring_')}" for k, n in r.rows.items())
     out.write(f"  rebuilt    {rows} (COPY in {r.write_s:.1f} s)\n")
     differ = sum(r.diff.values())

@@ -59,7 +59,8 @@ def schema_sql(schema: str | None = None) -> str:
         shows          JSONB NOT NULL,
         penalties      JSONB NOT NULL,
         created_at     TIMESTAMPTZ NOT NULL,
-        ended_at       TIMESTAMPTZ
+        ended_at       TIMESTAMPTZ,
+        autopilot      INT[] NOT NULL DEFAULT '{{}}'
     );
     CREATE TABLE {p}scoring_hands (
         table_id        TEXT NOT NULL,
@@ -127,7 +128,24 @@ def schema_sql(schema: str | None = None) -> str:
     """
 
 
-MIGRATIONS: list[tuple[int, str]] = [(1, schema_sql())]
+PARKED_DDL = """
+    -- Tables the projector stopped projecting: an event it could not project (malformed, a number
+    -- out of range) and the reason. Their later events are skipped until `okey replay` rebuilds
+    -- the projection (which parks again only what still cannot be projected). Not rebuilt.
+    CREATE TABLE scoring_parked (
+        table_id  TEXT PRIMARY KEY,
+        version   INT NOT NULL,
+        reason    TEXT NOT NULL,
+        parked_at TIMESTAMPTZ NOT NULL DEFAULT now()
+    );
+"""
+
+MIGRATIONS: list[tuple[int, str]] = [
+    (1, schema_sql()),
+    (2, PARKED_DDL),
+    # The seats on autopilot, for the leaderboards' rule (a win a bot played out does not count).
+    (3, "ALTER TABLE scoring_tables ADD COLUMN IF NOT EXISTS autopilot INT[] NOT NULL DEFAULT '{}'"),
+]
 SCOPE = "scoring"
 
 TABLE_COLS = tuple(f.name for f in fields(TableAcc))
@@ -203,6 +221,33 @@ class ScoringStore:
 
     async def close(self) -> None:
         await self.pool.close()
+
+    # ------------------------------------------------------------ parked tables
+
+    async def parked_among(self, conn: asyncpg.Connection, table_ids: list[str]) -> set[str]:
+        rows = await conn.fetch("SELECT table_id FROM scoring_parked WHERE table_id = ANY($1::text[])", table_ids)
+        return {r["table_id"] for r in rows}
+
+    async def park(self, conn: asyncpg.Connection, table_id: str, version: int, reason: str) -> None:
+        await conn.execute(
+            "INSERT INTO scoring_parked (table_id, version, reason) VALUES ($1, $2, $3) "
+            "ON CONFLICT (table_id) DO NOTHING",
+            table_id,
+            version,
+            reason,
+        )
+
+    async def parked(self) -> list[tuple[str, int, str]]:
+        """Every parked table: (table_id, version, reason), oldest first."""
+        async with self.pool.acquire() as conn:
+            rows = await conn.fetch("SELECT table_id, version, reason FROM scoring_parked ORDER BY parked_at, table_id")
+        return [(r["table_id"], r["version"], r["reason"]) for r in rows]
+
+    async def replace_parked(self, conn: asyncpg.Connection, parked: dict[str, tuple[int, str]]) -> None:
+        """After a rebuild: the parked tables are those the rebuild could not project."""
+        await conn.execute("DELETE FROM scoring_parked")
+        for table_id, (version, reason) in sorted(parked.items()):
+            await self.park(conn, table_id, version, reason)
 
     # ------------------------------------------------------------ the projector's writes
 

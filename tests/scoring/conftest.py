@@ -32,7 +32,14 @@ async def stack(fresh_database_url: str, embedded_nats: EmbeddedNats) -> AsyncIt
 
 @pytest.fixture
 async def scoring_only(fresh_database_url: str, embedded_nats: EmbeddedNats) -> AsyncIterator[ScoringService]:
-    """The scoring service alone: the test publishes to JetStream itself."""
+    """The scoring service alone: the test publishes to JetStream itself (the stream made first,
+    as the relay makes it: consumers only bind to it)."""
+    import nats
+    from okeyplatform.relay import ensure_table_stream
+
+    nc = await nats.connect(embedded_nats.url)
+    await ensure_table_stream(nc.jetstream())
+    await nc.close()
     scoring = ScoringService(fresh_database_url, embedded_nats.url, "127.0.0.1:0")
     await scoring.start()
     try:

@@ -175,3 +175,40 @@ def test_log_verifier_keeps_an_old_tables_rules_and_reports_what_todays_rules_wo
     problems = bad.finish()
     assert problems and "seat 1's discard" in problems[0] and "PenaltyApplied" in problems[0]
     assert bad.rules_difference_count == 0
+
+
+def _counts(p: Projection, player: str) -> tuple[int, int]:
+    c = p.changes.players.get((player, "OKEY"))
+    return (c.matches, c.wins) if c is not None else (0, 0)
+
+
+def test_15_6_only_matches_between_people_count_for_the_leaderboards_and_no_win_a_bot_played_out() -> None:
+    """Leaderboard farming: a player alone with bots (a duel's side seats, an all-bot table),
+    or on autopilot at the end, collects no ranked win; their hands still count in their stats."""
+    from okeycore.events import MatchEnded, TurnTimedOut
+
+    solo = simulated("solo", 11, ("ali", "", "", ""))
+    p = Projection()
+    for v, e in enumerate(solo, 1):
+        p.apply("solo", v, NOW, event_to_dict(e))
+    end = solo[-1]
+    assert isinstance(end, MatchEnded)
+    assert _counts(p, "ali") == (0, 0)  # practice, not ranked
+    assert p.changes.players[("ali", "OKEY")].hands_played > 0  # the hands are still the player's stats
+    assert any(s.player_id == "ali" for s in p.changes.seats)  # and the result is recorded
+    # Two people: ranked. The same match where the winner was on autopilot at the end: no win.
+    pair = simulated("pair", 11, ("ali", "ayse", "", ""))
+    winners = pair[-1].winners  # type: ignore[attr-defined]
+    humans = [s for s in winners if s in (0, 1)]
+    p = Projection()
+    for v, e in enumerate(pair, 1):
+        p.apply("pair", v, NOW, event_to_dict(e))
+    assert _counts(p, "ali")[0] == 1 and _counts(p, "ayse")[0] == 1
+    assert sum(_counts(p, who)[1] for who in ("ali", "ayse")) == len(humans)
+    if humans:
+        seat = humans[0]
+        napping = [*pair[:-1], TurnTimedOut(seat, 3, True, 0), pair[-1]]
+        p = Projection()
+        for v, e in enumerate(napping, 1):
+            p.apply("nap", v, NOW, event_to_dict(e))
+        assert _counts(p, ("ali", "ayse")[seat]) == (1, 0)  # played, not won: a bot played it out

@@ -16,7 +16,7 @@ import pytest
 from okey.v1 import common_pb2
 from okey.v1 import scoring_service_pb2 as pb
 from okeycore.bots import GreedyBot
-from okeycore.events import MatchEnded, event_to_dict
+from okeycore.events import MatchEnded, event_from_dict, event_to_dict
 from okeycore.options import TableOptions
 from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient
@@ -384,3 +384,110 @@ async def test_grpcurl_sees_the_scoring_service_by_reflection_and_health(stack: 
     assert code == 0, err
     result = json.loads(out)["result"]
     assert result["winners"] == [0, 1, 2] and result["remainder"] == "2"
+
+
+def _poisoned(table_id: str) -> list[dict[str, Any]]:
+    """match_b as an older table service could have written it before stakes were bounded:
+    stake 2**63 - 1, so the pot of its MatchEnded is past int64 (what once stopped scoring)."""
+    out = [event_to_dict(e) for e in match_b(table_id).events]
+    huge = 2**63 - 1
+    out[0]["options"]["stake"] = huge
+    end = out[-1]
+    assert end["type"] == "MatchEnded"
+    end["pot"], end["payout"], end["remainder"] = huge * 4, huge * 4 // 3, huge * 4 % 3
+    return out
+
+
+async def test_15_2_an_event_scoring_cannot_project_parks_its_table_and_every_other_table_goes_on(
+    scoring_only: ScoringService,
+) -> None:
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    from services.scoring.main import PARKED_HEALTH
+
+    store, projector = scoring_only.store, scoring_only.projector
+    assert store is not None and projector is not None
+    good, later = match_b("good"), match_a("later")
+    poisoned = _poisoned("poisoned")
+    nc = await nats.connect(scoring_only.nats_url)
+    try:
+        js = nc.jetstream()
+        await asyncio.wait_for(projector.ready.wait(), 10)
+        for v, e in enumerate(good.events, 1):
+            await publish(js, "good", v, e)
+        for v, d in enumerate(poisoned, 1):
+            await publish(js, "poisoned", v, d)
+        for v, e in enumerate(later.events, 1):
+            await publish(js, "later", v, e)
+        await wait_version(store, "good", len(good.events))
+        await wait_version(store, "later", len(later.events))  # published after the bad event
+    finally:
+        await nc.close()
+    assert not scoring_only.failed.is_set() and scoring_only.error is None
+    (parked,) = await store.parked()
+    assert parked[0] == "poisoned" and parked[1] == len(poisoned) and "out of range" in parked[2]
+    table = await store.table("poisoned")
+    assert table is not None and table.version == len(poisoned) - 1  # every hand before the bad event
+    assert await store.match("good") is not None and await store.match("poisoned") is None
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{scoring_only.port}") as ch:
+        health = health_pb2_grpc.HealthStub(ch)
+        assert (await health.Check(health_pb2.HealthCheckRequest())).status == health_pb2.HealthCheckResponse.SERVING
+        got = await health.Check(health_pb2.HealthCheckRequest(service=PARKED_HEALTH))
+        assert got.status == health_pb2.HealthCheckResponse.NOT_SERVING
+    # A restart on the same data starts and serves (no crash loop), and still shows the parked table.
+    again = ScoringService(scoring_only.database_url, scoring_only.nats_url, "127.0.0.1:0", durable="scoring")
+    await again.start()
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{again.port}") as ch:
+            got = await health_pb2_grpc.HealthStub(ch).Check(health_pb2.HealthCheckRequest(service=PARKED_HEALTH))
+        assert got.status == health_pb2.HealthCheckResponse.NOT_SERVING and not again.failed.is_set()
+    finally:
+        await again.stop(grace_s=1.0)
+
+
+async def test_15_2_okey_replay_parks_what_it_cannot_project_and_rebuilds_the_rest(stack: Stack) -> None:
+    good = match_b("good")
+    await append(stack.events, "good", good.events)
+    bad = [event_from_dict(d) for d in _poisoned("poisoned")]
+    await append(stack.events, "poisoned", bad)
+    await wait_version(stack.store, "good", len(good.events))
+    await wait_version(stack.store, "poisoned", len(bad) - 1)
+    report = await replay(stack.events, stack.store, verify=True)
+    assert report.swapped and report.verify_problems == []
+    assert set(report.parked) == {"poisoned"} and report.parked["poisoned"][0] == len(bad)
+    assert [p[0] for p in await stack.store.parked()] == ["poisoned"]
+    assert sum(report.diff.values()) == 0  # the rebuild equals the live projection, parked table included
+
+
+async def test_15_4_events_aged_out_of_the_stream_are_caught_up_from_the_postgresql_log(
+    scoring_only: ScoringService,
+) -> None:
+    """The stream keeps events for OKEY_STREAM_MAX_AGE only. A consumer that finds a table's
+    early versions gone (only the later ones are in the stream) catches up from the log, never
+    skips them: every hand of the match is projected."""
+    from okeyplatform.eventstore import PostgresEventStore
+    from okeyplatform.relay import public_envelope, table_subject
+
+    store, projector = scoring_only.store, scoring_only.projector
+    assert store is not None and projector is not None
+    sc = match_a("aged")
+    events = await PostgresEventStore.connect(scoring_only.database_url)
+    nc = await nats.connect(scoring_only.nats_url)
+    try:
+        await append(events, "aged", sc.events)
+        stored = await events.read_stream("aged")
+        js = nc.jetstream()
+        await asyncio.wait_for(projector.ready.wait(), 10)
+        half = len(stored) // 2
+        for e in stored[half:]:  # the first half has aged out of the stream
+            await js.publish(
+                table_subject("aged"),
+                json.dumps(public_envelope(e)).encode(),
+                headers={"Nats-Msg-Id": f"aged:{e.version}"},
+            )
+        await wait_version(store, "aged", len(stored), timeout=30)
+    finally:
+        await nc.close()
+        await events.close()
+    assert projector.log_fills == half and not scoring_only.failed.is_set()
+    assert len(await store.hands("aged")) == 5 and await store.match("aged") is not None
