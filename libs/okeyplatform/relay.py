@@ -11,18 +11,29 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import asyncpg
 import nats
-from nats.js.api import StorageType, StreamConfig
+from nats.js.api import DiscardPolicy, StorageType, StreamConfig
 from nats.js.client import JetStreamContext
+from okeycore.classic import public_event
+from okeycore.events import event_from_dict, event_to_dict
 
 from .eventstore import PostgresEventStore, StoredEvent
 from .logs import get_logger
 
-__all__ = ["Relay", "TABLE_STREAM", "table_subject", "ensure_table_stream"]
+__all__ = [
+    "Relay",
+    "TABLE_STREAM",
+    "table_subject",
+    "StreamSettings",
+    "ensure_table_stream",
+    "bind_table_stream",
+    "public_envelope",
+]
 
 TABLE_STREAM = "OKEY_TABLES"
 LOCK_KEY = 0x0C_E7_4E_1A  # pg_advisory_lock key of the relay
@@ -32,19 +43,99 @@ def table_subject(table_id: str) -> str:
     return f"okey.table.{table_id}"
 
 
-async def ensure_table_stream(js: JetStreamContext, replicas: int = 1) -> None:
-    config = StreamConfig(
-        name=TABLE_STREAM,
-        subjects=["okey.table.>"],
-        storage=StorageType.FILE,
-        duplicate_window=600.0,
-        num_replicas=replicas,
-    )
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+_BYTES = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+
+
+def _seconds(text: str) -> float:
+    """``"72h"``, ``"30d"``, ``"90m"``, ``"0"`` (no limit) -> seconds."""
+    t = text.strip().lower()
+    if t in ("", "0"):
+        return 0.0
+    if t[-1] in _UNITS:
+        return float(t[:-1]) * _UNITS[t[-1]]
+    return float(t)
+
+
+def _bytes(text: str) -> int:
+    """``"16G"``, ``"512M"``, ``"-1"`` / ``"0"`` (no limit) -> bytes."""
+    t = text.strip().lower().removesuffix("ib").removesuffix("b")
+    if t in ("", "0", "-1"):
+        return -1
+    if t[-1] in _BYTES:
+        return int(float(t[:-1]) * _BYTES[t[-1]])
+    return int(t)
+
+
+@dataclass(frozen=True)
+class StreamSettings:
+    """The OKEY_TABLES stream's configuration, in one place (the ConfigMap in Kubernetes):
+    replicas (``OKEY_STREAM_REPLICAS``), retention by age (``OKEY_STREAM_MAX_AGE``, default 7d)
+    and by size (``OKEY_STREAM_MAX_BYTES``, default no limit), the oldest messages discarded
+    first. The PostgreSQL log keeps every event for ever; the stream only carries them."""
+
+    replicas: int = 1
+    max_age_s: float = 7 * 86400.0
+    max_bytes: int = -1
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> StreamSettings:
+        env = os.environ if environ is None else environ
+        try:
+            return cls(
+                replicas=int(env.get("OKEY_STREAM_REPLICAS", "1")),
+                max_age_s=_seconds(env.get("OKEY_STREAM_MAX_AGE", "7d")),
+                max_bytes=_bytes(env.get("OKEY_STREAM_MAX_BYTES", "-1")),
+            )
+        except ValueError as exc:
+            raise ValueError(
+                f"OKEY_STREAM_REPLICAS / OKEY_STREAM_MAX_AGE (e.g. 72h) / OKEY_STREAM_MAX_BYTES (e.g. 16G): {exc}"
+            ) from None
+
+    def config(self) -> StreamConfig:
+        return StreamConfig(
+            name=TABLE_STREAM,
+            subjects=["okey.table.>"],
+            storage=StorageType.FILE,
+            duplicate_window=600.0,
+            num_replicas=self.replicas,
+            max_age=self.max_age_s,
+            max_bytes=self.max_bytes,
+            discard=DiscardPolicy.OLD,
+        )
+
+
+async def ensure_table_stream(js: JetStreamContext, settings: StreamSettings | None = None) -> None:
+    """Create the stream, or bring it to ``settings`` (from the environment by default). Only
+    the relay and ``okey migrate`` call this: consumers bind with :func:`bind_table_stream`."""
+    config = (settings or StreamSettings.from_env()).config()
     try:
         await js.stream_info(TABLE_STREAM)
         await js.update_stream(config)
     except nats.js.errors.NotFoundError:
         await js.add_stream(config)
+
+
+async def bind_table_stream(js: JetStreamContext) -> None:
+    """A consumer's check that the stream is there, changing nothing (the relay creates it and
+    owns its configuration). Raises ``nats.js.errors.NotFoundError`` until it exists: the
+    consumers' subscribe loops retry with backoff."""
+    await js.stream_info(TABLE_STREAM)
+
+
+def public_envelope(e: StoredEvent) -> dict[str, Any]:
+    """What goes on NATS for a stored event: ``{"table_id", "version", "hand", "recorded_at",
+    "event"}`` with the event as a spectator may see it (no rack, no deck order). Consumers that
+    read a missing version back from the PostgreSQL log build the same envelope."""
+    # Both games redact the same way (okey101.public_event is classic's), so no engine lookup.
+    public = public_event(event_from_dict({"type": e.type, **e.data}), None)
+    return {
+        "table_id": e.stream_id,
+        "version": e.version,
+        "hand": e.hand,
+        "recorded_at": e.recorded_at.isoformat(),
+        "event": event_to_dict(public),
+    }
 
 
 class Relay:
@@ -159,7 +250,7 @@ class Relay:
                 raise ConnectionResetError("the relay's lock connection to PostgreSQL was lost")
             try:
                 if not ready:
-                    await ensure_table_stream(js, replicas=int(os.environ.get("OKEY_STREAM_REPLICAS", "1")))
+                    await ensure_table_stream(js)
                     ready = True
                 events = await self.store.read_all(cursor, self.batch)
                 if not events:

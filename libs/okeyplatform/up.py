@@ -126,7 +126,8 @@ def _redact(url: str) -> str:
 
 
 def run_migrate(args: argparse.Namespace) -> int:
-    """Every schema the services own, applied in order; each service also does this at start."""
+    """Every schema the services own, applied in order; each service also does this at start.
+    With OKEY_NATS_URL set, the event stream is created or brought to its OKEY_STREAM_* settings."""
     import asyncio
     import importlib
 
@@ -156,6 +157,24 @@ def run_migrate(args: argparse.Namespace) -> int:
                     done.append(f"{module.split('.')[1]}: {got}")
         finally:
             await conn.close()
+        nats_url = os.environ.get("OKEY_NATS_URL")
+        if nats_url:
+            # The event stream is configured here (and by the relay), from one place: the
+            # OKEY_STREAM_* settings. Consumers only bind to it.
+            import nats
+
+            from .relay import StreamSettings, ensure_table_stream
+
+            settings = StreamSettings.from_env()
+            nc = await nats.connect(nats_url, connect_timeout=5, max_reconnect_attempts=3)
+            try:
+                await ensure_table_stream(nc.jetstream(), settings)
+            finally:
+                await nc.close()
+            done.append(
+                f"stream OKEY_TABLES: {settings.replicas} replicas, max age {settings.max_age_s / 3600:g} h, "
+                f"max bytes {'unlimited' if settings.max_bytes < 0 else settings.max_bytes}"
+            )
         return done
 
     for line in asyncio.run(go()):

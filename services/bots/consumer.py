@@ -14,7 +14,7 @@ import nats
 from nats.aio.msg import Msg
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from okeyplatform.logs import get_logger
-from okeyplatform.relay import TABLE_STREAM, ensure_table_stream
+from okeyplatform.relay import TABLE_STREAM, bind_table_stream
 
 from .app import BotsApp
 
@@ -70,7 +70,7 @@ class EventFollower:
             sub = None
             while sub is None and not self._stop.is_set():
                 try:
-                    await ensure_table_stream(js)
+                    await bind_table_stream(js)
                     sub = await js.subscribe(
                         self.subject,
                         queue=self.queue,

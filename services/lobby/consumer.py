@@ -14,7 +14,7 @@ from typing import Any
 import nats
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from okeyplatform.logs import get_logger
-from okeyplatform.relay import TABLE_STREAM, ensure_table_stream
+from okeyplatform.relay import TABLE_STREAM, bind_table_stream
 
 from .app import LobbyApp
 
@@ -67,7 +67,7 @@ class MatchConsumer:
         nc = await nats.connect(self.nats_url, max_reconnect_attempts=-1, reconnect_time_wait=0.5, connect_timeout=2)
         try:
             js = nc.jetstream()
-            await ensure_table_stream(js)
+            await bind_table_stream(js)
             sub = await js.pull_subscribe(
                 "okey.table.>",
                 durable=self.durable,

@@ -1,0 +1,193 @@
+"""The event stream on a real 3-node NATS cluster (three ``nats-server`` processes from the wheel,
+routed on loopback): only the relay configures OKEY_TABLES, so starting and reconnecting every
+consumer keeps its 3 replicas and its retention; with one node killed nothing is lost [issue 15.4]."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nats
+import pytest
+from okeyplatform.embedded import free_port, nats_server_binary
+from okeyplatform.relay import TABLE_STREAM
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scoring"))
+from scoring_helpers import append, simulated, wait_version
+
+from services.bots.main import BotsService
+from services.lobby.main import LobbyService
+from services.scoring.main import ScoringService
+from services.table.main import TableService
+
+
+@dataclass
+class Cluster:
+    ports: list[int]
+    routes: list[int]
+    base: Path
+    procs: list[subprocess.Popen[bytes] | None] = field(default_factory=list)
+
+    def url(self, i: int = 0) -> str:
+        return f"nats://127.0.0.1:{self.ports[i]}"
+
+    def start(self, i: int) -> None:
+        routes = ",".join(f"nats://127.0.0.1:{p}" for k, p in enumerate(self.routes) if k != i)
+        store = self.base / f"n{i}"
+        store.mkdir(parents=True, exist_ok=True)
+        cmd = [
+            str(nats_server_binary()),
+            "-a", "127.0.0.1", "-p", str(self.ports[i]), "-n", f"okey-n{i}",
+            "-js", "-sd", str(store),
+            "--cluster_name", "okey", "--cluster", f"nats://127.0.0.1:{self.routes[i]}", "--routes", routes,
+        ]  # fmt: skip
+        log = open(self.base / f"n{i}.log", "ab")  # noqa: SIM115
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+        while len(self.procs) <= i:
+            self.procs.append(None)
+        self.procs[i] = proc
+
+    def kill(self, i: int) -> None:
+        proc = self.procs[i]
+        assert proc is not None
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=10)
+        self.procs[i] = None
+
+    def stop_all(self) -> None:
+        for proc in self.procs:
+            if proc is not None:
+                proc.send_signal(signal.SIGINT)
+        for proc in self.procs:
+            if proc is not None:
+                try:
+                    proc.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+
+
+@pytest.fixture
+def cluster() -> Iterator[Cluster]:
+    c = Cluster(
+        [free_port() for _ in range(3)], [free_port() for _ in range(3)], Path(tempfile.mkdtemp(prefix="okey-nats3-"))
+    )
+    try:
+        for i in range(3):
+            c.start(i)
+        yield c
+    finally:
+        c.stop_all()
+
+
+async def _jetstream_ready(url: str, timeout: float = 60.0) -> None:
+    """Until the cluster has a JetStream meta leader (a quorum of the three)."""
+    deadline = time.monotonic() + timeout
+    last: Exception | None = None
+    while time.monotonic() < deadline:
+        try:
+            nc = await nats.connect(url, connect_timeout=1, max_reconnect_attempts=0)
+            try:
+                await nc.jetstream().account_info()
+                return
+            finally:
+                await nc.close()
+        except Exception as exc:  # not up, or no meta leader yet
+            last = exc
+            await asyncio.sleep(0.3)
+    raise AssertionError(f"the NATS cluster has no JetStream after {timeout:.0f} s: {last!r}")
+
+
+async def _stream(url: str) -> tuple[int, float, int, int]:
+    nc = await nats.connect(url)
+    try:
+        info = await nc.jetstream().stream_info(TABLE_STREAM)
+        return (
+            info.config.num_replicas or 1,
+            info.config.max_age or 0.0,
+            info.config.max_bytes or -1,
+            info.state.messages,
+        )
+    finally:
+        await nc.close()
+
+
+@pytest.fixture
+async def env(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[None]:
+    monkeypatch.setenv("OKEY_STREAM_REPLICAS", "3")
+    monkeypatch.setenv("OKEY_STREAM_MAX_AGE", "72h")
+    monkeypatch.setenv("OKEY_STREAM_MAX_BYTES", "1G")
+    yield
+
+
+async def test_15_4_consumers_keep_the_streams_three_replicas_and_one_node_killed_loses_nothing(
+    cluster: Cluster, fresh_database_url: str, env: None
+) -> None:
+    url = cluster.url(0)
+    await _jetstream_ready(url)
+    table = TableService(fresh_database_url, url, "127.0.0.1:0")
+    await table.start()
+    started: list[object] = [table]
+    try:
+        want = (3, 72 * 3600.0, 1 << 30)
+        for _ in range(100):  # the relay creates the stream from the OKEY_STREAM_* settings
+            try:
+                if (await _stream(url))[:3] == want:
+                    break
+            except nats.js.errors.NotFoundError:
+                pass
+            await asyncio.sleep(0.1)
+        assert (await _stream(url))[:3] == want
+        scoring = ScoringService(fresh_database_url, url, "127.0.0.1:0")
+        lobby = LobbyService(fresh_database_url, url, "127.0.0.1:0", f"127.0.0.1:{table.port}")
+        bots = BotsService(url, f"127.0.0.1:{table.port}", "127.0.0.1:0", "greedy")
+        for svc in (scoring, lobby, bots):
+            await svc.start()
+            started.append(svc)
+            await asyncio.sleep(1.0)  # each consumer has bound (and once, reset the replicas to 1)
+            assert (await _stream(url))[:3] == want, type(svc).__name__
+        assert table.store is not None and scoring.store is not None
+        first = simulated("c1", 7, ("ali", "", "", ""))
+        await append(table.store, "c1", first)
+        await wait_version(scoring.store, "c1", len(first), timeout=60)
+        # One node (not the one the services connected to) killed: the stream keeps going on two.
+        cluster.kill(2)
+        second = simulated("c2", 8, ("ayse", "", "", ""))
+        await append(table.store, "c2", second)
+        await wait_version(scoring.store, "c2", len(second), timeout=60)
+        replicas, _, _, messages = await _stream(url)
+        assert replicas == 3 and messages == len(first) + len(second)  # nothing lost, nothing twice
+        # The node comes back; consumers reconnecting change nothing either.
+        cluster.start(2)
+        await _jetstream_ready(cluster.url(2))
+        await scoring.stop(grace_s=1.0)
+        started.remove(scoring)
+        again = ScoringService(fresh_database_url, url, "127.0.0.1:0")
+        await again.start()
+        started.append(again)
+        await asyncio.sleep(1.0)
+        assert (await _stream(url))[:3] == want
+        assert (await _stream(cluster.url(2)))[3] == len(first) + len(second)
+    finally:
+        for svc in reversed(started):
+            await svc.stop(grace_s=1.0)  # type: ignore[attr-defined]
+
+
+def test_stream_settings_read_the_environment_and_refuse_nonsense() -> None:
+    from okeyplatform.relay import StreamSettings
+
+    s = StreamSettings.from_env(
+        {"OKEY_STREAM_REPLICAS": "3", "OKEY_STREAM_MAX_AGE": "90m", "OKEY_STREAM_MAX_BYTES": "16G"}
+    )
+    assert (s.replicas, s.max_age_s, s.max_bytes) == (3, 5400.0, 16 << 30)
+    d = StreamSettings.from_env({})
+    assert (d.replicas, d.max_age_s, d.max_bytes) == (1, 7 * 86400.0, -1)
+    assert StreamSettings.from_env({"OKEY_STREAM_MAX_AGE": "0"}).max_age_s == 0.0
+    with pytest.raises(ValueError, match="OKEY_STREAM_MAX_AGE"):
+        StreamSettings.from_env({"OKEY_STREAM_MAX_AGE": "a week"})
