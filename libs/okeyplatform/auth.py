@@ -16,9 +16,24 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-__all__ = ["Identity", "TokenError", "issue_token", "verify_token", "token_secret", "identity_from_metadata", "ROLES"]
+__all__ = [
+    "Identity",
+    "TokenError",
+    "issue_token",
+    "verify_token",
+    "token_secret",
+    "identity_from_metadata",
+    "client_address_from_metadata",
+    "CLIENT_ADDRESS_KEY",
+    "ROLES",
+]
 
 ROLES = ("player", "service", "admin")
+
+# The caller's network address, as the gateway saw it (the TCP peer, or X-Forwarded-For from a
+# trusted proxy; an IPv6 address as its /64). Only the gateway sets it: it drops any a client
+# sends. The services behind it count per-address limits by it (issue 15.7).
+CLIENT_ADDRESS_KEY = "x-okey-client-addr"
 
 
 class TokenError(Exception):
@@ -125,3 +140,12 @@ def identity_from_metadata(metadata: Iterable[tuple[str, str | bytes]] | None, s
         _VERIFIED.clear()
     _VERIFIED[key] = (identity, min(now + RECHECK_S, identity.expires_at))  # never past its expiry
     return identity
+
+
+def client_address_from_metadata(metadata: Iterable[tuple[str, str | bytes]] | None) -> str:
+    """The gateway's ``x-okey-client-addr`` of a gRPC request, or "" when the call did not come
+    through the gateway (an internal caller, a test): such calls are not limited per address."""
+    for key, value in metadata or ():
+        if key == CLIENT_ADDRESS_KEY and isinstance(value, str):
+            return value.strip()[:64]
+    return ""

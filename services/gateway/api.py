@@ -16,7 +16,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import DecodeError, Message
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
-from okeyplatform.auth import TokenError
+from okeyplatform.auth import CLIENT_ADDRESS_KEY, TokenError
 from okeyplatform.grpcserver import rich_error
 from okeyplatform.logs import get_logger
 from starlette.applications import Starlette
@@ -29,7 +29,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from .app import Method, RateLimiter, Upstreams, caller_from_token
+from .app import Caller, Method, RateLimiter, Upstreams, caller_from_token
 
 __all__ = ["GrpcProxy", "build_http_app", "HTTP_STATUS", "MAX_BODY_BYTES"]
 
@@ -65,11 +65,15 @@ def _reason(err: grpc.aio.AioRpcError) -> str:
     return err.code().name
 
 
-def _forward_metadata(md: Any) -> list[tuple[str, str]]:
+def _forward_metadata(md: Any, caller: Caller) -> list[tuple[str, str]]:
+    """What goes upstream: the token and the request id the client sent, and the caller's address
+    as the gateway saw it (``x-okey-client-addr``, for the lobby's per-address limits). Nothing
+    else passes: a client's own ``x-okey-client-addr`` is dropped here."""
     keep = []
     for k, v in md or ():
-        if k in ("authorization", "x-request-id") and isinstance(v, str):
+        if k in ("authorization", "x-request-id") and isinstance(v, str) and v:
             keep.append((k, v))
+    keep.append((CLIENT_ADDRESS_KEY, caller.address))
     return keep
 
 
@@ -100,11 +104,14 @@ class GrpcProxy(grpc.GenericRpcHandler):
         except TokenError as exc:
             await context.abort_with_status(rich_error(grpc.StatusCode.UNAUTHENTICATED, "BAD_TOKEN", str(exc)))
             raise
-        if not self.limiter.allow(caller.key):
+        refused = self.limiter.admit(caller)
+        if refused:
             await context.abort_with_status(
-                rich_error(grpc.StatusCode.RESOURCE_EXHAUSTED, "RATE_LIMITED", "too many requests: slow down")
+                rich_error(
+                    grpc.StatusCode.RESOURCE_EXHAUSTED, "RATE_LIMITED", self.limiter.refusal(refused), limit=refused
+                )
             )
-        return _forward_metadata(md)
+        return _forward_metadata(md, caller)
 
     def _unary_handler(self, m: Method) -> Callable[[bytes, Any], Awaitable[bytes]]:
         async def handle(request: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> bytes:
@@ -137,6 +144,46 @@ class GrpcProxy(grpc.GenericRpcHandler):
 
 def _error(status: int, code: str, reason: str, message: str) -> JSONResponse:
     return JSONResponse({"code": code, "reason": reason, "message": message}, status_code=status)
+
+
+SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
+    # The web client is its own files only: no inline script or style, no frames, no plugins;
+    # it talks to this origin (HTTP and the WebSocket watch). Icons may be data: URLs.
+    (
+        b"content-security-policy",
+        b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        b"connect-src 'self' ws: wss:; object-src 'none'; base-uri 'none'; form-action 'self'; "
+        b"frame-ancestors 'none'",
+    ),
+    (b"x-frame-options", b"DENY"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+    (b"permissions-policy", b"camera=(), microphone=(), geolocation=(), payment=()"),
+)
+
+
+class SecurityHeaders:
+    """Every HTTP answer carries the headers above (the page cannot be framed, sniffed into
+    another type, or made to run script from elsewhere), unless the app set one itself."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers") or [])
+                have = {k.lower() for k, _ in headers}
+                headers += [(k, v) for k, v in SECURITY_HEADERS if k not in have]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
 
 
 class BodyLimit:
@@ -220,8 +267,9 @@ def build_http_app(upstreams: Upstreams, limiter: RateLimiter, cors_origins: lis
             caller = caller_from_token(request.headers.get("authorization"), _peer(request))
         except TokenError as exc:
             return _error(401, "UNAUTHENTICATED", "BAD_TOKEN", str(exc))
-        if not limiter.allow(caller.key):
-            return _error(429, "RESOURCE_EXHAUSTED", "RATE_LIMITED", "too many requests: slow down")
+        refused = limiter.admit(caller)
+        if refused:
+            return _error(429, "RESOURCE_EXHAUSTED", "RATE_LIMITED", limiter.refusal(refused))
         body = await request.body()
         req: Message = m.request_cls()
         try:
@@ -236,8 +284,7 @@ def build_http_app(upstreams: Upstreams, limiter: RateLimiter, cors_origins: lis
                 "MALFORMED_JSON",
                 f"request is not a valid {m.descriptor.input_type.name}: {exc}",
             )
-        md = _forward_metadata([("authorization", request.headers.get("authorization", ""))])
-        md = [(k, v) for k, v in md if v]
+        md = _forward_metadata([("authorization", request.headers.get("authorization", ""))], caller)
         call = upstreams.channel(m.service).unary_unary(
             m.path, request_serializer=m.request_cls.SerializeToString, response_deserializer=m.response_cls.FromString
         )
@@ -265,8 +312,9 @@ def build_http_app(upstreams: Upstreams, limiter: RateLimiter, cors_origins: lis
         except TokenError as exc:
             await ws.close(code=4401, reason=_close_reason(str(exc)))
             return
-        if not limiter.allow(caller.key):
-            await ws.close(code=4429, reason="too many requests")
+        refused = limiter.admit(caller)
+        if refused:
+            await ws.close(code=4429, reason=_close_reason(limiter.refusal(refused)))
             return
         req: Message = m.request_cls()
         try:
@@ -275,7 +323,7 @@ def build_http_app(upstreams: Upstreams, limiter: RateLimiter, cors_origins: lis
         except (json_format.ParseError, ValueError) as exc:
             await ws.close(code=4400, reason=_close_reason(str(exc)))
             return
-        md = [("authorization", f"Bearer {token}")] if token else []
+        md = _forward_metadata([("authorization", f"Bearer {token}" if token else "")], caller)
         call = upstreams.channel(m.service).unary_stream(
             m.path, request_serializer=m.request_cls.SerializeToString, response_deserializer=m.response_cls.FromString
         )(req, metadata=md)
@@ -342,6 +390,7 @@ def build_http_app(upstreams: Upstreams, limiter: RateLimiter, cors_origins: lis
         routes.append(Mount("/", StaticFiles(directory=WEB_DIR, html=True), name="web"))
     middleware = [
         Middleware(AccessLog),
+        Middleware(SecurityHeaders),
         Middleware(BodyLimit),
         Middleware(
             CORSMiddleware,
@@ -351,7 +400,11 @@ def build_http_app(upstreams: Upstreams, limiter: RateLimiter, cors_origins: lis
             max_age=600,
         ),
     ]
-    return Starlette(routes=routes, middleware=middleware, exception_handlers={404: http_error, 405: http_error})
+    app = Starlette(routes=routes, middleware=middleware, exception_handlers={404: http_error, 405: http_error})
+    # A trailing slash is not "almost a route": a redirect would answer an API path without the
+    # JSON error shape (hypothesis found ``GET /api/%0A/`` -> 307 with an empty body).
+    app.router.redirect_slashes = False
+    return app
 
 
 def _typed(params: dict[str, str], desc: Descriptor) -> dict[str, Any]:

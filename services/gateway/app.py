@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import ipaddress
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -13,7 +14,15 @@ from google.protobuf import descriptor_pool, message_factory
 from google.protobuf.descriptor import MethodDescriptor, ServiceDescriptor
 from okeyplatform.auth import Identity, TokenError, verify_token
 
-__all__ = ["PUBLIC_SERVICES", "Upstreams", "RateLimiter", "Caller", "caller_from_token", "Method"]
+__all__ = [
+    "PUBLIC_SERVICES",
+    "Upstreams",
+    "RateLimiter",
+    "Caller",
+    "caller_from_token",
+    "client_address",
+    "Method",
+]
 
 # service full name -> (generated module, env var of its address, default address)
 PUBLIC_SERVICES: dict[str, tuple[str, str, str]] = {
@@ -86,9 +95,35 @@ class Upstreams:
         self.channels.clear()
 
 
+def client_address(peer: str) -> str:
+    """The caller's address as the limits count it, from gRPC's ``context.peer()``
+    (``ipv4:203.0.113.5:51234``, ``ipv6:[2001:db8::1]:51234``) or an HTTP client host (uvicorn's,
+    which honours X-Forwarded-For from OKEY_TRUSTED_PROXIES only): the host without the port (a
+    new connection is not a new caller); an IPv6 address as its /64 (one subscriber holds a whole
+    /64 and could otherwise pick a new address per request); an IPv4-mapped one as IPv4. A peer
+    that names no address counts as ``unknown``: one address, never an unlimited one."""
+    text = peer.strip()
+    if text.startswith("ipv4:"):
+        text = text[5:].rsplit(":", 1)[0]
+    elif text.startswith("ipv6:"):
+        text = text[5:]
+        text = text[1:].split("]", 1)[0] if text.startswith("[") else text
+    text = text.split("%", 1)[0]  # an IPv6 zone (%eth0, or %25eth0 percent-encoded)
+    try:
+        ip = ipaddress.ip_address(text)
+    except ValueError:  # not an address (a unix socket): printable ASCII, as gRPC metadata must be
+        return "".join(c for c in text if 32 < ord(c) < 127)[:64] or "unknown"
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
+
+
 @dataclass(frozen=True)
 class Caller:
-    """Who is calling: a verified identity, or an anonymous peer (sign-in and public reads)."""
+    """Who is calling: a verified identity, or an anonymous peer (sign-in and public reads), and
+    from which address (:func:`client_address`)."""
 
     identity: Identity | None
     peer: str
@@ -97,34 +132,106 @@ class Caller:
     def key(self) -> str:
         return f"id:{self.identity.subject}" if self.identity else f"peer:{self.peer}"
 
+    @property
+    def address(self) -> str:
+        return self.peer
+
 
 def caller_from_token(authorization: str | None, peer: str) -> Caller:
-    """Verify a bearer token if one is given (a bad one is refused here, at the edge)."""
+    """Verify a bearer token if one is given (a bad one is refused here, at the edge); ``peer``
+    is the transport's (gRPC ``context.peer()`` or the HTTP client host)."""
+    address = client_address(peer)
     if not authorization:
-        return Caller(None, peer)
+        return Caller(None, address)
     if not authorization.lower().startswith("bearer "):
         raise TokenError("authorization must be 'Bearer <token>'")
-    return Caller(verify_token(authorization[7:].strip()), peer)
+    return Caller(verify_token(authorization[7:].strip()), address)
 
 
-class RateLimiter:
-    """A token bucket per caller: ``rate`` requests a second, bursts up to ``burst``."""
+class _Buckets:
+    """Token buckets by key, ``rate`` a second up to ``burst``. Memory stays bounded: a bucket
+    idle long enough to be full again is dropped (it is the same as no bucket), and past
+    ``max_keys`` the least recently used go first."""
 
-    def __init__(self, rate: float = 20.0, burst: float = 40.0, max_keys: int = 100_000) -> None:
+    def __init__(self, rate: float, burst: float, max_keys: int) -> None:
         self.rate = rate
         self.burst = burst
         self.max_keys = max_keys
-        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()  # key -> (tokens, at)
 
-    def allow(self, key: str, cost: float = 1.0, now: float | None = None) -> bool:
-        t = time.monotonic() if now is None else now
+    def __len__(self) -> int:
+        return len(self._buckets)
+
+    def level(self, key: str, t: float) -> float:
         tokens, last = self._buckets.get(key, (self.burst, t))
-        tokens = min(self.burst, tokens + (t - last) * self.rate)
-        ok = tokens >= cost
-        if ok:
-            tokens -= cost
+        return min(self.burst, tokens + max(0.0, t - last) * self.rate)
+
+    def set(self, key: str, tokens: float, t: float) -> None:
         self._buckets[key] = (tokens, t)
         self._buckets.move_to_end(key)
-        while len(self._buckets) > self.max_keys:
-            self._buckets.popitem(last=False)
-        return ok
+        self._evict(t)
+
+    def _evict(self, t: float) -> None:
+        while self._buckets:
+            key, (tokens, last) = next(iter(self._buckets.items()))  # the least recently used
+            full = self.rate > 0 and tokens + (t - last) * self.rate >= self.burst
+            if not full and len(self._buckets) <= self.max_keys:
+                return
+            del self._buckets[key]
+
+
+class RateLimiter:
+    """Token buckets: one per caller (a player's id, or an anonymous caller's address) at ``rate``
+    requests a second with bursts up to ``burst``, and one per address (``address_rate`` and
+    ``address_burst``, by default five times those) shared by every caller from that address:
+    a request takes one token from both, so several tokens of one person (or many guests from
+    one address) do not multiply the allowance [issue 15.8]. A refused request takes nothing.
+
+    The buckets live in this process: with N gateway replicas each keeps its own, so a caller
+    spread over them gets up to N times the rate (the ingress's limiter is the global cap)."""
+
+    def __init__(
+        self,
+        rate: float = 20.0,
+        burst: float = 40.0,
+        max_keys: int = 100_000,
+        address_rate: float | None = None,
+        address_burst: float | None = None,
+    ) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.max_keys = max_keys
+        self.address_rate = rate * 5 if address_rate is None else address_rate
+        self.address_burst = burst * 5 if address_burst is None else address_burst
+        self.callers = _Buckets(rate, burst, max_keys)
+        self.addresses = _Buckets(self.address_rate, self.address_burst, max_keys)
+
+    def allow(self, key: str, cost: float = 1.0, now: float | None = None) -> bool:
+        """One caller bucket only (no address): True if ``key`` may make a request now."""
+        t = time.monotonic() if now is None else now
+        tokens = self.callers.level(key, t)
+        if tokens < cost:
+            return False
+        self.callers.set(key, tokens - cost, t)
+        return True
+
+    def admit(self, caller: Caller, cost: float = 1.0, now: float | None = None) -> str | None:
+        """Take ``cost`` from the caller's bucket and from its address's: None when the request
+        may go, else the limit that refuses it, ``"player"`` or ``"address"``."""
+        t = time.monotonic() if now is None else now
+        mine = self.callers.level(caller.key, t)
+        if mine < cost:
+            return "player" if caller.identity is not None else "address"
+        shared = self.addresses.level(caller.address, t)
+        if shared < cost:
+            return "address"
+        self.callers.set(caller.key, mine - cost, t)
+        self.addresses.set(caller.address, shared - cost, t)
+        return None
+
+    @staticmethod
+    def refusal(which: str) -> str:
+        """The message of a refusal by :meth:`admit`."""
+        if which == "player":
+            return "too many requests from this player (the per player limit): slow down"
+        return "too many requests from this address (the per address limit): slow down"
