@@ -12,7 +12,7 @@ from okey.v1 import common_pb2
 from okey.v1 import lobby_service_pb2 as pb
 from okey.v1 import lobby_service_pb2_grpc as pb_grpc
 from okeycore.options import OptionsError
-from okeyplatform.auth import Identity, TokenError, verify_token
+from okeyplatform.auth import Identity, TokenError, client_address_from_metadata, verify_token
 from okeyplatform.grpcserver import rich_error
 from okeyplatform.protoconv import options_from_pb, options_pb
 
@@ -149,7 +149,10 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):
 
     async def SignInGuest(self, request: pb.SignInGuestRequest, context: Any) -> pb.SignInGuestResponse:
         async def body(_: Identity) -> pb.SignInGuestResponse:
-            player, token, expires, granted = await self.app.sign_in_guest(request.display_name, request.device_id)
+            address = client_address_from_metadata(context.invocation_metadata())  # the gateway's
+            player, token, expires, granted = await self.app.sign_in_guest(
+                request.display_name, request.device_id, address
+            )
             profile = await self.app.profile(Identity(player.player_id, "player", player.device_id), "")
             return pb.SignInGuestResponse(
                 player=profile_pb(profile),
@@ -169,7 +172,8 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):
 
     async def ClaimDailyChips(self, request: pb.ClaimDailyChipsRequest, context: Any) -> pb.ClaimDailyChipsResponse:
         async def body(who: Identity) -> pb.ClaimDailyChipsResponse:
-            granted, balance, next_at = await self.app.claim_daily_chips(who)
+            address = client_address_from_metadata(context.invocation_metadata())
+            granted, balance, next_at = await self.app.claim_daily_chips(who, address)
             return pb.ClaimDailyChipsResponse(granted=granted, balance=balance, next_claim_at=_ts(next_at))
 
         return await self._call(context, body)

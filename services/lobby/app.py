@@ -128,6 +128,14 @@ class Limits:
     details_max: int = 500
     mute_max_minutes: int = 30 * 24 * 60
     ban_max_minutes: int = 365 * 24 * 60
+    max_open_tables: int = 3  # tables a player opened that are waiting or being played at once
+    # Sock puppets [issue 15.7], per Turkish day (0: no limit). A device id is what the client
+    # says; an address is the gateway's (x-okey-client-addr): calls without one (internal ones,
+    # tests) are limited per device only. Many players share a NAT, so an address gets more.
+    accounts_per_device: int = 3  # new guest accounts
+    accounts_per_address: int = 10
+    grants_per_device: int = 1  # daily chip grants (at sign-in and by ClaimDailyChips)
+    grants_per_address: int = 5
 
 
 @dataclass(frozen=True)
@@ -187,8 +195,12 @@ class LobbyApp:
 
     # ------------------------------------------------------------ players and chips
 
-    async def sign_in_guest(self, display_name: str, device_id: str) -> tuple[PlayerRow, str, datetime, int]:
-        """A new guest: a unique valid name, the first daily chips, a signed token."""
+    async def sign_in_guest(
+        self, display_name: str, device_id: str, address: str = ""
+    ) -> tuple[PlayerRow, str, datetime, int]:
+        """A new guest: a unique valid name, the first daily chips, a signed token. A device and an
+        address open a few accounts a day, and the daily chips go to a few of them (Limits): past
+        that, RESOURCE_EXHAUSTED TOO_MANY_ACCOUNTS, or an account without the day's chips."""
         try:
             shown = moderation.check_display_name(display_name)
         except moderation.NameRejected as exc:
@@ -202,31 +214,71 @@ class LobbyApp:
             until = await tx.device_banned_until(device)
             if until is not None and until > now:
                 raise Forbidden("BANNED", _banned_text(until))
+            full = await tx.take_quotas(grant_day(now), self._quotas("accounts", device, address))
+            if full is not None:
+                self.log.info("guest_refused", reason="TOO_MANY_ACCOUNTS", quota=full[0])
+                raise Flood("TOO_MANY_ACCOUNTS", _too_many_accounts(*full))
             try:
                 await tx.insert_player(row, moderation.name_key(shown))
             except UniqueTaken:
                 raise Exists("NAME_TAKEN", f"'{shown}' adı alınmış; başka bir ad seç. (That name is taken.)") from None
-            granted = await self._grant(tx, row.player_id, now)
+            granted = await self._grant(tx, row.player_id, now, device, address)
         token = issue_token(
             row.player_id, "player", ttl_s=self.limits.token_ttl_s, secret=self.token_secret, device=device
         )
         self.log.info("guest_signed_in", player_id=row.player_id)
         return row, token, now + timedelta(seconds=self.limits.token_ttl_s), granted
 
-    async def _grant(self, tx: Tx, player_id: str, now: datetime) -> int:
-        amount = self.limits.daily_chips
-        ok = await tx.post(
-            _grant_key(player_id, now), "daily_grant", [(BANK, -amount), (player_account(player_id), amount)], now
+    def _quotas(self, what: str, device: str, address: str) -> list[tuple[str, str, int]]:
+        """The daily quotas ``what`` ("accounts" or "grants") takes from: the device's, then the
+        address's (that order, always: the rows are locked in it). A limit of 0 is none."""
+        limits = self.limits
+        per_device, per_address = (
+            (limits.accounts_per_device, limits.accounts_per_address)
+            if what == "accounts"
+            else (limits.grants_per_device, limits.grants_per_address)
         )
-        return amount if ok else 0
+        out = []
+        if per_device > 0 and device:
+            out.append((f"{what}:device", device, per_device))
+        if per_address > 0 and address:
+            out.append((f"{what}:address", address, per_address))
+        return out
 
-    async def claim_daily_chips(self, who: Identity) -> tuple[int, int, datetime]:
+    async def _grant(
+        self, tx: Tx, player_id: str, now: datetime, device: str, address: str, refuse: bool = False
+    ) -> int:
+        """The day's chips, once per player, and to at most a few players per device and per
+        address: 0 when the player had them today; when another account of the device or
+        address had them, 0 as well, or (``refuse``) RESOURCE_EXHAUSTED DAILY_CHIPS_TAKEN."""
+        key = _grant_key(player_id, now)
+        if await tx.posted(key):
+            return 0
+        day = grant_day(now)
+        quotas = self._quotas("grants", device, address)
+        full = await tx.take_quotas(day, quotas)
+        if full is None:
+            amount = self.limits.daily_chips
+            if await tx.post(key, "daily_grant", [(BANK, -amount), (player_account(player_id), amount)], now):
+                return amount
+            await tx.give_back_quotas(day, [(k, h) for k, h, _ in quotas])  # a concurrent claim won
+            return 0
+        if await tx.posted(key) or not refuse:  # (waited for a concurrent claim of this player)
+            return 0
+        raise Flood("DAILY_CHIPS_TAKEN", _chips_taken(*full))
+
+    async def claim_daily_chips(self, who: Identity, address: str = "") -> tuple[int, int, datetime]:
         now = self.clock()
         async with self.store.unit() as tx:
-            await self._known(tx, who)
-            granted = await self._grant(tx, who.subject, now)
+            player = await self._known(tx, who)
+            granted = await self._grant(tx, who.subject, now, who.device or player.device_id, address, refuse=True)
             balance = (await tx.balances([player_account(who.subject)]))[player_account(who.subject)]
         return granted, balance, next_day_start(now)
+
+    async def forget_old_quotas(self) -> int:
+        """Drop the daily quotas of days before yesterday (the device ids and addresses in them)."""
+        async with self.store.unit() as tx:
+            return await tx.forget_quotas(grant_day(self.clock()) - timedelta(days=1))
 
     async def chips(self, who: Identity, limit: int) -> tuple[int, list[EntryRow]]:
         account = player_account(who.subject)
@@ -249,6 +301,9 @@ class LobbyApp:
             chips = (await tx.balances([player_account(target)]))[player_account(target)]
             now = self.clock()
             claimed = await tx.posted(_grant_key(target, now))
+            if not claimed and self.limits.grants_per_device > 0 and player.device_id:  # another account had them
+                used = await tx.quota_used("grants:device", player.device_id, grant_day(now))
+                claimed = used >= self.limits.grants_per_device
         return Profile(player, chips, next_day_start(now) if claimed else now)
 
     async def _known(self, tx: Tx, who: Identity, lock: bool = False) -> PlayerRow:
@@ -317,6 +372,14 @@ class LobbyApp:
         async with self.store.unit() as tx:
             player = await self._may_sit(tx, who, now)
             await self._can_cover(tx, who.subject, options.stake)
+            opened = await tx.open_tables_of(who.subject)
+            if opened >= self.limits.max_open_tables:
+                raise Flood(
+                    "TOO_MANY_TABLES",
+                    f"Açık {opened} masan var; yenisini açmadan önce birini bitir ya da kapat. "
+                    f"(You have {opened} open tables, at most {self.limits.max_open_tables}: "
+                    "finish or cancel one first.)",
+                )
             await tx.insert_table(table)
             for bot in sorted(set(range(options.seat_count)) - set(seats)):
                 await tx.insert_seat(table.table_id, bot, None)
@@ -808,6 +871,31 @@ def _later(a: datetime | None, b: datetime | None) -> datetime | None:
 
 def _when(t: datetime) -> str:
     return t.astimezone(TURKEY).strftime("%d.%m.%Y %H:%M")
+
+
+def _too_many_accounts(quota: str, limit: int) -> str:
+    if quota.endswith(":device"):
+        return (
+            f"Bu cihazdan bugün açılabilecek {limit} hesap açıldı; yarın tekrar dene. "
+            f"(This device opened {limit} new accounts today, the most allowed per device: try again tomorrow.)"
+        )
+    return (
+        f"Bu bağlantıdan bugün açılabilecek {limit} hesap açıldı; yarın tekrar dene. "
+        f"(Your network opened {limit} new accounts today, the most allowed per address: try again tomorrow.)"
+    )
+
+
+def _chips_taken(quota: str, limit: int) -> str:
+    if quota.endswith(":device"):
+        return (
+            "Bu cihazdaki bir hesap bugünkü günlük jetonları aldı; yarın tekrar dene. "
+            "(An account on this device already had today's daily chips, once per device: try again tomorrow.)"
+        )
+    return (
+        f"Bu bağlantıdan bugün {limit} hesap günlük jeton aldı; yarın tekrar dene. "
+        f"(Today's daily chips already went to {limit} accounts on your network, the most per address: "
+        "try again tomorrow.)"
+    )
 
 
 def _banned_text(until: datetime) -> str:

@@ -7,6 +7,7 @@ import asyncio
 import os
 import signal
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,11 +21,11 @@ from okeyplatform.grpcserver import build_server, error_reason, mark_not_serving
 from okeyplatform.logs import configure_logging, get_logger
 
 from .api import SERVICE_NAME, LobbyServicer
-from .app import LobbyApp, StartFailed
+from .app import Limits, LobbyApp, StartFailed
 from .consumer import MatchConsumer
 from .store import LobbyStore
 
-__all__ = ["LobbyService", "GrpcTableStarter", "DEFAULT_ADDR"]
+__all__ = ["LobbyService", "GrpcTableStarter", "DEFAULT_ADDR", "limits_from_env"]
 
 DEFAULT_ADDR = "127.0.0.1:50063"
 DEFAULT_TABLE_ADDR = "127.0.0.1:50061"
@@ -38,9 +39,10 @@ _TRANSIENT = {
 
 
 class GrpcTableStarter:
-    """TableService.CreateTable with the lobby's service credential; the table id is the
-    lobby's, so a retry after a lost answer finds the table there (TABLE_EXISTS) and counts
-    as opened."""
+    """TableService.CreateTable with the lobby's service credential and the lobby's own table id.
+    A retry after a lost answer is the same creation (same caller, command id, options and
+    seats), which the table service answers as created; ``TABLE_EXISTS`` means the id holds a
+    table that is not this creation, a permanent failure (the match does not start there)."""
 
     def __init__(self, address: str, token_secret: bytes | None = None) -> None:
         self.secret = token_secret
@@ -55,14 +57,25 @@ class GrpcTableStarter:
             self.client.metadata = (("authorization", f"Bearer {self._token()}"),)
             self._issued = time.monotonic()
         try:
-            await self.client.create_table(options, players, table_id=table_id)
+            await self.client.create_table(options, players, table_id=table_id, command_id="lobby-start")
         except grpc.aio.AioRpcError as exc:
-            if error_reason(exc) == "TABLE_EXISTS":
-                return
-            raise StartFailed(f"{exc.code().name}: {exc.details()}", permanent=exc.code() not in _TRANSIENT) from None
+            permanent = exc.code() not in _TRANSIENT or error_reason(exc) == "TABLE_EXISTS"
+            raise StartFailed(f"{exc.code().name}: {exc.details()}", permanent=permanent) from None
 
     async def close(self) -> None:
         await self.client.close()
+
+
+def limits_from_env(env: Mapping[str, str]) -> Limits:
+    """The lobby's limits, with the environment's overrides (a limit of 0: none)."""
+    d = Limits()
+    return Limits(
+        max_open_tables=int(env.get("OKEY_MAX_TABLES_PER_PLAYER", str(d.max_open_tables))),
+        accounts_per_device=int(env.get("OKEY_MAX_ACCOUNTS_PER_DEVICE", str(d.accounts_per_device))),
+        accounts_per_address=int(env.get("OKEY_MAX_ACCOUNTS_PER_ADDRESS", str(d.accounts_per_address))),
+        grants_per_device=int(env.get("OKEY_DAILY_GRANTS_PER_DEVICE", str(d.grants_per_device))),
+        grants_per_address=int(env.get("OKEY_DAILY_GRANTS_PER_ADDRESS", str(d.grants_per_address))),
+    )
 
 
 @dataclass
@@ -87,7 +100,8 @@ class LobbyService:
     async def start(self) -> None:
         self.store = await LobbyStore.connect(self.database_url, min_size=2, max_size=10)
         self._starter = GrpcTableStarter(self.table_address, self.token_secret)
-        self.app = LobbyApp(self.store, self._starter, token_secret=self.token_secret)
+        limits = limits_from_env(os.environ)
+        self.app = LobbyApp(self.store, self._starter, token_secret=self.token_secret, limits=limits)
         self.consumer = MatchConsumer(self.app, self.nats_url, durable=self.durable)
         server, health, port = build_server(
             [(pb_grpc.add_LobbyServiceServicer_to_server, LobbyServicer(self.app, self.token_secret), SERVICE_NAME)],
@@ -100,9 +114,11 @@ class LobbyService:
         get_logger(component="lobby").info("lobby_service_started", address=self.address, port=port)
 
     async def _retry_starts(self) -> None:
-        """Tables whose match start on the table service failed for a passing reason."""
+        """Tables whose match start on the table service failed for a passing reason; and, hourly,
+        the sign-up and daily-chips quotas of past days."""
         assert self.app is not None
         log = get_logger(component="lobby")
+        pruned_at = float("-inf")
         while not self._stop.is_set():
             try:
                 await asyncio.wait_for(self._stop.wait(), timeout=self.retry_every_s)
@@ -112,6 +128,12 @@ class LobbyService:
                 await self.app.retry_starting()
             except Exception as exc:
                 log.warning("retry_starts_failed", error=repr(exc))
+            if time.monotonic() - pruned_at > 3600:
+                pruned_at = time.monotonic()
+                try:
+                    await self.app.forget_old_quotas()
+                except Exception as exc:
+                    log.warning("forget_quotas_failed", error=repr(exc))
 
     async def stop(self, grace_s: float = 5.0) -> None:
         if self._health is not None:

@@ -1,11 +1,37 @@
 """The house rules for chat and display names (Salonda herkes misafir): what is refused and why.
 
-Pure functions over text; the word lists are data in wordlists.py. A message is read the way
-a person would read it: Turkish lower case (``I`` -> ``ı``, ``İ`` -> ``i``), ı/i ş/s ç/c ğ/g
-ö/o ü/u folded to ASCII, leetspeak (``$1kt1r``), repeated letters (``siiiktir``), letters of
-other scripts that look Latin, invisible characters, and separators inside a word
-(``a.m.k``) or between single letters (``a m k``) - while words that merely contain a bad
-substring (``eksiktir``, ``sıkıldım``, ``Scunthorpe``, ``boks``) pass.
+Pure functions over text; the word lists are data in wordlists.py. A message is read the way a
+person would read it: normalised before matching, much as Unicode TR39 makes a skeleton.
+
+1. Enclosed letters and digits NFKC leaves alone (🅢 🅰 🇸 ❶) become the letter or digit they
+   show, parenthesized ones (⒮) the bare letter, a stand-alone accent (´ ¨) a separator; then
+   NFKC (full-width, mathematical, circled and squared letters, ligatures).
+2. Invisible characters are dropped: format characters (zero-width space and joiners, direction
+   marks and overrides, soft hyphen, word joiner, invisible operators, BOM, tags), combining
+   marks NFKC did not join to a letter (variation selectors, strike-through and enclosing
+   decorations), controls, unassigned and private-use characters. Blanks that Python does not
+   count as space (braille blank, Hangul fillers) and the narrow spaces are read both ways:
+   dropped, and as a space.
+3. Look-alike letters become Latin: Cyrillic, Greek, Armenian, Cherokee, Lisu and Canadian
+   syllabic look-alikes (``wordlists.CONFUSABLES``), Latin letters with a hook, a stroke or a bar
+   and small capitals (ƒ ł ꜱ ᴀ, from their Unicode names), and their accented forms; Arabic-Indic
+   digits become digits.
+4. Turkish lower case (``I`` -> ``ı``, ``İ`` -> ``i``), then ı/i ş/s ç/c ğ/g ö/o ü/u folded to ASCII.
+   A capital I among small letters is also read as l (``saIak``), a small l among capitals as I
+   (``SlKTlR``), and text after a right-to-left override also as shown (reversed).
+
+Each word is then matched in several shapes: leetspeak (``$1kt1r``), repeated letters
+(``siiiktir``), separators inside it (``a.m.k``), single letters apart (``a m k``) or with any
+punctuation between them (``a+m+k``, ``s(a)l(a)k``, ``s|a|l|a|k``), digits glued to its ends
+(``salak123``), and, for listed words of four consonants or more, written without vowels
+(``şrfsz``, ``sktr``) - while words that merely contain a bad substring (``eksiktir``,
+``sıkıldım``, ``Scunthorpe``, ``boks``) pass. Phone numbers are found whatever stands between
+their digits (``0 5 3 2 ...``), with O or l for 0 or 1. A display name may not pass for the staff,
+also with ``rn`` read as m, ``vv`` as w, ``cl`` as d, 0 as o and 1, l or I as i (``Adrnin``).
+
+What it cannot do: know every look-alike (the table is a subset of TR39's confusables), read
+words split by real spaces into long pieces (``sere fsiz``), vowel-less spellings with some vowels
+left (``şrfsız``) or of short words (``slk``), or meaning: a new spelling needs a list entry.
 """
 
 from __future__ import annotations
@@ -65,18 +91,131 @@ def verdict(reason: str) -> Verdict:
 # ------------------------------------------------------------------ normalising
 
 _FOLD = str.maketrans({"ı": "i", "ş": "s", "ç": "c", "ğ": "g", "ö": "o", "ü": "u"})
-_HOMO = str.maketrans(W.HOMOGLYPHS)
 _EDGE = ".,;:!?\"'()[]{}<>…“”‘’«»-_~"
 _SEP = re.escape(W.SEPARATORS)
+_NUMBERS = (
+    "ZERO ONE TWO THREE FOUR FIVE SIX SEVEN EIGHT NINE TEN ELEVEN TWELVE THIRTEEN FOURTEEN FIFTEEN SIXTEEN "
+    "SEVENTEEN EIGHTEEN NINETEEN TWENTY"
+).split()
+_ENCLOSED_NAME = re.compile(
+    rf"(?:LATIN (?P<case>CAPITAL|SMALL) LETTER|REGIONAL INDICATOR SYMBOL LETTER) (?P<letter>[A-Z])$"
+    rf"|(?:DIGIT|NUMBER) (?P<number>{'|'.join(_NUMBERS)})$"
+)
+_LATIN_NAME = re.compile(
+    r"LATIN (?P<case>CAPITAL|SMALL) LETTER (?:DOTLESS |BARRED )?(?P<letter>[A-Z])(?: WITH .+| BAR)?"
+    r"|LATIN (?:LETTER )?SMALL CAPITAL (?:LETTER )?(?P<small>[A-Z])(?: WITH .+)?"
+)
+
+
+def _enclosed() -> dict[int, str]:
+    """Enclosed letters and digits (🅢 🅰 🇸 ⒮ Ⓢ 🄢 ❶ ⓫): the letter or number they show, read from
+    their Unicode names; before NFKC, which leaves the negative ones alone and turns ⒮ into (s)."""
+    table: dict[int, str] = {}
+    for cp in itertools.chain(range(0x2460, 0x2500), range(0x2776, 0x2794), range(0x1F100, 0x1F200)):
+        m = _ENCLOSED_NAME.search(unicodedata.name(chr(cp), ""))
+        if m and m["number"]:
+            table[cp] = str(_NUMBERS.index(m["number"]))
+        elif m:
+            table[cp] = m["letter"].lower() if m["case"] == "SMALL" else m["letter"]
+    return table
+
+
+def _confusables() -> dict[int, str]:
+    """Every character that shows as a Latin letter or digit: wordlists.CONFUSABLES; Latin letters
+    with a hook, a stroke or a bar, small capitals and dotless letters (ƒ ł ꜱ ᴀ ȷ) read from their
+    Unicode names (not ı, a Turkish letter); and the accented forms of all these (Cyrillic ӧ ї,
+    Greek ά), as the Latin letter with the same accent."""
+    table = {ord(k): v for k, v in W.CONFUSABLES.items()}
+    for lo, hi in (
+        (0xC0, 0x2B0),
+        (0x1D00, 0x1DC0),
+        (0x1E00, 0x1F00),
+        (0x2C60, 0x2C80),
+        (0xA720, 0xA800),
+        (0xAB30, 0xAB70),
+    ):
+        for cp in range(lo, hi):
+            c = chr(cp)
+            m = _LATIN_NAME.fullmatch(unicodedata.name(c, ""))
+            if m and c != "ı" and not unicodedata.decomposition(c):
+                table[cp] = (
+                    m["small"].lower() if m["small"] else m["letter"] if m["case"] == "CAPITAL" else m["letter"].lower()
+                )
+    for cp in itertools.chain(range(0x100, 0x2000), range(0x2C00, 0x2E00), range(0xA640, 0xA6A0)):
+        d = unicodedata.normalize("NFD", chr(cp))
+        if cp not in table and len(d) > 1 and ord(d[0]) in table:
+            table[cp] = table[ord(d[0])] + d[1:]
+    return table
+
+
+_CONFUSE = _confusables()
+_ENCLOSED = _enclosed()
+# Accents written on their own (´ ¨ ˘ ¸): NFKC makes them a space and a combining mark, which
+# would split the word ("pezeve´n´k"); read them as a separator instead.
+_SPACING_ACCENTS = {
+    cp: "`"
+    for cp in itertools.chain(range(0xA0, 0x400), range(0x1F00, 0x2000), range(0x3000, 0x3100), range(0xFE00, 0x10000))
+    if (nf := unicodedata.normalize("NFKC", chr(cp)))[:1] == " " and len(nf) > 1
+}
+_BLANKS = frozenset(W.BLANKS)
+_BLANK_DROPPED = str.maketrans(_ENCLOSED | _SPACING_ACCENTS | dict.fromkeys(map(ord, W.BLANKS), None))
+_BLANK_SPACE = str.maketrans(_ENCLOSED | _SPACING_ACCENTS | dict.fromkeys(map(ord, W.BLANKS), " "))
+_HIDDEN = frozenset(("Cc", "Cf", "Cn", "Co", "Cs", "Mn", "Me"))
+_RLO = re.compile("\u202e([^\u202c\n]*)\u202c?")
+
+
+def _visible(c: str) -> bool:
+    """Not a format or control character (zero-width space and joiners, direction marks, soft
+    hyphen, tags), nor a combining mark NFKC did not join to its letter (variation selectors,
+    strike-through and enclosing decorations), nor an unassigned or private one."""
+    if c.isascii():
+        return c.isprintable() or c.isspace()
+    return unicodedata.category(c) not in _HIDDEN or c.isspace()
+
+
+def _shown(text: str, blanks: dict[int, str | None]) -> str:
+    """The letters a reader sees, case kept: enclosed letters and blanks first (NFKC would turn
+    ⒮ into (s)), then NFKC, without invisible characters, look-alikes made Latin."""
+    text = unicodedata.normalize("NFKC", text.translate(blanks))
+    text = "".join(c for c in text if _visible(c))
+    return unicodedata.normalize("NFC", text.translate(_CONFUSE))
+
+
+def _lower(text: str) -> str:
+    text = text.replace("I", "ı").replace("İ", "i").lower()
+    return unicodedata.normalize("NFC", text.translate(_CONFUSE))
 
 
 def turkish_lower(text: str) -> str:
-    """Lower case the Turkish way (``I`` -> ``ı``, ``İ`` -> ``i``), after NFKC (full-width
-    letters, ligatures), without invisible characters, with look-alike letters made Latin."""
-    text = unicodedata.normalize("NFKC", text)
-    text = "".join(c for c in text if unicodedata.category(c) != "Cf")  # zero-width, soft hyphen
-    text = text.replace("I", "ı").replace("İ", "i").lower()
-    return text.translate(_HOMO)
+    """The text as a reader sees it, in Turkish lower case (``I`` -> ``ı``, ``İ`` -> ``i``): after
+    NFKC (full-width, mathematical, circled letters, ligatures), enclosed letters NFKC leaves
+    (🅢, 🇸) read as letters, invisible characters and decorations dropped, blanks (braille
+    blank, Hangul fillers, narrow spaces) dropped, look-alike letters of other scripts made Latin."""
+    return _lower(_shown(text, _BLANK_DROPPED))
+
+
+# A capital I among small letters stands for an l ("saIak"), a small l among capitals for an I
+# ("SlKTlR"): in most fonts they look the same.
+_I_OR_L = re.compile(
+    r"(?<=[a-zçğıöşü])I|I(?=[a-zçğıöşü])|(?<=[A-ZÇĞİÖŞÜ])l(?![a-zçğıöşü])|(?<![a-zçğıöşü])l(?=[A-ZÇĞİÖŞÜ])"
+)
+
+
+def _swap_i_l(shown: str) -> str:
+    return _I_OR_L.sub(lambda m: "l" if m.group() == "I" else "I", shown)
+
+
+def _readings(text: str) -> list[str]:
+    """The ways a message may be read, each as ``turkish_lower``: with its blanks dropped, and as
+    spaces when it has any; as shown when a right-to-left override reverses part of it; and each
+    of these with a capital I among small letters read as l and a small l among capitals as I."""
+    shown = [_shown(text, _BLANK_DROPPED)]
+    if not _BLANKS.isdisjoint(text):
+        shown.append(_shown(text, _BLANK_SPACE))
+    if "\u202e" in text:
+        shown.append(_shown(_RLO.sub(lambda m: m.group(1)[::-1], text), _BLANK_DROPPED))
+    shown += [_swap_i_l(s) for s in shown]
+    return list(dict.fromkeys(_lower(s) for s in shown))
 
 
 def fold(text: str) -> str:
@@ -113,10 +252,13 @@ def _word_pattern(word: str, leet: bool = True) -> str:
     return "".join(out)
 
 
-def _compile(words: Iterable[str], leet: bool = True) -> re.Pattern[str]:
-    """One alternation of the words' patterns, longest first; the caller anchors it."""
+def _compile(words: Iterable[str], leet: bool = True, digits_after: bool = False) -> re.Pattern[str]:
+    """One alternation of the words' patterns, longest first; the caller anchors it. With
+    ``digits_after``, words of three letters or more may have digits glued on (``salak123``)."""
     forms = sorted({fold(w) if leet else w for w in words}, key=len, reverse=True)
-    return re.compile("(?:" + "|".join(_word_pattern(w, leet) for w in forms) + ")")
+    tail = r"\d*"
+    alts = (_word_pattern(w, leet) + (tail if digits_after and len(w) >= 3 else "") for w in forms)
+    return re.compile("(?:" + "|".join(alts) + ")")
 
 
 @dataclass(frozen=True)
@@ -141,12 +283,12 @@ class _Matcher:
 
 _PROFANITY = _Matcher(
     "PROFANITY",
-    _compile(W.PROFANITY_WORD),
+    _compile(W.PROFANITY_WORD, digits_after=True),
     _compile(W.PROFANITY_STEM),
     _compile(W.PROFANITY_INFIX),
     _compile(W.PROFANITY_UNFOLDED, leet=False),
 )
-_INSULT = _Matcher("INSULT", _compile(W.INSULT_WORD), _compile(W.INSULT_STEM))
+_INSULT = _Matcher("INSULT", _compile(W.INSULT_WORD, digits_after=True), _compile(W.INSULT_STEM))
 _MATCHERS = (_PROFANITY, _INSULT)
 # Stems of more than one word ("geri zekal"), matched over the message's words in a row.
 _PHRASE_STEMS = tuple(
@@ -173,28 +315,102 @@ def _tokens(lowered: str) -> list[str]:
 
 
 _PART_SPLIT = re.compile(r"[^\w@$!|(<+&^°ø€§µ*]+")
+_PUNCT_RUN = re.compile(r"[\W_]+")
+_GLUED = re.compile(r"^[\d\W_]+|[\d\W_]+$")
 
 
-def _candidates(tokens: list[str]) -> Iterator[str]:
-    """Every way a bad word may hide in the message's words: each word whole and in pieces
-    (``selam,amk``), runs of single letters joined (``a m k``), and a short word joined to
-    its neighbour (``oros pu``, ``f uck``)."""
-    for t in tokens:
-        yield t
-        parts = [p for p in _PART_SPLIT.split(t) if p]
+def _shapes(word: str) -> Iterator[str]:
+    """A word as written and as it may be meant: without the digits or marks glued to its ends
+    (``salak123``); in pieces (``selam,amk``); its single letters with the punctuation between
+    them dropped (``a+m+k``, ``s(a)l(a)k``, ``s|a|l|a|k``); every other character when all those
+    between are punctuation (``$|a|l|a|k``)."""
+    bare = _GLUED.sub("", word)
+    for w in (word, bare) if bare != word and len(bare) >= 3 else (word,):
+        yield w
+        parts = [p for p in _PART_SPLIT.split(w) if p]
         if len(parts) > 1:
             yield from parts
+        letters = [p for p in _PUNCT_RUN.split(w) if p]
+        if len(letters) >= 2 and all(len(p) == 1 for p in letters):
+            yield "".join(letters)
+        if len(w) >= 3 and len(w) % 2 and not any(c.isalnum() for c in w[1::2]):
+            yield w[::2]
+
+
+def _written(tokens: list[str]) -> Iterator[str]:
+    """The message's words, runs of single characters joined (``a m k``, ``s | a | l``), also with
+    the word before or after them (``s a lak``), and a short word joined to its neighbour
+    (``oros pu``, ``f uck``)."""
+    yield from tokens
     run: list[str] = []
-    for t in [*tokens, ""]:
+    for i, t in enumerate([*tokens, ""]):
         if len(t) == 1:
             run.append(t)
             continue
         if len(run) >= 2:
-            yield "".join(run)
+            joined = "".join(run)
+            yield joined
+            yield joined + t
+            if i > len(run):
+                yield tokens[i - len(run) - 1] + joined
         run = []
     for a, b in itertools.pairwise(tokens):
         if min(len(a), len(b)) <= 3:
             yield a + b
+
+
+def _candidates(tokens: list[str]) -> Iterator[str]:
+    """Every way a bad word may hide in the message's words (``_written``, each in its
+    ``_shapes``), each once."""
+    seen: set[str] = set()
+    for written in _written(tokens):
+        for shape in _shapes(written):
+            if shape not in seen:
+                seen.add(shape)
+                yield shape
+
+
+_VOWELS = frozenset("aeiou")
+_SKELETON_LEET = str.maketrans(
+    {"5": "s", "$": "s", "§": "s", "7": "t", "+": "t", "8": "b", "9": "g", "6": "g", "2": "z", "q": "k"}
+)
+_REPEATS = re.compile(r"(.)\1+")
+
+
+def _consonants(word: str) -> str:
+    return _REPEATS.sub(r"\1", "".join(c for c in word if c not in _VOWELS))
+
+
+def _skeletons(*lists: tuple[tuple[str, ...], str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for words, reason in lists:
+        for w in words:
+            skeleton = _consonants(fold(w))
+            if " " not in w and len(skeleton) >= W.SKELETON_MIN and skeleton not in W.CLEAN_SKELETONS:
+                out.setdefault(skeleton, reason)
+    return out
+
+
+# The consonants of the listed words long enough to tell them (``srfsz`` is only "şerefsiz"):
+# a whole vowel-less word, or its start for a stem.
+_SKELETON_WORDS = _skeletons((W.PROFANITY_WORD, "PROFANITY"), (W.INSULT_WORD, "INSULT"))
+_SKELETON_STEMS = _skeletons(
+    (W.PROFANITY_STEM, "PROFANITY"), (W.PROFANITY_INFIX, "PROFANITY"), (W.INSULT_STEM, "INSULT")
+)
+
+
+def _vowelless(folded: str) -> str | None:
+    """The reason when a word written without vowels (``şrfsz``, ``sktr``) has the consonants of a
+    listed word (or begins with a stem's)."""
+    word = folded.translate(_SKELETON_LEET)
+    if not (word.isascii() and word.isalpha()) or not _VOWELS.isdisjoint(word):
+        return None
+    word = _REPEATS.sub(r"\1", word)
+    if len(word) < W.SKELETON_MIN or word in W.CLEAN_SKELETONS:
+        return None
+    if word in _SKELETON_WORDS:
+        return _SKELETON_WORDS[word]
+    return next((r for s, r in _SKELETON_STEMS.items() if word.startswith(s)), None)
 
 
 def _bad_words(lowered: str) -> str | None:
@@ -206,6 +422,9 @@ def _bad_words(lowered: str) -> str | None:
         for m in _MATCHERS:
             if m.unfolded_hit(cand) or m.folded_hit(folded):
                 return m.reason
+        reason = _vowelless(folded)
+        if reason:
+            return reason
     folded_text = fold(" ".join(tokens))
     for m, phrases in _PHRASE_STEMS:
         if phrases.search(folded_text):
@@ -215,15 +434,17 @@ def _bad_words(lowered: str) -> str | None:
 
 # ------------------------------------------------------------------ personal information
 
-_D = r"[\s.\-/()]*"  # what people put between the digits of a phone number
+_D = r"[\s.\-_/\\()\[\]|*+~]*"  # what people put between the digits of a phone number
 _PHONE_TR = re.compile(
-    rf"(?<!\d)(?:(?:\+|00)?9{_D}0{_D}|0{_D})?\(?5\d{_D}\d\)?{_D}\d{_D}\d{_D}\d{_D}\d{_D}\d{_D}\d{_D}\d(?!\d)"
+    rf"(?<!\d)(?:(?:\+|00)?9{_D}0{_D}|0{_D})?\(?5{_D}\d{_D}\d\)?{_D}\d{_D}\d{_D}\d{_D}\d{_D}\d{_D}\d{_D}\d(?!\d)"
 )
 _PHONE_TR_LANDLINE = re.compile(
-    rf"(?<!\d)(?:(?:\+|00)?9{_D}0{_D}|0{_D})\(?[2-4]\d{_D}\d\)?{_D}\d{_D}\d{_D}\d{_D}\d{_D}\d{_D}\d{_D}\d(?!\d)"
+    rf"(?<!\d)(?:(?:\+|00)?9{_D}0{_D}|0{_D})\(?[2-4]{_D}\d{_D}\d\)?{_D}\d{_D}\d{_D}\d{_D}\d{_D}\d{_D}\d{_D}\d(?!\d)"
 )
 _PHONE_INTL = re.compile(r"(?<![\w])\+\s*\d(?:[\s.\-()]*\d){7,}")
 _LETTER_O = re.compile(r"(?<=\d)o|o(?=\d)")  # "O532 ..." written with a letter O
+_LETTER_ONE = re.compile(r"(?<![a-z])[il](?=\d)|(?<=\d)[il](?![a-z])")  # "0532 l23 ...": an l or I for a 1
+_SINGLE_DIGITS = re.compile(r"(?<!\w)\d(?:[^\w\n]{1,3}\d(?!\w))+")  # "0,5,3,2,...": one digit at a time
 _EMAIL = re.compile(r"[\w.+\-]+\s*@\s*[\w\-]+(?:\s*\.\s*[a-z]{2,})+")
 _TLD_ALL = "|".join(re.escape(t) for t in (*W.TLDS, *W.SHORT_TLDS))
 _DOT = r"\s*(?:\.|\[\s*(?:\.|dot|nokta)\s*\]|\(\s*(?:\.|dot|nokta)\s*\)|\s(?:dot|nokta)\s)\s*"
@@ -275,8 +496,11 @@ def _one_long_number(text: str) -> bool:
 
 
 def _personal_info(folded: str) -> bool:
-    digits = _LETTER_O.sub("0", folded)
-    if any(p.search(digits) for p in (_PHONE_TR, _PHONE_TR_LANDLINE, _PHONE_INTL)) or _one_long_number(digits):
+    digits = _LETTER_ONE.sub("1", _LETTER_O.sub("0", folded))
+    joined = _SINGLE_DIGITS.sub(lambda m: re.sub(r"\D", "", m.group()), digits)
+    if any(p.search(d) for p in (_PHONE_TR, _PHONE_TR_LANDLINE, _PHONE_INTL) for d in {digits, joined}):
+        return True
+    if _one_long_number(digits):
         return True
     if _spelled_digits(folded.split()):
         return True
@@ -306,18 +530,19 @@ def _link(folded: str) -> bool:
 
 def check_message(text: str) -> Verdict | None:
     """None when the message keeps the house rules, else why not (the first rule it breaks:
-    profanity, insults, personal information, links, advertising)."""
-    lowered = turkish_lower(text)
-    bad = _bad_words(lowered)
-    if bad:
-        return verdict(bad)
-    folded = " ".join(fold(lowered).split())
-    if _personal_info(folded):
-        return verdict("PERSONAL_INFO")
-    if _link(folded):
-        return verdict("LINK")
-    if _ADS.search(folded):
-        return verdict("ADVERTISING")
+    profanity, insults, personal information, links, advertising), in any of its readings."""
+    readings = _readings(text)
+    for lowered in readings:
+        bad = _bad_words(lowered)
+        if bad:
+            return verdict(bad)
+    for folded in (" ".join(fold(lowered).split()) for lowered in readings):
+        if _personal_info(folded):
+            return verdict("PERSONAL_INFO")
+        if _link(folded):
+            return verdict("LINK")
+        if _ADS.search(folded):
+            return verdict("ADVERTISING")
     return None
 
 
@@ -341,12 +566,51 @@ _CAMEL = re.compile(r"(?<=[a-zçğıöşüâîû0-9])(?=[A-ZÇĞİÖŞÜÂÎÛ])
 _LEET_NAME = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g"})
 _LONG_STEMS = tuple(w for w in (*W.PROFANITY_STEM, *W.INSULT_STEM) if len(w) >= 5 and " " not in w)
 _LONG_STEM_RE = _compile(_LONG_STEMS)
+_LOOKS_LIKE = (("rn", "m"), ("vv", "w"), ("cl", "d"))  # letter pairs that pass for one letter
+
+
+def _staff_forms(folded: str) -> set[str]:
+    """A folded name as staff words would be looked for in it: leetspeak read (``Y0net1c1``), l
+    read as i (``Yonetlcl``), and also with ``rn`` read as m, ``vv`` as w, ``cl`` as d (``Adrnin``)."""
+    plain = folded.translate(_LEET_NAME)
+    looks = plain
+    for pair, letter in _LOOKS_LIKE:
+        looks = looks.replace(pair, letter)
+    return {plain, plain.replace("l", "i"), looks, looks.replace("l", "i")}
+
+
+_STAFF_WORDS = {f for w in W.STAFF_WORDS for f in _staff_forms(w)}
+_STAFF_TOKENS = {f for w in W.STAFF_TOKENS for f in _staff_forms(w)}
 
 
 def name_key(name: str) -> str:
     """What makes two names the same: case (the Turkish way), Turkish letters and separators
     do not count (``Ayşe_Nur`` = ``AYSE NUR`` = ``ayşenur``)."""
     return _NAME_SEPARATORS.sub("", fold(turkish_lower(name)))
+
+
+def _check_name_words(shown: str) -> None:
+    """NameRejected when the name's words, whole, joined or in camel-case pieces, are bad or pass
+    for the staff."""
+    parts = [p for p in _NAME_SEPARATORS.split(shown) if p]
+    lowered_parts = [turkish_lower(p) for p in parts]
+    pieces = {turkish_lower(c) for p in parts for c in _CAMEL.split(p) if c}  # "AliMod" -> ali, mod
+    joined = "".join(lowered_parts)
+    folded_joined = fold(joined)
+    if (
+        _bad_words(" ".join(lowered_parts))
+        or _bad_words(joined)
+        or any(_bad_words(p) for p in pieces)
+        or (not _is_clean(joined) and _LONG_STEM_RE.search(folded_joined))
+    ):
+        raise NameRejected("INVALID_NAME", "Bu ad kullanılamaz: " + RULE_RESPECT + " (This name is not allowed.)")
+    forms = _staff_forms(folded_joined)
+    piece_forms = {f for p in pieces | set(lowered_parts) for f in _staff_forms(fold(p))}
+    if any(w in f for w in _STAFF_WORDS for f in forms) or piece_forms & _STAFF_TOKENS:
+        raise NameRejected(
+            "INVALID_NAME",
+            "Bu ad yöneticileri ya da sistemi taklit ediyor. (A name may not pass for the staff or the system.)",
+        )
 
 
 def check_display_name(name: str) -> str:
@@ -365,23 +629,6 @@ def check_display_name(name: str) -> str:
         )
     if sum(c.isdigit() for c in shown) > 4:
         raise NameRejected("INVALID_NAME", "Adda en çok 4 rakam olabilir. (At most 4 digits in a name.)")
-    parts = [p for p in _NAME_SEPARATORS.split(shown) if p]
-    lowered_parts = [turkish_lower(p) for p in parts]
-    pieces = {turkish_lower(c) for p in parts for c in _CAMEL.split(p) if c}  # "AliMod" -> ali, mod
-    joined = "".join(lowered_parts)
-    folded_joined = fold(joined)
-    if (
-        _bad_words(" ".join(lowered_parts))
-        or _bad_words(joined)
-        or any(_bad_words(p) for p in pieces)
-        or (not _is_clean(joined) and _LONG_STEM_RE.search(folded_joined))
-    ):
-        raise NameRejected("INVALID_NAME", "Bu ad kullanılamaz: " + RULE_RESPECT + " (This name is not allowed.)")
-    plain = folded_joined.translate(_LEET_NAME)
-    plain_pieces = {fold(p).translate(_LEET_NAME) for p in pieces | set(lowered_parts)}
-    if any(w in plain for w in W.STAFF_WORDS) or plain_pieces & set(W.STAFF_TOKENS):
-        raise NameRejected(
-            "INVALID_NAME",
-            "Bu ad yöneticileri ya da sistemi taklit ediyor. (A name may not pass for the staff or the system.)",
-        )
+    for seen in dict.fromkeys((shown, _swap_i_l(shown))):  # "SaIak": a capital I for an l
+        _check_name_words(seen)
     return shown

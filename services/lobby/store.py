@@ -2,8 +2,9 @@
 directory and seats, chat, mutes and reports. SQL lives here; the rules live in app.py.
 
 Work happens in units (``async with store.unit() as tx``): one transaction on one connection.
-Lock order, kept by every unit so no two deadlock: table rows, then ledger accounts sorted by
-name (``bank`` < ``house`` < ``player:*`` < ``pot:*``)."""
+Lock order, kept by every unit so no two deadlock: table rows, then quota rows (in the order of
+the list given to :meth:`Tx.take_quotas`: a device's before an address's, accounts before chip
+grants), then ledger accounts sorted by name (``bank`` < ``house`` < ``player:*`` < ``pot:*``)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import json
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 import asyncpg
@@ -159,6 +160,27 @@ MIGRATIONS: list[tuple[int, str]] = [
         );
         CREATE INDEX lobby_reports_status ON lobby_reports (status, report_id);
         CREATE INDEX lobby_reports_player ON lobby_reports (player_id);
+        """,
+    ),
+    (
+        2,
+        # The open tables a player opened (the cap on tables per player).
+        """CREATE INDEX lobby_tables_creator_open ON lobby_tables (creator_id)
+           WHERE status IN ('WAITING', 'STARTING', 'PLAYING');""",
+    ),
+    (
+        3,
+        # Daily quotas per device id and per client address (issue 15.7): new guest accounts and
+        # daily chip grants. One row per (kind, holder, Turkish day); rows of past days are pruned.
+        """
+        CREATE TABLE lobby_quotas (
+            kind   TEXT NOT NULL,
+            holder TEXT NOT NULL,
+            day    DATE NOT NULL,
+            used   INT NOT NULL,
+            PRIMARY KEY (kind, holder, day)
+        );
+        CREATE INDEX lobby_quotas_day ON lobby_quotas (day);
         """,
     ),
 ]
@@ -393,6 +415,51 @@ class Tx:
             until,
         )
 
+    # ------------------------------------------------------------ daily quotas
+
+    async def take_quotas(self, day: date, quotas: Sequence[tuple[str, str, int]]) -> tuple[str, int] | None:
+        """One more use of each ``(kind, holder, limit)`` on ``day``, all or none: None when each
+        had room, else the ``(kind, limit)`` that had none (the uses already taken are given back).
+        Each row stays locked to the end of the unit, so concurrent takers queue on it."""
+        taken: list[tuple[str, str]] = []
+        for kind, holder, limit in quotas:
+            used = await self.conn.fetchval(
+                "INSERT INTO lobby_quotas AS q (kind, holder, day, used) VALUES ($1, $2, $3, 1) "
+                "ON CONFLICT (kind, holder, day) DO UPDATE SET used = q.used + 1 WHERE q.used < $4 "
+                "RETURNING used",
+                kind,
+                holder,
+                day,
+                limit,
+            )
+            if used is None or used > limit:
+                if used is not None:
+                    taken.append((kind, holder))
+                await self.give_back_quotas(day, taken)
+                return kind, limit
+            taken.append((kind, holder))
+        return None
+
+    async def give_back_quotas(self, day: date, quotas: Sequence[tuple[str, str]]) -> None:
+        for kind, holder in quotas:
+            await self.conn.execute(
+                "UPDATE lobby_quotas SET used = used - 1 WHERE kind = $1 AND holder = $2 AND day = $3",
+                kind,
+                holder,
+                day,
+            )
+
+    async def quota_used(self, kind: str, holder: str, day: date) -> int:
+        used = await self.conn.fetchval(
+            "SELECT used FROM lobby_quotas WHERE kind = $1 AND holder = $2 AND day = $3", kind, holder, day
+        )
+        return int(used or 0)
+
+    async def forget_quotas(self, before: date) -> int:
+        """Drop the quota rows of days before ``before`` (they hold device ids and addresses)."""
+        done = await self.conn.execute("DELETE FROM lobby_quotas WHERE day < $1", before)
+        return int(done.split()[-1])
+
     # ------------------------------------------------------------ the ledger
 
     async def post(
@@ -501,6 +568,16 @@ class Tx:
     async def table_by_invite(self, code: str) -> TableRow | None:
         r = await self.conn.fetchrow(f"SELECT {_TABLE_COLS} FROM lobby_tables WHERE invite_code = $1", code)
         return _table(r) if r else None
+
+    async def open_tables_of(self, creator_id: str) -> int:
+        """Tables ``creator_id`` opened that are waiting, starting or being played."""
+        return int(
+            await self.conn.fetchval(
+                "SELECT count(*) FROM lobby_tables WHERE creator_id = $1 "
+                "AND status IN ('WAITING', 'STARTING', 'PLAYING')",
+                creator_id,
+            )
+        )
 
     async def tables(
         self,

@@ -18,6 +18,9 @@ How an entry matches a word of a message:
 
 ``CLEAN_*`` are innocent words written with Turkish letters that fold onto a listed one
 (``sık sık`` "often" folds to ``sik sik``); a word of a message written that way is let through.
+
+The letter tricks at the end (``LEET``, ``SEPARATORS``, ``CONFUSABLES``, ``BLANKS``, the
+vowel-less ``SKELETON_MIN`` and ``CLEAN_SKELETONS``) are how moderation reads disguised text.
 """
 
 from __future__ import annotations
@@ -35,7 +38,10 @@ __all__ = [
     "STAFF_TOKENS",
     "LEET",
     "SEPARATORS",
-    "HOMOGLYPHS",
+    "CONFUSABLES",
+    "BLANKS",
+    "SKELETON_MIN",
+    "CLEAN_SKELETONS",
     "ADDRESS_WORDS",
     "ADDRESS_ABBREVIATIONS",
     "CONTACT_SOLICITATION",
@@ -119,20 +125,46 @@ STAFF_TOKENS: tuple[str, ...] = ("mod", "gm", "resmi", "ekip", "team", "root", "
 
 # ------------------------------------------------------------------ letter tricks
 
-# Characters that stand for a letter. '*' may also hide any letter but the first.
+# Characters that stand for a letter. '*' may also hide any letter but the first. (A capital I
+# among small letters is read as an l, "saIak", and a small l among capitals as an I, by moderation.)
 LEET: dict[str, str] = {
     "a": "@4^", "b": "8", "c": "(<", "e": "3€&", "g": "96", "i": "1!|", "l": "1|",
     "o": "0°ø", "s": "5$§", "t": "7+", "u": "vµ", "k": "q", "z": "2",
 }
-# What may stand between the letters of one word: "s.i.k.t.i.r", "a-m-k", "f_u_c_k".
-SEPARATORS = ".,-_~'\"`´:;/\\=#?·•"
+# What may stand between the letters of one word: "s.i.k.t.i.r", "a-m-k", "f_u_c_k". (Any other
+# punctuation between single letters, "a+m+k", "s(a)l(a)k", "s|a|l|a|k", is read by moderation.)
+SEPARATORS = ".,-_~'\"`´:;/\\=#?·•)]}>[{%"
 
-# Letters of other scripts that look like Latin ones (Cyrillic, Greek).
-HOMOGLYPHS: dict[str, str] = {
-    "а": "a", "в": "b", "е": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c",
-    "т": "t", "у": "y", "х": "x", "і": "i", "ј": "j", "ѕ": "s", "ԛ": "q", "ԁ": "d", "ɡ": "g",
-    "α": "a", "ο": "o", "ι": "i", "κ": "k", "ν": "v", "τ": "t", "ρ": "p", "ε": "e",
+# Look-alikes of Latin letters in other scripts (Unicode TR39 confusables whose skeleton is a
+# Latin letter): Cyrillic, Greek, Armenian, Cherokee, Lisu, Canadian syllabics, and the letters
+# and digits that pass for l or 1. Read before lower-casing, so the case is the one they look
+# like (Cyrillic "І" looks like "I", which Turkish lower-cases to "ı"). Mathematical, full-width,
+# circled and squared letters need no entry (NFKC); negative circled and squared letters, and
+# Latin letters with a hook, a stroke or a bar and small capitals (ƒ, ł, ꜱ, ᴀ), are read from
+# their Unicode names in moderation.py.
+_LOOK_ALIKES: dict[str, str] = {
+    "A": "АΑᎪꓮᗩ", "a": "аɑα", "B": "ВΒᏴꓐᗷ", "b": "Ььв", "C": "СᏟꓚᑕ", "c": "сς", "D": "Ꭰꓓᗪ",
+    "d": "ԁꓒ", "E": "ЕΕᎬꓰᗴ", "e": "еєε", "F": "ꓝᖴϜ", "G": "ԌᏀꓖ", "g": "ɡց", "H": "НΗᎻꓧᕼ",
+    "h": "һհн", "I": "ІΙӀꓲ", "i": "іɩι", "J": "ЈᎫꓙᒍ", "j": "јϳյ", "K": "КΚᏦꓗ", "k": "κк",
+    "L": "ᏞꓡᒪԼ", "l": "ӏǀƖוןا", "M": "МΜᎷꓟᗰ", "m": "м", "N": "ΝꓠᑎͶ", "n": "ոռпηπ",
+    "O": "ОΟՕꓳ", "o": "оοσօ", "P": "РΡᏢꓑᑭ", "p": "рρ", "Q": "Ԛ", "q": "ԛզգ", "R": "Ꭱꓣᖇ",
+    "r": "гᴦ", "S": "ЅՏᏚꓢᔕ", "s": "ѕ", "T": "ТΤᎢꓔ", "t": "τт", "U": "Սꓴᑌ", "u": "սμυ",
+    "V": "ѴᏙꓦᐯ", "v": "νѵ", "W": "ԜᏔꓪᗯ", "w": "ԝѡաω", "X": "ХΧꓫ", "x": "хχ", "Y": "ҮΥꓬ",
+    "y": "уүγ", "Z": "ΖᏃꓜᘔ", "|": "∣│",
+    "0": "٠۰", "1": "١۱", "2": "٢۲", "3": "Зз٣۳", "4": "٤۴", "5": "٥۵", "6": "٦۶", "7": "٧۷",
+    "8": "٨۸", "9": "٩۹",
 }
+CONFUSABLES: dict[str, str] = {c: latin for latin, chars in _LOOK_ALIKES.items() for c in chars}
+
+# Characters that show as a blank but are no space to Python ("s⠀a⠀l⠀a⠀k", braille blank, Hangul
+# fillers) and the narrow spaces: a message is read both with them as spaces and without them.
+# (Zero-width and format characters, variation selectors and combining decorations are dropped.)
+BLANKS = "\u2800\u3164\u115f\u1160\uffa0\U0001d159\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f"
+
+# Vowel-less spellings ("şrfsz" for "şerefsiz") are read by the words' consonants, for listed
+# words with at least this many (after repeats are merged), except these clean abbreviations.
+SKELETON_MIN = 4
+CLEAN_SKELETONS: frozenset[str] = frozenset({"sklr", "twts", "crtn"})  # sıkılır, tweets, certain
 
 # ------------------------------------------------------------------ kişisel bilgi (personal information)
 

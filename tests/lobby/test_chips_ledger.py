@@ -18,7 +18,7 @@ from services.lobby.store import BANK, InsufficientChips, LobbyStore, TableRow, 
 
 RESET = """
 TRUNCATE lobby_entries, lobby_transactions, lobby_seats, lobby_tables, lobby_messages, lobby_mutes,
-         lobby_reports, lobby_device_bans, lobby_accounts, lobby_players CASCADE;
+         lobby_reports, lobby_device_bans, lobby_quotas, lobby_accounts, lobby_players CASCADE;
 INSERT INTO lobby_accounts (account, may_go_negative) VALUES ('bank', true), ('house', false);
 """
 

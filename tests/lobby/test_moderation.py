@@ -5,7 +5,11 @@ Turkish sentences it must let through (words that merely contain a bad substring
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from services.lobby import moderation
+from services.lobby import wordlists as W
 from services.lobby.moderation import NameRejected, check_display_name, check_message, name_key
 
 # ------------------------------------------------------------------ must be stopped
@@ -259,3 +263,330 @@ def test_names_that_read_the_same_share_a_key() -> None:
 
 def test_spaces_are_collapsed_in_a_name() -> None:
     assert check_display_name("  Ali   Veli ") == "Ali Veli"
+
+
+# ------------------------------------------------------------------ issue 15 item 12: obfuscation
+
+
+def _reason(text: str) -> str | None:
+    got = check_message(text)
+    return got.reason if got else None
+
+
+BLANK_LIKE = [
+    "\u2800",  # braille pattern blank
+    "\u3164",  # Hangul filler
+    "\u115f",  # Hangul choseong filler
+    "\u1160",  # Hangul jungseong filler
+    "\uffa0",  # half-width Hangul filler
+    "\u2009",  # thin space
+    "\u200a",  # hair space
+]
+INVISIBLE = [
+    "\u202e",  # right-to-left override
+    "\u180e",  # Mongolian vowel separator
+    *(chr(c) for c in range(0x200B, 0x2010)),  # zero-width space, joiners, LRM, RLM
+    *(chr(c) for c in range(0x2060, 0x2065)),  # word joiner, invisible operators
+    "\ufeff",  # zero-width no-break space
+    "\u00ad",  # soft hyphen
+    "\u034f",  # combining grapheme joiner
+    "\ufe0f",  # variation selector 16
+    "\U000e0100",  # variation selector 17
+    "\U000e0041",  # tag letter
+    "\u0336",  # combining long stroke overlay (s̶a̶l̶a̶k̶)
+    "\u20dd",  # combining enclosing circle
+]
+
+
+@pytest.mark.parametrize("char", BLANK_LIKE + INVISIBLE, ids=lambda c: f"U+{ord(c):04X}")
+def test_15_12_invisible_format_and_blank_characters_between_letters_are_read_through(char: str) -> None:
+    assert _reason(char.join("salak")) == "INSULT"
+    assert _reason(char.join("siktir") + " git") == "PROFANITY"
+    assert _reason("ş" + char + "erefsiz") == "INSULT"
+
+
+@pytest.mark.parametrize("char", BLANK_LIKE, ids=lambda c: f"U+{ord(c):04X}")
+def test_15_12_a_blank_is_also_read_as_the_space_it_shows(char: str) -> None:
+    assert _reason(f"sen{char}salak{char}mısın") == "INSULT"
+    assert _reason(f"hadi{char}amk") == "PROFANITY"
+
+
+def test_15_12_a_right_to_left_override_is_read_as_it_is_shown() -> None:
+    assert _reason("\u202ekalas") == "INSULT"  # shows as "salak"
+    assert _reason("bak \u202eqma\u202c işte") == "PROFANITY"  # shows as "bak amq işte"
+
+
+@pytest.mark.parametrize("text", ["saIak", "sa1ak", "sa|ak", "s|a|l|a|k", "AptaI", "dingiI", "sen saIaksın"])
+def test_15_12_capital_i_one_and_bar_stand_for_l(text: str) -> None:
+    assert _reason(text) == "INSULT"
+
+
+def test_15_12_a_small_l_among_capitals_stands_for_i() -> None:
+    assert _reason("SlKTlR GlT") == "PROFANITY"
+    assert check_message("Işık, Irmak, Ilgın, ıslak, I am ok, Islak Kek") is None  # a real I is an I
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("a+m+k", "PROFANITY"),
+        ("s|a|l|a|k", "INSULT"),
+        ("s(a)l(a)k", "INSULT"),
+        ("s*a*l*a*k", "INSULT"),
+        ("o^r^o^s^p^u", "PROFANITY"),
+        ("f&u&c&k", "PROFANITY"),
+        ("$|a|l|a|k", "INSULT"),
+        ("s | a | l | a | k", "INSULT"),
+        ("s)a]l}a>k", "INSULT"),
+        ("s a lak", "INSULT"),
+    ],
+)
+def test_15_12_punctuation_between_every_letter_is_a_separator(text: str, reason: str) -> None:
+    assert _reason(text) == reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "0 5 3 2 1 2 3 4 5 6 7",
+        "0-5-3-2-1-2-3-4-5-6-7",
+        "0_5_3_2_1_2_3_4_5_6_7",
+        "5 3 2 1 2 3 4 5 6 7",
+        "0\u28005\u28003\u28002\u28001\u28002\u28003\u28004\u28005\u28006\u28007",
+        "0 2 1 2 5 5 5 1 2 3 4",  # a landline
+        "0532 l23 45 67",  # an l for a one
+        "❶❺❸❷ 123 45 67",  # negative circled digits
+        "٠٥٣٢ ١٢٣ ٤٥ ٦٧",  # Arabic-Indic digits
+    ],
+)
+def test_15_12_a_phone_number_with_spaced_or_disguised_digits_is_personal_information(text: str) -> None:
+    assert _reason(text) == "PERSONAL_INFO"
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("օrospu", "PROFANITY"),  # Armenian o
+        ("ꜱalak", "INSULT"),  # Latin small capital S
+        ("ꜱᴀʟᴀᴋ", "INSULT"),  # small capitals
+        ("ƒuck", "PROFANITY"),  # f with hook
+        ("fμck", "PROFANITY"),  # Greek mu
+        ("fµck", "PROFANITY"),  # micro sign
+        ("ѕаlаk", "INSULT"),  # Cyrillic
+        ("ΑΗΜΑΚ", "INSULT"),  # Greek capitals
+        ("ᏚᎪᏞᎪᏦ", "INSULT"),  # Cherokee
+        ("ꓢꓮꓡꓮꓗ", "INSULT"),  # Lisu
+        ("ᔕᗩᒪᗩK", "INSULT"),  # Canadian syllabics
+        ("ӧrospu", "PROFANITY"),  # an accented Cyrillic o
+        ("şеrеfѕіz", "INSULT"),
+        ("pezevеnk", "PROFANITY"),
+        ("łoser", "INSULT"),  # l with stroke
+        ("𝐬𝐚𝐥𝐚𝐤", "INSULT"),  # mathematical bold (NFKC)
+    ],
+)
+def test_15_12_look_alike_letters_of_other_scripts_are_read_as_latin(text: str, reason: str) -> None:
+    assert _reason(text) == reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["🅢🅐🅛🅐🅚", "🆂🅰🅻🅰🅺", "🇸🇦🇱🇦🇰", "⒮⒜⒧⒜⒦", "🄢🄐🄛🄐🄚", "Ⓢⓐⓛⓐⓚ", "🅂🄰🄻🄰🄺"],
+)
+def test_15_12_enclosed_letters_are_read_as_letters(text: str) -> None:
+    assert _reason(text) == "INSULT"
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("salak123", "INSULT"),
+        ("aptal1", "INSULT"),
+        ("123salak", "INSULT"),
+        ("amk123", "PROFANITY"),
+        ("s4l4k99", "INSULT"),
+    ],
+)
+def test_15_12_digits_glued_to_a_word_do_not_hide_it(text: str, reason: str) -> None:
+    assert _reason(text) == reason
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("şrfsz", "INSULT"),
+        ("SRFSZ", "INSULT"),
+        ("şrfszlr", "INSULT"),
+        ("sktr git", "PROFANITY"),
+        ("skym", "PROFANITY"),
+        ("pzvnk", "PROFANITY"),
+        ("grzkl", "INSULT"),
+        ("s r f s z", "INSULT"),
+    ],
+)
+def test_15_12_vowel_less_spellings_are_read_by_their_consonants(text: str, reason: str) -> None:
+    assert _reason(text) == reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["slm", "mrb arkadaşlar", "tmm tşk", "nbr knk", "grşrz yrn", "hdi bkl", "tbrkler gg", "hşçkl", "kzndm", "sektör"],
+)
+def test_15_12_vowel_less_abbreviations_and_words_with_the_same_consonants_pass(text: str) -> None:
+    assert check_message(text) is None
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["Adrnin", "AdrnIn", "Aclmin", "Rnoderator", "Yonetlcl", "Offlcial", "Destek Tearn", "Sisternci", "Ali_Rnod"],
+)
+def test_15_12_names_passing_for_staff_with_look_alike_letters_are_refused(name: str) -> None:
+    with pytest.raises(NameRejected) as err:
+        check_display_name(name)
+    assert err.value.reason == "INVALID_NAME" and "taklit" in err.value.message
+
+
+@pytest.mark.parametrize("name", ["Srfsz", "Salak123", "SaIak", "Sktr"])
+def test_15_12_obfuscated_bad_names_are_refused(name: str) -> None:
+    with pytest.raises(NameRejected) as err:
+        check_display_name(name)
+    assert err.value.reason == "INVALID_NAME"
+
+
+@pytest.mark.parametrize("name", ["Ernur", "Berna", "Clara", "Declan", "Modern", "Arnold", "Kornea", "Leyla", "Ilgın"])
+def test_15_12_ordinary_names_with_rn_cl_or_l_still_pass(name: str) -> None:
+    assert check_display_name(name) == name
+
+
+# ------------------------------------------------------------------ properties
+
+
+def _look_alikes() -> dict[str, list[str]]:
+    """For each Latin letter, the characters the filter reads as that letter (other scripts,
+    small capitals, enclosed letters): the table's look-alikes, found through ``turkish_lower``.
+    A look-alike of capital I stands for nothing: Turkish reads it as ı (``SIK`` is "often")."""
+    out: dict[str, list[str]] = {}
+    for c in sorted({*W.CONFUSABLES, *map(chr, moderation._CONFUSE), *map(chr, moderation._ENCLOSED)}):
+        read = moderation.turkish_lower(c)
+        if len(read) == 1 and "a" <= read <= "z":
+            out.setdefault(read, []).append(c)
+    return out
+
+
+LOOK_ALIKES = _look_alikes()
+LISTED = sorted(
+    {
+        (w, reason)
+        for words, reason in (
+            (W.PROFANITY_WORD, "PROFANITY"),
+            (W.PROFANITY_STEM, "PROFANITY"),
+            (W.PROFANITY_INFIX, "PROFANITY"),
+            (W.INSULT_WORD, "INSULT"),
+            (W.INSULT_STEM, "INSULT"),
+        )
+        for w in words
+        if " " not in w
+    }
+)
+ZERO_WIDTH = [c for c in INVISIBLE if c != "\u202e"]  # an override reverses what follows: it is not hidden
+HIDDEN = BLANK_LIKE + ZERO_WIDTH
+BETWEEN_EVERY_LETTER = [" ", *W.SEPARATORS, "+", "|", "(", "*", "^", "&"]
+
+
+@st.composite
+def obfuscated(draw: st.DrawFn) -> tuple[str, str, str]:
+    word, reason = draw(st.sampled_from(LISTED))
+    letters = []
+    for c in word:
+        how = draw(st.sampled_from(["keep", "upper", "look-alike"]))
+        if how == "upper":
+            c = "İ" if c == "i" else c.upper()
+        elif how == "look-alike" and c in LOOK_ALIKES:
+            c = draw(st.sampled_from(LOOK_ALIKES[c]))
+        letters.append(c)
+    if len(word) >= 3 and draw(st.booleans()):
+        letters += list(draw(st.text("0123456789", min_size=1, max_size=4)))
+    sep = draw(st.sampled_from(["", "", "random", *BETWEEN_EVERY_LETTER]))
+    if sep == "random":  # listed separators between some of the letters
+        text = letters[0] + "".join(draw(st.sampled_from(["", "", *W.SEPARATORS])) + c for c in letters[1:])
+    else:
+        text = sep.join(letters)
+    chars = list(text)
+    for _ in range(draw(st.integers(0, 6))):
+        chars.insert(draw(st.integers(0, len(chars))), draw(st.sampled_from(HIDDEN)))
+    return "".join(chars), reason, word
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(obfuscated())
+def test_15_12_property_obfuscated_listed_words_are_always_refused(case: tuple[str, str, str]) -> None:
+    """Refused, as profanity or an insult: the reason may be the other list's when the disguise
+    also reads as one of its words (``s^i^k``: ``^`` is an a, ``i`` an l: "salak")."""
+    text, _reason_listed, word = case
+    got = check_message(text)
+    assert got is not None, (word, text)
+    assert got.reason in ("PROFANITY", "INSULT"), (word, text, got.reason)
+
+
+CLEAN_CHAT = [
+    "Bu el eksiktir, bir taş daha lazım",
+    "Çok sıkıldım, bir el daha?",
+    "Sık sık buraya gelirim",
+    "Sektörde işler yoğun, akşam oynarım",
+    "Salı günü yine buradayız",
+    "Salatalık turşusu aldım",
+    "Şerefine, iyi oyundu",
+    "Şikayet ettim ama cevap gelmedi",
+    "Yararlı bir oyundu, teşekkürler",
+    "Ambulans geçti, bir dakika bekleyin",
+    "Amatör oyuncuyum daha, kusura bakmayın",
+    "Boks maçı var bu akşam",
+    "Piknikteyiz, telefondan oynuyorum",
+    "Götürdü bütün puanları",
+    "I got it, thanks",
+    "Amsterdam'dan selamlar",
+    "Kahvaltıdan sonra gelirim",
+    "Tasarruf yapmak lazım",
+    "Ahmet abi çok iyi oynuyor",
+    "Salonda herkes misafir",
+    "Sallama abi, hadi at taşı",
+    "Okey kimde kaldı acaba",
+    "Gösterge yedi kırmızı",
+    "İyi oyunlar herkese, kolay gelsin",
+    "SIK SIK gelirim buraya",
+    "IŞIK GİTTİ, GERİ GELDİM",
+    "Scunthorpe United maçı",
+    "Hitchcock filmi izledim",
+    "Dingin bir akşam, çay içiyoruz",
+    "Kancalı iğne gibi takıldım",
+    "Yavaş oyna biraz",
+    "Malzeme eksik kaldı",
+    "Namaz vakti, birazdan gelirim",
+    "Sikke koleksiyonu yapıyorum",
+    "Şike yok bu masada",
+    "Slm arkadaşlar nbr",
+    "tmm tşk gg",
+    "Kodumuz çalışıyor, tamam",
+    "Seksen puan oldu, sekiz kırmızı yok mu",
+    "Bence bu el senin, helal olsun",
+    "class, passport, assist",
+    "Geri dön, el bitmedi",
+]
+
+
+@st.composite
+def with_hidden_characters(draw: st.DrawFn) -> str:
+    chars = list(draw(st.sampled_from(CLEAN_CHAT)))
+    for _ in range(draw(st.integers(1, 8))):
+        chars.insert(draw(st.integers(0, len(chars))), draw(st.sampled_from(ZERO_WIDTH)))
+    return "".join(chars)
+
+
+@pytest.mark.parametrize("text", CLEAN_CHAT)
+def test_15_12_clean_chat_near_the_bad_words_passes(text: str) -> None:
+    assert check_message(text) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(with_hidden_characters())
+def test_15_12_property_clean_chat_with_hidden_characters_still_passes(text: str) -> None:
+    assert check_message(text) is None, text
