@@ -1,8 +1,13 @@
 """Signed bearer tokens: ``v1.<payload>.<signature>``, HMAC-SHA256 over the payload.
 
 The payload is base64url JSON ``{"sub": player or service id, "role": "player" | "service" |
-"admin", "exp": unix seconds, "dev": optional device id}``. Every service that accepts tokens
-is given the same secret (``OKEY_TOKEN_SECRET``)."""
+"admin", "exp": unix seconds, "iat": issued at (unix seconds, to the millisecond), "dev":
+optional device id}``. Every service that accepts tokens is given the same secret
+(``OKEY_TOKEN_SECRET``).
+
+Revocation: the lobby revokes a player's tokens when they sign out or are banned (every token
+issued before that moment); every service that checks tokens follows those revocations
+(``okeyplatform.revocations``) into this process's table, which ``verify_token`` consults."""
 
 from __future__ import annotations
 
@@ -26,6 +31,8 @@ __all__ = [
     "client_address_from_metadata",
     "CLIENT_ADDRESS_KEY",
     "ROLES",
+    "revoke",
+    "revoked_before",
 ]
 
 ROLES = ("player", "service", "admin")
@@ -46,6 +53,7 @@ class Identity:
     role: str
     device: str = ""
     expires_at: int = field(default=0, compare=False, repr=False)  # the token's exp (unix seconds)
+    issued_at: float = field(default=0.0, compare=False, repr=False)  # its iat: revocations cut by it
 
     @property
     def is_service(self) -> bool:
@@ -77,7 +85,8 @@ def issue_token(
         raise ValueError(f"role must be one of {ROLES}")
     if not subject:
         raise ValueError("a token needs a subject")
-    payload = {"sub": subject, "role": role, "exp": int(time.time()) + ttl_s}
+    now = time.time()
+    payload: dict[str, object] = {"sub": subject, "role": role, "exp": int(now) + ttl_s, "iat": round(now, 3)}
     if device:
         payload["dev"] = device
     body = _b64(json.dumps(payload, separators=(",", ":")).encode("utf-8"))
@@ -111,8 +120,33 @@ def verify_token(token: str, secret: bytes | None = None, now: float | None = No
     sub, role = payload.get("sub"), payload.get("role")
     if not isinstance(sub, str) or not sub or role not in ROLES:
         raise TokenError("token payload lacks a subject or a valid role")
+    iat = payload.get("iat", 0)
+    issued = float(iat) if isinstance(iat, int | float) and not isinstance(iat, bool) else 0.0
+    _not_revoked(sub, issued)
     dev = payload.get("dev", "")
-    return Identity(sub, str(role), dev if isinstance(dev, str) else "", exp)
+    return Identity(sub, str(role), dev if isinstance(dev, str) else "", exp, issued)
+
+
+# subject -> every token of it issued before this moment (unix seconds) is refused
+_REVOKED: dict[str, float] = {}
+
+
+def revoke(subject: str, before: float) -> None:
+    """Refuse every token of ``subject`` issued before ``before`` (a sign-out, a ban). Later
+    revocations only move the moment forward."""
+    if before > _REVOKED.get(subject, 0.0):
+        _REVOKED[subject] = before
+
+
+def revoked_before(subject: str) -> float:
+    """The moment before which ``subject``'s tokens are refused (0: none is)."""
+    return _REVOKED.get(subject, 0.0)
+
+
+def _not_revoked(subject: str, issued_at: float) -> None:
+    cut = _REVOKED.get(subject)
+    if cut is not None and issued_at < cut:
+        raise TokenError("token was revoked (signed out, or banned): sign in again")
 
 
 _VERIFIED: dict[tuple[str, bytes | None], tuple[Identity, float]] = {}
@@ -134,6 +168,7 @@ def identity_from_metadata(metadata: Iterable[tuple[str, str | bytes]] | None, s
     now = time.time()
     hit = _VERIFIED.get(key)
     if hit is not None and hit[1] > now:
+        _not_revoked(hit[0].subject, hit[0].issued_at)  # a revocation is honoured at once, cache or not
         return hit[0]
     identity = verify_token(token, secret)
     if len(_VERIFIED) > 50_000:

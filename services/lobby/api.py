@@ -170,6 +170,13 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):
 
         return await self._call(context, body)
 
+    async def SignOut(self, request: pb.SignOutRequest, context: Any) -> pb.SignOutResponse:
+        async def body(who: Identity) -> pb.SignOutResponse:
+            await self.app.sign_out(who)
+            return pb.SignOutResponse()
+
+        return await self._call(context, body)
+
     async def ClaimDailyChips(self, request: pb.ClaimDailyChipsRequest, context: Any) -> pb.ClaimDailyChipsResponse:
         async def body(who: Identity) -> pb.ClaimDailyChipsResponse:
             address = client_address_from_metadata(context.invocation_metadata())

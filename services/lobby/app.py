@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, timezone
 from typing import Protocol
 
 from okeycore.options import OptionsError, TableOptions
-from okeyplatform.auth import Identity, issue_token
+from okeyplatform.auth import Identity, issue_token, revoke
 from okeyplatform.logs import get_logger
 
 from . import moderation
@@ -191,7 +191,35 @@ class LobbyApp:
         self.clock = clock
         self.limits = limits
         self.token_secret = token_secret
+        # Called after a revocation is committed (the service publishes it to every service).
+        self.on_revoked: Callable[[str, float], Awaitable[None]] | None = None
         self.log = get_logger(component="lobby-app")
+
+    # ------------------------------------------------------------ revoking tokens
+
+    async def _revoke(self, tx: Tx, player_id: str, now: datetime) -> float:
+        """Every token of the player issued until now is refused from here on, by every service."""
+        await tx.revoke(player_id, now, now + timedelta(seconds=self.limits.token_ttl_s))
+        return now.timestamp()
+
+    async def _revoked(self, player_id: str, before: float) -> None:
+        revoke(player_id, before)  # this process at once
+        if self.on_revoked is not None:
+            await self.on_revoked(player_id, before)
+        self.log.info("tokens_revoked", player_id=player_id)
+
+    async def revocations(self) -> list[tuple[str, float]]:
+        """Every revocation in force: what a starting service asks for."""
+        async with self.store.unit() as tx:
+            rows = await tx.revocations(self.clock())
+        return [(p, nb.timestamp()) for p, nb in rows]
+
+    async def sign_out(self, who: Identity) -> None:
+        """Sign out everywhere: every token of the player issued so far is refused by every
+        service within seconds (the lobby publishes the revocation)."""
+        async with self.store.unit() as tx:
+            before = await self._revoke(tx, who.subject, self.clock())
+        await self._revoked(who.subject, before)
 
     # ------------------------------------------------------------ players and chips
 
@@ -838,6 +866,7 @@ class LobbyApp:
             elif action == "BAN":
                 until = now + timedelta(minutes=minutes) if minutes else FOREVER
                 await tx.sanction(report.player_id, banned_until=until)
+                revoked = await self._revoke(tx, report.player_id, now)  # at every service, not only here
                 player = await tx.player(report.player_id)
                 if player is not None and player.device_id:
                     await tx.ban_device(player.device_id, until)
@@ -846,6 +875,8 @@ class LobbyApp:
                     if table is not None and table.status == WAITING:
                         await self._unseat_waiting(tx, table, await tx.seats(table_id), report.player_id, now)
             await tx.resolve_report(report_id, action, minutes, note.strip()[:500], who.subject, now)
+        if action == "BAN":
+            await self._revoked(report.player_id, revoked)
         self.log.info("report_resolved", report_id=report_id, action=action, minutes=minutes)
         for r in await self.reports(who, True, 200):
             if r[0].report_id == report_id:

@@ -15,10 +15,11 @@ import grpc
 from okey.v1 import lobby_service_pb2_grpc as pb_grpc
 from okeycore.options import TableOptions
 from okeyplatform import aioloop
-from okeyplatform.auth import issue_token
+from okeyplatform.auth import issue_token, revoke
 from okeyplatform.client import TableClient
 from okeyplatform.grpcserver import build_server, error_reason, mark_not_serving, mark_serving
 from okeyplatform.logs import configure_logging, get_logger
+from okeyplatform.revocations import RevocationPublisher
 
 from .api import SERVICE_NAME, LobbyServicer
 from .app import Limits, LobbyApp, StartFailed
@@ -96,6 +97,7 @@ class LobbyService:
     _server: Any = None
     _health: Any = None
     _stop: asyncio.Event = field(default_factory=asyncio.Event)
+    _revocations: RevocationPublisher | None = None
 
     async def start(self) -> None:
         self.store = await LobbyStore.connect(self.database_url, min_size=2, max_size=10)
@@ -103,6 +105,12 @@ class LobbyService:
         limits = limits_from_env(os.environ)
         self.app = LobbyApp(self.store, self._starter, token_secret=self.token_secret, limits=limits)
         self.consumer = MatchConsumer(self.app, self.nats_url, durable=self.durable)
+        # Sign-outs and bans reach every service (issue 15.11); this process knows them at once.
+        for subject, before in await self.app.revocations():
+            revoke(subject, before)
+        self._revocations = RevocationPublisher(self.nats_url, self.app.revocations)
+        self._revocations.start()
+        self.app.on_revoked = self._revocations.publish
         server, health, port = build_server(
             [(pb_grpc.add_LobbyServiceServicer_to_server, LobbyServicer(self.app, self.token_secret), SERVICE_NAME)],
             self.address,
@@ -148,6 +156,8 @@ class LobbyService:
                 await asyncio.wait_for(t, timeout=grace_s)
             except (TimeoutError, asyncio.CancelledError, Exception):
                 t.cancel()
+        if self._revocations is not None:
+            await self._revocations.stop()
         if self._starter:
             await self._starter.close()
         if self.store:

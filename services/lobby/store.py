@@ -183,6 +183,19 @@ MIGRATIONS: list[tuple[int, str]] = [
         CREATE INDEX lobby_quotas_day ON lobby_quotas (day);
         """,
     ),
+    (
+        4,
+        # Token revocations (issue 15.11): every token of the player issued before not_before is
+        # refused, by every service; kept until the longest-lived such token has expired.
+        """
+        CREATE TABLE lobby_revocations (
+            player_id  TEXT PRIMARY KEY,
+            not_before TIMESTAMPTZ NOT NULL,
+            expires_at TIMESTAMPTZ NOT NULL
+        );
+        CREATE INDEX lobby_revocations_expires ON lobby_revocations (expires_at);
+        """,
+    ),
 ]
 
 
@@ -390,6 +403,23 @@ class Tx:
             "SELECT banned_until FROM lobby_device_bans WHERE device_id = $1", device_id
         )
         return value
+
+    async def revoke(self, player_id: str, not_before: datetime, expires_at: datetime) -> None:
+        """Refuse the player's tokens issued before ``not_before`` (until ``expires_at``)."""
+        await self.conn.execute(
+            "INSERT INTO lobby_revocations (player_id, not_before, expires_at) VALUES ($1, $2, $3) "
+            "ON CONFLICT (player_id) DO UPDATE SET not_before = GREATEST(lobby_revocations.not_before, "
+            "EXCLUDED.not_before), expires_at = GREATEST(lobby_revocations.expires_at, EXCLUDED.expires_at)",
+            player_id,
+            not_before,
+            expires_at,
+        )
+
+    async def revocations(self, now: datetime) -> list[tuple[str, datetime]]:
+        """Every revocation still in force (a token it refuses may not have expired yet)."""
+        await self.conn.execute("DELETE FROM lobby_revocations WHERE expires_at <= $1", now)
+        rows = await self.conn.fetch("SELECT player_id, not_before FROM lobby_revocations WHERE expires_at > $1", now)
+        return [(r["player_id"], r["not_before"]) for r in rows]
 
     async def sanction(
         self,

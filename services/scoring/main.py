@@ -18,6 +18,7 @@ from okeyplatform.eventstore import PostgresEventStore
 from okeyplatform.grpcserver import build_server, mark_not_serving, mark_serving
 from okeyplatform.logs import configure_logging, get_logger
 from okeyplatform.relay import TABLE_STREAM, public_envelope
+from okeyplatform.revocations import RevocationFollower
 
 from .api import SERVICE_NAME, ScoringServicer
 from .app import Item, ScoringApp
@@ -48,6 +49,7 @@ class ScoringService:
     store: ScoringStore | None = None
     app: ScoringApp | None = None
     projector: Projector | None = None
+    revocations: RevocationFollower | None = None
     port: int = 0
     failed: asyncio.Event = field(default_factory=asyncio.Event)
     _task: asyncio.Task[None] | None = None
@@ -70,6 +72,8 @@ class ScoringService:
             [(pb_grpc.add_ScoringServiceServicer_to_server, ScoringServicer(self.app), SERVICE_NAME)], self.address
         )
         self._server, self._health, self.port = server, health, port
+        self.revocations = RevocationFollower(self.nats_url)  # sign-outs and bans [issue 15.11]
+        self.revocations.start()
         await server.start()
         await mark_serving(health, [SERVICE_NAME])
         self.projector.on_parked = self._on_parked
@@ -130,6 +134,8 @@ class ScoringService:
                 self._task.cancel()
         if self._server is not None:
             await self._server.stop(grace_s)
+        if self.revocations is not None:
+            await self.revocations.stop()
         if self.store is not None:
             await self.store.close()
         if self._events is not None:

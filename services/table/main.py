@@ -15,6 +15,7 @@ from okeyplatform.eventstore import PostgresEventStore
 from okeyplatform.grpcserver import build_server, mark_not_serving, mark_serving
 from okeyplatform.logs import configure_logging, get_logger
 from okeyplatform.relay import Relay, public_envelope
+from okeyplatform.revocations import RevocationFollower
 
 from .api import SERVICE_NAME, TableServicer
 from .app import TableApp
@@ -36,6 +37,7 @@ class TableService:
     grace_ms: int = 3000
     store: PostgresEventStore | None = None
     app: TableApp | None = None
+    revocations: RevocationFollower | None = None
     port: int = 0
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
     _server: Any = None
@@ -71,6 +73,8 @@ class TableService:
             reuse_port=self.reuse_port,
         )
         self._server, self._health, self.port = server, health, port
+        self.revocations = RevocationFollower(self.nats_url)  # sign-outs and bans [issue 15.11]
+        self.revocations.start()
         await server.start()
         await mark_serving(health, [SERVICE_NAME])
         self._tasks = [
@@ -96,6 +100,8 @@ class TableService:
                 await asyncio.wait_for(t, timeout=grace_s)
             except (TimeoutError, asyncio.CancelledError, Exception):
                 t.cancel()
+        if self.revocations is not None:
+            await self.revocations.stop()
         if self.store:
             await self.store.close()
 

@@ -17,6 +17,7 @@ import base64
 import json
 import os
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import quote
@@ -100,6 +101,8 @@ def token_pool(edge: Edge, rpc: Rpc) -> st.SearchStrategy[tuple[str, str | None]
     valid: list[tuple[str, str | None]] = [("mallory", edge.mallory.token), ("unknown-player", issue_token("p-nobody"))]
     if rpc.service == "okey.v1.TableService":
         valid += [(f"seat-{edge.victims.index(p)}", p.token) for p in edge.waiting_players()]
+    if rpc.name == "SignOut":  # signing out is a change, but only to the caller: a throwaway caller
+        valid = [("throwaway", issue_token(f"p-throwaway-{uuid.uuid4().hex[:8]}"))]
     bad: list[tuple[str, str | None]] = [("none", None), *bad_tokens(edge.victims[0].player_id).items()]
     return st.one_of(st.sampled_from(valid), st.sampled_from(valid), st.sampled_from(valid), st.sampled_from(bad))
 

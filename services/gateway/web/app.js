@@ -1753,7 +1753,11 @@
     for (const b of $$(".lang button")) b.addEventListener("click", () => setLang(b.dataset.lang));
     $("#signin-form").addEventListener("submit", signIn);
     $("#token-form").addEventListener("submit", signInWithToken);
-    $("#sign-out").addEventListener("click", () => signOut());
+    $("#sign-out").addEventListener("click", async () => {
+      // Revoke the token at every service (not only forget it here); a failure is no reason to stay signed in.
+      if (S.token && !S.lobbyDown) { try { await api("LobbyService", "SignOut", {}); } catch { /* signed out anyway */ } }
+      signOut();
+    });
     $("#lobby-refresh").addEventListener("click", refreshLobby);
     $("#include-playing").addEventListener("change", refreshLobby);
     $("#create-game").addEventListener("change", renderCreateOptions);

@@ -128,6 +128,14 @@ class GetPlayerResponse(_message.Message):
     player: PlayerProfile
     def __init__(self, player: _Optional[_Union[PlayerProfile, _Mapping]] = ...) -> None: ...
 
+class SignOutRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class SignOutResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
 class ClaimDailyChipsRequest(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...

@@ -58,6 +58,11 @@ class LobbyServiceStub:
                 request_serializer=okey_dot_v1_dot_lobby__service__pb2.SignInGuestRequest.SerializeToString,
                 response_deserializer=okey_dot_v1_dot_lobby__service__pb2.SignInGuestResponse.FromString,
                 _registered_method=True)
+        self.SignOut = channel.unary_unary(
+                '/okey.v1.LobbyService/SignOut',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.SignOutRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.SignOutResponse.FromString,
+                _registered_method=True)
         self.GetPlayer = channel.unary_unary(
                 '/okey.v1.LobbyService/GetPlayer',
                 request_serializer=okey_dot_v1_dot_lobby__service__pb2.GetPlayerRequest.SerializeToString,
@@ -169,6 +174,14 @@ class LobbyServiceServicer:
 
     def SignInGuest(self, request, context):
         """A guest account with a unique display name and the first daily chips; returns its token.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SignOut(self, request, context):
+        """Sign out everywhere: every token of the caller issued so far is refused by every service
+        within seconds (as after a ban). Sign in again for a new token.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -300,6 +313,11 @@ def add_LobbyServiceServicer_to_server(servicer, server):
                     servicer.SignInGuest,
                     request_deserializer=okey_dot_v1_dot_lobby__service__pb2.SignInGuestRequest.FromString,
                     response_serializer=okey_dot_v1_dot_lobby__service__pb2.SignInGuestResponse.SerializeToString,
+            ),
+            'SignOut': grpc.unary_unary_rpc_method_handler(
+                    servicer.SignOut,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.SignOutRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.SignOutResponse.SerializeToString,
             ),
             'GetPlayer': grpc.unary_unary_rpc_method_handler(
                     servicer.GetPlayer,
@@ -433,6 +451,33 @@ class LobbyService:
             '/okey.v1.LobbyService/SignInGuest',
             okey_dot_v1_dot_lobby__service__pb2.SignInGuestRequest.SerializeToString,
             okey_dot_v1_dot_lobby__service__pb2.SignInGuestResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SignOut(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/SignOut',
+            okey_dot_v1_dot_lobby__service__pb2.SignOutRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.SignOutResponse.FromString,
             options,
             channel_credentials,
             insecure,
