@@ -454,6 +454,18 @@ class PostgresEventStore:
             rows = await conn.fetch("SELECT DISTINCT stream_id FROM okey_events ORDER BY stream_id")
         return [r["stream_id"] for r in rows]
 
+    async def read_types(self, stream_ids: Sequence[str], types: Sequence[str]) -> list[StoredEvent]:
+        """The events of ``types`` of these streams, in each stream's order (a consumer catching
+        up from the log on what the stream may no longer hold)."""
+        async with self.pool.acquire() as conn:
+            rows = await conn.fetch(
+                f"SELECT {_COLUMNS} FROM okey_events WHERE stream_id = ANY($1::text[]) AND type = ANY($2::text[]) "
+                "ORDER BY stream_id, version",
+                list(stream_ids),
+                list(types),
+            )
+        return [_row(r) for r in rows]
+
     async def count_live_with_command(self, prefix: str) -> int:
         """Streams with a running timer (a hand in play) holding a command id that starts with
         ``prefix`` (a ``create:`` prefix: the partial index of migration 2 answers it)."""

@@ -662,6 +662,12 @@ class LobbyApp:
             await self.launch(table_id)
         return len(due)
 
+    async def playing_tables(self, started_before: datetime, limit: int = 500) -> list[TableRow]:
+        """Tables in play that started before ``started_before``, oldest first (public or not)."""
+        async with self.store.unit() as tx:
+            rows = await tx.tables((STARTING, PLAYING), None, limit, public_only=False)
+        return [t for t in rows if t.started_at is not None and t.started_at < started_before]
+
     async def settle_match(self, table_id: str, winners: Sequence[int], scores: Sequence[int] = ()) -> bool:
         """MatchEnded: the pot is split equally among the winning seats, the remainder rounded
         down and kept by the house [C-SC-9]; a share won by a bot or by a player who left

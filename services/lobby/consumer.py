@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import asyncio
 import json
+from datetime import datetime
 from typing import Any
 
 import nats
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+from okeyplatform.eventstore import PostgresEventStore
 from okeyplatform.logs import get_logger
-from okeyplatform.relay import TABLE_STREAM, bind_table_stream
+from okeyplatform.relay import TABLE_STREAM, bind_table_stream, public_envelope
 
 from .app import LobbyApp
 
-__all__ = ["MatchConsumer", "handle_event"]
+__all__ = ["MatchConsumer", "handle_event", "reconcile_from_log", "EVENT_TYPES"]
 
 _INTERESTING = (b"MatchEnded", b"HandEnded101")
 
@@ -33,6 +35,27 @@ async def handle_event(app: LobbyApp, payload: dict[str, Any]) -> bool:
     if kind == "HandEnded101" and any(event.get("chips") or ()):
         return await app.pay_hand_prize(table_id, int(event.get("hand", payload.get("hand", 0))), event["chips"])
     return False
+
+
+EVENT_TYPES = ("MatchEnded", "HandEnded101")  # what the lobby acts on
+
+
+async def reconcile_from_log(
+    app: LobbyApp, events: PostgresEventStore, started_before: datetime, limit: int = 500
+) -> int:
+    """Catch up from the PostgreSQL log on what the stream may no longer hold (its retention
+    aged it out while the lobby was away): for tables the lobby still has in play, started before
+    ``started_before``, apply their match ends and hand prizes again. Both are idempotent (a
+    match is settled once, a hand prize posted once), so this only fills what was missed.
+    Returns how many changed something."""
+    playing = [t.table_id for t in await app.playing_tables(started_before, limit)]
+    if not playing:
+        return 0
+    changed = 0
+    for e in await events.read_types(playing, EVENT_TYPES):
+        if await handle_event(app, public_envelope(e)):
+            changed += 1
+    return changed
 
 
 class MatchConsumer:

@@ -9,6 +9,7 @@ import signal
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 import grpc
@@ -17,13 +18,14 @@ from okeycore.options import TableOptions
 from okeyplatform import aioloop
 from okeyplatform.auth import issue_token, revoke
 from okeyplatform.client import TableClient
+from okeyplatform.eventstore import PostgresEventStore
 from okeyplatform.grpcserver import build_server, error_reason, mark_not_serving, mark_serving
 from okeyplatform.logs import configure_logging, get_logger
 from okeyplatform.revocations import RevocationPublisher
 
 from .api import SERVICE_NAME, LobbyServicer
 from .app import Limits, LobbyApp, StartFailed
-from .consumer import MatchConsumer
+from .consumer import MatchConsumer, reconcile_from_log
 from .store import LobbyStore
 
 __all__ = ["LobbyService", "GrpcTableStarter", "DEFAULT_ADDR", "limits_from_env"]
@@ -98,6 +100,8 @@ class LobbyService:
     _health: Any = None
     _stop: asyncio.Event = field(default_factory=asyncio.Event)
     _revocations: RevocationPublisher | None = None
+    _events: PostgresEventStore | None = None
+    reconcile_every_s: float = 60.0  # how often tables in play are checked against the log
 
     async def start(self) -> None:
         self.store = await LobbyStore.connect(self.database_url, min_size=2, max_size=10)
@@ -127,6 +131,7 @@ class LobbyService:
         assert self.app is not None
         log = get_logger(component="lobby")
         pruned_at = float("-inf")
+        reconciled_at = time.monotonic()
         while not self._stop.is_set():
             try:
                 await asyncio.wait_for(self._stop.wait(), timeout=self.retry_every_s)
@@ -142,6 +147,23 @@ class LobbyService:
                     await self.app.forget_old_quotas()
                 except Exception as exc:
                     log.warning("forget_quotas_failed", error=repr(exc))
+            if time.monotonic() - reconciled_at > self.reconcile_every_s:
+                reconciled_at = time.monotonic()
+                try:
+                    await self._reconcile()
+                except Exception as exc:
+                    log.warning("reconcile_failed", error=repr(exc))
+
+    async def _reconcile(self) -> None:
+        """Match ends and hand prizes the stream may no longer hold (aged out while the lobby was
+        away), read from the PostgreSQL log for the tables still in play [issue 15.4]."""
+        assert self.app is not None
+        if self._events is None:
+            self._events = await PostgresEventStore.connect(self.database_url, min_size=1, max_size=2)
+        since = self.app.clock() - timedelta(seconds=self.reconcile_every_s)
+        changed = await reconcile_from_log(self.app, self._events, since)
+        if changed:
+            get_logger(component="lobby").warning("reconciled_from_log", changed=changed)
 
     async def stop(self, grace_s: float = 5.0) -> None:
         if self._health is not None:
@@ -158,6 +180,8 @@ class LobbyService:
                 t.cancel()
         if self._revocations is not None:
             await self._revocations.stop()
+        if self._events is not None:
+            await self._events.close()
         if self._starter:
             await self._starter.close()
         if self.store:

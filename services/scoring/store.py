@@ -409,13 +409,17 @@ class ScoringStore:
     async def leaderboard(
         self, game: str, week: date | None, after: tuple[int, int, str] | None, limit: int
     ) -> list[LeaderRow]:
-        """Players by wins (desc), then matches (asc), then id; keyset paging after ``after``
-        = (wins, matches, player_id) of the previous page's last row."""
+        """Players with a ranked match by wins (desc), then matches (asc), then id; keyset paging
+        after ``after`` = (wins, matches, player_id) of the previous page's last row. A player
+        whose every match was practice against bots (matches = 0) is not on the board [issue 15.6]."""
         if week is None:
-            sql = "SELECT player_id, wins, matches, score_sum FROM scoring_players WHERE game = $1"
+            sql = "SELECT player_id, wins, matches, score_sum FROM scoring_players WHERE game = $1 AND matches > 0"
             args: list[Any] = [game]
         else:
-            sql = "SELECT player_id, wins, matches, score_sum FROM scoring_weekly WHERE game = $1 AND week = $2"
+            sql = (
+                "SELECT player_id, wins, matches, score_sum FROM scoring_weekly "
+                "WHERE game = $1 AND week = $2 AND matches > 0"
+            )
             args = [game, week]
         if after is not None:
             n = len(args)

@@ -360,3 +360,35 @@ async def test_a_passing_start_failure_is_retried(app: LobbyApp, guest: Guest, f
     fake_tables.fail = None
     assert await app.retry_starting(older_than=timedelta(0)) == 1
     assert (await app.table_card(a, card.table.table_id)).table.status == PLAYING
+
+
+async def test_15_4_a_match_end_the_stream_no_longer_holds_is_settled_from_the_log(
+    app: LobbyApp, guest: Guest, fresh_database_url: str, clock: Clock
+) -> None:
+    """The lobby was away longer than the stream keeps events: the MatchEnded of a table it
+    still has in play is read from the PostgreSQL log and settled (once: the live consumer's
+    later copy, or another pass, changes nothing)."""
+    from okeycore.events import MatchEnded, event_to_dict
+    from okeyplatform.eventstore import NewEvent, PostgresEventStore
+
+    from services.lobby.consumer import reconcile_from_log
+
+    players = [await guest() for _ in range(4)]
+    card, _ = await app.open_table(players[0], TableOptions(game=Game.OKEY, stake=50))
+    for p in players[1:]:
+        await app.join(p, card.table.table_id)
+    tid = card.table.table_id
+    assert (await app.table_card(players[0], tid)).table.status == PLAYING
+    events = await PostgresEventStore.connect(fresh_database_url)
+    try:
+        end = event_to_dict(MatchEnded((4, 2, 0, 1), (0,), 200, 200, 0))
+        end.pop("type")
+        await events.append(tid, 0, [NewEvent("MatchEnded", end, 3)])
+        later = clock() + timedelta(minutes=5)
+        assert await reconcile_from_log(app, events, started_before=clock() - timedelta(minutes=5)) == 0  # too young
+        assert await reconcile_from_log(app, events, started_before=later) == 1
+        assert await reconcile_from_log(app, events, started_before=later) == 0  # settled once
+    finally:
+        await events.close()
+    assert [await chips_of(app, p) for p in players] == [1150, 950, 950, 950]
+    assert (await app.table_card(players[0], tid)).table.status == FINISHED
