@@ -46,18 +46,14 @@ def apply(data: bytes) -> int:
     return n
 
 
-class RevocationFollower:
-    """Follows the lobby's revocations into this process (see the module's text)."""
+class _Background:
+    """A task of this module's: started and stopped with its service, connecting to NATS with
+    backoff while it is down."""
 
-    def __init__(self, nats_url: str, retry_s: float = 2.0, refresh_s: float = 60.0) -> None:
+    def __init__(self, nats_url: str) -> None:
         self.nats_url = nats_url
-        self.retry_s = retry_s
-        self.refresh_s = refresh_s
-        self.loaded = asyncio.Event()  # the lobby's list has been read once
-        self.received = 0
         self.log = get_logger(component="revocations")
         self._stop = asyncio.Event()
-        self._reload = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -73,51 +69,19 @@ class RevocationFollower:
                 pass
 
     async def _run(self) -> None:
+        raise NotImplementedError
+
+    async def _connect(self, **options: Any) -> Any:
+        """A NATS connection (reconnecting by itself once made), or None when stopped first."""
         backoff = 0.5
         while not self._stop.is_set():
-            reload = self._reload
-            reload.set()
-
-            async def on_reconnect() -> None:
-                self._reload.set()  # what was published while we were away: read the whole list again
-
             try:
-                nc = await nats.connect(
-                    self.nats_url, max_reconnect_attempts=-1, reconnect_time_wait=0.5, reconnected_cb=on_reconnect
-                )
+                return await nats.connect(self.nats_url, max_reconnect_attempts=-1, reconnect_time_wait=0.5, **options)
             except Exception as exc:  # NATS not up yet
                 self.log.warning("revocations_connect_retry", error=repr(exc))
                 await self._sleep(backoff)
                 backoff = min(backoff * 2, 5.0)
-                continue
-            try:
-
-                async def on_revoked(msg: Any) -> None:
-                    self.received += apply(msg.data)
-
-                await nc.subscribe(REVOKED_SUBJECT, cb=on_revoked)
-                while not self._stop.is_set():
-                    if not reload.is_set():
-                        stop = asyncio.create_task(self._stop.wait())
-                        again = asyncio.create_task(reload.wait())
-                        done, _ = await asyncio.wait(
-                            {stop, again}, timeout=self.refresh_s, return_when=asyncio.FIRST_COMPLETED
-                        )
-                        stop.cancel()
-                        again.cancel()
-                        if not done:
-                            reload.set()  # now and then the whole list again: a lost message is not lost for long
-                        continue
-                    try:
-                        reply = await nc.request(LIST_SUBJECT, b"", timeout=2.0)
-                        self.received += apply(reply.data)
-                        reload.clear()
-                        self.loaded.set()
-                        self.log.info("revocations_loaded", count=self.received)
-                    except Exception:  # no lobby yet (no responders), or a timeout: ask again
-                        await self._sleep(self.retry_s)
-            finally:
-                await nc.close()
+        return None
 
     async def _sleep(self, seconds: float) -> None:
         try:
@@ -126,43 +90,78 @@ class RevocationFollower:
             pass
 
 
-class RevocationPublisher:
+class RevocationFollower(_Background):
+    """Follows the lobby's revocations into this process (see the module's text)."""
+
+    def __init__(self, nats_url: str, retry_s: float = 2.0, refresh_s: float = 60.0) -> None:
+        super().__init__(nats_url)
+        self.retry_s = retry_s
+        self.refresh_s = refresh_s
+        self.loaded = asyncio.Event()  # the lobby's list has been read once
+        self.received = 0
+        self._reload = asyncio.Event()
+
+    async def _run(self) -> None:
+        reload = self._reload
+        reload.set()
+
+        async def on_reconnect() -> None:
+            reload.set()  # what was published while we were away: read the whole list again
+
+        async def on_revoked(msg: Any) -> None:
+            self.received += apply(msg.data)
+
+        nc = await self._connect(reconnected_cb=on_reconnect)
+        if nc is None:
+            return
+        try:
+            await nc.subscribe(REVOKED_SUBJECT, cb=on_revoked)
+            while not self._stop.is_set():
+                if not reload.is_set():
+                    stop = asyncio.create_task(self._stop.wait())
+                    again = asyncio.create_task(reload.wait())
+                    done, _ = await asyncio.wait(
+                        {stop, again}, timeout=self.refresh_s, return_when=asyncio.FIRST_COMPLETED
+                    )
+                    stop.cancel()
+                    again.cancel()
+                    if not done:
+                        reload.set()  # now and then the whole list again: a lost message is not lost for long
+                    continue
+                try:
+                    reply = await nc.request(LIST_SUBJECT, b"", timeout=2.0)
+                    self.received += apply(reply.data)
+                    reload.clear()
+                    self.loaded.set()
+                    self.log.info("revocations_loaded", count=self.received)
+                except Exception:  # no lobby yet (no responders), or a timeout: ask again
+                    await self._sleep(self.retry_s)
+        finally:
+            await nc.close()
+
+
+class RevocationPublisher(_Background):
     """The lobby's side: publishes each revocation, and answers ``okey.auth.revocations`` with
     every one in force (``list_fn``), so a service that starts (or missed a message) catches up."""
 
     def __init__(self, nats_url: str, list_fn: Callable[[], Awaitable[list[tuple[str, float]]]]) -> None:
-        self.nats_url = nats_url
+        super().__init__(nats_url)
         self.list_fn = list_fn
-        self.log = get_logger(component="revocations")
         self._nc: Any = None
-        self._task: asyncio.Task[None] | None = None
-        self._stop = asyncio.Event()
-
-    def start(self) -> None:
-        self._task = asyncio.create_task(self._run())
 
     async def _run(self) -> None:
-        backoff = 0.5
-        while not self._stop.is_set() and self._nc is None:
+        nc = await self._connect()
+        if nc is None:
+            return
+
+        async def answer(msg: Any) -> None:
             try:
-                nc = await nats.connect(self.nats_url, max_reconnect_attempts=-1, reconnect_time_wait=0.5)
-            except Exception as exc:
-                self.log.warning("revocations_connect_retry", error=repr(exc))
-                try:
-                    await asyncio.wait_for(self._stop.wait(), timeout=backoff)
-                except TimeoutError:
-                    pass
-                backoff = min(backoff * 2, 5.0)
-                continue
+                await msg.respond(encode(await self.list_fn()))
+            except Exception as exc:  # the store is down: the asker asks again
+                self.log.warning("revocations_list_failed", error=repr(exc))
 
-            async def answer(msg: Any) -> None:
-                try:
-                    await msg.respond(encode(await self.list_fn()))
-                except Exception as exc:  # the store is down: the asker asks again
-                    self.log.warning("revocations_list_failed", error=repr(exc))
-
-            await nc.subscribe(LIST_SUBJECT, queue="lobby", cb=answer)
-            self._nc = nc
+        await nc.subscribe(LIST_SUBJECT, queue="lobby", cb=answer)
+        self._nc = nc
 
     async def publish(self, subject: str, before: float) -> None:
         if self._nc is None:
@@ -175,12 +174,6 @@ class RevocationPublisher:
             self.log.warning("revocation_not_published", player_id=subject, error=repr(exc))
 
     async def stop(self) -> None:
-        self._stop.set()
-        if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except (asyncio.CancelledError, Exception):
-                pass
+        await super().stop()
         if self._nc is not None:
             await self._nc.close()
