@@ -100,17 +100,19 @@ class TableEvent(_message.Message):
     def __init__(self, table_id: _Optional[str] = ..., version: _Optional[int] = ..., hand: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., table_created: _Optional[_Union[TableCreated, _Mapping]] = ..., hand_started: _Optional[_Union[HandStarted, _Mapping]] = ..., tile_drawn: _Optional[_Union[TileDrawn, _Mapping]] = ..., tile_returned: _Optional[_Union[TileReturned, _Mapping]] = ..., tile_discarded: _Optional[_Union[TileDiscarded, _Mapping]] = ..., indicator_shown: _Optional[_Union[IndicatorShown, _Mapping]] = ..., pairs_declared: _Optional[_Union[PairsDeclared, _Mapping]] = ..., turned_to_okey: _Optional[_Union[TurnedToOkey, _Mapping]] = ..., turn_timed_out: _Optional[_Union[TurnTimedOut, _Mapping]] = ..., autopilot_ended: _Optional[_Union[AutopilotEnded, _Mapping]] = ..., penalty_applied: _Optional[_Union[PenaltyApplied, _Mapping]] = ..., hand_ended: _Optional[_Union[HandEnded, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., melds_opened: _Optional[_Union[MeldsOpened, _Mapping]] = ..., tile_added: _Optional[_Union[TileAdded, _Mapping]] = ..., okey_taken: _Optional[_Union[OkeyTaken, _Mapping]] = ..., hand_ended101: _Optional[_Union[HandEnded101, _Mapping]] = ..., hand_voided: _Optional[_Union[HandVoided, _Mapping]] = ...) -> None: ...
 
 class TableCreated(_message.Message):
-    __slots__ = ("table_id", "options", "rules_version")
+    __slots__ = ("table_id", "options", "rules_version", "players")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     RULES_VERSION_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     options: _common_pb2.TableOptions
     rules_version: int
-    def __init__(self, table_id: _Optional[str] = ..., options: _Optional[_Union[_common_pb2.TableOptions, _Mapping]] = ..., rules_version: _Optional[int] = ...) -> None: ...
+    players: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, table_id: _Optional[str] = ..., options: _Optional[_Union[_common_pb2.TableOptions, _Mapping]] = ..., rules_version: _Optional[int] = ..., players: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class HandStarted(_message.Message):
-    __slots__ = ("hand", "starter", "racks", "indicator", "deck", "deadline_ms", "commitment")
+    __slots__ = ("hand", "starter", "racks", "indicator", "deck", "deadline_ms", "commitment", "order", "salt")
     HAND_FIELD_NUMBER: _ClassVar[int]
     STARTER_FIELD_NUMBER: _ClassVar[int]
     RACKS_FIELD_NUMBER: _ClassVar[int]
@@ -118,6 +120,8 @@ class HandStarted(_message.Message):
     DECK_FIELD_NUMBER: _ClassVar[int]
     DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
     COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    ORDER_FIELD_NUMBER: _ClassVar[int]
+    SALT_FIELD_NUMBER: _ClassVar[int]
     hand: int
     starter: int
     racks: _containers.RepeatedCompositeFieldContainer[_common_pb2.TileGroup]
@@ -125,7 +129,9 @@ class HandStarted(_message.Message):
     deck: _containers.RepeatedCompositeFieldContainer[_common_pb2.Tile]
     deadline_ms: int
     commitment: str
-    def __init__(self, hand: _Optional[int] = ..., starter: _Optional[int] = ..., racks: _Optional[_Iterable[_Union[_common_pb2.TileGroup, _Mapping]]] = ..., indicator: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., deck: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., deadline_ms: _Optional[int] = ..., commitment: _Optional[str] = ...) -> None: ...
+    order: _containers.RepeatedCompositeFieldContainer[_common_pb2.Tile]
+    salt: str
+    def __init__(self, hand: _Optional[int] = ..., starter: _Optional[int] = ..., racks: _Optional[_Iterable[_Union[_common_pb2.TileGroup, _Mapping]]] = ..., indicator: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., deck: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., deadline_ms: _Optional[int] = ..., commitment: _Optional[str] = ..., order: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., salt: _Optional[str] = ...) -> None: ...
 
 class TileDrawn(_message.Message):
     __slots__ = ("seat", "tile", "source")
