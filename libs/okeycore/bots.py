@@ -6,10 +6,10 @@ import random
 from collections.abc import Sequence
 from typing import Protocol
 
-from .classic import SeatView, Stage, effective_table, finishing_tiles, rack_packed
+from .classic import Phase, SeatView, Stage, effective_table, finishing_tiles, rack_packed
 from .commands import Command, DeclarePairs, Discard, Draw, Finish, ShowIndicator, TakeDiscard
 from .melds import count_pairs
-from .options import PairsDeclaration
+from .options import IndicatorTiming, PairsDeclaration
 
 __all__ = ["Strategy", "RandomBot", "GreedyBot", "STRATEGIES", "usefulness"]
 
@@ -72,6 +72,22 @@ def usefulness(effs: Sequence[int], i: int, pairs: bool = False) -> int:
     return score
 
 
+FULL_DECK = 48  # a classic deck after the deal [C-DEAL-1]
+
+
+def may_show_indicator(view: SeatView) -> bool:
+    """Would showing the indicator be accepted now [C-IND-1]? The seat holds the twin, nobody
+    showed it this hand, and the seat has made no move yet (its view says so). At a
+    ``FIRST_TURN`` table only on the seat's own turn (source 002); at ``BEFORE_FIRST_MOVE`` also
+    off turn (source 000)."""
+    seat = view.seat
+    if seat is None or view.phase is not Phase.PLAYING or not view.options.indicator or view.indicator_shown:
+        return False
+    if (view.indicator ^ 1) not in view.rack or view.moved:
+        return False
+    return view.options.indicator_timing is not IndicatorTiming.FIRST_TURN or view.turn == seat
+
+
 class RandomBot:
     """Any legal move, at random; finishes whenever it can so hands end."""
 
@@ -111,13 +127,7 @@ class GreedyBot:
         seat = view.seat
         assert seat is not None
         me = view.seats[seat]
-        if (
-            view.options.indicator
-            and not view.indicator_shown
-            and (view.indicator ^ 1) in view.rack
-            and me.pile_size == 0
-            and not (view.turn == seat and view.stage is not Stage.DISCARD)
-        ):
+        if may_show_indicator(view):
             return ShowIndicator(seat=seat)
         if not me.declared_pairs:
             x, j = rack_packed(view.rack, view.indicator)
@@ -128,6 +138,8 @@ class GreedyBot:
     def act(self, view: SeatView) -> Command:
         seat = view.seat
         assert seat is not None
+        if may_show_indicator(view):
+            return ShowIndicator(seat=seat)  # on its own first turn (all a FIRST_TURN table allows)
         me = view.seats[seat]
         pairs_only = view.options.pairs_declaration is PairsDeclaration.BINDING and me.declared_pairs
         if view.stage is Stage.LAST_CHANCE:

@@ -847,6 +847,7 @@ class SeatView:
     last_hand: HandEnded | None
     result: MatchEnded | None
     rules_version: int = RULES_VERSION  # the rules the table plays under
+    moved: bool = False  # this seat has drawn or discarded this hand (it may no longer show the indicator)
 
     @property
     def okey(self) -> Face | None:
@@ -913,6 +914,7 @@ def view(state: ClassicState, seat: int | None) -> SeatView:
         last_hand=state.last_hand,
         result=state.result,
         rules_version=state.rules_version,
+        moved=state.seats[seat].moved if seat is not None else False,
     )
 
 

@@ -16,7 +16,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .bots import GreedyBot, RandomBot, Strategy
+from .bots import FULL_DECK, GreedyBot, RandomBot, Strategy, may_show_indicator
 from .classic import SeatView, Stage, check_finish, effective_table, finishing_tiles, rack_packed
 from .commands import Command, DeclarePairs, Discard, Draw, Finish, Pass, ShowIndicator, TakeDiscard, TurnToOkey
 from .handeval import Visible, meld_distance, near_faces, pair_distance, waits
@@ -26,7 +26,6 @@ from .tiles import Colour, face_of_id
 
 __all__ = ["StrongBot", "STRATEGIES", "strategy", "DiscardChoice"]
 
-FULL_DECK = 48
 """Tiles in the deck after a classic deal [C-DEAL-1]."""
 
 
@@ -75,7 +74,7 @@ class StrongBot:
     def off_turn(self, view: SeatView) -> Command | None:
         seat = view.seat
         assert seat is not None
-        if _may_show_indicator(view):
+        if may_show_indicator(view):
             return ShowIndicator(seat=seat)  # [C-IND-1]: others lose 1, it costs nothing
         if self._should_declare(view):
             return DeclarePairs(seat=seat)
@@ -84,6 +83,8 @@ class StrongBot:
     def act(self, view: SeatView) -> Command:
         seat = view.seat
         assert seat is not None
+        if may_show_indicator(view):
+            return ShowIndicator(seat=seat)  # on its own first turn (all a FIRST_TURN table allows)
         if self._should_declare(view):
             return DeclarePairs(seat=seat)
         if view.stage is Stage.LAST_CHANCE:
@@ -293,19 +294,6 @@ def _pairs_only(view: SeatView) -> bool:
         and view.options.pairs_declaration is PairsDeclaration.BINDING
         and view.seats[seat].declared_pairs
     )
-
-
-def _may_show_indicator(view: SeatView) -> bool:
-    """Show the indicator [C-IND-1] while the seat has made no move this hand: nothing
-    discarded, and not holding 15 tiles on its turn after the hand's first discard."""
-    seat = view.seat
-    if seat is None or not view.options.indicator or view.indicator_shown or (view.indicator ^ 1) not in view.rack:
-        return False
-    me = view.seats[seat]
-    if me.pile_size:
-        return False
-    started = any(s.pile_size for s in view.seats) or view.deck_count < FULL_DECK
-    return not (view.turn == seat and len(view.rack) == 15 and started)
 
 
 def _visible(view: SeatView) -> Visible:

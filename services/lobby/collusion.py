@@ -39,6 +39,12 @@ __all__ = [
 ]
 
 
+# Events that may come between a discard and the next seat's take without breaking the feed: a
+# show of the indicator or a declaration (the seat does these before drawing). A timeout does
+# break it: the take is then the table's or a bot's, not the player's choice.
+_BETWEEN = frozenset({"IndicatorShown", "PairsDeclared", "TurnedToOkey"})
+
+
 @dataclass
 class PairStats:
     a: str
@@ -99,6 +105,8 @@ class CollusionScan:
             self.players[stream_id] = tuple(str(p) for p in data.get("players") or ())
             return
         seats = self.players.get(stream_id)
+        if type_ in _BETWEEN:
+            return  # a show, a declaration or a timeout between a discard and its take: still "right after"
         pending = self._pending.pop(stream_id, None)
         if not seats:
             return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from classic_helpers import Table, build_order
 from okeycore import decide
 from okeycore.bots import GreedyBot, RandomBot, usefulness
@@ -66,6 +67,24 @@ def test_C_IND_1_the_greedy_bot_shows_the_indicator_it_holds_once() -> None:
     assert GreedyBot(0).off_turn(view(t.state, 1)) != ShowIndicator(seat=1)  # no twin
     t.do(ShowIndicator(seat=2))
     assert GreedyBot(0).off_turn(view(t.state, 2)) != ShowIndicator(seat=2)
+
+
+@pytest.mark.parametrize("name", ["greedy", "strong"])
+def test_C_IND_1_at_a_first_turn_table_bots_show_the_indicator_on_their_own_first_turn(name: str) -> None:
+    from okeycore.options import IndicatorTiming
+    from okeycore.strategy import strategy
+
+    t = Table(indicator_timing=IndicatorTiming.FIRST_TURN)
+    t.deal(build_order({2: "K5"}, "K5", avoid="K5 K6"))
+    bot = strategy(name, 0)
+    assert t.state.turn == 0
+    assert bot.off_turn(view(t.state, 2)) != ShowIndicator(seat=2)  # not yet: it is not its turn
+    t.draw_and_discard()  # seat 0
+    t.draw_and_discard()  # seat 1
+    assert bot.act(view(t.state, 2)) == ShowIndicator(seat=2)  # its own first turn, before drawing
+    t.do(ShowIndicator(seat=2))
+    assert t.scores == (19, 19, 20, 19)
+    assert not isinstance(bot.act(view(t.state, 2)), ShowIndicator)  # once
 
 
 def test_bots_only_ever_see_their_own_view() -> None:

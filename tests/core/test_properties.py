@@ -61,6 +61,7 @@ from okeycore.options import (
     DeckEnd,
     DiscardHistory,
     IndicatorScoring,
+    IndicatorTiming,
     PairsDeclaration,
     TableOptions,
 )
@@ -316,6 +317,7 @@ def table_options(draw: st.DrawFn) -> TableOptions:
         partners=pairing == "partners",
         duel=pairing == "duel",
         penalties=draw(st.booleans()),
+        indicator_timing=draw(st.sampled_from(list(IndicatorTiming))),  # [C-IND-1] both sources
         discard_history=history,
         # PAIRS_ONLY history needs a binding declaration [C-PAIR-3].
         pairs_declaration=PairsDeclaration.BINDING

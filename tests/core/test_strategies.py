@@ -12,7 +12,7 @@ from okeycore.classic import ClassicState, Phase, decide, fold, view
 from okeycore.commands import CreateTable, StartHand
 from okeycore.errors import RuleViolation
 from okeycore.handeval import meld_distance, pair_distance, waits
-from okeycore.options import DeckEnd, DiscardHistory, PairsDeclaration, TableOptions
+from okeycore.options import DeckEnd, DiscardHistory, IndicatorTiming, PairsDeclaration, TableOptions
 from okeycore.simulate import Simulator
 from okeycore.strategy import STRATEGIES, StrongBot, strategy
 from okeycore.tiles import parse_face
@@ -59,6 +59,7 @@ def _options(draw: st.DrawFn) -> TableOptions:
         colored=draw(st.booleans()),
         partners=draw(st.booleans()),
         penalties=draw(st.booleans()),
+        indicator_timing=draw(st.sampled_from(list(IndicatorTiming))),  # [C-IND-1] both sources
         discard_history=history,
         pairs_declaration=PairsDeclaration.BINDING  # PAIRS_ONLY needs it [C-PAIR-3]
         if history is DiscardHistory.PAIRS_ONLY

@@ -76,12 +76,16 @@ def test_a_take_counts_only_right_after_the_previous_seat_s_discard() -> None:
     scan.add("t", "TileDrawn", {"seat": 2, "source": "DISCARD", "tile": 6})  # not right after: no feed
     scan.add("t", "TileDiscarded", {"seat": 2, "next_seat": 3, "tile": 7})
     scan.add("t", "TileDrawn", {"seat": 3, "source": "DECK", "tile": -1})
+    scan.add("t", "TileDiscarded", {"seat": 3, "next_seat": 0, "tile": 8})
+    scan.add("t", "IndicatorShown", {"seat": 0})  # a's own show before drawing: still right after
+    scan.add("t", "TileDrawn", {"seat": 0, "source": "DISCARD", "tile": 8})  # a took d's discard
     report = scan.report(min_tables=1)
     feeds = {(p.a, p.b): (p.feeds_ab, p.chances_ab, p.feeds_ba, p.chances_ba) for p in report.pairs}
     assert feeds[("a", "b")] == (1, 1, 0, 0)
     assert feeds[("b", "c")] == (0, 1, 0, 0)
     assert feeds[("c", "d")] == (0, 1, 0, 0)
-    assert report.baseline_feeds == 1 and report.baseline_chances == 3
+    assert feeds[("a", "d")] == (0, 0, 1, 1)
+    assert report.baseline_feeds == 2 and report.baseline_chances == 4
 
 
 async def test_okey_review_collusion_reads_the_log_and_prints_a_readable_summary(fresh_database_url: str) -> None:

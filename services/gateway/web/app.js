@@ -1351,7 +1351,7 @@
     if (!is101(v)) {
       items.push(actionButton("finish", () => doFinish(), turn && one !== null && (st === "DISCARD" || st === "LAST_CHANCE_TAKEN")));
       // Only before one's own first move of the hand [C-IND-1]; the server has the last word.
-      const moved = t.movedIn.has(num(v.hand)) || num(pub.pileSize) > 0;
+      const moved = !!v.moved || t.movedIn.has(num(v.hand)) || num(pub.pileSize) > 0;
       // At a FIRST_TURN table only on one's own first turn, before drawing.
       const firstTurnOnly = v.options && v.options.indicatorTiming === "INDICATOR_TIMING_FIRST_TURN";
       if (v.options && v.options.indicator !== false && !v.indicatorShown && !moved && (!firstTurnOnly || turn) && v.indicator && rackCodes.includes(v.indicator.code)) {
