@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
@@ -46,7 +47,7 @@ def apply(data: bytes) -> int:
     return n
 
 
-class _Background:
+class _Background(ABC):
     """A task of this module's: started and stopped with its service, connecting to NATS with
     backoff while it is down."""
 
@@ -68,8 +69,9 @@ class _Background:
             except (asyncio.CancelledError, Exception):
                 pass
 
+    @abstractmethod
     async def _run(self) -> None:
-        raise NotImplementedError
+        """The task itself, until ``_stop`` is set."""
 
     async def _connect(self, **options: Any) -> Any:
         """A NATS connection (reconnecting by itself once made), or None when stopped first."""

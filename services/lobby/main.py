@@ -19,7 +19,7 @@ from okeyplatform import aioloop
 from okeyplatform.auth import issue_token, revoke
 from okeyplatform.client import TableClient
 from okeyplatform.eventstore import PostgresEventStore
-from okeyplatform.grpcserver import build_server, error_reason, mark_not_serving, mark_serving
+from okeyplatform.grpcserver import build_server, mark_not_serving, mark_serving
 from okeyplatform.logs import configure_logging, get_logger
 from okeyplatform.revocations import RevocationPublisher
 
@@ -62,8 +62,8 @@ class GrpcTableStarter:
         try:
             await self.client.create_table(options, players, table_id=table_id, command_id="lobby-start")
         except grpc.aio.AioRpcError as exc:
-            permanent = exc.code() not in _TRANSIENT or error_reason(exc) == "TABLE_EXISTS"
-            raise StartFailed(f"{exc.code().name}: {exc.details()}", permanent=permanent) from None
+            # TABLE_EXISTS is FAILED_PRECONDITION: not transient, so permanent like any refusal.
+            raise StartFailed(f"{exc.code().name}: {exc.details()}", permanent=exc.code() not in _TRANSIENT) from None
 
     async def close(self) -> None:
         await self.client.close()
