@@ -1,22 +1,19 @@
-"""okeycore values <-> okey.v1 protobuf messages.
+"""okeycore values <-> okey.v1 protobuf messages: options, seat views, hints, tiles.
 
-Events and views map field by field, by name: an okeycore event ``TileDrawn`` becomes the
-``TileDrawn`` message in the ``tile_drawn`` slot of a ``TableEvent``. Where the message field
-is a ``Tile`` (or ``TileGroup``) the tile ids become Tile messages (id + code); a hidden tile
-(-1) keeps id -1 and an empty code."""
+Views map field by field, by name. Where the message field is a ``Tile`` (or ``TileGroup``) the
+tile ids become Tile messages (id + code); a hidden tile (-1) keeps id -1 and an empty code.
+Events and their envelope are ``okeyplatform.contract``'s."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 from dataclasses import fields
-from datetime import datetime
 from enum import Enum
 from typing import Any
 
 from google.protobuf.message import Message
-from okey.v1 import common_pb2, events_pb2, table_service_pb2
-from okeycore.events import Event
+from okey.v1 import common_pb2, table_service_pb2
 from okeycore.options import OptionsError, TableOptions
 from okeycore.tiles import TILE_COUNT, face_of_id
 
@@ -24,7 +21,6 @@ __all__ = [
     "hints_pb",
     "tile_pb",
     "tiles_pb",
-    "event_pb",
     "options_pb",
     "options_from_pb",
     "view_pb",
@@ -100,15 +96,6 @@ def _fill(msg: Message, obj: Any, renames: dict[str, str] | None = None) -> Mess
         else:
             setattr(msg, name, v)
     return msg
-
-
-def event_pb(table_id: str, version: int, hand: int, time: datetime | None, event: Event) -> events_pb2.TableEvent:
-    env = events_pb2.TableEvent(table_id=table_id, version=version, hand=hand)
-    if time is not None:
-        env.time.FromDatetime(time)
-    slot = snake(event.type)
-    _fill(getattr(env, slot), event)
-    return env
 
 
 # ------------------------------------------------------------------ options

@@ -16,9 +16,10 @@ from okeycore.events import Event
 from okeycore.melds import MeldKind
 from okeycore.options import OptionsError
 from okeyplatform.auth import Identity, TokenError, identity_from_metadata
+from okeyplatform.contract import envelope_pb
 from okeyplatform.eventstore import StoredEvent
 from okeyplatform.grpcserver import rich_error
-from okeyplatform.protoconv import event_pb, hints_pb, options_from_pb, view_pb
+from okeyplatform.protoconv import hints_pb, options_from_pb, view_pb
 
 from .app import BadRequest, Forbidden, NotFound, RuleError, TableApp, TooMany
 
@@ -104,9 +105,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
         self._watches: Counter[str] = Counter()
 
     def _event(self, stored: StoredEvent, event: Event, engine: Any, seat: int | None) -> Any:
-        return event_pb(
-            stored.stream_id, stored.version, stored.hand, stored.recorded_at, engine.public_event(event, seat)
-        )
+        """The envelope NATS carries too, with the event as ``seat`` may see it."""
+        return envelope_pb(stored, event, seat, public=engine.public_event)
 
     async def CreateTable(self, request: pb.CreateTableRequest, context: Any) -> pb.CreateTableResponse:
         try:
