@@ -267,11 +267,11 @@ async def test_duplicated_and_redelivered_events_change_nothing(stack: Stack) ->
     # the same batch applied twice by the use case itself: the second time, all duplicates
     app = stack.scoring.app
     assert app is not None
-    items = [Item("direct", v, datetime.now(UTC), event_to_dict(e)) for v, e in enumerate(match_b().events, 1)]
+    items = [Item("direct", v, datetime.now(UTC), e) for v, e in enumerate(match_b().events, 1)]
     first = await app.apply(items)
     again = await app.apply(list(reversed(items)))
     assert set(first.outcomes) == {APPLIED} and set(again.outcomes) == {DUPLICATE}
-    held = await app.apply([Item("direct2", 2, datetime.now(UTC), event_to_dict(match_b().events[1]))])
+    held = await app.apply([Item("direct2", 2, datetime.now(UTC), match_b().events[1])])
     assert held.outcomes == [HELD] and await stack.store.table("direct2") is None
 
 
@@ -465,8 +465,9 @@ async def test_15_4_events_aged_out_of_the_stream_are_caught_up_from_the_postgre
     """The stream keeps events for OKEY_STREAM_MAX_AGE only. A consumer that finds a table's
     early versions gone (only the later ones are in the stream) catches up from the log, never
     skips them: every hand of the match is projected."""
+    from okeyplatform.contract import encode_envelope, nats_headers
     from okeyplatform.eventstore import PostgresEventStore
-    from okeyplatform.relay import public_envelope, table_subject
+    from okeyplatform.relay import table_subject
 
     store, projector = scoring_only.store, scoring_only.projector
     assert store is not None and projector is not None
@@ -480,11 +481,7 @@ async def test_15_4_events_aged_out_of_the_stream_are_caught_up_from_the_postgre
         await asyncio.wait_for(projector.ready.wait(), 10)
         half = len(stored) // 2
         for e in stored[half:]:  # the first half has aged out of the stream
-            await js.publish(
-                table_subject("aged"),
-                json.dumps(public_envelope(e)).encode(),
-                headers={"Nats-Msg-Id": f"aged:{e.version}"},
-            )
+            await js.publish(table_subject("aged"), encode_envelope(e), headers=nats_headers(e))
         await wait_version(store, "aged", len(stored), timeout=30)
     finally:
         await nc.close()
