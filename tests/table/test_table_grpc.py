@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable
+from typing import Any
 
 import grpc
 import pytest
 from nats.js.client import JetStreamContext
 from okeycore.bots import GreedyBot
 from okeycore.commands import Discard, Draw
+from okeycore.events import DrawSource, HandStarted, TileDiscarded, TileDrawn
 from okeycore.options import TableOptions
 from okeyplatform.client import TableClient
+from okeyplatform.contract import CONTENT_TYPE, decode_envelope
 from okeyplatform.grpcserver import error_reason
 from okeyplatform.protoconv import classic_view_from_pb
 from okeyplatform.relay import TABLE_STREAM, table_subject
@@ -41,13 +43,12 @@ async def play_to_end(
     raise AssertionError("the match did not end")
 
 
-async def stream_messages(js: JetStreamContext, table_id: str, expected: int) -> list[dict[str, object]]:
+async def stream_messages(js: JetStreamContext, table_id: str, expected: int) -> list[Any]:
     sub = await js.subscribe(table_subject(table_id), ordered_consumer=True)
-    out: list[dict[str, object]] = []
+    out: list[Any] = []
     try:
         while len(out) < expected:
-            msg = await sub.next_msg(timeout=10)
-            out.append(json.loads(msg.data))
+            out.append(await sub.next_msg(timeout=10))
     finally:
         await sub.unsubscribe()
     return out
@@ -69,17 +70,26 @@ async def test_full_classic_match_through_grpc_reaches_nats_in_order(
     # Every committed event reaches JetStream once, in version order, without private tiles.
     version = final.version
     msgs = await stream_messages(jetstream, "full-match", version)
-    assert [m["version"] for m in msgs] == list(range(1, version + 1))
+    # the okey.v1.TableEvent envelope, binary, with its content type and de-duplication id
+    assert all(m.headers["Content-Type"] == CONTENT_TYPE for m in msgs)
+    assert [m.headers["Nats-Msg-Id"] for m in msgs] == [f"full-match:{v}" for v in range(1, version + 1)]
+    envs = [decode_envelope(m.data, m.headers) for m in msgs]
+    assert [e.version for e in envs] == list(range(1, version + 1))
     info = await jetstream.stream_info(TABLE_STREAM)
     assert info.state.messages >= version
-    for m in msgs:
-        ev = m["event"]
-        assert isinstance(ev, dict)
-        if ev["type"] == "HandStarted":
-            assert all(t == -1 for rack in ev["racks"] for t in rack)
-            assert all(t == -1 for t in ev["deck"]) and ev["order"] == [] and ev["salt"] == ""
-        if ev["type"] == "TileDrawn" and ev["source"] == "DECK":
-            assert ev["tile"] == -1
+    # one envelope builder: NATS carries exactly what GetEvents gives a spectator
+    spectator = await clients[0].events("full-match")
+    assert [m.data for m in msgs] == [e.SerializeToString() for e in spectator]
+    for env in envs:
+        ev: Any = env.event
+        if isinstance(ev, HandStarted):
+            assert all(t == -1 for rack in ev.racks for t in rack)
+            assert all(t == -1 for t in ev.deck) and ev.order == () and ev.salt == ""
+            assert env.to_move == ev.starter
+        if isinstance(ev, TileDrawn) and ev.source is DrawSource.DECK:
+            assert ev.tile == -1
+        if isinstance(ev, TileDiscarded):
+            assert env.to_move == ev.next_seat
 
 
 async def test_rule_violation_is_failed_precondition_with_reason(
