@@ -92,6 +92,30 @@ async def test_full_classic_match_through_grpc_reaches_nats_in_order(
             assert env.to_move == ev.next_seat
 
 
+async def test_a_command_s_trace_context_is_kept_with_its_events_and_published(
+    table_service: TableService, client_for: Callable[[str], TableClient], jetstream: JetStreamContext
+) -> None:
+    """``traceparent`` metadata on Act is stored with the events the command appends and goes
+    out with them (header and envelope field); a command without one, or with a malformed one,
+    publishes none."""
+    clients = [client_for(p) for p in PLAYERS]
+    await client_for("lobby", "service").create_table(TableOptions(), PLAYERS, table_id="t-trace")
+    v = classic_view_from_pb(await clients[0].view("t-trace", 0))
+    seat = v.turn
+    mine = classic_view_from_pb(await clients[seat].view("t-trace", seat))
+    tp = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+    discard = next(t for t in mine.rack if t >= 0)
+    res = await clients[seat].act("t-trace", Discard(seat=seat, tile=discard), traceparent=tp)
+    assert [e.traceparent for e in res.events] == [tp]
+    nxt = (seat + 1) % 4
+    await clients[nxt].act("t-trace", Draw(seat=nxt), traceparent="not-a-trace-context")
+    msgs = await stream_messages(jetstream, "t-trace", res.version + 1)
+    traced, plain = msgs[res.version - 1], msgs[res.version]
+    assert traced.headers.get("traceparent") == tp and decode_envelope(traced.data, traced.headers).traceparent == tp
+    assert "traceparent" not in plain.headers and decode_envelope(plain.data, plain.headers).traceparent is None
+    assert [e.traceparent for e in await clients[0].events("t-trace", after_version=res.version - 1)] == [tp, ""]
+
+
 async def test_rule_violation_is_failed_precondition_with_reason(
     table_service: TableService, client_for: Callable[[str], TableClient]
 ) -> None:
