@@ -45,6 +45,8 @@ __all__ = [
     "UnknownEvent",
     "event_pb",
     "event_from_pb",
+    "event_into",
+    "event_from_message",
     "envelope_pb",
     "envelope_from_pb",
     "encode_envelope",
@@ -257,6 +259,19 @@ def event_pb(event: Event, envelope: events_pb2.TableEvent | None = None) -> eve
     slot, put, _ = _event_codec(type(event))
     put(getattr(env, slot), event)
     return env
+
+
+def event_into(msg: Message, event: Event) -> None:
+    """``event`` into a message of its type outside the envelope (a seat view's last hand)."""
+    put, _ = _codec(type(event), msg.DESCRIPTOR)
+    put(msg, event)
+
+
+def event_from_message(cls: type[Event], msg: Message) -> Event:
+    """The inverse of :func:`event_into`."""
+    _, get = _codec(cls, msg.DESCRIPTOR)
+    event: Event = get(msg)
+    return event
 
 
 def _class_of_slot() -> dict[str, type[Event]]:
