@@ -30,6 +30,7 @@ from okey.v1 import scoring_service_pb2_grpc as spb_grpc
 from okeycore.events import MatchEnded, event_from_dict
 from okeycore.games import engine_for
 from okeyplatform.auth import issue_token
+from okeyplatform.contract import decode_envelope
 from okeyplatform.eventstore import PostgresEventStore
 from okeyplatform.relay import TABLE_STREAM
 
@@ -114,9 +115,9 @@ async def _jetstream(nats_url: str, wanted: dict[str, int], report: BooksReport,
                         msg = await sub.next_msg(timeout=2.0)
                     except nats.errors.TimeoutError:
                         break
-                    env = json.loads(msg.data)
-                    if env["table_id"] in seen:
-                        seen[env["table_id"]].append(int(env["version"]))
+                    env = decode_envelope(msg.data, msg.headers)
+                    if env.table_id in seen:
+                        seen[env.table_id].append(env.version)
                     if msg.metadata.num_pending == 0:
                         break
             finally:
@@ -170,7 +171,7 @@ async def _projection(database_url: str, table_ids: Sequence[str], report: Books
         proj = Projection()
         for t in table_ids:
             for e in await events.read_stream(t):
-                proj.apply(t, e.version, e.recorded_at, {"type": e.type, **e.data})
+                proj.apply_stored(t, e.version, e.recorded_at, e.type, e.data)
         expected = {
             "scoring_tables": (TABLE_COLS, list(proj.tables.values())),
             "scoring_hands": (HAND_COLS, proj.changes.hands),

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import random
 import signal
@@ -29,6 +28,7 @@ from okey.v1 import table_service_pb2 as pb
 from okey.v1 import table_service_pb2_grpc as pb_grpc
 from okeycore.options import TableOptions
 from okeyplatform.auth import issue_token, token_secret
+from okeyplatform.contract import decode_envelope
 from okeyplatform.embedded import free_port, resolve_infra, with_database
 from okeyplatform.protoconv import options_pb
 from okeyplatform.relay import TABLE_STREAM
@@ -215,9 +215,9 @@ async def publish_latencies(
                     msg = await sub.next_msg(timeout=idle_s)
                 except nats.errors.TimeoutError:
                     break
-                body = json.loads(msg.data)
-                recorded = datetime.fromisoformat(body["recorded_at"])
-                if str(body.get("table_id", "")).startswith(prefix) and recorded >= since:
+                env = decode_envelope(msg.data, msg.headers)
+                recorded = env.time
+                if env.table_id.startswith(prefix) and recorded >= since:
                     out.append((msg.metadata.timestamp - recorded).total_seconds())
                 if msg.metadata.sequence.stream >= last:
                     break

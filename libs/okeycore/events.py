@@ -29,6 +29,7 @@ __all__ = [
     "EVENT_TYPES",
     "event_to_dict",
     "event_from_dict",
+    "to_move",
 ]
 
 
@@ -44,9 +45,12 @@ class HandEndReason(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    """Base of every event; ``type`` is the stable name stored with it."""
+    """Base of every event; ``type`` is the stable name stored with it. ``to_move_field`` names
+    the field holding the seat that must (or may have to) move after this event ("": none), so
+    a consumer such as the bots asks :func:`to_move` instead of keeping its own table."""
 
     type: ClassVar[str] = "Event"
+    to_move_field: ClassVar[str] = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +70,7 @@ class HandStarted(Event):
     hand ends [C-DEAL-3]); ``deadline_ms`` is the starter's time limit."""
 
     type: ClassVar[str] = "HandStarted"
+    to_move_field: ClassVar[str] = "starter"
     hand: int
     starter: int
     racks: tuple[tuple[int, ...], ...]
@@ -82,6 +87,7 @@ class TileDrawn(Event):
     """A seat drew; a deck tile is known only to that seat until the hand ends."""
 
     type: ClassVar[str] = "TileDrawn"
+    to_move_field: ClassVar[str] = "seat"
     seat: int
     tile: int
     source: DrawSource
@@ -92,6 +98,7 @@ class TileReturned(Event):
     """A side tile put back where it came from [O-SIDE-2] (101)."""
 
     type: ClassVar[str] = "TileReturned"
+    to_move_field: ClassVar[str] = "seat"
     seat: int
     tile: int
 
@@ -99,6 +106,7 @@ class TileReturned(Event):
 @dataclass(frozen=True, slots=True)
 class TileDiscarded(Event):
     type: ClassVar[str] = "TileDiscarded"
+    to_move_field: ClassVar[str] = "next_seat"
     seat: int
     tile: int
     next_seat: int
@@ -110,6 +118,7 @@ class IndicatorShown(Event):
     """Göstergeyi göstermek: ``deltas`` are every seat's score change [C-SC-4]."""
 
     type: ClassVar[str] = "IndicatorShown"
+    to_move_field: ClassVar[str] = "seat"
     seat: int
     tile: int
     deltas: tuple[int, ...]
@@ -120,6 +129,7 @@ class PairsDeclared(Event):
     """Çifte gitmek [C-PAIR-1]."""
 
     type: ClassVar[str] = "PairsDeclared"
+    to_move_field: ClassVar[str] = "seat"
     seat: int
 
 
@@ -128,6 +138,7 @@ class TurnedToOkey(Event):
     """Okeye dönmek [C-DON-1]."""
 
     type: ClassVar[str] = "TurnedToOkey"
+    to_move_field: ClassVar[str] = "seat"
     seat: int
 
 
@@ -137,6 +148,7 @@ class TurnTimedOut(Event):
     minimal move itself; ``autopilot`` is set on the third timeout in a row [C-TIME-2]."""
 
     type: ClassVar[str] = "TurnTimedOut"
+    to_move_field: ClassVar[str] = "seat"
     seat: int
     consecutive: int
     autopilot: bool
@@ -148,6 +160,7 @@ class AutopilotEnded(Event):
     """The player took their seat back [D-5]."""
 
     type: ClassVar[str] = "AutopilotEnded"
+    to_move_field: ClassVar[str] = "seat"
     seat: int
 
 
@@ -156,6 +169,7 @@ class PenaltyApplied(Event):
     """A flat penalty: ``points`` are lost (classic) or added (101); ``reason`` is a reason code."""
 
     type: ClassVar[str] = "PenaltyApplied"
+    to_move_field: ClassVar[str] = "seat"
     seat: int
     points: int
     reason: str
@@ -213,6 +227,16 @@ EVENT_TYPES: dict[str, type[Event]] = {
         MatchEnded,
     )
 }
+
+
+def to_move(event: Event) -> int:
+    """The seat that must (or may have to) move after ``event``, -1 for none: the starter after
+    a deal, the next seat after a discard, the same seat while its turn goes on (a draw, a
+    timeout, a show, a 101 opening ...). A consumer still asks the table whether it really is
+    that seat's turn; this only says whom to ask about."""
+    name = event.to_move_field
+    seat = getattr(event, name, -1) if name else -1
+    return seat if isinstance(seat, int) and seat >= 0 else -1
 
 
 def register(cls: type[Event]) -> type[Event]:

@@ -192,6 +192,7 @@ class MeldsOpened(Event):
     ``value`` is the melds' sum (runs and groups) or the number of pairs."""
 
     type = "MeldsOpened"
+    to_move_field = "seat"  # the turn goes on [O-OPEN-1] [O-ADD-1] [O-OKEY-1]
     seat: int
     melds: tuple[TableMeld, ...]
     opening: Opening
@@ -205,6 +206,7 @@ class TileAdded(Event):
     (an okey in a group may now stand for another colour)."""
 
     type = "TileAdded"
+    to_move_field = "seat"  # the turn goes on [O-OPEN-1] [O-ADD-1] [O-OKEY-1]
     seat: int
     tile: int
     meld: int
@@ -217,6 +219,7 @@ class OkeyTaken(Event):
     """``tile`` took the place of ``okey`` in table meld ``meld``; the okey went to the rack [O-OKEY-1]."""
 
     type = "OkeyTaken"
+    to_move_field = "seat"  # the turn goes on [O-OPEN-1] [O-ADD-1] [O-OKEY-1]
     seat: int
     tile: int
     okey: int

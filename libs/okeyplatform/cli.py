@@ -209,7 +209,8 @@ def build_parser() -> argparse.ArgumentParser:
     export = sub.add_parser(
         "export",
         help="write a table's events as JSON lines",
-        description="Write a table's events, in order, as JSON lines {table_id, version, hand, recorded_at, event}. "
+        description="Write a table's events, in order, as JSON lines: protobuf's JSON mapping of the TableEvent "
+        "envelope (okey.v1) NATS carries: {tableId, version, hand, time, kind, toMove, <event>: {...}}. "
         "Events are as a spectator sees them (no dealt racks, no deck order, no deal order or salt, no deck "
         "draws) unless --with-private is given.",
     )

@@ -84,10 +84,12 @@ class TableClient:
         resp: pb.CreateTableResponse = await self.stub.CreateTable(req, metadata=self.metadata)
         return resp
 
-    async def act(self, table_id: str, command: C.Command, command_id: str | None = None) -> pb.ActResponse:
-        resp: pb.ActResponse = await self.stub.Act(
-            command_request(table_id, command, command_id), metadata=self.metadata
-        )
+    async def act(
+        self, table_id: str, command: C.Command, command_id: str | None = None, traceparent: str | None = None
+    ) -> pb.ActResponse:
+        """One seat command; ``traceparent`` (W3C trace context) is kept with the events it appends."""
+        md = self.metadata + ((("traceparent", traceparent),) if traceparent else ())
+        resp: pb.ActResponse = await self.stub.Act(command_request(table_id, command, command_id), metadata=md)
         return resp
 
     async def view(self, table_id: str, seat: int | None = None) -> pb.SeatView:

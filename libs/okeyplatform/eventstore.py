@@ -64,6 +64,8 @@ class StoredEvent:
     position: int
     global_position: GlobalPosition
     recorded_at: datetime
+    # W3C trace context of the command that appended the event, when its caller sent one.
+    traceparent: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +96,7 @@ class EventStore(Protocol):
         events: Sequence[NewEvent],
         command_id: str | None = None,
         due_at_ms: int | None = KEEP_TIMER,
+        traceparent: str | None = None,
     ) -> AppendResult: ...
 
     async def read_stream(
@@ -133,6 +136,7 @@ class MemoryEventStore:
         events: Sequence[NewEvent],
         command_id: str | None = None,
         due_at_ms: int | None = KEEP_TIMER,
+        traceparent: str | None = None,
     ) -> AppendResult:
         async with self._lock:
             stream = self._streams.setdefault(stream_id, [])
@@ -153,6 +157,7 @@ class MemoryEventStore:
                     pos,
                     (pos, pos),
                     now,
+                    traceparent,
                 )
                 stream.append(stored)
                 self._all.append(stored)
@@ -244,6 +249,12 @@ MIGRATIONS: list[tuple[int, str]] = [
         """CREATE INDEX okey_commands_creations ON okey_commands (command_id COLLATE "C")
            WHERE command_id LIKE 'create:%';""",
     ),
+    (
+        3,
+        # The trace context of the command behind each event, published with it (NULL when the
+        # caller sent none, and for every event appended before). No default: instant on a big log.
+        "ALTER TABLE okey_events ADD COLUMN traceparent TEXT;",
+    ),
 ]
 
 
@@ -292,10 +303,11 @@ def _row(r: asyncpg.Record) -> StoredEvent:
         position=r["position"],
         global_position=(int(r["tx"]), r["position"]),
         recorded_at=r["recorded_at"],
+        traceparent=r["traceparent"],
     )
 
 
-_COLUMNS = "position, tx::text AS tx, stream_id, version, type, data::text AS data, hand, recorded_at"
+_COLUMNS = "position, tx::text AS tx, stream_id, version, type, data::text AS data, hand, recorded_at, traceparent"
 
 
 class PostgresEventStore:
@@ -328,6 +340,7 @@ class PostgresEventStore:
         events: Sequence[NewEvent],
         command_id: str | None = None,
         due_at_ms: int | None = KEEP_TIMER,
+        traceparent: str | None = None,
     ) -> AppendResult:
         if not events:
             return AppendResult(expected_version + 1, expected_version, [])
@@ -337,14 +350,15 @@ class PostgresEventStore:
             [e.type for e in events],
             [json.dumps(e.data, separators=(",", ":")) for e in events],
             [e.hand for e in events],
+            traceparent,
         ]
         parts = [
             """ev AS (
-                INSERT INTO okey_events (stream_id, version, type, data, hand)
-                SELECT $1, $2::int + ord, t.type, t.data::jsonb, t.hand
+                INSERT INTO okey_events (stream_id, version, type, data, hand, traceparent)
+                SELECT $1, $2::int + ord, t.type, t.data::jsonb, t.hand, $6::text
                 FROM unnest($3::text[], $4::text[], $5::int[]) WITH ORDINALITY AS t(type, data, hand, ord)
                 WHERE $2::int = 0 OR EXISTS (SELECT 1 FROM okey_events WHERE stream_id = $1 AND version = $2::int)
-                RETURNING position, tx, stream_id, version, type, data, hand, recorded_at
+                RETURNING position, tx, stream_id, version, type, data, hand, recorded_at, traceparent
             )""",
             # "<stream id>:<last version>": the relay wakes on any; the table service's replicas
             # wake their watchers of that table, skipping what they wrote themselves.
@@ -370,7 +384,7 @@ class PostgresEventStore:
             "WITH "
             + ",\n".join(parts)
             + "\nSELECT ev.position, ev.tx::text AS tx, ev.stream_id, ev.version, ev.type, ev.data::text AS data, "
-            "ev.hand, ev.recorded_at FROM ev, n ORDER BY ev.version"
+            "ev.hand, ev.recorded_at, ev.traceparent FROM ev, n ORDER BY ev.version"
         )
         try:
             async with self.pool.acquire() as conn:

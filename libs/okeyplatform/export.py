@@ -1,28 +1,32 @@
 """``okey export TABLE``: a table's events as JSON lines, as a spectator may see them unless
 ``--with-private`` asks for the hidden information too (dealt racks, deck order, the deal
-order and salt before the hand's end, other seats' deck draws)."""
+order and salt before the hand's end, other seats' deck draws).
+
+Each line is protobuf's JSON mapping of the ``okey.v1.TableEvent`` envelope, the message NATS
+carries (``json_format.Parse(line, TableEvent())`` reads it back; ``envelope_from_pb`` then
+gives the okeycore event)."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import sys
 from collections.abc import AsyncIterator
 from typing import Any, TextIO
 
-from okeycore.events import TableCreated, event_from_dict, event_to_dict
+from okeycore.events import TableCreated
 from okeycore.games import engine_for as engine
 
+from .contract import decode_stored, envelope_json, envelope_pb
 from .eventstore import PostgresEventStore
 
 __all__ = ["export_lines", "run_export"]
 
 
 async def export_lines(store: PostgresEventStore, table_id: str, private: bool, page: int = 1000) -> AsyncIterator[str]:
-    """One JSON line per event, in version order: the relay's envelope
-    ``{"table_id", "version", "hand", "recorded_at", "event"}``."""
+    """One JSON line per event, in version order: the TableEvent envelope in protobuf's JSON
+    mapping, the event as a spectator sees it [section 7] unless ``private``."""
     after = 0
     public: Any = None
     while True:
@@ -30,21 +34,12 @@ async def export_lines(store: PostgresEventStore, table_id: str, private: bool, 
         if not batch:
             return
         for e in batch:
-            event = event_from_dict({"type": e.type, **e.data})
+            event = decode_stored(e)
             if isinstance(event, TableCreated):
                 public = engine(event.options.game).public_event
-            if not private:
-                if public is None:
-                    raise ValueError(f"table {table_id!r} does not start with TableCreated")
-                event = public(event, None)  # the spectator's version [section 7]
-            env = {
-                "table_id": e.stream_id,
-                "version": e.version,
-                "hand": e.hand,
-                "recorded_at": e.recorded_at.isoformat(),
-                "event": event_to_dict(event),
-            }
-            yield json.dumps(env, separators=(",", ":"))
+            if public is None:
+                raise ValueError(f"table {table_id!r} does not start with TableCreated")
+            yield envelope_json(envelope_pb(e, event, private=private, public=public))
         after = batch[-1].version
 
 

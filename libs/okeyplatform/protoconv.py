@@ -1,21 +1,20 @@
-"""okeycore values <-> okey.v1 protobuf messages.
+"""okeycore values <-> okey.v1 protobuf messages: options, seat views, hints, tiles.
 
-Events and views map field by field, by name: an okeycore event ``TileDrawn`` becomes the
-``TileDrawn`` message in the ``tile_drawn`` slot of a ``TableEvent``. Where the message field
-is a ``Tile`` (or ``TileGroup``) the tile ids become Tile messages (id + code); a hidden tile
-(-1) keeps id -1 and an empty code."""
+Views map field by field, by name. Where the message field is a ``Tile`` (or ``TileGroup``) the
+tile ids become Tile messages (id + code); a hidden tile (-1) keeps id -1 and an empty code.
+Events and their envelope are ``okeyplatform.contract``'s, an event inside a view too (a seat
+view's last hand, the match result)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 from dataclasses import fields
-from datetime import datetime
 from enum import Enum
 from typing import Any
 
 from google.protobuf.message import Message
-from okey.v1 import common_pb2, events_pb2, table_service_pb2
+from okey.v1 import common_pb2, table_service_pb2
 from okeycore.events import Event
 from okeycore.options import OptionsError, TableOptions
 from okeycore.tiles import TILE_COUNT, face_of_id
@@ -24,7 +23,6 @@ __all__ = [
     "hints_pb",
     "tile_pb",
     "tiles_pb",
-    "event_pb",
     "options_pb",
     "options_from_pb",
     "view_pb",
@@ -95,20 +93,15 @@ def _fill(msg: Message, obj: Any, renames: dict[str, str] | None = None) -> Mess
                     _fill(target.add(), item)
             else:
                 getattr(msg, name).extend(v)
+        elif isinstance(v, Event):
+            from .contract import event_into  # (contract imports this module)
+
+            event_into(getattr(msg, name), v)
         elif hasattr(v, "__dataclass_fields__"):
             _fill(getattr(msg, name), v)
         else:
             setattr(msg, name, v)
     return msg
-
-
-def event_pb(table_id: str, version: int, hand: int, time: datetime | None, event: Event) -> events_pb2.TableEvent:
-    env = events_pb2.TableEvent(table_id=table_id, version=version, hand=hand)
-    if time is not None:
-        env.time.FromDatetime(time)
-    slot = snake(event.type)
-    _fill(getattr(env, slot), event)
-    return env
 
 
 # ------------------------------------------------------------------ options
@@ -251,6 +244,10 @@ def _from_value(hint: Any, fd: Any, msg: Message, name: str, value: Any) -> Any:
             prefix = snake(enum_type.name).upper() + "_"
             return tuple(inner(enum_type.values_by_number[v].name[len(prefix) :]) for v in value)
         return tuple(value)
+    if isinstance(hint, type) and issubclass(hint, Event):
+        from .contract import event_from_message  # (contract imports this module)
+
+        return event_from_message(hint, value)
     if hasattr(hint, "__dataclass_fields__"):
         return from_pb(hint, value)
     return value

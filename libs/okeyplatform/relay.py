@@ -4,12 +4,12 @@ The events table is the outbox. One relay at a time holds a PostgreSQL advisory 
 through the log with a saved cursor, publishes each table's events in version order to
 ``okey.table.<id>`` with ``Nats-Msg-Id = <id>:<version>`` (JetStream drops a repeat inside the
 duplicate window), and moves the cursor only after JetStream acknowledged. While NATS is down
-nothing moves and nothing is lost; when it returns the relay catches up."""
+nothing moves and nothing is lost; when it returns the relay catches up. Each message is the
+``okey.v1.TableEvent`` envelope as a spectator may see it (``okeyplatform.contract``)."""
 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -19,9 +19,8 @@ import asyncpg
 import nats
 from nats.js.api import DiscardPolicy, StorageType, StreamConfig
 from nats.js.client import JetStreamContext
-from okeycore.classic import public_event
-from okeycore.events import event_from_dict, event_to_dict
 
+from .contract import encode_envelope, nats_headers
 from .eventstore import PostgresEventStore, StoredEvent
 from .logs import get_logger
 
@@ -32,7 +31,6 @@ __all__ = [
     "StreamSettings",
     "ensure_table_stream",
     "bind_table_stream",
-    "public_envelope",
 ]
 
 TABLE_STREAM = "OKEY_TABLES"
@@ -123,28 +121,13 @@ async def bind_table_stream(js: JetStreamContext) -> None:
     await js.stream_info(TABLE_STREAM)
 
 
-def public_envelope(e: StoredEvent) -> dict[str, Any]:
-    """What goes on NATS for a stored event: ``{"table_id", "version", "hand", "recorded_at",
-    "event"}`` with the event as a spectator may see it (no rack, no deck order). Consumers that
-    read a missing version back from the PostgreSQL log build the same envelope."""
-    # Both games redact the same way (okey101.public_event is classic's), so no engine lookup.
-    public = public_event(event_from_dict({"type": e.type, **e.data}), None)
-    return {
-        "table_id": e.stream_id,
-        "version": e.version,
-        "hand": e.hand,
-        "recorded_at": e.recorded_at.isoformat(),
-        "event": event_to_dict(public),
-    }
-
-
 class Relay:
     def __init__(
         self,
         store: PostgresEventStore,
         dsn: str,
         nats_url: str,
-        transform: Callable[[StoredEvent], dict[str, Any]],
+        encode: Callable[[StoredEvent], bytes] = encode_envelope,
         cursor_name: str = "relay",
         batch: int = 1000,
         linger_s: float = 0.01,
@@ -152,7 +135,7 @@ class Relay:
         self.store = store
         self.dsn = dsn
         self.nats_url = nats_url
-        self.transform = transform
+        self.encode = encode
         self.cursor_name = cursor_name
         self.batch = batch
         self.linger_s = linger_s
@@ -287,7 +270,6 @@ class Relay:
             for items in by_stream.values():
                 if k < len(items):
                     e = items[k]
-                    payload = json.dumps(self.transform(e), separators=(",", ":")).encode("utf-8")
                     # No wait_stall: with it nats-py wraps the semaphore in asyncio.wait_for,
                     # which on Python 3.11 runs a task per publish, so every event waited a
                     # turn of the event loop behind every Act in flight (the relay fell
@@ -295,11 +277,7 @@ class Relay:
                     # unacknowledged messages and the context's limit is at least that (_lead):
                     # the semaphore never waits; the round's ack timeout still bounds a dead link.
                     futures.append(
-                        await js.publish_async(
-                            table_subject(e.stream_id),
-                            payload,
-                            headers={"Nats-Msg-Id": f"{e.stream_id}:{e.version}"},
-                        )
+                        await js.publish_async(table_subject(e.stream_id), self.encode(e), headers=nats_headers(e))
                     )
             acks = asyncio.gather(*futures)
             reconnected = asyncio.ensure_future(self._reconnected.wait())

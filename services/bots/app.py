@@ -18,10 +18,12 @@ from typing import Any
 
 import grpc
 from okeycore.commands import Command
+from okeycore.events import HandStarted
 from okeycore.options import Game
 from okeycore.strategy import STRATEGIES, Strategy
 from okeycore.strategy101 import STRATEGIES_101
 from okeyplatform.client import TableClient
+from okeyplatform.contract import Envelope
 from okeyplatform.grpcserver import error_reason
 from okeyplatform.logs import get_logger
 from okeyplatform.protoconv import classic_view_from_pb, view101_from_pb
@@ -32,36 +34,12 @@ MAX_COMMANDS_PER_TURN = 40
 """A classic turn is at most four commands (declare pairs, turn to okey, draw, discard); a 101
 turn lays and adds tile by tile, so it may take many more; past this a turn is left to the timers."""
 
-# Events after which the named seat may have to move (its turn goes on or begins).
-_SEAT_FIELD = {
-    "TileDiscarded": "next_seat",
-    "TileDrawn": "seat",
-    "TurnTimedOut": "seat",
-    "TurnedToOkey": "seat",
-    "PairsDeclared": "seat",
-    "IndicatorShown": "seat",
-    "PenaltyApplied": "seat",
-    "AutopilotEnded": "seat",
-    # Okey 101 [O-SIDE-2] [O-OPEN-1] [O-ADD-1] [O-OKEY-1]: the turn goes on.
-    "TileReturned": "seat",
-    "MeldsOpened": "seat",
-    "TileAdded": "seat",
-    "OkeyTaken": "seat",
-}
 
-
-def seats_to_consider(event: dict[str, Any]) -> tuple[list[int], bool]:
-    """The seats an event may call a bot to (in order), and whether it starts a hand (when every
-    bot seat may also make its moves before the first turn, such as showing the indicator)."""
-    kind = event.get("type")
-    if kind == "HandStarted":
-        starter = event.get("starter")
-        return ([starter] if isinstance(starter, int) else []), True
-    name = _SEAT_FIELD.get(str(kind))
-    if name is None:
-        return [], False
-    seat = event.get(name)
-    return ([seat] if isinstance(seat, int) and seat >= 0 else []), False
+def seats_to_consider(env: Envelope) -> tuple[list[int], bool]:
+    """The seats an event may call a bot to (the envelope's ``to_move``: okeycore says whom each
+    event calls), and whether it starts a hand (when every bot seat may also make its moves
+    before the first turn, such as showing the indicator)."""
+    return ([env.to_move] if env.to_move >= 0 else []), isinstance(env.event, HandStarted)
 
 
 def command_id(table_id: str, version: int, seat: int, kind: str = "turn") -> str:
@@ -108,9 +86,10 @@ class BotsApp:
             lock = self._locks[key] = asyncio.Lock()
         return lock
 
-    async def handle(self, table_id: str, event: dict[str, Any]) -> Played:
+    async def handle(self, env: Envelope) -> Played:
         """One table event: play whatever it calls a bot to play."""
-        seats, hand_start = seats_to_consider(event)
+        table_id = env.table_id
+        seats, hand_start = seats_to_consider(env)
         played = Played()
         if hand_start:
             await self._before_first_turn(table_id, played)

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
-from typing import Any
 
 import grpc
 import nats
 from nats.aio.msg import Msg
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+from okeyplatform.contract import BadEnvelope, Envelope, decode_envelope
 from okeyplatform.logs import get_logger
 from okeyplatform.relay import TABLE_STREAM, bind_table_stream
 
@@ -115,21 +114,18 @@ class EventFollower:
 
     async def _handle(self, msg: Msg) -> None:
         try:
-            env: dict[str, Any] = json.loads(msg.data)
-            table_id = str(env["table_id"])
-            event = env["event"]
-            if not isinstance(event, dict):
-                raise TypeError("event is not an object")
-        except (ValueError, KeyError, TypeError) as exc:
-            self.log.warning("bad_message", subject=msg.subject, error=repr(exc))
+            env = decode_envelope(msg.data, msg.headers)
+        except BadEnvelope as exc:
+            self.log.warning("bad_message", subject=msg.subject, error=str(exc))
             await msg.ack()
             return
+        table_id = env.table_id
         lock = self._tables.get(table_id)
         if lock is None:
             if len(self._tables) > 10_000:
                 self._tables = {k: v for k, v in self._tables.items() if v.locked()}
             lock = self._tables[table_id] = asyncio.Lock()
-        work = asyncio.ensure_future(self._play(lock, table_id, event))
+        work = asyncio.ensure_future(self._play(lock, env))
         # A short ack wait, kept alive while we work: when a replica dies (kill -9) the events it
         # held are redelivered within seconds, not after the table's turn timer.
         try:
@@ -152,6 +148,6 @@ class EventFollower:
         self.handled += 1
         await msg.ack()
 
-    async def _play(self, lock: asyncio.Lock, table_id: str, event: dict[str, Any]) -> None:
+    async def _play(self, lock: asyncio.Lock, env: Envelope) -> None:
         async with self._sem, lock:
-            await self.app.handle(table_id, event)
+            await self.app.handle(env)

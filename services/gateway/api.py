@@ -66,12 +66,13 @@ def _reason(err: grpc.aio.AioRpcError) -> str:
 
 
 def _forward_metadata(md: Any, caller: Caller) -> list[tuple[str, str]]:
-    """What goes upstream: the token and the request id the client sent, and the caller's address
-    as the gateway saw it (``x-okey-client-addr``, for the lobby's per-address limits). Nothing
-    else passes: a client's own ``x-okey-client-addr`` is dropped here."""
+    """What goes upstream: the token, the request id and the W3C trace context (``traceparent``,
+    kept with the events a command appends) the client sent, and the caller's address as the
+    gateway saw it (``x-okey-client-addr``, for the lobby's per-address limits). Nothing else
+    passes: a client's own ``x-okey-client-addr`` is dropped here."""
     keep = []
     for k, v in md or ():
-        if k in ("authorization", "x-request-id") and isinstance(v, str) and v:
+        if k in ("authorization", "x-request-id", "traceparent") and isinstance(v, str) and v:
             keep.append((k, v))
     keep.append((CLIENT_ADDRESS_KEY, caller.address))
     return keep
@@ -284,7 +285,7 @@ def build_http_app(upstreams: Upstreams, limiter: RateLimiter, cors_origins: lis
                 "MALFORMED_JSON",
                 f"request is not a valid {m.descriptor.input_type.name}: {exc}",
             )
-        md = _forward_metadata([("authorization", request.headers.get("authorization", ""))], caller)
+        md = _forward_metadata([(k, request.headers.get(k, "")) for k in ("authorization", "traceparent")], caller)
         call = upstreams.channel(m.service).unary_unary(
             m.path, request_serializer=m.request_cls.SerializeToString, response_deserializer=m.response_cls.FromString
         )

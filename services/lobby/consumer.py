@@ -8,36 +8,33 @@ happens exactly once."""
 from __future__ import annotations
 
 import asyncio
-import json
 from datetime import datetime
-from typing import Any
 
 import nats
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+from okeycore.events import MatchEnded
+from okeycore.okey101 import HandEnded101
+from okeyplatform.contract import BadEnvelope, Envelope, decode_envelope, envelope_from_pb, envelope_pb
 from okeyplatform.eventstore import PostgresEventStore
 from okeyplatform.logs import get_logger
-from okeyplatform.relay import TABLE_STREAM, bind_table_stream, public_envelope
+from okeyplatform.relay import TABLE_STREAM, bind_table_stream
 
 from .app import LobbyApp
 
 __all__ = ["MatchConsumer", "handle_event", "reconcile_from_log", "EVENT_TYPES"]
 
-_INTERESTING = (b"MatchEnded", b"HandEnded101")
 
-
-async def handle_event(app: LobbyApp, payload: dict[str, Any]) -> bool:
+async def handle_event(app: LobbyApp, env: Envelope) -> bool:
     """Apply one published table event; True when it changed something."""
-    event = payload.get("event") or {}
-    table_id = str(payload.get("table_id", ""))
-    kind = event.get("type")
-    if kind == "MatchEnded":
-        return await app.settle_match(table_id, [int(w) for w in event.get("winners", [])], event.get("scores", []))
-    if kind == "HandEnded101" and any(event.get("chips") or ()):
-        return await app.pay_hand_prize(table_id, int(event.get("hand", payload.get("hand", 0))), event["chips"])
+    event = env.event
+    if isinstance(event, MatchEnded):
+        return await app.settle_match(env.table_id, list(event.winners), list(event.scores))
+    if isinstance(event, HandEnded101) and any(event.chips):
+        return await app.pay_hand_prize(env.table_id, event.hand, list(event.chips))
     return False
 
 
-EVENT_TYPES = ("MatchEnded", "HandEnded101")  # what the lobby acts on
+EVENT_TYPES = (MatchEnded.type, HandEnded101.type)  # what the lobby acts on (its catch-up reads only these)
 
 
 async def reconcile_from_log(
@@ -53,7 +50,7 @@ async def reconcile_from_log(
         return 0
     changed = 0
     for e in await events.read_types(playing, EVENT_TYPES):
-        if await handle_event(app, public_envelope(e)):
+        if await handle_event(app, envelope_from_pb(envelope_pb(e))):  # as the relay publishes it
             changed += 1
     return changed
 
@@ -110,10 +107,13 @@ class MatchConsumer:
                     continue
                 for msg in msgs:
                     try:
-                        # Most table events are moves: skip them without parsing.
-                        if any(k in msg.data for k in _INTERESTING) and await handle_event(
-                            self.app, json.loads(msg.data)
-                        ):
+                        try:
+                            env = decode_envelope(msg.data, msg.headers)
+                        except BadEnvelope as exc:  # nothing the lobby could ever apply: not retried
+                            self.log.error("bad_message", subject=msg.subject, error=str(exc))
+                            await msg.ack()
+                            continue
+                        if await handle_event(self.app, env):
                             self.applied += 1
                         await msg.ack()
                     except Exception as exc:

@@ -7,9 +7,11 @@ import json
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from typing import Any
 
 import asyncpg
+from okeycore.events import Event
+from okeyplatform.contract import UnknownEvent, UnreadableEvent, decode_stored
+from okeyplatform.eventstore import StoredEvent
 from okeyplatform.logs import get_logger
 
 from .projection import (
@@ -62,12 +64,22 @@ class BadRequest(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Item:
-    """One table event to project: the relay's JSON envelope, or a row of the log."""
+    """One table event to project, from the relay's envelope or a row of the log. ``event`` is
+    the okeycore event, or why that version cannot be read (its table is then parked; an event
+    type this okeycore does not know stops the projector instead)."""
 
     table_id: str
     version: int
     recorded_at: datetime
-    event: dict[str, Any]
+    event: Event | UnreadableEvent
+
+    @classmethod
+    def of_stored(cls, e: StoredEvent) -> Item:
+        try:
+            event: Event | UnreadableEvent = decode_stored(e)
+        except UnreadableEvent as exc:
+            event = exc
+        return cls(e.stream_id, e.version, e.recorded_at, event)
 
 
 @dataclass(slots=True)
@@ -198,7 +210,7 @@ class ScoringApp:
                     result.outcomes[i] = DUPLICATE
                 elif it.version == current + 1:
                     try:
-                        proj.apply(table_id, it.version, it.recorded_at, it.event)
+                        proj.apply(table_id, it.version, it.recorded_at, _readable(it))
                     except UnknownEventType:
                         raise
                     except ProjectionError as exc:
@@ -285,3 +297,13 @@ def _read_token(token: str) -> tuple[tuple[int, int, str] | None, int]:
         return (wins, matches, player), int(offset)
     except (ValueError, TypeError):
         raise BadRequest("page_token is not one this service gave out") from None
+
+
+def _readable(it: Item) -> Event:
+    """The item's event; an unreadable one is a ProjectionError (its table is parked), one of a
+    type okeycore does not know an UnknownEventType (the projector stops)."""
+    if isinstance(it.event, UnknownEvent):
+        raise UnknownEventType(it.table_id, it.version, it.event.kind)
+    if isinstance(it.event, UnreadableEvent):
+        raise ProjectionError(str(it.event), it.table_id, it.version)
+    return it.event

@@ -14,9 +14,8 @@ stops the projector with the reason (the message stays unacknowledged)."""
 from __future__ import annotations
 
 import asyncio
-import json
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -25,6 +24,7 @@ import nats
 from nats.aio.msg import Msg
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.client import JetStreamContext
+from okeyplatform.contract import BadEnvelope, UnreadableEvent, decode_envelope
 from okeyplatform.logs import get_logger
 from okeyplatform.relay import TABLE_STREAM, bind_table_stream, table_subject
 
@@ -40,17 +40,16 @@ class BadMessage(ProjectionError):
     """A message on okey.table.> that is not a table event envelope."""
 
 
-def decode_message(data: bytes) -> Item:
-    """The relay's envelope ``{"table_id", "version", "hand", "recorded_at", "event"}``."""
+def decode_message(data: bytes, headers: Mapping[str, str] | None = None) -> Item:
+    """The relay's envelope (okey.v1.TableEvent, or the JSON of a stream written before it). An
+    envelope whose event cannot be read becomes an Item that parks its table."""
     try:
-        env = json.loads(data)
-        event = env["event"]
-        if not isinstance(event, dict) or not isinstance(env["table_id"], str):
-            raise TypeError("event must be an object and table_id a string")
-        at = datetime.fromisoformat(env["recorded_at"])
-        return Item(env["table_id"], int(env["version"]), at if at.tzinfo else at.replace(tzinfo=UTC), event)
-    except (ValueError, KeyError, TypeError) as exc:
-        raise BadMessage(f"a message on the table subjects is not a table event: {exc!r}: {data[:200]!r}") from None
+        env = decode_envelope(data, headers)
+    except UnreadableEvent as exc:
+        return Item(exc.table_id, exc.version, datetime.now(UTC), exc)
+    except BadEnvelope as exc:
+        raise BadMessage(str(exc)) from None
+    return Item(env.table_id, env.version, env.time, env.event)
 
 
 class Projector:
@@ -172,7 +171,7 @@ class Projector:
         return None
 
     async def _handle(self, js: JetStreamContext, msgs: list[Msg]) -> None:
-        items = [decode_message(m.data) for m in msgs]
+        items = [decode_message(m.data, m.headers) for m in msgs]
         error: ProjectionError | None = None
         while True:
             try:
@@ -314,7 +313,7 @@ class Projector:
                 except TimeoutError:
                     break
                 for m in msgs:
-                    it = decode_message(m.data)
+                    it = decode_message(m.data, m.headers)
                     if it.version in wanted:
                         found[it.version] = it
                 if not msgs or msgs[-1].metadata.num_pending == 0:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 import sys
@@ -14,10 +13,11 @@ from typing import Any
 from grpc_health.v1 import health_pb2
 from okey.v1 import scoring_service_pb2_grpc as pb_grpc
 from okeyplatform import aioloop
+from okeyplatform.contract import encode_envelope, nats_headers
 from okeyplatform.eventstore import PostgresEventStore
 from okeyplatform.grpcserver import build_server, mark_not_serving, mark_serving
 from okeyplatform.logs import configure_logging, get_logger
-from okeyplatform.relay import TABLE_STREAM, public_envelope
+from okeyplatform.relay import TABLE_STREAM
 from okeyplatform.revocations import RevocationFollower
 
 from .api import SERVICE_NAME, ScoringServicer
@@ -103,7 +103,7 @@ class ScoringService:
             )
         low, high = min(versions), max(versions)
         stored = await self._events.read_stream(table_id, after_version=low - 1, limit=high - low + 1)
-        return [decode_message(json.dumps(public_envelope(e)).encode()) for e in stored if e.version in versions]
+        return [decode_message(encode_envelope(e), nats_headers(e)) for e in stored if e.version in versions]
 
     async def _show_parked(self, parked: Sequence[tuple[str, int, str]]) -> None:
         """The ``okey.scoring.parked`` health entry: SERVING while no table is parked, NOT_SERVING

@@ -1,10 +1,11 @@
 """The scoring projections as pure code: table events in, rows out (no I/O, no clock).
 
 The live projector (NATS) and ``okey replay`` (the PostgreSQL log) run this same code, so a
-rebuild equals the live projection. Every number is read from the events (``HandEnded.deltas``,
-``MatchEnded.winners``, ...): scoring never recomputes a rule. Only fields the spectator's
-version of an event keeps are read, so the redacted events on NATS and the private ones in the
-log project identically."""
+rebuild equals the live projection. Events are told apart by their okeycore class (the typed
+contract of okeyplatform.contract), never by a list of names. Every number is read from the
+events (``HandEnded.deltas``, ``MatchEnded.winners``, ...): scoring never recomputes a rule.
+Only fields the spectator's version of an event keeps are read, so the redacted events on NATS
+and the private ones in the log project identically."""
 
 from __future__ import annotations
 
@@ -13,8 +14,26 @@ from dataclasses import dataclass, field, fields
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, ClassVar
 
-from okeycore.events import TableCreated, event_from_dict
-from okeycore.games import engine_for as engine  # (importing the games registers the 101 events)
+from okeycore import okey101
+from okeycore.events import (
+    EVENT_TYPES,
+    AutopilotEnded,
+    Event,
+    HandEnded,
+    HandStarted,
+    IndicatorShown,
+    MatchEnded,
+    PairsDeclared,
+    PenaltyApplied,
+    TableCreated,
+    TileDiscarded,
+    TileDrawn,
+    TileReturned,
+    TurnedToOkey,
+    TurnTimedOut,
+    event_from_dict,
+)
+from okeycore.games import engine_for as engine
 from okeycore.options import Game
 from okeycore.ranking import competition_ranks
 
@@ -35,36 +54,21 @@ __all__ = [
     "week_of",
 ]
 
-HANDLED = frozenset(
+IGNORED: frozenset[type[Event]] = frozenset(
     {
-        "TableCreated",
-        "HandStarted",
-        "IndicatorShown",
-        "PenaltyApplied",
-        "HandEnded",
-        "HandEnded101",
-        "HandVoided",
-        "MatchEnded",
-        "TurnTimedOut",
-        "AutopilotEnded",
+        TileDrawn,
+        TileReturned,
+        TileDiscarded,
+        PairsDeclared,
+        TurnedToOkey,
+        okey101.MeldsOpened,
+        okey101.TileAdded,
+        okey101.OkeyTaken,
     }
 )
-"""Event types that change a projection."""
-
-IGNORED = frozenset(
-    {
-        "TileDrawn",
-        "TileReturned",
-        "TileDiscarded",
-        "PairsDeclared",
-        "TurnedToOkey",
-        "MeldsOpened",
-        "TileAdded",
-        "OkeyTaken",
-    }
-)
-"""Event types known to change no score: they only move the table's applied version. Any type
-in neither set stops the projector (tests/scoring checks every okeycore type is in one)."""
+"""Event classes known to change no score: they only move the table's applied version. Any
+class neither projected (``HANDLED``) nor here stops the projector (tests/scoring checks every
+okeycore event is one or the other)."""
 
 
 class FinishKind:
@@ -265,9 +269,9 @@ def _decode(table_id: str, version: int, event: dict[str, Any]) -> Any:
 
 
 class _Fields:
-    """Attribute access to an event's JSON fields. Only the few fields a handler reads are
-    touched: decoding a whole HandEnded (racks, deck and deal order) would cost more than
-    projecting it."""
+    """Attribute access to a stored event's JSON fields (``okey replay``'s path). Only the few
+    fields a handler reads are touched: decoding a whole HandEnded (racks, deck and deal order)
+    would cost more than projecting it, and a replay reads a million events."""
 
     __slots__ = ("_data",)
 
@@ -281,7 +285,7 @@ class _Fields:
 class Projection:
     """Applies table events, in version order per table, to the tables it holds."""
 
-    _handlers: ClassVar[dict[str, Callable[[Projection, TableAcc, int, datetime, Any], None]]] = {}
+    _handlers: ClassVar[dict[type[Event], Callable[[Projection, TableAcc, int, datetime, Any], None]]] = {}
 
     def __init__(self, tables: dict[str, TableAcc] | None = None) -> None:
         self.tables: dict[str, TableAcc] = tables if tables is not None else {}
@@ -291,33 +295,54 @@ class Projection:
         acc = self.tables.get(table_id)
         return acc.version if acc is not None else 0
 
-    def apply(self, table_id: str, version: int, recorded_at: datetime, event: dict[str, Any]) -> None:
+    def apply(self, table_id: str, version: int, recorded_at: datetime, event: Event) -> None:
         """Apply the table's next event (``version`` must be the applied version + 1)."""
-        kind = event.get("type")
+        self._apply(table_id, version, recorded_at, type(event), event, None)
+
+    def apply_stored(self, table_id: str, version: int, recorded_at: datetime, kind: str, data: dict[str, Any]) -> None:
+        """``apply`` for an event as the log stores it (its type and JSON fields): what ``okey
+        replay`` reads. Only a TableCreated is decoded whole; the handlers read the few fields
+        they need straight from the JSON."""
+        cls = EVENT_TYPES.get(kind)
+        if cls is None:
+            raise UnknownEventType(table_id, version, kind)
+        self._apply(table_id, version, recorded_at, cls, None, data)
+
+    def _apply(
+        self,
+        table_id: str,
+        version: int,
+        recorded_at: datetime,
+        cls: type[Event],
+        event: Event | None,
+        data: dict[str, Any] | None,
+    ) -> None:
+        """Either ``event``, or the stored ``data`` of an event of class ``cls``."""
         acc = self.tables.get(table_id)
         if version != (acc.version if acc else 0) + 1:
             raise ValueError(f"{table_id}: version {version} is not the next one")
         if acc is None:
-            if kind != "TableCreated":
+            if cls is not TableCreated:
                 raise ProjectionError(
-                    f"table {table_id!r} starts with {kind!r} instead of TableCreated", table_id, version
+                    f"table {table_id!r} starts with {cls.type!r} instead of TableCreated", table_id, version
                 )
-            self._table_created(table_id, recorded_at, _decode(table_id, version, event))
+            created = event if data is None else _decode(table_id, version, {"type": cls.type, **data})
+            self._table_created(table_id, recorded_at, created)  # type: ignore[arg-type]
             return
-        if kind in IGNORED:
+        if cls in IGNORED:
             acc.version = version
             self.changes.tables[table_id] = acc
             return
-        handler = self._handlers.get(kind)  # type: ignore[arg-type]
+        handler = self._handlers.get(cls)
         if handler is None:
-            if kind == "TableCreated":
+            if cls is TableCreated:
                 raise ProjectionError(f"table {table_id!r} is created again at version {version}", table_id, version)
-            raise UnknownEventType(table_id, version, kind)
+            raise UnknownEventType(table_id, version, cls.type)
         try:
-            handler(self, acc, version, recorded_at, _Fields(event))
+            handler(self, acc, version, recorded_at, event if data is None else _Fields(data))
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise ProjectionError(
-                f"cannot project the {kind!r} event at table {table_id!r} version {version}: {exc!r}",
+                f"cannot project the {cls.type!r} event at table {table_id!r} version {version}: {exc!r}",
                 table_id,
                 version,
             ) from None
@@ -602,16 +627,19 @@ def _seat(value: Any, acc: TableAcc) -> int:
 
 
 Projection._handlers = {
-    "HandStarted": Projection._hand_started,
-    "IndicatorShown": Projection._indicator_shown,
-    "PenaltyApplied": Projection._penalty,
-    "HandEnded": Projection._hand_ended,
-    "HandEnded101": Projection._hand_ended_101,
-    "HandVoided": Projection._hand_voided,
-    "MatchEnded": Projection._match_ended,
-    "TurnTimedOut": Projection._turn_timed_out,
-    "AutopilotEnded": Projection._autopilot_ended,
+    HandStarted: Projection._hand_started,
+    IndicatorShown: Projection._indicator_shown,
+    PenaltyApplied: Projection._penalty,
+    HandEnded: Projection._hand_ended,
+    okey101.HandEnded101: Projection._hand_ended_101,
+    okey101.HandVoided: Projection._hand_voided,
+    MatchEnded: Projection._match_ended,
+    TurnTimedOut: Projection._turn_timed_out,
+    AutopilotEnded: Projection._autopilot_ended,
 }
+
+HANDLED: frozenset[type[Event]] = frozenset({TableCreated, *Projection._handlers})
+"""Event classes that change a projection."""
 
 
 def _ranks(acc: TableAcc, scores: list[int], winners: list[int]) -> list[int]:

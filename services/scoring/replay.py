@@ -303,7 +303,7 @@ class ReplayReport:
 
 
 def _item(e: StoredEvent) -> Item:
-    return Item(e.stream_id, e.version, e.recorded_at, {"type": e.type, **e.data})
+    return Item.of_stored(e)
 
 
 REPLAY_LOCK = 0x5C_0E_12_EB  # pg_advisory_lock key: one rebuild at a time
@@ -352,13 +352,12 @@ async def _replay(
                 break
             cursor = batch[-1].global_position
             pending = asyncio.create_task(events.read_all(cursor, page))  # the next page loads meanwhile
-            apply = proj.apply
+            apply = proj.apply_stored
             parked = report.parked
             for e in batch:
-                data = {"type": e.type, **e.data}
                 if e.stream_id not in parked:
                     try:
-                        apply(e.stream_id, e.version, e.recorded_at, data)
+                        apply(e.stream_id, e.version, e.recorded_at, e.type, e.data)
                     except ValueError as exc:
                         raise ProjectionError(f"the log is not gap-free: {exc}") from None
                     except UnknownEventType:
@@ -366,7 +365,7 @@ async def _replay(
                     except ProjectionError as exc:  # this table stops here; the others go on
                         parked[e.stream_id] = (e.version, str(exc)[:500])
                 if verifier is not None:
-                    verifier.feed(e.stream_id, e.version, data)
+                    verifier.feed(e.stream_id, e.version, {"type": e.type, **e.data})
             report.events += len(batch)
             now = time.perf_counter()
             if progress is not None and now - last_tick >= 0.5:

@@ -16,9 +16,10 @@ from okeycore.events import Event
 from okeycore.melds import MeldKind
 from okeycore.options import OptionsError
 from okeyplatform.auth import Identity, TokenError, identity_from_metadata
+from okeyplatform.contract import envelope_pb, valid_traceparent
 from okeyplatform.eventstore import StoredEvent
 from okeyplatform.grpcserver import rich_error
-from okeyplatform.protoconv import event_pb, hints_pb, options_from_pb, view_pb
+from okeyplatform.protoconv import hints_pb, options_from_pb, view_pb
 
 from .app import BadRequest, Forbidden, NotFound, RuleError, TableApp, TooMany
 
@@ -30,6 +31,12 @@ WATCH_POLL_S = 1.0
 
 def _identity(context: grpc.aio.ServicerContext[Any, Any]) -> Identity:
     return identity_from_metadata(context.invocation_metadata())  # type: ignore[arg-type]
+
+
+def _traceparent(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
+    """The caller's W3C trace context (``traceparent`` metadata), stored and published with the
+    events its command appends; a malformed one is dropped."""
+    return valid_traceparent(next((v for k, v in context.invocation_metadata() or () if k == "traceparent"), None))
 
 
 async def _fail(context: grpc.aio.ServicerContext[Any, Any], exc: Exception) -> None:
@@ -104,9 +111,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
         self._watches: Counter[str] = Counter()
 
     def _event(self, stored: StoredEvent, event: Event, engine: Any, seat: int | None) -> Any:
-        return event_pb(
-            stored.stream_id, stored.version, stored.hand, stored.recorded_at, engine.public_event(event, seat)
-        )
+        """The envelope NATS carries too, with the event as ``seat`` may see it."""
+        return envelope_pb(stored, event, seat, public=engine.public_event)
 
     async def CreateTable(self, request: pb.CreateTableRequest, context: Any) -> pb.CreateTableResponse:
         try:
@@ -116,7 +122,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
             if players and len(players) != options.seat_count:
                 raise BadRequest(f"seats: give {options.seat_count} seats or none")
             table_id, version = await self.app.create_table(
-                request.table_id, options, players, identity, request.command_id
+                request.table_id, options, players, identity, request.command_id, _traceparent(context)
             )
             return pb.CreateTableResponse(table_id=table_id, version=version)
         except Exception as exc:
@@ -127,7 +133,9 @@ class TableServicer(pb_grpc.TableServiceServicer):
         try:
             identity = _identity(context)
             make = _command(request)
-            res = await self.app.act(request.table_id, request.command_id, make, identity, request.seat)
+            res = await self.app.act(
+                request.table_id, request.command_id, make, identity, request.seat, _traceparent(context)
+            )
             loaded = await self.app.load(request.table_id)
             events = [self._event(st, ev, loaded.engine, request.seat) for st, ev in res.events]
             return pb.ActResponse(version=res.version, events=events, duplicate=res.duplicate)

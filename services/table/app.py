@@ -175,6 +175,7 @@ class TableApp:
         engine: Engine,
         events: list[Event],
         command_id: str | None,
+        traceparent: str | None = None,
     ) -> ActResult:
         state = loaded.state if loaded else None
         version = state.version if state is not None else 0
@@ -190,7 +191,7 @@ class TableApp:
                 new.append(NewEvent(e.type, _data(e), s.hand))
             pending = self._follow_ups(engine, s, now)
         due = s.deadline_ms if s.phase.value == "PLAYING" and s.deadline_ms else None
-        res = await self.store.append(table_id, version, new, command_id, due)
+        res = await self.store.append(table_id, version, new, command_id, due, traceparent)
         self._remember(table_id, Loaded(s, engine))
         pairs = list(zip(res.events, applied, strict=True))
         self._notify(table_id, pairs)
@@ -203,6 +204,7 @@ class TableApp:
         players: tuple[str, ...],
         identity: Identity | None = None,
         command_id: str = "",
+        traceparent: str | None = None,
     ) -> tuple[str, int]:
         """Open a table. A player (not the lobby's or the bots' service credential) may only
         open one where no seat is someone else's: they take at most one seat and bots ("")
@@ -251,7 +253,7 @@ class TableApp:
         key = f"create:{caller}:{command_id}"
         async with self._lock(table_id):
             try:
-                res = await self._commit(table_id, None, engine, got, key)
+                res = await self._commit(table_id, None, engine, got, key, traceparent)
             except (VersionConflict, DuplicateCommand):
                 return await self._same_creation(table_id, key, got[0])
         self.log.info("table_created", table_id=table_id, game=options.game.value, version=res.version)
@@ -284,17 +286,20 @@ class TableApp:
         make: Callable[[int], Command],
         identity: Identity | None = None,
         seat: int | None = None,
+        traceparent: str | None = None,
     ) -> ActResult:
         """Decide and append one command. Conflicts with another writer are re-decided on the
         fresh state; a command id seen before returns its first result and appends nothing.
         Command ids are the caller's own: scoped to the caller (player or service identity) and
-        the seat, so nobody can spend another caller's id, the timer's or the bots'."""
+        the seat, so nobody can spend another caller's id, the timer's or the bots'.
+        ``traceparent``, the caller's trace context, is stored with the events appended."""
         if not command_id or len(command_id) > 128:
             raise BadRequest("command_id is required (at most 128 characters)")
         if not TABLE_ID.fullmatch(table_id):
             raise NotFound(f"no table {table_id[:64]!r}")  # no table has such an id: no lock is made for it
         try:
-            return await self._act(table_id, _command_key(identity, seat, command_id), make, identity, seat)
+            key = _command_key(identity, seat, command_id)
+            return await self._act(table_id, key, make, identity, seat, traceparent)
         except NotFound:
             lock = self._locks.get(table_id)
             if lock is not None and not lock.locked() and table_id not in self._cache:
@@ -308,6 +313,7 @@ class TableApp:
         make: Callable[[int], Command],
         identity: Identity | None,
         seat: int | None,
+        traceparent: str | None = None,
     ) -> ActResult:
         log = self.log.bind(table_id=table_id, command_id=command_id, seat=seat)
         async with self._lock(table_id):
@@ -330,7 +336,7 @@ class TableApp:
                     log.info("command_refused", code=got.code, hand=loaded.state.hand)
                     raise RuleError(got)
                 try:
-                    res = await self._commit(table_id, loaded, loaded.engine, got, command_id)
+                    res = await self._commit(table_id, loaded, loaded.engine, got, command_id, traceparent)
                 except VersionConflict:
                     log.info("version_conflict", attempt=_attempt)
                     fresh = True

@@ -14,19 +14,16 @@ from okeyplatform import aioloop
 from okeyplatform.eventstore import PostgresEventStore
 from okeyplatform.grpcserver import build_server, mark_not_serving, mark_serving
 from okeyplatform.logs import configure_logging, get_logger
-from okeyplatform.relay import Relay, public_envelope
+from okeyplatform.relay import Relay
 from okeyplatform.revocations import RevocationFollower
 
 from .api import SERVICE_NAME, TableServicer
 from .app import TableApp
 from .timers import TimerPoller
 
-__all__ = ["TableService", "public_payload", "DEFAULT_ADDR"]
+__all__ = ["TableService", "DEFAULT_ADDR"]
 
 DEFAULT_ADDR = "127.0.0.1:50061"
-
-
-public_payload = public_envelope  # what goes on NATS (okeyplatform.relay.public_envelope)
 
 
 @dataclass
@@ -62,7 +59,6 @@ class TableService:
             self.store,
             self.database_url,
             self.nats_url,
-            public_payload,
             linger_s=float(os.environ.get("OKEY_RELAY_LINGER_MS", "10")) / 1000,
         )
         self.timers = TimerPoller(self.app, self.store)

@@ -30,3 +30,23 @@ def test_the_web_forms_number_bounds_are_okeycores() -> None:
         spec = opts[name]
         got = (int(re.search(r"min: (\d+)", spec).group(1)), int(re.search(r"max: (\d+)", spec).group(1)))  # type: ignore[union-attr]
         assert got == (low, high), name
+
+
+def test_the_event_log_has_a_line_for_every_event_the_envelope_can_carry_in_both_languages() -> None:
+    """The client names an event by the envelope's kind (no list of its own): each oneof member of
+    okey.v1.TableEvent needs its ``ev.<member>`` text in Turkish and English (a draw has two, from
+    the deck and from the side; TableCreated is not logged)."""
+    from okey.v1 import events_pb2
+
+    text = (APP_JS.parent / "i18n.js").read_text(encoding="utf-8")
+    en = text.index("\n  en: {")
+    languages = {"tr": text[:en], "en": text[en:]}
+    for member in events_pb2.TableEvent.DESCRIPTOR.oneofs_by_name["event"].fields:
+        kind = member.json_name
+        if kind == "tableCreated":
+            continue
+        keys = [f"ev.{kind}.deck", f"ev.{kind}.side"] if kind == "tileDrawn" else [f"ev.{kind}"]
+        for lang, block in languages.items():
+            for key in keys:
+                assert f'"{key}":' in block, f"{lang}: no {key}"
+    assert "EVENT_KINDS" not in APP_JS.read_text(encoding="utf-8")

@@ -53,6 +53,17 @@ async def test_append_assigns_consecutive_versions_and_reads_back(store: EventSt
     assert await store.read_stream("nope") == []
 
 
+async def test_an_append_keeps_its_trace_context_with_every_event_it_wrote(store: EventStore) -> None:
+    """The trace context of the command behind the events (the relay publishes it with them);
+    none given, none kept."""
+    tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+    r = await store.append("s", 0, [ev("A"), ev("B")], traceparent=tp)
+    assert [e.traceparent for e in r.events] == [tp, tp]
+    await store.append("s", 2, [ev("C")])
+    assert [e.traceparent for e in await store.read_stream("s")] == [tp, tp, None]
+    assert [e.traceparent for e in await store.read_all()] == [tp, tp, None]
+
+
 async def test_wrong_expected_version_is_a_conflict_and_appends_nothing(store: EventStore) -> None:
     await store.append("s", 0, [ev("A")])
     with pytest.raises(VersionConflict):

@@ -384,7 +384,7 @@ def test_no_route_shows_another_seats_rack_or_the_deck_while_the_hand_runs(edge:
     )
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [line["version"] for line in lines] == list(range(1, final + 1))
+    assert [int(line["version"]) for line in lines] == list(range(1, final + 1))
     exported = sum(_check_export(truth, line) for line in lines)
     # the checker itself: the private export does show what it must find
     private = edge.call(_collect(export_lines(_store(edge), table_id, private=True)))
@@ -399,27 +399,27 @@ def test_no_route_shows_another_seats_rack_or_the_deck_while_the_hand_runs(edge:
     edge.healthy()
 
 
-_TILE_KEYS = {"racks", "indicator", "deck", "order", "tile", "final_tile", "arrangement"}
-
-
-def _ints(value: Any) -> Iterator[int]:
-    if isinstance(value, bool):
-        return
-    if isinstance(value, int):
-        yield value
+def _tiles(value: Any, where: str = "") -> Iterator[tuple[str, int]]:
+    """Every okey.v1.Tile in a line of protobuf JSON (``{"id", "code"}``; the export writes zeros
+    out, so an id 0 is there too), with where it was found."""
+    if isinstance(value, dict):
+        if set(value) == {"id", "code"}:
+            yield where, int(value["id"])
+            return
+        for k, v in value.items():
+            yield from _tiles(v, f"{where}.{k}" if where else k)
     elif isinstance(value, list):
         for v in value:
-            yield from _ints(v)
+            yield from _tiles(v, where)
 
 
 def _check_export(truth: Truth, line: dict[str, Any]) -> int:
-    secret = truth.hidden(None, line["version"])
+    version = int(line["version"])
+    secret = truth.hidden(None, version)
     n = 0
-    for key, value in line["event"].items():
-        if key in _TILE_KEYS:
-            for tid in _ints(value):
-                n += 1
-                assert tid not in secret, f"export: hidden tile {tid} in {key} at v{line['version']}"
+    for where, tid in _tiles(line):
+        n += 1
+        assert tid not in secret, f"export: hidden tile {tid} in {where} at v{version}"
     return n
 
 

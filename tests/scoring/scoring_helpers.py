@@ -22,7 +22,8 @@ from okeycore.events import Event, HandStarted, TableCreated, event_to_dict
 from okeycore.options import TableOptions
 from okeycore.simulate import Simulator
 from okeycore.tiles import TILE_COUNT, face_of_id, parse_face, resolve_ids
-from okeyplatform.eventstore import NewEvent, PostgresEventStore
+from okeyplatform.contract import encode_envelope, nats_headers
+from okeyplatform.eventstore import NewEvent, PostgresEventStore, StoredEvent
 from okeyplatform.relay import table_subject
 
 from services.scoring.main import ScoringService
@@ -224,26 +225,36 @@ async def append(store: PostgresEventStore, table_id: str, events: Sequence[Even
     return version
 
 
-def envelope(table_id: str, version: int, event: Event | dict[str, Any], hand: int = 0) -> bytes:
-    """What the relay publishes: the spectator's version of the event in its envelope."""
-    body = event if isinstance(event, dict) else event_to_dict(classic.public_event(event, None))
-    env = {
-        "table_id": table_id,
-        "version": version,
-        "hand": hand,
-        "recorded_at": datetime.now(UTC).isoformat(),
-        "event": body,
-    }
-    return json.dumps(env, separators=(",", ":")).encode("utf-8")
+def stored(table_id: str, version: int, event: Event | dict[str, Any], hand: int = 0) -> StoredEvent:
+    """An event as the log would hold it (what the relay reads)."""
+    data = dict(event) if isinstance(event, dict) else event_to_dict(event)
+    kind = str(data.pop("type"))
+    return StoredEvent(table_id, version, kind, data, hand, version, (version, version), datetime.now(UTC))
+
+
+def envelope(table_id: str, version: int, event: Event | dict[str, Any], hand: int = 0) -> tuple[bytes, dict[str, str]]:
+    """What the relay publishes: an okeycore event as the spectator's TableEvent envelope (and its
+    headers); a dict (a malformed or unknown event) as the JSON a relay wrote before the
+    protobuf contract, which consumers still read."""
+    if isinstance(event, dict):
+        env = {
+            "table_id": table_id,
+            "version": version,
+            "hand": hand,
+            "recorded_at": datetime.now(UTC).isoformat(),
+            "event": event,
+        }
+        return json.dumps(env, separators=(",", ":")).encode("utf-8"), {}
+    st = stored(table_id, version, event, hand)
+    return encode_envelope(st), nats_headers(st)
 
 
 async def publish(
     js: JetStreamContext, table_id: str, version: int, event: Event | dict[str, Any], msg_id: str | None = None
 ) -> None:
+    data, headers = envelope(table_id, version, event)
     await js.publish(
-        table_subject(table_id),
-        envelope(table_id, version, event),
-        headers={"Nats-Msg-Id": msg_id or f"{table_id}:{version}"},
+        table_subject(table_id), data, headers={**headers, "Nats-Msg-Id": msg_id or f"{table_id}:{version}"}
     )
 
 

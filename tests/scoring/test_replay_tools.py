@@ -9,6 +9,10 @@ import sys
 from typing import Any
 
 import asyncpg
+from google.protobuf import json_format
+from okey.v1 import events_pb2
+from okeycore.events import DrawSource, HandEnded, HandStarted, TileDrawn
+from okeyplatform.contract import envelope_from_pb
 from okeyplatform.eventstore import PostgresEventStore
 from scoring_helpers import append, match_a, simulated
 
@@ -75,29 +79,34 @@ async def test_export_is_the_spectator_view_unless_private_information_is_asked_
     code, out, err = await okey("export", "exp", "--database-url", fresh_database_url)
     assert code == 0, err
     lines = [json.loads(line) for line in out.splitlines()]
-    assert [m["version"] for m in lines] == list(range(1, len(evs) + 1))
-    assert {"table_id", "version", "hand", "recorded_at", "event"} <= set(lines[0])
+    assert [int(m["version"]) for m in lines] == list(range(1, len(evs) + 1))
+    # protobuf's JSON mapping of okey.v1.TableEvent, every field of the event written out
+    assert {"tableId", "version", "hand", "time", "kind", "toMove", "tableCreated"} <= set(lines[0])
+    assert lines[1]["kind"] == "HandStarted" and lines[1]["handStarted"]["starter"] == 0
+    # ... read back with the published protos into the okeycore events
+    envs = [envelope_from_pb(json_format.Parse(line, events_pb2.TableEvent())) for line in out.splitlines()]
+    assert [e.event.type for e in envs] == [e.type for e in evs]
     in_hand = False
-    for m in lines:
-        ev = m["event"]
-        if ev["type"] == "HandStarted":
+    for env in envs:
+        ev: Any = env.event
+        if isinstance(ev, HandStarted):
             in_hand = True
-            assert all(t == -1 for rack in ev["racks"] for t in rack), "a dealt rack leaked"
-            assert all(t == -1 for t in ev["deck"]) and ev["order"] == [] and ev["salt"] == ""
-        elif ev["type"] == "TileDrawn" and ev["source"] == "DECK":
-            assert ev["tile"] == -1, "a deck draw leaked"
-        elif ev["type"] == "HandEnded":
+            assert all(t == -1 for rack in ev.racks for t in rack), "a dealt rack leaked"
+            assert all(t == -1 for t in ev.deck) and ev.order == () and ev.salt == ""
+        elif isinstance(ev, TileDrawn) and ev.source is DrawSource.DECK:
+            assert ev.tile == -1, "a deck draw leaked"
+        elif isinstance(ev, HandEnded):
             in_hand = False  # the hand's end reveals its racks to everyone [C-DEAL-3]
-        assert in_hand or ev["type"] != "TileDrawn"
+            assert ev == evs[env.version - 1]
+        assert in_hand or not isinstance(ev, TileDrawn)
     assert "exported" not in out and "as a spectator sees them" in err
     target = tmp_path / "private.jsonl"
     code, out, err = await okey(
         "export", "exp", "--with-private", "-o", str(target), "--database-url", fresh_database_url
     )
     assert code == 0, err
-    private = [json.loads(line) for line in target.read_text().splitlines()]
-    started = next(m["event"] for m in private if m["event"]["type"] == "HandStarted")
-    assert all(t >= 0 for rack in started["racks"] for t in rack) and started["salt"] == ""
+    private = [envelope_from_pb(json_format.Parse(x, events_pb2.TableEvent())) for x in target.read_text().splitlines()]
+    assert [e.event for e in private] == evs  # everything, nothing lost
     code, out, err = await okey("export", "no-such-table", "--database-url", fresh_database_url)
     assert code == 1 and "no table 'no-such-table'" in err
 

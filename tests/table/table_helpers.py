@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import json
-
 import nats
+from okey.v1 import events_pb2
 from okeyplatform.relay import table_subject
 
 
@@ -19,7 +18,7 @@ async def jetstream_versions(url: str, table_id: str, expected: int, timeout: fl
         try:
             while len(versions) < expected:
                 msg = await sub.next_msg(timeout=timeout)
-                versions.append(int(json.loads(msg.data)["version"]))
+                versions.append(events_pb2.TableEvent.FromString(msg.data).version)
         except nats.errors.TimeoutError:
             pass
         await sub.unsubscribe()

@@ -12,13 +12,15 @@ from typing import Any
 
 import nats
 import pytest
+from okey.v1 import events_pb2
 from okeyplatform.eventstore import NewEvent, PostgresEventStore, StoredEvent
 from okeyplatform.relay import Relay
 from table_helpers import jetstream_versions
 
 
-def _payload(e: StoredEvent) -> dict[str, object]:
-    return {"table_id": e.stream_id, "version": e.version}
+def _payload(e: StoredEvent) -> bytes:
+    """An envelope with no event in it: these tests' events are no okeycore events."""
+    return events_pb2.TableEvent(table_id=e.stream_id, version=e.version, kind=e.type).SerializeToString()
 
 
 @pytest.fixture

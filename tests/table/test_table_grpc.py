@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable
+from typing import Any
 
 import grpc
 import pytest
 from nats.js.client import JetStreamContext
 from okeycore.bots import GreedyBot
 from okeycore.commands import Discard, Draw
+from okeycore.events import DrawSource, HandStarted, TileDiscarded, TileDrawn
 from okeycore.options import TableOptions
 from okeyplatform.client import TableClient
+from okeyplatform.contract import CONTENT_TYPE, decode_envelope
 from okeyplatform.grpcserver import error_reason
 from okeyplatform.protoconv import classic_view_from_pb
 from okeyplatform.relay import TABLE_STREAM, table_subject
@@ -41,13 +43,12 @@ async def play_to_end(
     raise AssertionError("the match did not end")
 
 
-async def stream_messages(js: JetStreamContext, table_id: str, expected: int) -> list[dict[str, object]]:
+async def stream_messages(js: JetStreamContext, table_id: str, expected: int) -> list[Any]:
     sub = await js.subscribe(table_subject(table_id), ordered_consumer=True)
-    out: list[dict[str, object]] = []
+    out: list[Any] = []
     try:
         while len(out) < expected:
-            msg = await sub.next_msg(timeout=10)
-            out.append(json.loads(msg.data))
+            out.append(await sub.next_msg(timeout=10))
     finally:
         await sub.unsubscribe()
     return out
@@ -69,17 +70,50 @@ async def test_full_classic_match_through_grpc_reaches_nats_in_order(
     # Every committed event reaches JetStream once, in version order, without private tiles.
     version = final.version
     msgs = await stream_messages(jetstream, "full-match", version)
-    assert [m["version"] for m in msgs] == list(range(1, version + 1))
+    # the okey.v1.TableEvent envelope, binary, with its content type and de-duplication id
+    assert all(m.headers["Content-Type"] == CONTENT_TYPE for m in msgs)
+    assert [m.headers["Nats-Msg-Id"] for m in msgs] == [f"full-match:{v}" for v in range(1, version + 1)]
+    envs = [decode_envelope(m.data, m.headers) for m in msgs]
+    assert [e.version for e in envs] == list(range(1, version + 1))
     info = await jetstream.stream_info(TABLE_STREAM)
     assert info.state.messages >= version
-    for m in msgs:
-        ev = m["event"]
-        assert isinstance(ev, dict)
-        if ev["type"] == "HandStarted":
-            assert all(t == -1 for rack in ev["racks"] for t in rack)
-            assert all(t == -1 for t in ev["deck"]) and ev["order"] == [] and ev["salt"] == ""
-        if ev["type"] == "TileDrawn" and ev["source"] == "DECK":
-            assert ev["tile"] == -1
+    # one envelope builder: NATS carries exactly what GetEvents gives a spectator
+    spectator = await clients[0].events("full-match")
+    assert [m.data for m in msgs] == [e.SerializeToString() for e in spectator]
+    for env in envs:
+        ev: Any = env.event
+        if isinstance(ev, HandStarted):
+            assert all(t == -1 for rack in ev.racks for t in rack)
+            assert all(t == -1 for t in ev.deck) and ev.order == () and ev.salt == ""
+            assert env.to_move == ev.starter
+        if isinstance(ev, TileDrawn) and ev.source is DrawSource.DECK:
+            assert ev.tile == -1
+        if isinstance(ev, TileDiscarded):
+            assert env.to_move == ev.next_seat
+
+
+async def test_a_command_s_trace_context_is_kept_with_its_events_and_published(
+    table_service: TableService, client_for: Callable[[str], TableClient], jetstream: JetStreamContext
+) -> None:
+    """``traceparent`` metadata on Act is stored with the events the command appends and goes
+    out with them (header and envelope field); a command without one, or with a malformed one,
+    publishes none."""
+    clients = [client_for(p) for p in PLAYERS]
+    await client_for("lobby", "service").create_table(TableOptions(), PLAYERS, table_id="t-trace")
+    v = classic_view_from_pb(await clients[0].view("t-trace", 0))
+    seat = v.turn
+    mine = classic_view_from_pb(await clients[seat].view("t-trace", seat))
+    tp = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+    discard = next(t for t in mine.rack if t >= 0)
+    res = await clients[seat].act("t-trace", Discard(seat=seat, tile=discard), traceparent=tp)
+    assert [e.traceparent for e in res.events] == [tp]
+    nxt = (seat + 1) % 4
+    await clients[nxt].act("t-trace", Draw(seat=nxt), traceparent="not-a-trace-context")
+    msgs = await stream_messages(jetstream, "t-trace", res.version + 1)
+    traced, plain = msgs[res.version - 1], msgs[res.version]
+    assert traced.headers.get("traceparent") == tp and decode_envelope(traced.data, traced.headers).traceparent == tp
+    assert "traceparent" not in plain.headers and decode_envelope(plain.data, plain.headers).traceparent is None
+    assert [e.traceparent for e in await clients[0].events("t-trace", after_version=res.version - 1)] == [tp, ""]
 
 
 async def test_rule_violation_is_failed_precondition_with_reason(

@@ -9,11 +9,6 @@
   const ROWS = 2;
   const SLOTS = ROW * ROWS;
   const COLOURS = { R: "R", Y: "Y", B: "B", K: "K" };
-  const EVENT_KINDS = [
-    "tableCreated", "handStarted", "tileDrawn", "tileReturned", "tileDiscarded", "indicatorShown",
-    "pairsDeclared", "turnedToOkey", "turnTimedOut", "autopilotEnded", "penaltyApplied", "handEnded",
-    "matchEnded", "meldsOpened", "tileAdded", "okeyTaken", "handEnded101", "handVoided",
-  ];
 
   // Every option of RULES.md section 5, in that order: its JSON name, its games, its kind.
   const OPTIONS = [
@@ -1572,10 +1567,16 @@
 
   // ------------------------------------------------------------------ the event log
 
+  // The event's slot in a TableEvent is its `kind` ("TileDrawn") in lowerCamelCase ("tileDrawn"),
+  // protobuf's JSON name of the oneof member: no list of event names to keep up to date here.
+  function eventKind(ev) {
+    return ev.kind ? ev.kind.charAt(0).toLowerCase() + ev.kind.slice(1) : "";
+  }
+
   // Entries keep seats and tile codes, so the log follows a language switch.
   function logEvent(t, ev, quiet = false) {
-    const kind = EVENT_KINDS.find((k) => ev[k] !== undefined);
-    if (!kind || kind === "tableCreated") return;
+    const kind = eventKind(ev);
+    if (!kind || kind === "tableCreated" || ev[kind] === undefined) return;
     const e = ev[kind] || {};
     let key = "ev." + kind;
     if (kind === "tileDrawn") key = e.source === "DRAW_SOURCE_DISCARD" ? "ev.tileDrawn.side" : "ev.tileDrawn.deck";
