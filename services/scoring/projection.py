@@ -14,7 +14,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any, ClassVar
 
 from okeycore.events import TableCreated, event_from_dict
-from okeycore.games import engine_for as engine  # (importing the games registers the 101 events)
+from okeycore.games import engine_for as engine
 from okeycore.options import Game
 from okeycore.ranking import competition_ranks
 
