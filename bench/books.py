@@ -29,6 +29,7 @@ from okey.v1 import scoring_service_pb2 as spb
 from okey.v1 import scoring_service_pb2_grpc as spb_grpc
 from okeycore.events import MatchEnded, event_from_dict
 from okeycore.games import engine_for
+from okeycore.kernel.state import Phase
 from okeyplatform.auth import issue_token
 from okeyplatform.contract import decode_envelope
 from okeyplatform.eventstore import PostgresEventStore
@@ -225,7 +226,7 @@ async def _results(database_url: str, scoring_addr: str, table_ids: Sequence[str
                 standings = sorted(result.standings, key=lambda s: s.seat)
                 scores = [s.score for s in standings]
                 checks = {
-                    "the fold ends the match": state.phase.value == "MATCH_OVER",
+                    "the fold ends the match": state.phase is Phase.MATCH_OVER,
                     "scores = MatchEnded": scores == list(ended.scores),
                     "scores = the fold": scores == [s.score for s in state.seats],
                     "winners": sorted(result.winners) == sorted(ended.winners),

@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from okeycore.kernel.state import Phase
 from okeycore.okey101 import HandEnded101
 from okeycore.options import Game, TableOptions
 from okeycore.simulate import Simulator
@@ -106,9 +107,9 @@ def okey101_scores(hands: int, seed: int, times: list[float]) -> tuple[list[floa
         bots: list[Any] = [strategy101("greedy", seed * 100_003 + table * 4 + i) for i in range(4)]
         bots[seat] = _Timed(strategy101("strong", seed * 7_919 + table), times)
         sim = Simulator101(opts, bots, seed * 1_000_003 + table)
-        while sim.state.phase.value != "MATCH_OVER" and len(strong) < hands:
+        while sim.state.phase is not Phase.MATCH_OVER and len(strong) < hands:
             sim.play_hand()
-            end = sim.state.last_hand if sim.state.phase.value != "PLAYING" else None
+            end = sim.state.last_hand if sim.state.phase is not Phase.PLAYING else None
             if isinstance(end, HandEnded101) and not sim.state.voided:
                 mine = float(end.deltas[seat])
                 rest = statistics.fmean(float(end.deltas[i]) for i in range(4) if i != seat)

@@ -9,6 +9,7 @@ import time
 from okeycore import melds as M
 from okeycore.bots import GreedyBot, RandomBot, Strategy
 from okeycore.classic import decide, evolve, finishing_tiles, rack_packed
+from okeycore.kernel.state import Phase
 from okeycore.options import TableOptions
 from okeycore.simulate import Simulator
 
@@ -142,7 +143,7 @@ def _hands_per_second(kind: str, seed: int, seconds: float) -> tuple[float, int,
         sim = Simulator(TableOptions(), bots, seed + m)
         for _ in range(5):
             sim.play_hand()
-            if sim.record.state.phase.value == "MATCH_OVER":
+            if sim.record.state.phase is Phase.MATCH_OVER:
                 break
         hands += sim.record.hands
         moves += sim.record.moves

@@ -6,10 +6,10 @@ import random
 from collections.abc import Sequence
 from typing import Protocol
 
-from .classic import Phase, SeatView, Stage, effective_table, finishing_tiles, rack_packed
+from .classic import SeatView, Stage, effective_table, finishing_tiles, rack_packed
 from .commands import Command, DeclarePairs, Discard, Draw, Finish, ShowIndicator, TakeDiscard
 from .melds import count_pairs
-from .options import IndicatorTiming, PairsDeclaration
+from .options import PairsDeclaration
 
 __all__ = ["Strategy", "RandomBot", "GreedyBot", "STRATEGIES", "usefulness"]
 
@@ -76,16 +76,10 @@ FULL_DECK = 48  # a classic deck after the deal [C-DEAL-1]
 
 
 def may_show_indicator(view: SeatView) -> bool:
-    """Would showing the indicator be accepted now [C-IND-1]? The seat holds the twin, nobody
-    showed it this hand, and the seat has made no move yet (its view says so). At a
-    ``FIRST_TURN`` table only on the seat's own turn (source 002); at ``BEFORE_FIRST_MOVE`` also
-    off turn (source 000)."""
-    seat = view.seat
-    if seat is None or view.phase is not Phase.PLAYING or not view.options.indicator or view.indicator_shown:
-        return False
-    if (view.indicator ^ 1) not in view.rack or view.moved:
-        return False
-    return view.options.indicator_timing is not IndicatorTiming.FIRST_TURN or view.turn == seat
+    """Would showing the indicator be accepted now [C-IND-1]? The table says so: the view's
+    ``allowed`` is asked of ``can`` (the twin in the rack, nobody showed it this hand, no move of
+    the seat's yet, and at a ``FIRST_TURN`` table only on the seat's own turn)."""
+    return "ShowIndicator" in view.allowed
 
 
 class RandomBot:
@@ -105,7 +99,7 @@ class RandomBot:
         if view.stage in (Stage.DRAW, Stage.LAST_CHANCE):
             if view.stage is Stage.LAST_CHANCE:
                 return TakeDiscard(seat=seat)
-            if view.side_tile >= 0 and self.rng.random() < 0.3:
+            if "TakeDiscard" in view.allowed and self.rng.random() < 0.3:
                 return TakeDiscard(seat=seat)
             return Draw(seat=seat)
         fin = finishing_tiles(view.rack, view.indicator)
@@ -126,10 +120,9 @@ class GreedyBot:
     def off_turn(self, view: SeatView) -> Command | None:
         seat = view.seat
         assert seat is not None
-        me = view.seats[seat]
         if may_show_indicator(view):
             return ShowIndicator(seat=seat)
-        if not me.declared_pairs:
+        if "DeclarePairs" in view.allowed:
             x, j = rack_packed(view.rack, view.indicator)
             if count_pairs(x, j) >= 5:
                 return DeclarePairs(seat=seat)

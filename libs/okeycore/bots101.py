@@ -6,7 +6,6 @@ import random
 from typing import Protocol
 
 from .bots import usefulness
-from .classic import effective_table
 from .commands import Command, Discard, Draw, TakeDiscard
 from .melds import MeldKind
 from .okey101 import (
@@ -24,7 +23,8 @@ from .okey101 import (
     run_opening,
     take_option,
 )
-from .scoring101 import tile_points
+from .okey101.scoring import tile_points
+from .racks import effective_table
 
 __all__ = ["Strategy101", "GreedyBot101", "STRATEGIES_101"]
 

@@ -1,11 +1,10 @@
-"""Commands a table accepts. Seat commands name the acting seat; system commands come from
-the table service (deals, timers). ``now_ms`` is the caller's clock: the engine reads none."""
+"""Every command of both games: the kernel's (any table) and each game's own seat commands."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-from .options import TableOptions
+from .classic.commands import DeclarePairs, Finish, Pass, ShowIndicator, TurnToOkey
+from .kernel.commands import Command, CreateTable, Discard, Draw, ForceMove, StartHand, TakeBack, TakeDiscard, TimeOut
+from .okey101.commands import AddTile, OpenMelds, ReturnSideTile, TakeOkey
 
 __all__ = [
     "Command",
@@ -22,103 +21,8 @@ __all__ = [
     "TimeOut",
     "ForceMove",
     "TakeBack",
+    "OpenMelds",
+    "AddTile",
+    "TakeOkey",
+    "ReturnSideTile",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class Command:
-    now_ms: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class CreateTable(Command):
-    table_id: str = ""
-    options: TableOptions = field(default_factory=TableOptions)
-    players: tuple[str, ...] = ()  # who sits where ("" for a bot seat); data only, no rule reads it
-
-
-@dataclass(frozen=True, slots=True)
-class StartHand(Command):
-    """Deal from ``order``, a shuffled permutation of the 106 tile ids chosen by the caller.
-    ``first_starter`` only matters for the first hand; later hands rotate [C-DEAL-2]."""
-
-    order: tuple[int, ...] = ()
-    first_starter: int = 0
-    salt: str = ""  # secret mixed into the deal commitment, revealed when the hand ends
-
-
-@dataclass(frozen=True, slots=True)
-class Draw(Command):
-    """Draw the top tile of the deck (orta deste)."""
-
-    seat: int = -1
-
-
-@dataclass(frozen=True, slots=True)
-class TakeDiscard(Command):
-    """Take the left seat's last discard [C-TURN-2]."""
-
-    seat: int = -1
-
-
-@dataclass(frozen=True, slots=True)
-class Discard(Command):
-    seat: int = -1
-    tile: int = -1
-
-
-@dataclass(frozen=True, slots=True)
-class Finish(Command):
-    """Finish (bitmek) by placing ``tile`` in the centre; ``arrangement`` optionally proposes the
-    melds or pairs of the other tiles, as tile ids [C-FIN-4]."""
-
-    seat: int = -1
-    tile: int = -1
-    arrangement: tuple[tuple[int, ...], ...] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ShowIndicator(Command):
-    """Göstergeyi göstermek [C-IND-1]."""
-
-    seat: int = -1
-
-
-@dataclass(frozen=True, slots=True)
-class DeclarePairs(Command):
-    """Çifte gitmek [C-PAIR-1]."""
-
-    seat: int = -1
-
-
-@dataclass(frozen=True, slots=True)
-class TurnToOkey(Command):
-    """Okeye dönmek [C-DON-1]."""
-
-    seat: int = -1
-
-
-@dataclass(frozen=True, slots=True)
-class Pass(Command):
-    """Decline the last chance to finish with the side tile [C-DECK-3]."""
-
-    seat: int = -1
-
-
-@dataclass(frozen=True, slots=True)
-class TimeOut(Command):
-    """System: the turn's deadline has passed; ``grace_ms`` is how long a bot may still play it."""
-
-    grace_ms: int = 1000
-
-
-@dataclass(frozen=True, slots=True)
-class ForceMove(Command):
-    """System: the grace period after a timeout has passed; the table plays the minimal move."""
-
-
-@dataclass(frozen=True, slots=True)
-class TakeBack(Command):
-    """The player takes back a seat that is on autopilot [D-5]."""
-
-    seat: int = -1

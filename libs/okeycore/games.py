@@ -1,41 +1,53 @@
-"""One engine per game kind, behind the same four functions."""
+"""One engine per game kind, behind the same typed functions (``Engine``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, overload
 
 from . import classic, okey101
+from .kernel.engine import Engine, GameEngine
+from .kernel.state import Phase
 from .options import Game
 
-__all__ = ["Engine", "engine_for", "ENGINES"]
+__all__ = ["Engine", "GameEngine", "Phase", "CLASSIC", "OKEY101", "ENGINES", "engine_for"]
+
+CLASSIC: GameEngine[classic.ClassicState, classic.SeatView, classic.Hints] = GameEngine(
+    Game.OKEY,
+    classic.decide,
+    classic.can,
+    classic.evolve,
+    classic.fold,
+    classic.view,
+    classic.public_event,
+    classic.hints,
+)
+OKEY101: GameEngine[okey101.Okey101State, okey101.SeatView101, okey101.Hints] = GameEngine(
+    Game.OKEY101,
+    okey101.decide,
+    okey101.can,
+    okey101.evolve,
+    okey101.fold,
+    okey101.view,
+    okey101.public_event,
+    okey101.hints,
+)
+
+ENGINES: dict[Game, Engine[Any, Any, Any]] = {Game.OKEY: CLASSIC, Game.OKEY101: OKEY101}
 
 
-@dataclass(frozen=True, slots=True)
-class Engine:
-    game: Game
-    decide: Callable[[Any, Any], Any]
-    evolve: Callable[[Any, Any], Any]
-    view: Callable[[Any, int | None], Any]
-    public_event: Callable[[Any, int | None], Any]
-    hints: Callable[[Any], Any]
-
-    def fold(self, state: Any, events: Iterable[Any]) -> Any:
-        for e in events:
-            state = self.evolve(state, e)
-        return state
+@overload
+def engine_for(game: Literal[Game.OKEY]) -> Engine[classic.ClassicState, classic.SeatView, classic.Hints]: ...
 
 
-ENGINES: dict[Game, Engine] = {
-    Game.OKEY: Engine(Game.OKEY, classic.decide, classic.evolve, classic.view, classic.public_event, classic.hints),
-    Game.OKEY101: Engine(
-        Game.OKEY101, okey101.decide, okey101.evolve, okey101.view, okey101.public_event, okey101.hints
-    ),
-}
+@overload
+def engine_for(game: Literal[Game.OKEY101]) -> Engine[okey101.Okey101State, okey101.SeatView101, okey101.Hints]: ...
 
 
-def engine_for(game: Game) -> Engine:
+@overload
+def engine_for(game: Game) -> Engine[Any, Any, Any]: ...
+
+
+def engine_for(game: Game) -> Engine[Any, Any, Any]:
     engine = ENGINES.get(game)
     if engine is None:
         raise KeyError(f"no engine for {game.value}")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from .classic import effective_table
+from .racks import effective_table
 from .tiles import TILE_COUNT
 
 __all__ = [

@@ -1,17 +1,21 @@
-"""In-process matches between bot strategies: the demo, the benchmarks and the property tests."""
+"""In-process matches between bot strategies, either game: the demo, the benchmarks and the
+property tests. Each seat's strategy sees only that seat's view."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from .bots import Strategy
-from .classic import ClassicState, Phase, decide, evolve, view
-from .commands import Command, CreateTable, StartHand
-from .errors import RuleViolation
+from .bots101 import Strategy101
 from .events import Event
+from .kernel.commands import StartHand
+from .kernel.state import Phase
 from .options import TableOptions
+from .testing import Table
+from .tiles import TILE_COUNT
 
 __all__ = ["SimulationError", "MatchRecord", "Simulator", "play_match"]
 
@@ -22,83 +26,80 @@ class SimulationError(RuntimeError):
 
 @dataclass
 class MatchRecord:
-    state: ClassicState
+    state: Any
     events: list[Event] = field(default_factory=list)
-    hands: int = 0
+    hands: int = 0  # hands dealt, void ones included
     moves: int = 0
 
+    @property
+    def deals(self) -> int:
+        """Okey 101's name for ``hands``: a void hand is dealt again [O-PEN-4]."""
+        return self.hands
 
-class Simulator:
+
+class Simulator(Table):
     """Drives one table: deals from its own seeded shuffle, asks each seat's strategy for moves."""
+
+    error = SimulationError
+    max_moves = 10_000  # per hand: more means a hand that never ends
 
     def __init__(
         self,
         options: TableOptions,
-        strategies: Sequence[Strategy],
+        strategies: Sequence[Strategy | Strategy101],
         seed: int,
         table_id: str = "sim",
-        on_event: Callable[[ClassicState, Event], None] | None = None,
+        on_event: Callable[[Any, Event], None] | None = None,
         now_ms: int = 0,
     ) -> None:
+        def track(state: Any, e: Event) -> None:
+            self.record.state = state
+            if on_event:
+                on_event(state, e)
+
+        super().__init__(options, table_id, track)
+        if len(strategies) != options.seat_count:
+            raise SimulationError(f"{options.seat_count} seats need {options.seat_count} strategies")
         self.rng = random.Random(seed)
         self.strategies = list(strategies)
-        self.on_event = on_event
         self.now_ms = now_ms
-        self.record = MatchRecord(state=self._bootstrap(options, table_id))
+        self.record = MatchRecord(state=self.state, events=self.events)
 
-    def _bootstrap(self, options: TableOptions, table_id: str) -> ClassicState:
-        state: ClassicState | None = None
-        self.events: list[Event] = []
-        got = decide(None, CreateTable(table_id=table_id, options=options))
-        if isinstance(got, RuleViolation):
-            raise SimulationError(str(got))
-        for e in got:
-            state = evolve(state, e)
-            self.events.append(e)
-        assert state is not None
-        return state
-
-    def apply(self, command: Command) -> list[Event]:
-        rec = self.record
-        got = decide(rec.state, command)
-        if isinstance(got, RuleViolation):
-            raise SimulationError(f"{type(command).__name__} refused: {got}")
-        for e in got:
-            rec.state = evolve(rec.state, e)
-            self.events.append(e)
-            if self.on_event:
-                self.on_event(rec.state, e)
-        return got
-
-    def play_hand(self, max_moves: int = 10_000) -> None:
-        rec = self.record
-        order = list(range(106))
+    def deal_random(self) -> None:
+        order = list(range(TILE_COUNT))
         self.rng.shuffle(order)
         self.apply(StartHand(order=tuple(order), now_ms=self.now_ms))
-        rec.hands += 1
-        for seat in range(4):
-            cmd = self.strategies[seat].off_turn(view(rec.state, seat))
+        self.record.hands += 1
+
+    def play_turns(self, max_moves: int | None = None) -> None:
+        """Play the dealt hand to its end: first what each seat does whatever the turn (a classic
+        strategy's ``off_turn``: show the indicator, declare pairs), then turn by turn."""
+        for seat, strategy in enumerate(self.strategies):
+            off_turn = getattr(strategy, "off_turn", None)  # a classic strategy's
+            cmd = off_turn(self.view(seat)) if off_turn else None
             if cmd is not None:
                 self.apply(cmd)
+        limit = self.max_moves if max_moves is None else max_moves
         moves = 0
-        while rec.state.phase is Phase.PLAYING:
-            seat = rec.state.turn
-            self.apply(self.strategies[seat].act(view(rec.state, seat)))
+        while self.state.phase is Phase.PLAYING:
+            seat = self.state.turn
+            self.apply(self.strategies[seat].act(self.view(seat)))
             moves += 1
-            if moves > max_moves:
+            if moves > limit:
                 raise SimulationError("a hand did not end")
-        rec.moves += moves
+        self.record.moves += moves
+
+    def play_hand(self) -> None:
+        self.deal_random()
+        self.play_turns()
 
     def play_match(self, max_hands: int = 10_000) -> MatchRecord:
-        while self.record.state.phase is not Phase.MATCH_OVER:
-            if self.record.hands >= max_hands:
-                break
+        while self.state.phase is not Phase.MATCH_OVER and self.record.hands < max_hands:
             self.play_hand()
-        self.record.events = self.events
         return self.record
 
 
 def play_match(
-    options: TableOptions, strategies: Sequence[Strategy], seed: int, max_hands: int = 10_000
+    options: TableOptions, strategies: Sequence[Strategy | Strategy101], seed: int, max_hands: int = 10_000
 ) -> MatchRecord:
     return Simulator(options, strategies, seed).play_match(max_hands)

@@ -161,7 +161,6 @@ class StrongBot:
         table = effective_table(ind)
         best = self._best_finish(view, fin)
         okeys = [t for t in view.rack if table[t] < 0]
-        me = view.seats[seat]
         if not okeys or table[best] < 0 or self._multiplier(view, best) > 1 or _pairs_only(view):
             return Finish(seat=seat, tile=best)
         spares = [t for t in fin if table[t] >= 0]
@@ -170,7 +169,7 @@ class StrongBot:
         spare, outs = max(((t, self._okey_outs(view, t)) for t in spares), key=lambda p: (p[1], -p[0]))
         if not self._worth_waiting(view, outs):
             return Finish(seat=seat, tile=best)
-        if not me.turned_to_okey:
+        if "TurnToOkey" in view.allowed:
             return TurnToOkey(seat=seat)  # okeye dönmek [C-DON-1]; the discard follows
         return Discard(seat=seat, tile=spare)
 
@@ -274,7 +273,7 @@ class StrongBot:
         only when the hand is one pair away and runs are far."""
         seat = view.seat
         assert seat is not None
-        if view.seats[seat].declared_pairs:
+        if "DeclarePairs" not in view.allowed:
             return False
         x, j = rack_packed(view.rack, view.indicator)
         dp = pair_distance(x, j)

@@ -16,7 +16,6 @@ from collections.abc import Callable
 
 from .bots import usefulness
 from .bots101 import GreedyBot101, Strategy101
-from .classic import effective_table, rack_packed
 from .commands import Command, Discard, Draw, TakeDiscard
 from .handeval import Visible
 from .melds import best_points, count_pairs
@@ -31,7 +30,8 @@ from .okey101 import (
     penalty_reason,
     run_opening,
 )
-from .scoring101 import tile_points
+from .okey101.scoring import tile_points
+from .racks import effective_table, rack_packed
 
 __all__ = ["RandomBot101", "StrongBot101", "STRATEGIES_101", "strategy101", "penalised"]
 

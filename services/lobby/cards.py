@@ -5,7 +5,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from okeycore.options import CLASSIC_OPTIONS, OKEY101_OPTIONS, Game, TableOptions, options_of
+from okeycore.options import (
+    CLASSIC_OPTIONS,
+    OKEY101_OPTIONS,
+    DeckEnd,
+    DiscardHistory,
+    Game,
+    IndicatorScoring,
+    IndicatorTiming,
+    Mode101,
+    PairsDeclaration,
+    TableOptions,
+    options_of,
+)
 
 __all__ = ["RuleLine", "rule_lines", "CLASSIC_OPTIONS", "OKEY101_OPTIONS", "human_seats"]
 
@@ -26,29 +38,29 @@ def _label(option: str, o: TableOptions) -> str:
         "match_points": f"Masa puanı {o.match_points}: herkes {o.match_points} ile başlar, puanlar aşağı sayar",
         "indicator": "Göstergeli" if o.indicator else "Göstergesiz",
         "indicator_scoring": "Gösterge: diğerlerinin puanından 1 düşer"
-        if o.indicator_scoring.value == "OTHERS_MINUS_1"
+        if o.indicator_scoring is IndicatorScoring.OTHERS_MINUS_1
         else "Gösterge: gösteren 1 puan kazanır",
         "indicator_timing": "Gösterge ilk hamleden önce, sıra beklemeden gösterilir"
-        if o.indicator_timing.value == "BEFORE_FIRST_MOVE"
+        if o.indicator_timing is IndicatorTiming.BEFORE_FIRST_MOVE
         else "Gösterge yalnız kendi ilk sırasında, taş çekmeden gösterilir",
         "colored": "Renkli: sarı ya da mavi taşla bitiş iki kat" if o.colored else "Renksiz",
         "partners": "Eşli: karşılıklı oturanlar ortak" if o.partners else "Eşsiz: herkes kendi için",
         "duel": "Düello: iki oyuncu karşı karşıya, yanlarda botlar" if o.duel else "Düello değil",
         "penalties": "Cezalı: geçersiz bitiş ve bitmeden okey atmak −2" if o.penalties else "Cezasız",
         "discard_history": "Taş geçmişi herkese açık"
-        if o.discard_history.value == "ALL"
+        if o.discard_history is DiscardHistory.ALL
         else "Taş geçmişi yalnız çifte gidenlere ve okeye dönenlere açık; "
         "çifte gidenin bildirimden sonra attıkları herkese açık",
         "pairs_declaration": "Çifte gitmek: masada bir işaret"
-        if o.pairs_declaration.value == "MARKER"
+        if o.pairs_declaration is PairsDeclaration.MARKER
         else "Çifte gitmek bağlayıcı: yalnız yedi çiftle biter, atılan taşlar açık",
         "deck_end": "Deste biterse el puansız biter"
-        if o.deck_end.value == "DEAD_HAND"
+        if o.deck_end is DeckEnd.DEAD_HAND
         else "Deste biterse son şans: yandan yalnız bitmek için alınır",
         "turn_seconds": f"Hamle süresi {o.turn_seconds} saniye",
         "seats": f"{o.seats} kişilik",
         "wrap": "12-13-1 serisi geçerli" if o.wrap else "13'ten sonra 1 gelmez",
-        "mode": "Katlamalı" if o.mode.value == "FOLDING" else "Düz",
+        "mode": "Katlamalı" if o.mode is Mode101.FOLDING else "Düz",
         "rounds": f"{o.rounds} el",
         "discard_penalty": "İşler taş (okeyi alabilecek taş da) atmak +101 ceza"
         if o.discard_penalty

@@ -16,6 +16,7 @@ from okeycore.commands import Command, CreateTable, ForceMove, StartHand, TimeOu
 from okeycore.errors import RuleViolation
 from okeycore.events import Event, TableCreated, event_from_dict, event_to_dict
 from okeycore.games import Engine, engine_for
+from okeycore.kernel.state import Phase
 from okeycore.options import TableOptions
 from okeyplatform.auth import Identity
 from okeyplatform.eventstore import DuplicateCommand, EventStore, NewEvent, StoredEvent, VersionConflict
@@ -161,7 +162,7 @@ class TableApp:
 
     def _follow_ups(self, engine: Engine, state: Any, now: int) -> list[Event]:
         """System commands the table issues itself: the next hand after a hand ends."""
-        if getattr(state, "phase", None) is not None and state.phase.value in ("NEW", "HAND_OVER"):
+        if state.phase in (Phase.NEW, Phase.HAND_OVER):
             order, salt = self._deal()
             got = engine.decide(state, StartHand(order=order, salt=salt, now_ms=now))
             if isinstance(got, list):
@@ -190,7 +191,7 @@ class TableApp:
                 applied.append(e)
                 new.append(NewEvent(e.type, _data(e), s.hand))
             pending = self._follow_ups(engine, s, now)
-        due = s.deadline_ms if s.phase.value == "PLAYING" and s.deadline_ms else None
+        due = s.deadline_ms if s.phase is Phase.PLAYING and s.deadline_ms else None
         res = await self.store.append(table_id, version, new, command_id, due, traceparent)
         self._remember(table_id, Loaded(s, engine))
         pairs = list(zip(res.events, applied, strict=True))
@@ -368,7 +369,7 @@ class TableApp:
         [C-TIME-1]. Idempotent across replicas through the command id."""
         loaded = await self.load(table_id, fresh=True)
         s = loaded.state
-        if s.phase.value != "PLAYING":
+        if s.phase is not Phase.PLAYING:
             await self.store.set_timer(table_id, None)
             return None
         now = self.clock()

@@ -9,18 +9,18 @@ from okeycore.classic import Phase
 from okeycore.commands import Discard, Draw
 from okeycore.events import HandEndReason, HandStarted, PenaltyApplied, TileDrawn
 from okeycore.options import Game, TableOptions
-from okeycore.simulate101 import Table101
+from okeycore.testing import Table
 
 IND = "K1"
 OPENER = "R11 R12 R13 Y11 Y12 Y13 B11 B12 B13 R1 R2 R3 Y1 Y2 Y3 B1 B2 B3 R5 R6 K9 K7"
 QUIET = "R5 R6 R8 R9 Y5 Y6 Y8 Y9 B5 B6 B8 B9 K3 K4 K5 K6 K8 K10 K11 K12 F"
 
 
-def table(seats: int = 2) -> Table101:
-    return Table101(TableOptions(game=Game.OKEY101, seats=seats))
+def table(seats: int = 2) -> Table:
+    return Table(TableOptions(game=Game.OKEY101, seats=seats))
 
 
-def lay(t: Table101, seat: int, *melds: str) -> None:
+def lay(t: Table, seat: int, *melds: str) -> None:
     seen: dict[str, int] = {}
     out = []
     for meld in melds:
@@ -32,11 +32,11 @@ def lay(t: Table101, seat: int, *melds: str) -> None:
     t.apply(O.OpenMelds(seat=seat, melds=tuple(out)))
 
 
-def discard(t: Table101, seat: int, code: str) -> list[object]:
+def discard(t: Table, seat: int, code: str) -> list[object]:
     return list(t.apply(Discard(seat=seat, tile=t.tile(seat, code))))
 
 
-def draw_discard(t: Table101, seat: int) -> list[object]:
+def draw_discard(t: Table, seat: int) -> list[object]:
     drawn = t.apply(Draw(seat=seat))[0]
     assert isinstance(drawn, TileDrawn)
     return list(t.apply(Discard(seat=seat, tile=drawn.tile)))
@@ -48,7 +48,7 @@ def ended(events: list[object]) -> O.HandEnded101:
     return end
 
 
-def normal_hand() -> tuple[Table101, O.HandEnded101]:
+def normal_hand() -> tuple[Table, O.HandEnded101]:
     """Seat 0 opens 108, seat 1 never opens, seat 0 lays the rest and finishes with K9."""
     t = table()
     t.deal([OPENER, QUIET], IND, "K13 R7")
@@ -60,7 +60,7 @@ def normal_hand() -> tuple[Table101, O.HandEnded101]:
     return t, ended(discard(t, 0, "K9"))
 
 
-def okey_hand() -> tuple[Table101, O.HandEnded101]:
+def okey_hand() -> tuple[Table, O.HandEnded101]:
     """Seat 1 opens 102 and throws an addable R10 (+101); seat 0 finishes by discarding the okey."""
     t = table()
     t.deal(
@@ -79,7 +79,7 @@ def okey_hand() -> tuple[Table101, O.HandEnded101]:
     return t, ended(discard(t, 0, "K2"))
 
 
-def pair_hand() -> tuple[Table101, O.HandEnded101]:
+def pair_hand() -> tuple[Table, O.HandEnded101]:
     """Seat 0 opens five pairs, seat 1 opens 114 in runs; seat 0 lays five more pairs, adds K9
     to seat 1's K10-K13 and finishes with B12."""
     t = table()
@@ -105,7 +105,7 @@ def pair_hand() -> tuple[Table101, O.HandEnded101]:
 ELDEN = "R7 R8 R9 R10 R11 R12 R13 Y7 Y8 Y9 Y10 Y11 Y12 Y13 B7 B8 B9 B10 B11 B12 B13"
 
 
-def elden_hand(final: str) -> tuple[Table101, O.HandEnded101]:
+def elden_hand(final: str) -> tuple[Table, O.HandEnded101]:
     """The starter lays 21 tiles (210) in one opening and discards the 22nd: elden bitmek."""
     t = table()
     t.deal([f"{ELDEN} {final}", QUIET], IND)
@@ -194,7 +194,7 @@ def test_D_7_flat_penalties_are_never_multiplied() -> None:
 # ------------------------------------------------------------ deck exhausted, void hand
 
 
-def exhausted_hand() -> tuple[Table101, O.HandEnded101]:
+def exhausted_hand() -> tuple[Table, O.HandEnded101]:
     """Four seats: seat 0 opens 108 keeping the okey and a fake, seat 1 opens five pairs, seats
     2 and 3 never open; the 20 deck tiles (all black, fitting nothing) are drawn and thrown back."""
     t = table(4)

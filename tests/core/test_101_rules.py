@@ -14,7 +14,8 @@ from okeycore.errors import RuleViolation
 from okeycore.events import DrawSource, HandStarted, MatchEnded, PenaltyApplied, TileDrawn, TileReturned, TurnTimedOut
 from okeycore.melds import MeldKind
 from okeycore.options import Game, Mode101, TableOptions
-from okeycore.simulate101 import Simulator101, Table101
+from okeycore.simulate101 import Simulator101
+from okeycore.testing import Table
 from okeycore.tiles import parse_face
 
 # Indicator K1 throughout: the okey is K2 and a fake okey (F) plays as a plain K2.
@@ -26,11 +27,11 @@ OPENING = ("R11 R12 R13", "Y11 Y12 Y13", "B11 B12 B13")
 QUIET = "R5 R6 R8 R9 Y5 Y6 Y8 Y9 B5 B6 B8 B9 K3 K4 K5 K6 K8 K10 K11 K12 F"
 
 
-def table(seats: int = 2, **options: object) -> Table101:
-    return Table101(TableOptions(game=Game.OKEY101, seats=seats, **options))  # type: ignore[arg-type]
+def table(seats: int = 2, **options: object) -> Table:
+    return Table(TableOptions(game=Game.OKEY101, seats=seats, **options))  # type: ignore[arg-type]
 
 
-def ids(t: Table101, seat: int, *melds: str) -> tuple[tuple[int, ...], ...]:
+def ids(t: Table, seat: int, *melds: str) -> tuple[tuple[int, ...], ...]:
     """Tile ids of each meld's codes in ``seat``'s rack; a code named again takes the other copy."""
     seen: dict[str, int] = {}
     out = []
@@ -43,32 +44,32 @@ def ids(t: Table101, seat: int, *melds: str) -> tuple[tuple[int, ...], ...]:
     return tuple(out)
 
 
-def tile(t: Table101, seat: int, code: str) -> int:
+def tile(t: Table, seat: int, code: str) -> int:
     return t.tile(seat, code)
 
 
-def lay(t: Table101, seat: int, *melds: str, kinds: tuple[MeldKind, ...] = ()) -> list[object]:
+def lay(t: Table, seat: int, *melds: str, kinds: tuple[MeldKind, ...] = ()) -> list[object]:
     return list(t.apply(O.OpenMelds(seat=seat, melds=ids(t, seat, *melds), kinds=kinds)))
 
 
-def refused(t: Table101, command: object) -> str:
+def refused(t: Table, command: object) -> str:
     got = t.attempt(command)  # type: ignore[arg-type]
     assert isinstance(got, RuleViolation), got
     return got.code
 
 
-def discard(t: Table101, seat: int, code: str) -> list[object]:
+def discard(t: Table, seat: int, code: str) -> list[object]:
     return list(t.apply(Discard(seat=seat, tile=t.tile(seat, code))))
 
 
-def draw_discard(t: Table101, seat: int) -> list[object]:
+def draw_discard(t: Table, seat: int) -> list[object]:
     """Draw from the deck and throw the drawn tile back out."""
     drawn = t.apply(Draw(seat=seat))[0]
     assert isinstance(drawn, TileDrawn)
     return list(t.apply(Discard(seat=seat, tile=drawn.tile)))
 
 
-def opened_table(other: str = QUIET, deck: str = "K13 R7", **options: object) -> Table101:
+def opened_table(other: str = QUIET, deck: str = "K13 R7", **options: object) -> Table:
     """Seat 0 has opened 108 and discarded K7; it is seat 1's turn to draw."""
     t = table(**options)
     t.deal([OPENER, other], IND, deck)
@@ -114,7 +115,7 @@ def test_O_DEAL_2_rounds_per_match_and_starter_rotation() -> None:
     assert refused(sim, StartHand(order=tuple(range(106)))) == "MATCH_OVER"
 
 
-def _starter_finishes(t: Table101) -> O.HandEnded101:
+def _starter_finishes(t: Table) -> O.HandEnded101:
     """The hand's starter opens 108, the three others draw and discard, the starter lays the
     rest and finishes with K9; nobody else opens."""
     s0 = 0 if t.state.hand == 0 else (t.state.starter + 1) % 4
@@ -237,7 +238,7 @@ def test_O_OPEN_2_pair_opening_needs_five_pairs_an_okey_completes_one() -> None:
     assert opened.melds[-1].stands_for == ("K5", "K5")
 
 
-def _folding_table(mode: Mode101) -> Table101:
+def _folding_table(mode: Mode101) -> Table:
     t = table(4, mode=mode)
     t.deal(
         [
@@ -595,7 +596,7 @@ def test_commands_are_refused_with_stable_reason_codes() -> None:
 # ------------------------------------------------------------------ the referee's audit (issue 14)
 
 
-def _split_opening_table(rules_version: int = 2) -> Table101:
+def _split_opening_table(rules_version: int = 2) -> Table:
     """A 4-seat FOLDING table; seat 0 can open 102 (R11-R13, Y11-Y13, R10 Y10 K10) and also holds
     B9 B10 B11 (30 more) and B10's twin for an add."""
     t = table(4, mode=Mode101.FOLDING)
@@ -668,7 +669,7 @@ def test_O_OPEN_3_a_table_created_under_rules_version_1_keeps_the_old_bar() -> N
 HOLDS_R12 = "R1 R4 R4 R7 R7 K1 R12 Y2 Y5 Y8 Y8 Y11 Y13 B3 B6 B6 B7 B13 K5 K8 K11"
 
 
-def _okey_in_run_table(rules_version: int = 2, **options: object) -> Table101:
+def _okey_in_run_table(rules_version: int = 2, **options: object) -> Table:
     """Seat 0 opened R11-okey-R13 (the okey K2 stands for R12), Y11-13, B11-13; seat 1 holds
     the R12 that could take the okey back, fits nothing, cannot open, and has drawn."""
     t = table(**options)

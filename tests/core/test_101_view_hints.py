@@ -21,7 +21,8 @@ from okeycore.events import (
 )
 from okeycore.melds import MeldKind
 from okeycore.options import Game, TableOptions
-from okeycore.simulate101 import Simulator101, Table101
+from okeycore.simulate101 import Simulator101
+from okeycore.testing import Table
 from okeycore.tiles import face_of_id, ids_of_face, parse_face
 
 IND = "K1"  # okey K2
@@ -36,9 +37,9 @@ def ids(codes: str) -> list[int]:
     return out
 
 
-def hinted_table() -> Table101:
+def hinted_table() -> Table:
     """Seat 0 opened R10-okey-R12, Y10-Y12, B5-B9 (101); seat 1 is about to draw."""
-    t = Table101(TableOptions(game=Game.OKEY101, seats=2))
+    t = Table(TableOptions(game=Game.OKEY101, seats=2))
     t.deal(
         [
             "R10 K2 R12 Y10 Y11 Y12 B5 B6 B7 B8 B9 K7",

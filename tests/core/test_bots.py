@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from classic_helpers import Table, build_order
 from okeycore import decide
 from okeycore.bots import GreedyBot, RandomBot, usefulness
 from okeycore.classic import Phase, Stage, effective_table, view
@@ -11,6 +10,7 @@ from okeycore.commands import DeclarePairs, Finish, ShowIndicator, TakeDiscard
 from okeycore.errors import RuleViolation
 from okeycore.events import HandEnded
 from okeycore.options import DeckEnd, PairsDeclaration
+from okeycore.testing import Table, build_order
 from okeycore.tiles import face_of_id
 
 MELDS14 = "R1 R2 R3 R4 Y4 Y5 Y6 B7 B8 B9 R10 Y10 B10 K10"

@@ -6,7 +6,6 @@ import random
 from typing import Any
 
 import pytest
-from classic_helpers import Table, build_order, faces_by_code, meld_kind, tid, tile_ids
 from okeycore.classic import Phase, Stage, finishing_tiles, public_event, split_pot, view
 from okeycore.commands import (
     DeclarePairs,
@@ -46,7 +45,9 @@ from okeycore.options import (
     PairsDeclaration,
     TableOptions,
 )
+from okeycore.testing import Table, build_order, tid
 from okeycore.tiles import face_of_id
+from oracles import faces_by_code, meld_kind, tile_ids
 
 IND = "K5"  # okey K6: black, out of the way of the scripted melds
 MELDS14 = "R1 R2 R3 R4 Y4 Y5 Y6 B7 B8 B9 R10 Y10 B10 K10"  # 4 + 3 + 3 + group of four

@@ -138,8 +138,8 @@ def test_M_RUN_2_the_solver_never_lays_1_to_13_and_then_1() -> None:
 
 
 def test_M_RUN_2_classic_finish_with_a_wrapped_run_but_not_13_1_2() -> None:
-    from classic_helpers import tid
     from okeycore.classic import check_finish
+    from okeycore.testing import tid
 
     ind = tid("K5")  # okey K6, out of the way
     good = "R12 R13 R1 Y4 Y5 Y6 B7 B8 B9 K9 K10 K11 K12 K13"

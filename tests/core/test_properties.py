@@ -10,7 +10,6 @@ from collections import Counter
 from itertools import combinations, product
 from typing import Any
 
-from classic_helpers import meld_kind, tile_ids
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from okeycore import decide, fold
@@ -67,6 +66,7 @@ from okeycore.options import (
 )
 from okeycore.simulate import Simulator
 from okeycore.tiles import Colour, face_from_index, face_of_id
+from oracles import meld_kind, tile_ids
 
 # ================================================================== a slow brute force for melds
 

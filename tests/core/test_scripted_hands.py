@@ -3,7 +3,6 @@ full match to its end; every score change is checked (the pokerkit way)."""
 
 from __future__ import annotations
 
-from classic_helpers import Table, build_order, meld_kind
 from okeycore.classic import Phase, Stage, view
 from okeycore.commands import (
     DeclarePairs,
@@ -29,7 +28,9 @@ from okeycore.events import (
     TurnedToOkey,
 )
 from okeycore.options import IndicatorScoring, PairsDeclaration, TableOptions
+from okeycore.testing import Table, build_order
 from okeycore.tiles import face_of_id
+from oracles import meld_kind
 
 T = 20_000  # turn_seconds (20, the default) in ms
 

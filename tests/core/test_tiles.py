@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from classic_helpers import Table, build_order, tid
 from okeycore.classic import Phase, check_finish, deal, effective_table
 from okeycore.commands import Discard, Finish, ShowIndicator
 from okeycore.events import HandEnded, PenaltyApplied
 from okeycore.melds import can_cover, count_pairs, interpret_meld, pack
+from okeycore.testing import Table, build_order, tid
 from okeycore.tiles import (
     FAKE,
     TILE_COUNT,

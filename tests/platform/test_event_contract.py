@@ -15,7 +15,6 @@ from datetime import UTC, datetime
 from enum import Enum
 from typing import Any
 
-import okeycore.games  # noqa: F401  (registers the Okey 101 events)
 import pytest
 from google.protobuf import json_format
 from okey.v1 import events_pb2

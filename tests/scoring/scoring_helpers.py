@@ -13,15 +13,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from nats.js.client import JetStreamContext
-from okeycore import classic
 from okeycore.bots import GreedyBot
 from okeycore.classic import ClassicState, Phase, Stage, effective_table
-from okeycore.commands import Command, CreateTable, Discard, Draw, Finish, ShowIndicator, StartHand
-from okeycore.errors import RuleViolation
+from okeycore.commands import Discard, Draw, Finish, ShowIndicator, StartHand
 from okeycore.events import Event, HandStarted, TableCreated, event_to_dict
 from okeycore.options import TableOptions
 from okeycore.simulate import Simulator
-from okeycore.tiles import TILE_COUNT, face_of_id, parse_face, resolve_ids
+from okeycore.testing import Table
+from okeycore.tiles import TILE_COUNT, parse_face, resolve_ids
 from okeyplatform.contract import encode_envelope, nats_headers
 from okeyplatform.eventstore import NewEvent, PostgresEventStore, StoredEvent
 from okeyplatform.relay import table_subject
@@ -56,29 +55,21 @@ MELDS = "R1 R2 R3 R4 R5 R6 R7 R8 R9 Y1 Y2 Y3 Y4 Y5"  # a run of 9 and a run of 5
 PAIRS = "R1 R1 R3 R3 R5 R5 Y2 Y2 Y7 Y7 B4 B4 B9 B9"  # seven pairs
 
 
-class Script:
-    """A classic table driven move by move through okeycore, with deals built so the starter
-    holds exactly the rack named (and optionally another seat the indicator's twin)."""
+class Script(Table):
+    """A classic table driven move by move through okeycore (the library's driver), with deals
+    built so the starter holds exactly the rack named (and optionally another seat the
+    indicator's twin)."""
 
     def __init__(self, table_id: str, options: TableOptions, players: Sequence[str]) -> None:
+        super().__init__(options, table_id, players=players)
         self.table_id = table_id
-        self.events: list[Event] = []
-        self.state: ClassicState | None = None
-        self.do(CreateTable(table_id=table_id, options=options, players=tuple(players)))
 
     @property
     def s(self) -> ClassicState:
-        assert self.state is not None
-        return self.state
+        state: ClassicState = self.state
+        return state
 
-    def do(self, cmd: Command) -> list[Event]:
-        got = classic.decide(self.state, cmd)
-        assert not isinstance(got, RuleViolation), f"{cmd} refused: {got}"
-        self.state = classic.fold(self.state, got)
-        self.events += got
-        return got
-
-    def deal(self, starter_rack: str, twin_to: int | None = None) -> int:
+    def deal_hand(self, starter_rack: str, twin_to: int | None = None) -> int:
         """Deal the next hand; returns its starter."""
         s = self.s
         starter = 0 if s.hand == 0 else (s.starter + 1) % 4
@@ -102,10 +93,6 @@ class Script:
         order += [ind, *rest]
         self.do(StartHand(order=tuple(order), first_starter=0))
         return starter
-
-    def tile(self, seat: int, code: str) -> int:
-        face = parse_face(code)
-        return next(t for t in self.s.seats[seat].rack if face_of_id(t) == face)
 
     def show(self, seat: int) -> None:
         self.do(ShowIndicator(seat=seat))
@@ -148,17 +135,17 @@ def match_a(table_id: str = "match-a") -> Script:
         TableOptions(match_points=20, indicator=True, penalties=True, stake=10),
         ("ali", "ayse", "mehmet", ""),
     )
-    sc.deal(PAIRS + " K13", twin_to=2)
+    sc.deal_hand(PAIRS + " K13", twin_to=2)
     sc.show(2)
     sc.finish(0, "K13")
-    sc.deal(MELDS + " B7")
+    sc.deal_hand(MELDS + " B7")
     sc.try_finish(1, "R5")
     sc.finish(1, "B7")
-    sc.deal(MELDS + " K13")
+    sc.deal_hand(MELDS + " K13")
     sc.finish(2, "K13")
-    sc.deal(MELDS + " B7")
+    sc.deal_hand(MELDS + " B7")
     sc.run_down_deck()
-    sc.deal(PAIRS + " K13")
+    sc.deal_hand(PAIRS + " K13")
     sc.finish(0, "K13")
     assert sc.s.phase is Phase.MATCH_OVER
     return sc
@@ -169,7 +156,7 @@ def match_b(table_id: str = "match-b") -> Script:
     0, 1 and 2 share the win [C-SC-7] and the pot of 20: 6 each, 2 left over [C-SC-9]."""
     sc = Script(table_id, TableOptions(match_points=6, indicator=False, stake=5), ("ali", "ayse", "mehmet", "zeynep"))
     for seat in range(3):
-        assert sc.deal(MELDS + " B7") == seat
+        assert sc.deal_hand(MELDS + " B7") == seat
         sc.finish(seat, "B7")
     assert sc.s.phase is Phase.MATCH_OVER
     return sc

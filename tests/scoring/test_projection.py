@@ -140,9 +140,9 @@ def _old_101_log_with_a_free_take_back_discard() -> list[object]:
     from okeycore.commands import Discard, Draw
     from okeycore.events import TableCreated
     from okeycore.options import Game, TableOptions
-    from okeycore.simulate101 import Table101
+    from okeycore.testing import Table
 
-    t = Table101(TableOptions(game=Game.OKEY101, seats=2), table_id="old101")
+    t = Table(TableOptions(game=Game.OKEY101, seats=2), table_id="old101")
     t.state = replace(t.state, rules_version=1)
     created = t.events[0]
     assert isinstance(created, TableCreated)

@@ -1,6 +1,6 @@
 """Okey 101 scoring: what a hand's end is worth to each seat, and who wins the match.
 
-Pure functions of tiles and openings; the game flow (``okey101``) decides when they apply.
+Pure functions of tiles and openings; the game flow (``rules``) decides when they apply.
 Scores are penalty points: lower is better (RULES.md section 4.6).
 """
 
@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from .tiles import effective_face, face_of_id, okey_face
+from ..tiles import effective_face, face_of_id, okey_face
 
 __all__ = [
     "Opening",

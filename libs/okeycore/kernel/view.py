@@ -1,0 +1,101 @@
+"""What a seat is told of the parts every table shares (RULES.md section 7), and the events
+as a seat may receive them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..options import RULES_VERSION, TableOptions
+from ..tiles import Face, face_of_id, okey_face
+from .events import DrawSource, Event, HandStarted, MatchEnded, TileDrawn
+from .state import Phase, TableState
+
+__all__ = ["SeatPublicBase", "TableView", "table_view", "seat_public", "public_event"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SeatPublicBase:
+    """What everybody may know about one seat, in every game; each game's adds its own."""
+
+    seat: int
+    tiles: int
+    pile: tuple[int, ...]  # the visible part of the discard pile, top last
+    score: int
+    autopilot: bool
+    rack: tuple[int, ...] | None  # revealed only once the hand has ended
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableView:
+    """One seat's (or a spectator's, ``seat=None``) picture of the parts every table shares;
+    each game's view adds its own (the stage, the seats, the last hand)."""
+
+    table_id: str
+    version: int
+    options: TableOptions
+    phase: Phase
+    hand: int
+    seat: int | None
+    rack: tuple[int, ...]
+    indicator: int
+    deck_count: int
+    turn: int
+    deadline_ms: int
+    timed_out: bool
+    side_tile: int  # the left seat's discard this seat could take now, else -1
+    result: MatchEnded | None
+    rules_version: int = RULES_VERSION  # the rules the table plays under
+    # The seat commands (by name) this seat may send now, each asked of ``can``: what a client
+    # enables. A spectator may send none.
+    allowed: tuple[str, ...] = ()
+
+    @property
+    def okey(self) -> Face | None:
+        return okey_face(face_of_id(self.indicator)) if self.indicator >= 0 else None
+
+
+def table_view(state: TableState[Any], seat: int | None, allowed: tuple[str, ...]) -> dict[str, Any]:
+    """The fields of ``TableView`` that are the same in every game, but the side tile."""
+    return {
+        "table_id": state.table_id,
+        "version": state.version,
+        "options": state.options,
+        "phase": state.phase,
+        "hand": state.hand,
+        "seat": seat,
+        "rack": state.seats[seat].rack if seat is not None else (),
+        "indicator": state.indicator,
+        "deck_count": len(state.deck),
+        "turn": state.turn,
+        "deadline_ms": state.deadline_ms,
+        "timed_out": state.timed_out,
+        "result": state.result,
+        "rules_version": state.rules_version,
+        "allowed": allowed,
+    }
+
+
+def seat_public(state: TableState[Any], i: int) -> dict[str, Any]:
+    """The fields of ``SeatPublicBase`` of seat ``i`` that are the same in every game, but the pile:
+    never another rack while the hand runs."""
+    s = state.seats[i]
+    hidden = state.phase is Phase.PLAYING or state.phase is Phase.NEW
+    return {
+        "seat": i,
+        "tiles": len(s.rack),
+        "score": s.score,
+        "autopilot": s.autopilot,
+        "rack": None if hidden else s.rack,
+    }
+
+
+def public_event(event: Event, viewer: int | None) -> Event:
+    """The event as ``viewer`` may receive it: others' dealt racks, the deck order and others'
+    deck draws are blanked (-1) until the hand's end reveals them [C-DEAL-3]."""
+    if isinstance(event, HandStarted):
+        racks = tuple(r if i == viewer else tuple(-1 for _ in r) for i, r in enumerate(event.racks))
+        return replace(event, racks=racks, deck=tuple(-1 for _ in event.deck), order=(), salt="")
+    if isinstance(event, TileDrawn) and event.source is DrawSource.DECK and event.seat != viewer:
+        return replace(event, tile=-1)
+    return event
