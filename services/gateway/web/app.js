@@ -762,7 +762,7 @@
       id, seat, view: null, version: 0, ws: null, wsTimer: null, attempts: 0, closing: false, live: false,
       names: {}, card: null, slots: [], rackKey: "", selected: [], staged: [], hints: null, hintsKey: "",
       hintsTimer: null, log: [], resultShown: false, busy: false, focus: 0, dragging: false, pending: false,
-      gaps: 0, dups: 0, received: 0, hands: null, handsVersion: -1, movedIn: new Set(),
+      gaps: 0, dups: 0, received: 0, hands: null, handsVersion: -1,
     };
   }
 
@@ -1330,39 +1330,32 @@
     const box = $("#actions");
     if (!t || !t.view || t.seat === null) { box.replaceChildren(); return; }
     const v = t.view;
-    const st = stage(v);
-    const turn = isMyTurn(v);
     const one = selectedOne();
     const pub = me(v);
-    const playing = v.phase === "PHASE_PLAYING";
     const side = v.sideTile && num(v.sideTile.id) >= 0 && v.sideTile.code;
     const rackCodes = (v.rack || []).map((x) => x.code);
     const okeyCode = v.okey ? v.okey.code : "";
+    // What the seat may send now is the engine's answer (the view's allowed, from okeycore's
+    // can); the client adds only what needs a tile picked first.
+    const may = new Set(v.allowed || []);
     const items = [];
-    items.push(actionButton("draw", doDraw, turn && st === "DRAW" && num(v.deckCount) > 0));
-    items.push(actionButton("take_discard", doTake, turn && !!side && (st === "DRAW" || st === "LAST_CHANCE")));
-    const canDiscard = turn && one !== null && (st === "DISCARD" || st === "PLAY");
+    items.push(actionButton("draw", doDraw, may.has("Draw")));
+    items.push(actionButton("take_discard", doTake, !!side && may.has("TakeDiscard")));
+    const canDiscard = one !== null && may.has("Discard");
     items.push(actionButton("discard", () => doDiscard(), canDiscard, { primary: canDiscard }));
     if (!is101(v)) {
-      items.push(actionButton("finish", () => doFinish(), turn && one !== null && (st === "DISCARD" || st === "LAST_CHANCE_TAKEN")));
-      // Only before one's own first move of the hand [C-IND-1]; the server has the last word.
-      const moved = !!v.moved || t.movedIn.has(num(v.hand)) || num(pub.pileSize) > 0;
-      // At a FIRST_TURN table only on one's own first turn, before drawing.
-      const firstTurnOnly = v.options && v.options.indicatorTiming === "INDICATOR_TIMING_FIRST_TURN";
-      if (v.options && v.options.indicator !== false && !v.indicatorShown && !moved && (!firstTurnOnly || turn) && v.indicator && rackCodes.includes(v.indicator.code)) {
-        items.push(actionButton("show_indicator", () => act("showIndicator"), playing));
-      }
-      if (!pub.declaredPairs) items.push(actionButton("declare_pairs", () => act("declarePairs"), playing));
+      items.push(actionButton("finish", () => doFinish(), one !== null && may.has("Finish")));
+      if (may.has("ShowIndicator")) items.push(actionButton("show_indicator", () => act("showIndicator"), true));
+      if (!pub.declaredPairs) items.push(actionButton("declare_pairs", () => act("declarePairs"), may.has("DeclarePairs")));
       if (!pub.turnedToOkey && rackCodes.includes(okeyCode)) {
-        // Only a hand that could finish right now may turn to okey [C-DON-1]: the hints say so.
-        const ready = !!(t.hints && ((t.hints.runs || {}).enough || (t.hints.pairs || {}).enough));
-        items.push(actionButton("turn_to_okey", () => act("turnToOkey"), turn && st === "DISCARD" && ready));
+        // Only a hand that could finish right now may turn to okey [C-DON-1]: can says so.
+        items.push(actionButton("turn_to_okey", () => act("turnToOkey"), may.has("TurnToOkey")));
       }
-      if (st === "LAST_CHANCE" && turn) items.push(actionButton("pass", () => act("pass"), true));
+      if (may.has("Pass")) items.push(actionButton("pass", () => act("pass"), true));
     } else if (v.canReturnSide) {
-      items.push(actionButton("return_side", () => act("returnSideTile"), turn));
+      items.push(actionButton("return_side", () => act("returnSideTile"), may.has("ReturnSideTile")));
     }
-    if (pub.autopilot) items.push(actionButton("take_back", () => act("takeBack"), true, { primary: true }));
+    if (may.has("TakeBack")) items.push(actionButton("take_back", () => act("takeBack"), true, { primary: true }));
     if (t.selected.length) items.push(actionButton("deselect", () => { t.selected = []; renderTable(); }, true));
     box.replaceChildren(...items);
     const sel = $("#selection-line");
@@ -1581,7 +1574,6 @@
     let key = "ev." + kind;
     if (kind === "tileDrawn") key = e.source === "DRAW_SOURCE_DISCARD" ? "ev.tileDrawn.side" : "ev.tileDrawn.deck";
     const seat = kind === "handStarted" ? num(e.starter) : num(e.seat);
-    if ((kind === "tileDrawn" || kind === "tileDiscarded") && seat === t.seat) t.movedIn.add(num(ev.hand));
     const entry = { key, seat, tile: e.tile && e.tile.code ? e.tile.code : "", points: num(e.points), value: num(e.value), hand: num(e.hand), version: num(ev.version) };
     t.log.push(entry);
     if (t.log.length > 60) t.log.shift();
