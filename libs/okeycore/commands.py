@@ -3,7 +3,18 @@
 from __future__ import annotations
 
 from .classic.commands import DeclarePairs, Finish, Pass, ShowIndicator, TurnToOkey
-from .kernel.commands import Command, CreateTable, Discard, Draw, ForceMove, StartHand, TakeBack, TakeDiscard, TimeOut
+from .kernel.commands import (
+    Command,
+    CreateTable,
+    Discard,
+    Draw,
+    ForceMove,
+    LeaveSeat,
+    StartHand,
+    TakeBack,
+    TakeDiscard,
+    TimeOut,
+)
 from .okey101.commands import AddTile, OpenMelds, ReturnSideTile, TakeOkey
 
 __all__ = [
@@ -21,6 +32,7 @@ __all__ = [
     "TimeOut",
     "ForceMove",
     "TakeBack",
+    "LeaveSeat",
     "OpenMelds",
     "AddTile",
     "TakeOkey",

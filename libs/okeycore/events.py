@@ -20,6 +20,7 @@ from .kernel.events import (
     HandStarted,
     MatchEnded,
     PenaltyApplied,
+    SeatLeft,
     TableCreated,
     TileDiscarded,
     TileDrawn,
@@ -48,6 +49,7 @@ __all__ = [
     "TileDiscarded",
     "TurnTimedOut",
     "AutopilotEnded",
+    "SeatLeft",
     "PenaltyApplied",
     "MatchEnded",
     # classic Okey's

@@ -19,6 +19,7 @@ from okeycore.commands import (
     Draw,
     Finish,
     ForceMove,
+    LeaveSeat,
     OpenMelds,
     Pass,
     ReturnSideTile,
@@ -50,6 +51,7 @@ def _classic_forms(state: classic.ClassicState, seat: int) -> Iterator[tuple[str
     yield "TurnToOkey", TurnToOkey(seat=seat)
     yield "Pass", Pass(seat=seat)
     yield "TakeBack", TakeBack(seat=seat)
+    yield "LeaveSeat", LeaveSeat(seat=seat)
 
 
 def _101_forms(state: okey101.Okey101State, seat: int) -> Iterator[tuple[str, Command]]:
@@ -63,6 +65,7 @@ def _101_forms(state: okey101.Okey101State, seat: int) -> Iterator[tuple[str, Co
             yield "AddTile", AddTile(seat=seat, tile=t, meld=m)
             yield "TakeOkey", TakeOkey(seat=seat, tile=t, meld=m)
     yield "TakeBack", TakeBack(seat=seat)
+    yield "LeaveSeat", LeaveSeat(seat=seat)
 
 
 def _searched(game: Game, state: Any, seat: int) -> set[str]:
@@ -120,7 +123,7 @@ def test_allowed_through_timeouts_autopilot_and_the_deck_end(game: Game) -> None
     """Timed-out turns put seats on autopilot (TakeBack allowed) [C-TIME-2] [D-5]; the deck runs
     out (a classic LAST_CHANCE table offers Pass) [C-DECK-3]: allowed still matches the search."""
     options = TableOptions(deck_end=DeckEnd.LAST_CHANCE) if game is Game.OKEY else TableOptions(game=game, seats=2)
-    t = Table(options)
+    t = Table(options, players=("ali", "ayse", "", "")[: options.seat_count])
     t.deal(tuple(range(106)))
     view = classic.view if game is Game.OKEY else okey101.view
     now = 10**9
@@ -133,7 +136,7 @@ def test_allowed_through_timeouts_autopilot_and_the_deck_end(game: Game) -> None
         now += 10**6
         t.do(TimeOut(now_ms=now, grace_ms=0))
         t.do(ForceMove(now_ms=now))
-    assert "TakeBack" in seen
+    assert "TakeBack" in seen and "LeaveSeat" in seen
     assert game is Game.OKEY101 or "Pass" in seen or "TakeDiscard" in seen
 
 

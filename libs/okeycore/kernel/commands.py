@@ -19,6 +19,7 @@ __all__ = [
     "TimeOut",
     "ForceMove",
     "TakeBack",
+    "LeaveSeat",
 ]
 
 
@@ -81,3 +82,8 @@ class ForceMove(Command):
 @dataclass(frozen=True, slots=True)
 class TakeBack(SeatCommand):
     """The player takes back a seat that is on autopilot [D-5]."""
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveSeat(SeatCommand):
+    """The player leaves the match: a bot plays the seat from now on, for good [C-LEAVE-1] [D-10]."""

@@ -19,6 +19,7 @@ __all__ = [
     "TileDiscarded",
     "TurnTimedOut",
     "AutopilotEnded",
+    "SeatLeft",
     "PenaltyApplied",
     "HandEnd",
     "MatchEnded",
@@ -125,6 +126,15 @@ class AutopilotEnded(SeatEvent):
 
 
 @dataclass(frozen=True, slots=True)
+class SeatLeft(SeatEvent):
+    """``player`` left the match [C-LEAVE-1]: from now on a bot plays the seat, which nobody can
+    take back; scores and the turn are as they were [D-10]."""
+
+    type: ClassVar[str] = "SeatLeft"
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
 class PenaltyApplied(SeatEvent):
     """A flat penalty: ``points`` are lost (classic) or added (101); ``reason`` is a reason code."""
 
@@ -168,6 +178,7 @@ KERNEL_EVENTS: tuple[type[Event], ...] = (
     AutopilotEnded,
     PenaltyApplied,
     MatchEnded,
+    SeatLeft,
 )
 """The kernel's events, in the order the registry lists them."""
 

@@ -10,7 +10,16 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
 from ..options import TableOptions
-from .events import AutopilotEnded, Event, HandStarted, MatchEnded, TableCreated, TileDiscarded, TurnTimedOut
+from .events import (
+    AutopilotEnded,
+    Event,
+    HandStarted,
+    MatchEnded,
+    SeatLeft,
+    TableCreated,
+    TileDiscarded,
+    TurnTimedOut,
+)
 from .state import Phase, Seat, SeatT, TableState, set_seat, update, without
 
 __all__ = ["Step", "Steps", "Evolver", "add_scores", "hand_over"]
@@ -78,6 +87,7 @@ class Evolver(Generic[S]):
             TurnTimedOut: _timed_out,
             AutopilotEnded: _autopilot_ended,
             MatchEnded: _match_ended,
+            SeatLeft: _seat_left,
             TableCreated: self._created,
         }
         self._steps: dict[type[Event], Step[S]] = {**kernel, **own.by_event}
@@ -139,9 +149,9 @@ class Evolver(Generic[S]):
         )
 
     def _hand_started(self, s: S, e: HandStarted) -> S:
-        # Scores, timeouts and autopilot carry over from hand to hand; the rest of a seat is new.
+        # Scores, timeouts, autopilot and a leave carry over from hand to hand; the rest of a seat is new.
         seats = tuple(
-            type(old)(rack=e.racks[i], score=old.score, timeouts=old.timeouts, autopilot=old.autopilot)
+            type(old)(rack=e.racks[i], score=old.score, timeouts=old.timeouts, autopilot=old.autopilot, left=old.left)
             for i, old in enumerate(s.seats)
         )
         return update(
@@ -176,3 +186,10 @@ def _autopilot_ended(s: S, e: AutopilotEnded) -> S:
 
 def _match_ended(s: S, e: MatchEnded) -> S:
     return update(s, version=s.version + 1, phase=Phase.MATCH_OVER, result=e)
+
+
+def _seat_left(s: S, e: SeatLeft) -> S:
+    """The seat is a bot's from now on: nobody may act for its player any more [D-10]."""
+    seats = set_seat(s.seats, e.seat, update(s.seats[e.seat], left=True))
+    players = tuple("" if i == e.seat else p for i, p in enumerate(s.players))
+    return update(s, seats=seats, players=players, version=s.version + 1)

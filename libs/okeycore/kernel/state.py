@@ -30,6 +30,7 @@ class Seat:
     score: int = 0
     timeouts: int = 0  # consecutive timed-out turns [C-TIME-2]
     autopilot: bool = False
+    left: bool = False  # its player left the match: a bot plays it to the end [D-10]
 
 
 SeatT = TypeVar("SeatT", bound=Seat)

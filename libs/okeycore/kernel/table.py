@@ -1,7 +1,7 @@
 """The table's own rules, the same in both games, and the one dispatcher.
 
 ``decide`` runs the kernel's checks (is there a table, is the match over), then the command's
-decider: the kernel's own for creating the table, dealing, timers, autopilot and take-back,
+decider: the kernel's own for creating the table, dealing, timers, autopilot, take-back and leaving,
 the game's table for the rest. A game is data and deciders on top (``GameRules``).
 """
 
@@ -14,9 +14,19 @@ from typing import Any, Generic, TypeVar
 from ..errors import RuleViolation
 from ..fairness import deal_commitment
 from ..options import RULES_VERSION, Game, OptionsError
-from .commands import Command, CreateTable, Discard, ForceMove, SeatCommand, StartHand, TakeBack, TimeOut
+from .commands import (
+    Command,
+    CreateTable,
+    Discard,
+    ForceMove,
+    LeaveSeat,
+    SeatCommand,
+    StartHand,
+    TakeBack,
+    TimeOut,
+)
 from .dealing import DealSpec, deal, is_full_order
-from .events import AutopilotEnded, Event, HandStarted, MatchEnded, TableCreated, TurnTimedOut
+from .events import AutopilotEnded, Event, HandStarted, MatchEnded, SeatLeft, TableCreated, TurnTimedOut
 from .state import Phase, TableState
 
 __all__ = [
@@ -177,9 +187,14 @@ class Dispatcher(Generic[S]):
             TimeOut: (None, self._time_out),
             ForceMove: (None, self._force_move),
             TakeBack: (check_seat, self._take_back),
+            LeaveSeat: (check_seat, self._leave_seat),
         }
         self._deciders = {**kernel, **rules.deciders.by_command}
-        self._seat_commands: dict[str, SeatCheck[S]] = {**rules.deciders.seat_commands, "TakeBack": plain(TakeBack)}
+        self._seat_commands: dict[str, SeatCheck[S]] = {
+            **rules.deciders.seat_commands,
+            "TakeBack": plain(TakeBack),
+            "LeaveSeat": plain(LeaveSeat),
+        }
 
     def decide(self, state: S | None, command: Command) -> Decision:
         """The events a command produces, or the rule it breaks. Never raises on bad input."""
@@ -279,9 +294,21 @@ class Dispatcher(Generic[S]):
         return self.rules.forced_move(state, cmd.now_ms)
 
     def _take_back(self, state: S, cmd: TakeBack) -> Decision:
+        if state.seats[cmd.seat].left:
+            return violation("SEAT_LEFT", "the player left this seat; a bot plays it to the end [D-10]")
         if not state.seats[cmd.seat].autopilot:
             return violation("NOT_ON_AUTOPILOT", "this seat is not on autopilot")
         return [AutopilotEnded(cmd.seat)]  # [D-5]
+
+    def _leave_seat(self, state: S, cmd: LeaveSeat) -> Decision:
+        """Whenever the match is not over, between hands too; the turn stays where it is (the
+        bots play it at once) and no score changes [C-LEAVE-1] [D-10]."""
+        if state.seats[cmd.seat].left:
+            return violation("ALREADY_LEFT", "the player has already left this seat")
+        player = state.players[cmd.seat] if cmd.seat < len(state.players) else ""
+        if not player:
+            return violation("BOT_SEAT", "a bot plays this seat: there is no player to leave it")
+        return [SeatLeft(cmd.seat, player)]
 
 
 # ------------------------------------------------------------ which seat commands a seat may send

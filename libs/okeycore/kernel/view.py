@@ -24,6 +24,7 @@ class SeatPublicBase:
     score: int
     autopilot: bool
     rack: tuple[int, ...] | None  # revealed only once the hand has ended
+    left: bool = False  # its player left the match: a bot plays it to the end [D-10]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -87,6 +88,7 @@ def seat_public(state: TableState[Any], i: int) -> dict[str, Any]:
         "score": s.score,
         "autopilot": s.autopilot,
         "rack": None if hidden else s.rack,
+        "left": s.left,
     }
 
 
