@@ -44,6 +44,8 @@ def command_request(table_id: str, command: C.Command, command_id: str | None = 
         getattr(req, "pass").SetInParent()
     elif isinstance(command, C.TakeBack):
         req.take_back.SetInParent()
+    elif isinstance(command, C.LeaveSeat):
+        req.leave_seat.SetInParent()
     elif isinstance(command, okey101.OpenMelds):
         for group in command.melds:
             req.open_melds.melds.add().ids.extend(group)

@@ -101,6 +101,12 @@ class Flood(LobbyError):
     status = "RESOURCE_EXHAUSTED"
 
 
+class Unavailable(LobbyError):
+    """Another service (the table service) could not be reached: nothing changed, try again."""
+
+    status = "UNAVAILABLE"
+
+
 class StartFailed(Exception):
     """The table service did not open the table; ``permanent`` when retrying cannot help."""
 
@@ -110,9 +116,15 @@ class StartFailed(Exception):
 
 
 class TableStarter(Protocol):
-    """Opens a match on the table service; an already existing table counts as opened."""
+    """The lobby's calls to the table service: opening a match (an already existing table counts
+    as opened) and leaving a seat mid-match [D-10] (a seat already left counts as left)."""
 
     async def create_table(self, table_id: str, options: TableOptions, players: tuple[str, ...]) -> None: ...
+
+    async def leave_seat(self, table_id: str, seat: int, player_id: str) -> None:
+        """The table's SeatLeft: a bot plays ``seat`` from now on. Raises ``Refused`` when the
+        table refuses (the match is over), ``Unavailable`` when it cannot be reached."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -577,7 +589,20 @@ class LobbyApp:
 
     async def leave(self, who: Identity, table_id: str) -> tuple[TableCard, int]:
         """Before the start the seat is freed; after it the stake stays in the pot and is lost,
-        a bot plays the seat [C-LEAVE-1]."""
+        and the table service is told: its SeatLeft makes the seat a bot's for the rest of the
+        match, at once [C-LEAVE-1] [D-10]. The table decides; the lobby records what it said."""
+        async with self.store.unit() as tx:
+            table = await tx.table(table_id)
+            if table is None:
+                raise NotFound("TABLE_NOT_FOUND", "no such table")
+            mine = next((s for s in await tx.seats(table_id) if s.player_id == who.subject), None)
+        if mine is None:
+            raise Refused("NOT_SEATED", "you do not sit at this table")
+        if table.status in (STARTING, PLAYING) and not mine.left:
+            if table.status == STARTING:
+                raise Refused("NOT_STARTED", "the match is being opened: leave again in a moment")
+            # Outside the lobby's transaction: a call to another service holds no row lock.
+            await self.tables.leave_seat(table_id, mine.seat, who.subject)
         now = self.clock()
         async with self.store.unit() as tx:
             table = await tx.table(table_id, lock=True)
@@ -599,6 +624,18 @@ class LobbyApp:
                 raise Refused("NOT_WAITING", "the match is over")
             card = await self._card(tx, (await tx.table(table_id)) or table, who)
         return card, forfeited
+
+    async def seat_left(self, table_id: str, seat: int, player_id: str) -> bool:
+        """The table's SeatLeft (through NATS, whoever asked for it: the lobby or the player at
+        the table service itself): the seat is marked left, once. True when it changed something."""
+        async with self.store.unit() as tx:
+            seats = await tx.seats(table_id)
+            mine = next((s for s in seats if s.seat == seat and s.player_id == player_id), None)
+            if mine is None or mine.left:
+                return False
+            await tx.mark_left(table_id, player_id, self.clock())
+        self.log.info("left_mid_match", table_id=table_id, player_id=player_id, forfeited=mine.stake_held)
+        return True
 
     async def _unseat_waiting(
         self, tx: Tx, table: TableRow, seats: list[SeatRow], player_id: str, now: datetime

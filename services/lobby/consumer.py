@@ -12,7 +12,7 @@ from datetime import datetime
 
 import nats
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
-from okeycore.events import MatchEnded
+from okeycore.events import MatchEnded, SeatLeft
 from okeycore.okey101 import HandEnded101
 from okeyplatform.contract import BadEnvelope, Envelope, decode_envelope, envelope_from_pb, envelope_pb
 from okeyplatform.eventstore import PostgresEventStore
@@ -31,10 +31,13 @@ async def handle_event(app: LobbyApp, env: Envelope) -> bool:
         return await app.settle_match(env.table_id, list(event.winners), list(event.scores))
     if isinstance(event, HandEnded101) and any(event.chips):
         return await app.pay_hand_prize(env.table_id, event.hand, list(event.chips))
+    if isinstance(event, SeatLeft):
+        return await app.seat_left(env.table_id, event.seat, event.player)
     return False
 
 
-EVENT_TYPES = (MatchEnded.type, HandEnded101.type)  # what the lobby acts on (its catch-up reads only these)
+# What the lobby acts on (its catch-up from the log reads only these).
+EVENT_TYPES = (MatchEnded.type, HandEnded101.type, SeatLeft.type)
 
 
 async def reconcile_from_log(

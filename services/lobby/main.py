@@ -14,17 +14,18 @@ from typing import Any
 
 import grpc
 from okey.v1 import lobby_service_pb2_grpc as pb_grpc
+from okeycore.commands import LeaveSeat
 from okeycore.options import TableOptions
 from okeyplatform import aioloop
 from okeyplatform.auth import issue_token, revoke
 from okeyplatform.client import TableClient
 from okeyplatform.eventstore import PostgresEventStore
-from okeyplatform.grpcserver import build_server, mark_not_serving, mark_serving
+from okeyplatform.grpcserver import build_server, error_reason, mark_not_serving, mark_serving
 from okeyplatform.logs import configure_logging, get_logger
 from okeyplatform.revocations import RevocationPublisher
 
 from .api import SERVICE_NAME, LobbyServicer
-from .app import Limits, LobbyApp, StartFailed
+from .app import Limits, LobbyApp, Refused, StartFailed, Unavailable
 from .consumer import MatchConsumer, reconcile_from_log
 from .store import LobbyStore
 
@@ -55,15 +56,32 @@ class GrpcTableStarter:
     def _token(self) -> str:
         return issue_token("lobby", "service", ttl_s=3600, secret=self.secret)
 
-    async def create_table(self, table_id: str, options: TableOptions, players: tuple[str, ...]) -> None:
+    def _renew(self) -> None:
         if time.monotonic() - self._issued > 1800:
             self.client.metadata = (("authorization", f"Bearer {self._token()}"),)
             self._issued = time.monotonic()
+
+    async def create_table(self, table_id: str, options: TableOptions, players: tuple[str, ...]) -> None:
+        self._renew()
         try:
             await self.client.create_table(options, players, table_id=table_id, command_id="lobby-start")
         except grpc.aio.AioRpcError as exc:
             # TABLE_EXISTS is FAILED_PRECONDITION: not transient, so permanent like any refusal.
             raise StartFailed(f"{exc.code().name}: {exc.details()}", permanent=exc.code() not in _TRANSIENT) from None
+
+    async def leave_seat(self, table_id: str, seat: int, player_id: str) -> None:
+        """The seat's LeaveSeat, with the lobby's credential; a retry is the same command (one
+        command id per player and table), and a seat already left counts as left."""
+        self._renew()
+        try:
+            await self.client.act(table_id, LeaveSeat(seat=seat), command_id=f"lobby-leave:{player_id}")
+        except grpc.aio.AioRpcError as exc:
+            reason = error_reason(exc)
+            if reason == "ALREADY_LEFT":
+                return
+            if exc.code() in _TRANSIENT:
+                raise Unavailable("TABLE_UNAVAILABLE", "the table service did not answer: leave again") from None
+            raise Refused(reason or "NOT_WAITING", exc.details() or "the table refused") from None
 
     async def close(self) -> None:
         await self.client.close()

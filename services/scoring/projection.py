@@ -25,6 +25,7 @@ from okeycore.events import (
     MatchEnded,
     PairsDeclared,
     PenaltyApplied,
+    SeatLeft,
     TableCreated,
     TileDiscarded,
     TileDrawn,
@@ -137,6 +138,7 @@ class TableAcc:
     created_at: datetime
     ended_at: datetime | None = None
     autopilot: list[int] = field(default_factory=list)  # seats a bot plays for now [C-TIME-2]
+    left_seats: list[int] = field(default_factory=list)  # seats whose player left mid-match [D-10]
 
 
 @dataclass(frozen=True, slots=True)
@@ -382,6 +384,12 @@ class Projection:
         seat = _seat(ev.seat, acc)
         acc.autopilot = [s for s in acc.autopilot if s != seat]
 
+    def _seat_left(self, acc: TableAcc, version: int, at: datetime, ev: Any) -> None:
+        # The leaver stays the seat's player in the results: the match is theirs, and lost [D-10].
+        seat = _seat(ev.seat, acc)
+        if seat not in acc.left_seats:
+            acc.left_seats = sorted([*acc.left_seats, seat])
+
     def _hand_started(self, acc: TableAcc, version: int, at: datetime, ev: Any) -> None:
         acc.hand = _whole(ev.hand)
         acc.shows = []
@@ -578,7 +586,9 @@ class Projection:
         ranks = _ranks(acc, scores, winners)
         ranked = is_ranked(acc.players)
         for seat, player in enumerate(acc.players):
-            won = seat in winners
+            # A player who left mid-match lost it, even if the bot that played on won [D-10]; the
+            # other seats' results are the event's, unchanged.
+            won = seat in winners and seat not in acc.left_seats
             paid = payout if won else 0
             self.changes.seats.append(SeatRow(acc.table_id, seat, player, scores[seat], ranks[seat], won, paid))
             if not player or not ranked:
@@ -636,6 +646,7 @@ Projection._handlers = {
     MatchEnded: Projection._match_ended,
     TurnTimedOut: Projection._turn_timed_out,
     AutopilotEnded: Projection._autopilot_ended,
+    SeatLeft: Projection._seat_left,
 }
 
 HANDLED: frozenset[type[Event]] = frozenset({TableCreated, *Projection._handlers})

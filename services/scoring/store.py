@@ -60,7 +60,8 @@ def schema_sql(schema: str | None = None) -> str:
         penalties      JSONB NOT NULL,
         created_at     TIMESTAMPTZ NOT NULL,
         ended_at       TIMESTAMPTZ,
-        autopilot      INT[] NOT NULL DEFAULT '{{}}'
+        autopilot      INT[] NOT NULL DEFAULT '{{}}',
+        left_seats     INT[] NOT NULL DEFAULT '{{}}'
     );
     CREATE TABLE {p}scoring_hands (
         table_id        TEXT NOT NULL,
@@ -145,6 +146,8 @@ MIGRATIONS: list[tuple[int, str]] = [
     (2, PARKED_DDL),
     # The seats on autopilot, for the leaderboards' rule (a win a bot played out does not count).
     (3, "ALTER TABLE scoring_tables ADD COLUMN IF NOT EXISTS autopilot INT[] NOT NULL DEFAULT '{}'"),
+    # The seats whose player left mid-match: their match is a loss, never a win [D-10].
+    (4, "ALTER TABLE scoring_tables ADD COLUMN IF NOT EXISTS left_seats INT[] NOT NULL DEFAULT '{}'"),
 ]
 SCOPE = "scoring"
 

@@ -92,6 +92,7 @@ def _command(req: pb.ActRequest) -> Callable[[int], C.Command]:
         "turn_to_okey": C.TurnToOkey,
         "pass": C.Pass,
         "take_back": C.TakeBack,
+        "leave_seat": C.LeaveSeat,
     }
     cls = simple[kind]
     return lambda now: cls(seat=seat, now_ms=now)

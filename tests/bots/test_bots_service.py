@@ -7,10 +7,14 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable
 
+import grpc
+import pytest
 from okey.v1.table_service_pb2 import PHASE_MATCH_OVER
 from okeycore.classic import ClassicState, Stage, evolve
-from okeycore.events import Event, MatchEnded, TileDiscarded, TileDrawn, TurnTimedOut
+from okeycore.commands import Draw, LeaveSeat, TakeBack
+from okeycore.events import Event, MatchEnded, SeatLeft, TileDiscarded, TileDrawn, TurnTimedOut
 from okeycore.options import Game, TableOptions
+from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient
 from okeyplatform.protoconv import classic_view_from_pb
 
@@ -138,3 +142,43 @@ async def test_an_okey_101_table_of_bot_seats_plays_to_the_end(
     events = await _events(table_service, table_id)
     assert any(isinstance(e, MatchEnded) for e in events)
     assert not any(isinstance(e, TurnTimedOut) for e in events)
+
+
+async def test_D_10_a_seat_left_on_its_turn_is_played_by_a_bot_at_once_and_is_no_longer_the_leaver_s(
+    table_service: TableService, start_bots: Callable[..., Awaitable[BotsService]], admin: TableClient
+) -> None:
+    """[C-LEAVE-1] [D-10]: from SeatLeft on a bot plays the seat at once (not after three
+    timeouts, not after the turn's time), and the leaver may neither see nor move for it."""
+    await start_bots()
+    table_id = _table_id()
+    # Seat 0 (the first starter) is ali; a minute a turn, so only a bot can play it soon.
+    await admin.create_table(TableOptions(match_points=2, turn_seconds=60), ("ali", "", "", ""), table_id=table_id)
+    ali = TableClient(f"127.0.0.1:{table_service.port}", issue_token("ali", "player"))
+    try:
+        view = classic_view_from_pb(await ali.view(table_id, 0))
+        assert view.turn == 0 and "LeaveSeat" in view.allowed
+        await ali.act(table_id, LeaveSeat(seat=0), command_id="leave-1")
+        deadline = time.monotonic() + 10
+        left_at = played_at = None
+        while time.monotonic() < deadline and played_at is None:
+            await asyncio.sleep(0.1)
+            assert table_service.app is not None
+            for stored, event in await table_service.app.events(table_id):
+                if isinstance(event, SeatLeft):
+                    assert (event.seat, event.player) == (0, "ali")
+                    left_at = stored.recorded_at
+                if isinstance(event, TileDiscarded) and event.seat == 0 and left_at is not None:
+                    played_at = stored.recorded_at
+                    break
+        assert left_at is not None and played_at is not None, "the left seat's turn was not played"
+        assert (played_at - left_at).total_seconds() < 2.0
+        for call in (ali.view(table_id, 0), ali.act(table_id, Draw(seat=0)), ali.act(table_id, TakeBack(seat=0))):
+            with pytest.raises(grpc.aio.AioRpcError) as err:
+                await call
+            assert err.value.code() is grpc.StatusCode.PERMISSION_DENIED
+        await _wait_for_match_end(admin, table_id)
+        events = await _events(table_service, table_id)
+        assert not any(isinstance(e, TurnTimedOut) for e in events)  # no turn was left to the timers
+        _assert_each_turn_played_once(events)
+    finally:
+        await ali.close()

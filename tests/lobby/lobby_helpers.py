@@ -18,15 +18,19 @@ from services.table.main import TableService
 
 @dataclass
 class FakeTables:
-    """Stands in for TableService.CreateTable: records each match start, or fails as told."""
+    """Stands in for the table service: records each match start (or fails as told) and each seat left."""
 
     created: list[tuple[str, TableOptions, tuple[str, ...]]] = field(default_factory=list)
     fail: StartFailed | None = None
+    left: list[tuple[str, int, str]] = field(default_factory=list)  # each LeaveSeat sent
 
     async def create_table(self, table_id: str, options: TableOptions, players: tuple[str, ...]) -> None:
         if self.fail is not None:
             raise self.fail
         self.created.append((table_id, options, players))
+
+    async def leave_seat(self, table_id: str, seat: int, player_id: str) -> None:
+        self.left.append((table_id, seat, player_id))
 
 
 @dataclass

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import fields, replace
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from lobby_helpers import Clock, FakeTables, Guest, chips_of
@@ -308,7 +308,9 @@ async def test_pot_is_split_equally_among_winners_remainder_rounded_down_C_SC_9(
         assert (await tx.balances([HOUSE]))[HOUSE] == 2
 
 
-async def test_leaving_mid_match_forfeits_the_stake_C_LEAVE_1(app: LobbyApp, guest: Guest) -> None:
+async def test_leaving_mid_match_forfeits_the_stake_C_LEAVE_1(
+    app: LobbyApp, guest: Guest, fake_tables: FakeTables
+) -> None:
     players = [await guest() for _ in range(4)]
     card, _ = await app.open_table(players[0], TableOptions(game=Game.OKEY, stake=100, partners=True))
     tid = card.table.table_id
@@ -316,6 +318,10 @@ async def test_leaving_mid_match_forfeits_the_stake_C_LEAVE_1(app: LobbyApp, gue
         await app.join(p, tid)
     card, forfeited = await app.leave(players[2], tid)
     assert forfeited == 100 and next(s for s in card.seats if s.seat == 2).left
+    # The table service is told: its SeatLeft makes the seat a bot's at once [D-10].
+    assert fake_tables.left == [(tid, 2, players[2].subject)]
+    _, forfeited = await app.leave(players[2], tid)  # leaving again changes nothing
+    assert forfeited == 100 and fake_tables.left == [(tid, 2, players[2].subject)]
     assert card.table.status == PLAYING and card.pot == 400  # the stake stays in the pot
     # Seats 0 and 2 win as partners; 2 left, so its share goes to the house.
     await app.settle_match(tid, winners=(0, 2))
@@ -392,3 +398,27 @@ async def test_15_4_a_match_end_the_stream_no_longer_holds_is_settled_from_the_l
         await events.close()
     assert [await chips_of(app, p) for p in players] == [1150, 950, 950, 950]
     assert (await app.table_card(players[0], tid)).table.status == FINISHED
+
+
+async def test_D_10_a_seat_left_at_the_table_service_is_marked_left_in_the_lobby(
+    app: LobbyApp, guest: Guest, fake_tables: FakeTables
+) -> None:
+    """A player may leave at the table itself (TableService.Act leave_seat): the lobby learns it
+    from the SeatLeft event, once, and the share that seat would win goes to the house."""
+    from okeycore.events import SeatLeft
+    from okeyplatform.contract import Envelope
+
+    from services.lobby.consumer import handle_event
+
+    players = [await guest() for _ in range(4)]
+    card, _ = await app.open_table(players[0], TableOptions(game=Game.OKEY, stake=100))
+    tid = card.table.table_id
+    for p in players[1:]:
+        await app.join(p, tid)
+    env = Envelope(tid, 40, 1, datetime.now(UTC), "SeatLeft", 1, "", SeatLeft(1, players[1].subject))
+    assert await handle_event(app, env)
+    assert not await handle_event(app, env)  # a redelivery changes nothing
+    card = await app.table_card(players[0], tid)
+    assert next(s for s in card.seats if s.seat == 1).left and not fake_tables.left
+    await app.settle_match(tid, winners=(1,))
+    assert await chips_of(app, players[1]) == 900  # the leaver's stake is lost, the share is the house's

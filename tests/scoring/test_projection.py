@@ -225,3 +225,34 @@ def test_15_6_only_matches_between_people_count_for_the_leaderboards_and_no_win_
         for v, e in enumerate(napping, 1):
             p.apply("nap", v, NOW, e)
         assert _counts(p, ("ali", "ayse")[seat]) == (1, 0)  # played, not won: a bot played it out
+
+
+def test_D_10_a_player_who_left_mid_match_loses_it_and_the_others_results_are_unchanged() -> None:
+    """[C-LEAVE-1] [D-10]: a leaver's match counts as a loss (never a win, even when the bot that
+    played on won it); the other players' results are the MatchEnded's, unchanged."""
+    from okeycore.events import MatchEnded, SeatLeft
+
+    players = ("ali", "ayse", "veli", "can")
+    match = simulated("left", 11, players)
+    end = match[-1]
+    assert isinstance(end, MatchEnded)
+    # The match as it ended; then the same match where a winning seat's player left in the middle.
+    base = Projection()
+    for v, e in enumerate(match, 1):
+        base.apply("left", v, NOW, e)
+    seat = end.winners[0]
+    leaver = players[seat]
+    middle = len(match) // 2
+    left = [*match[:middle], SeatLeft(seat, leaver), *match[middle:]]
+    p = Projection()
+    for v, e in enumerate(left, 1):
+        p.apply("left", v, NOW, e)
+    assert p.tables["left"].left_seats == [seat]
+    assert _counts(base, leaver) == (1, 1)
+    assert _counts(p, leaver) == (1, 0)  # a loss, not a win
+    row = next(s for s in p.changes.seats if s.seat == seat)
+    assert row.player_id == leaver and not row.winner and row.payout == 0
+    for other in players:
+        if other != leaver:
+            assert _counts(p, other) == _counts(base, other)
+    assert p.changes.matches[-1].winners == base.changes.matches[-1].winners  # the table's result stands

@@ -1108,6 +1108,17 @@
 
   function selectedOne() { const t = S.t; return t && t.selected.length === 1 ? t.selected[0] : null; }
 
+  // Leaving mid-match [C-LEAVE-1] [D-10] cannot be undone: a bot plays the seat to the end, the
+  // stake stays in the pot and the match counts as a loss, so the player confirms it first.
+  async function doLeave() {
+    if (!window.confirm(tr("act.leave_seat.confirm"))) return;
+    const r = await act("leaveSeat");
+    if (!r) return;
+    toast(tr("act.leave_seat.done"), "info");
+    location.hash = "";
+    showLobby();
+  }
+
   function doDraw() { return act("draw"); }
   function doTake() { return act("takeDiscard"); }
   async function doDiscard(id = selectedOne()) {
@@ -1181,7 +1192,8 @@
     const out = [];
     if (pub.declaredPairs) out.push(h("span", { class: "flag pairs", title: tr("table.flag.pairs") }, "ÇİFT"));
     if (pub.turnedToOkey) out.push(h("span", { class: "flag okey", title: tr("table.flag.okey") }, "OKEY"));
-    if (pub.autopilot) out.push(h("span", { class: "flag auto", title: tr("table.flag.autopilot") }, "AUTO"));
+    if (pub.left) out.push(h("span", { class: "flag left", title: tr("table.flag.left") }, tr("table.flag.left.short")));
+    else if (pub.autopilot) out.push(h("span", { class: "flag auto", title: tr("table.flag.autopilot") }, "AUTO"));
     if (is101(v)) {
       const o = String(pub.opening || "OPENING_NONE").replace("OPENING_", "");
       if (o === "RUNS" || o === "PAIRS") out.push(h("span", { class: "flag opened" }, tr("table.flag.opened." + o, { n: num(pub.openingValue) })));
@@ -1356,6 +1368,7 @@
       items.push(actionButton("return_side", () => act("returnSideTile"), may.has("ReturnSideTile")));
     }
     if (may.has("TakeBack")) items.push(actionButton("take_back", () => act("takeBack"), true, { primary: true }));
+    if (may.has("LeaveSeat")) items.push(actionButton("leave_seat", doLeave, true));
     if (t.selected.length) items.push(actionButton("deselect", () => { t.selected = []; renderTable(); }, true));
     box.replaceChildren(...items);
     const sel = $("#selection-line");

@@ -172,7 +172,7 @@ class TakeBackCommand(_message.Message):
     def __init__(self) -> None: ...
 
 class ActRequest(_message.Message):
-    __slots__ = ("table_id", "command_id", "seat", "draw", "take_discard", "discard", "finish", "show_indicator", "declare_pairs", "turn_to_okey", "take_back", "open_melds", "add_tile", "take_okey", "return_side_tile")
+    __slots__ = ("table_id", "command_id", "seat", "draw", "take_discard", "discard", "finish", "show_indicator", "declare_pairs", "turn_to_okey", "take_back", "open_melds", "add_tile", "take_okey", "return_side_tile", "leave_seat")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -189,6 +189,7 @@ class ActRequest(_message.Message):
     ADD_TILE_FIELD_NUMBER: _ClassVar[int]
     TAKE_OKEY_FIELD_NUMBER: _ClassVar[int]
     RETURN_SIDE_TILE_FIELD_NUMBER: _ClassVar[int]
+    LEAVE_SEAT_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     command_id: str
     seat: int
@@ -204,7 +205,8 @@ class ActRequest(_message.Message):
     add_tile: AddTileCommand
     take_okey: TakeOkeyCommand
     return_side_tile: ReturnSideTileCommand
-    def __init__(self, table_id: _Optional[str] = ..., command_id: _Optional[str] = ..., seat: _Optional[int] = ..., draw: _Optional[_Union[DrawCommand, _Mapping]] = ..., take_discard: _Optional[_Union[TakeDiscardCommand, _Mapping]] = ..., discard: _Optional[_Union[DiscardCommand, _Mapping]] = ..., finish: _Optional[_Union[FinishCommand, _Mapping]] = ..., show_indicator: _Optional[_Union[ShowIndicatorCommand, _Mapping]] = ..., declare_pairs: _Optional[_Union[DeclarePairsCommand, _Mapping]] = ..., turn_to_okey: _Optional[_Union[TurnToOkeyCommand, _Mapping]] = ..., take_back: _Optional[_Union[TakeBackCommand, _Mapping]] = ..., open_melds: _Optional[_Union[OpenMeldsCommand, _Mapping]] = ..., add_tile: _Optional[_Union[AddTileCommand, _Mapping]] = ..., take_okey: _Optional[_Union[TakeOkeyCommand, _Mapping]] = ..., return_side_tile: _Optional[_Union[ReturnSideTileCommand, _Mapping]] = ..., **kwargs) -> None: ...
+    leave_seat: LeaveSeatCommand
+    def __init__(self, table_id: _Optional[str] = ..., command_id: _Optional[str] = ..., seat: _Optional[int] = ..., draw: _Optional[_Union[DrawCommand, _Mapping]] = ..., take_discard: _Optional[_Union[TakeDiscardCommand, _Mapping]] = ..., discard: _Optional[_Union[DiscardCommand, _Mapping]] = ..., finish: _Optional[_Union[FinishCommand, _Mapping]] = ..., show_indicator: _Optional[_Union[ShowIndicatorCommand, _Mapping]] = ..., declare_pairs: _Optional[_Union[DeclarePairsCommand, _Mapping]] = ..., turn_to_okey: _Optional[_Union[TurnToOkeyCommand, _Mapping]] = ..., take_back: _Optional[_Union[TakeBackCommand, _Mapping]] = ..., open_melds: _Optional[_Union[OpenMeldsCommand, _Mapping]] = ..., add_tile: _Optional[_Union[AddTileCommand, _Mapping]] = ..., take_okey: _Optional[_Union[TakeOkeyCommand, _Mapping]] = ..., return_side_tile: _Optional[_Union[ReturnSideTileCommand, _Mapping]] = ..., leave_seat: _Optional[_Union[LeaveSeatCommand, _Mapping]] = ..., **kwargs) -> None: ...
 
 class OpenMeldsCommand(_message.Message):
     __slots__ = ("melds", "kinds")
@@ -233,6 +235,10 @@ class TakeOkeyCommand(_message.Message):
     def __init__(self, tile_id: _Optional[int] = ..., meld: _Optional[int] = ...) -> None: ...
 
 class ReturnSideTileCommand(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class LeaveSeatCommand(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
@@ -299,7 +305,7 @@ class WatchResponse(_message.Message):
     def __init__(self, snapshot: _Optional[_Union[SeatView, _Mapping]] = ..., event: _Optional[_Union[_events_pb2.TableEvent, _Mapping]] = ..., view: _Optional[_Union[SeatView, _Mapping]] = ...) -> None: ...
 
 class SeatPublic(_message.Message):
-    __slots__ = ("seat", "tiles", "pile", "pile_size", "score", "declared_pairs", "turned_to_okey", "autopilot", "rack", "player_id", "penalties", "opening", "opening_value")
+    __slots__ = ("seat", "tiles", "pile", "pile_size", "score", "declared_pairs", "turned_to_okey", "autopilot", "rack", "player_id", "penalties", "opening", "opening_value", "left")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     TILES_FIELD_NUMBER: _ClassVar[int]
     PILE_FIELD_NUMBER: _ClassVar[int]
@@ -313,6 +319,7 @@ class SeatPublic(_message.Message):
     PENALTIES_FIELD_NUMBER: _ClassVar[int]
     OPENING_FIELD_NUMBER: _ClassVar[int]
     OPENING_VALUE_FIELD_NUMBER: _ClassVar[int]
+    LEFT_FIELD_NUMBER: _ClassVar[int]
     seat: int
     tiles: int
     pile: _containers.RepeatedCompositeFieldContainer[_common_pb2.Tile]
@@ -326,7 +333,8 @@ class SeatPublic(_message.Message):
     penalties: int
     opening: _events_pb2.Opening
     opening_value: int
-    def __init__(self, seat: _Optional[int] = ..., tiles: _Optional[int] = ..., pile: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., pile_size: _Optional[int] = ..., score: _Optional[int] = ..., declared_pairs: _Optional[bool] = ..., turned_to_okey: _Optional[bool] = ..., autopilot: _Optional[bool] = ..., rack: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., player_id: _Optional[str] = ..., penalties: _Optional[int] = ..., opening: _Optional[_Union[_events_pb2.Opening, str]] = ..., opening_value: _Optional[int] = ...) -> None: ...
+    left: bool
+    def __init__(self, seat: _Optional[int] = ..., tiles: _Optional[int] = ..., pile: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., pile_size: _Optional[int] = ..., score: _Optional[int] = ..., declared_pairs: _Optional[bool] = ..., turned_to_okey: _Optional[bool] = ..., autopilot: _Optional[bool] = ..., rack: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., player_id: _Optional[str] = ..., penalties: _Optional[int] = ..., opening: _Optional[_Union[_events_pb2.Opening, str]] = ..., opening_value: _Optional[int] = ..., left: _Optional[bool] = ...) -> None: ...
 
 class SeatView(_message.Message):
     __slots__ = ("table_id", "version", "options", "phase", "hand", "seat", "rack", "indicator", "okey", "deck_count", "turn", "stage", "deadline_ms", "timed_out", "indicator_shown", "side_tile", "seats", "last_hand", "result", "melds", "run_threshold", "pair_threshold", "held_side_tile", "can_return_side", "table_moved", "run_adds", "last_hand101", "last_void", "rules_version", "moved", "allowed")
