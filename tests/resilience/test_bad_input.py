@@ -537,7 +537,9 @@ def test_commands_out_of_turn_or_for_another_seat_are_refused_and_change_nothing
     @settings(SETTINGS, max_examples=200)
     @given(
         actor=st.integers(0, 3),
-        req=_act_strategy(edge, exclude={"draw", "take_discard"}),
+        # Drawing is the turn's legal move, and leaving one's own seat is legal at any time
+        # [D-10] (tested where it is meant: tests/bots, tests/core/test_seat_left.py).
+        req=_act_strategy(edge, exclude={"draw", "take_discard", "leave_seat"}),
         route=st.sampled_from(["direct", "gateway", "http"]),
     )
     def run(actor: int, req: Message, route: str) -> None:
