@@ -16,6 +16,7 @@ from typing import Any
 from google.protobuf.message import Message
 from okey.v1 import common_pb2, table_service_pb2
 from okeycore.events import Event
+from okeycore.kernel.view import Allowed
 from okeycore.options import OptionsError, TableOptions
 from okeycore.tiles import TILE_COUNT, face_of_id
 
@@ -61,6 +62,8 @@ def _fill(msg: Message, obj: Any, renames: dict[str, str] | None = None) -> Mess
         if name not in names:
             continue
         v = getattr(obj, f.name)
+        if isinstance(v, Allowed):
+            v = v.names()  # asked of the engine now: the wire carries the answer
         fd = names[name]
         if v is None:
             continue

@@ -28,6 +28,7 @@ from .commands import (
 from .dealing import DealSpec, deal, is_full_order
 from .events import AutopilotEnded, Event, HandStarted, MatchEnded, SeatLeft, TableCreated, TurnTimedOut
 from .state import Phase, TableState
+from .view import Allowed
 
 __all__ = [
     "Decision",
@@ -219,11 +220,13 @@ class Dispatcher(Generic[S]):
         got = self.decide(state, command)
         return got if isinstance(got, RuleViolation) else None
 
-    def allowed(self, state: S, seat: int | None) -> tuple[str, ...]:
-        """The names of the seat commands ``seat`` may send now: those with a form ``can`` accepts."""
+    def allowed(self, state: S, seat: int | None) -> Allowed:
+        """The names of the seat commands ``seat`` may send now: those with a form ``can`` accepts,
+        each asked when it is read (``Allowed``)."""
         if seat is None:
-            return ()
-        return tuple(name for name, check in self._seat_commands.items() if check(self.can, state, seat))
+            return Allowed()
+        checks = self._seat_commands
+        return Allowed(tuple(checks), lambda name: checks[name](self.can, state, seat))
 
     # ------------------------------------------------------------ the kernel's deciders
 

@@ -3,6 +3,7 @@ as a seat may receive them."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -11,7 +12,53 @@ from ..tiles import Face, face_of_id, okey_face
 from .events import DrawSource, Event, HandStarted, MatchEnded, TileDrawn
 from .state import Phase, TableState
 
-__all__ = ["SeatPublicBase", "TableView", "table_view", "seat_public", "public_event"]
+__all__ = ["Allowed", "SeatPublicBase", "TableView", "table_view", "seat_public", "public_event"]
+
+
+class Allowed:
+    """The seat commands (by name) a seat may send now, each asked of ``can`` when it is read:
+    ``"Draw" in allowed`` asks about that command alone, iterating asks about every one, and an
+    answer is kept. A view is built for every bot decision, and most read one name or none, so
+    the engine's checks (some run the solver) are paid for only where they are used.
+
+    It reads as the tuple of the allowed names: equal to it, hashed like it, iterated in order."""
+
+    __slots__ = ("_check", "_known", "_names")
+
+    def __init__(self, names: tuple[str, ...] = (), check: Callable[[str], bool] | None = None) -> None:
+        self._names = names  # the answer itself, or (with ``check``) the names to ask about
+        self._check = check
+        self._known: dict[str, bool] = {}
+
+    def __contains__(self, name: object) -> bool:
+        if self._check is None or not isinstance(name, str):
+            return name in self._names
+        got = self._known.get(name)
+        if got is None:
+            got = self._known[name] = name in self._names and self._check(name)
+        return got
+
+    def names(self) -> tuple[str, ...]:
+        if self._check is None:
+            return self._names
+        return tuple(n for n in self._names if n in self)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def __len__(self) -> int:
+        return len(self.names())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Allowed):
+            return self.names() == other.names()
+        return isinstance(other, tuple) and self.names() == other
+
+    def __hash__(self) -> int:
+        return hash(self.names())
+
+    def __repr__(self) -> str:
+        return repr(self.names())
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -48,15 +95,15 @@ class TableView:
     result: MatchEnded | None
     rules_version: int = RULES_VERSION  # the rules the table plays under
     # The seat commands (by name) this seat may send now, each asked of ``can``: what a client
-    # enables. A spectator may send none.
-    allowed: tuple[str, ...] = ()
+    # enables. A spectator may send none. A tuple when the view came over the wire.
+    allowed: tuple[str, ...] | Allowed = ()
 
     @property
     def okey(self) -> Face | None:
         return okey_face(face_of_id(self.indicator)) if self.indicator >= 0 else None
 
 
-def table_view(state: TableState[Any], seat: int | None, allowed: tuple[str, ...]) -> dict[str, Any]:
+def table_view(state: TableState[Any], seat: int | None, allowed: Allowed) -> dict[str, Any]:
     """The fields of ``TableView`` that are the same in every game, but the side tile."""
     return {
         "table_id": state.table_id,
