@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -256,3 +258,26 @@ async def wait_version(store: ScoringStore, table_id: str, version: int, timeout
             return
         await asyncio.sleep(0.05)
     raise AssertionError(f"the projection of {table_id} reached version {got}, not {version}, in {timeout:.0f} s")
+
+
+async def run_okey_replay(database_url: str, *flags: str) -> str:
+    """``okey replay --verify [flags]`` as a process on ``database_url``; asserts it exited 0 and
+    that okeycore agreed with the log and the rebuild with the live projection; returns stdout."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "okeyplatform.cli",
+        "replay",
+        "--verify",
+        *flags,
+        "--database-url",
+        database_url,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=dict(os.environ, OKEY_LOG_FORMAT="json"),
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), timeout=120)
+    text = out.decode()
+    assert proc.returncode == 0, text + err.decode()
+    assert "every recorded result matches" in text and "the rebuilt projection equals the live one" in text
+    return text

@@ -23,7 +23,7 @@ from okeyplatform.client import TableClient
 from okeyplatform.grpcserver import error_reason
 from okeyplatform.protoconv import classic_view_from_pb
 from okeyplatform.relay import TABLE_STREAM
-from scoring_helpers import Stack, append, match_a, match_b, publish, simulated, wait_version
+from scoring_helpers import Stack, append, match_a, match_b, publish, run_okey_replay, simulated, wait_version
 
 from services.scoring.app import APPLIED, DUPLICATE, HELD, Item
 from services.scoring.main import ScoringService
@@ -223,22 +223,7 @@ async def test_rebuild_from_the_log_equals_the_live_projection_and_swaps_in(stac
     (ali,) = await stack.store.player("ali", "OKEY")
     assert ali[1].matches == 6  # the bot match, a, b, sim-0, sim-1 and after-swap: each counted once
     # and the command line agrees: verify and rebuild, exit 0
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "okeyplatform.cli",
-        "replay",
-        "--verify",
-        "--database-url",
-        stack.database_url,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env=dict(os.environ, OKEY_LOG_FORMAT="json"),
-    )
-    out, err = await asyncio.wait_for(proc.communicate(), timeout=120)
-    text = out.decode()
-    assert proc.returncode == 0, text + err.decode()
-    assert "every recorded result matches" in text and "the rebuilt projection equals the live one" in text
+    text = await run_okey_replay(stack.database_url)
     assert "swapped in" in text
 
 

@@ -8,8 +8,6 @@ and okeycore must agree with every recorded result."""
 from __future__ import annotations
 
 import asyncio
-import os
-import sys
 
 import asyncpg
 import nats
@@ -17,7 +15,7 @@ from okeyplatform.contract import encode_envelope, nats_headers
 from okeyplatform.eventstore import PostgresEventStore
 from okeyplatform.relay import table_subject
 from old_log import COLUMNS, messages, rows, stored
-from scoring_helpers import wait_version
+from scoring_helpers import run_okey_replay, wait_version
 
 from services.scoring.main import ScoringService
 
@@ -62,21 +60,5 @@ async def test_an_old_json_stream_upgraded_mid_match_projects_what_okey_replay_v
     assert len(await store.hands("old-101")) == 3
     # okey replay --verify on the same database: okeycore agrees with the log, and the rebuild
     # equals what the live projector made of the mixed stream
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "okeyplatform.cli",
-        "replay",
-        "--verify",
-        "--no-swap",
-        "--database-url",
-        scoring_only.database_url,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env=dict(os.environ, OKEY_LOG_FORMAT="json"),
-    )
-    out, err = await asyncio.wait_for(proc.communicate(), timeout=120)
-    text = out.decode()
-    assert proc.returncode == 0, text + err.decode()
-    assert "every recorded result matches" in text and "the rebuilt projection equals the live one" in text
+    text = await run_okey_replay(scoring_only.database_url, "--no-swap")
     assert f"events     {len(log):,} in 2 tables" in text
