@@ -31,6 +31,8 @@ from okeyplatform.protoconv import classic_view_from_pb, view101_from_pb
 __all__ = ["BotsApp", "seats_to_consider", "command_id", "MAX_COMMANDS_PER_TURN"]
 
 MAX_COMMANDS_PER_TURN = 40
+STALE_VIEW_PAUSES_S = (0.01, 0.03, 0.1, 0.3, 1.0)
+"""How long to wait before each new read of a view older than the event that called the bot."""
 """A classic turn is at most four commands (declare pairs, turn to okey, draw, discard); a 101
 turn lays and adds tile by tile, so it may take many more; past this a turn is left to the timers."""
 
@@ -94,7 +96,7 @@ class BotsApp:
         if hand_start:
             await self._before_first_turn(table_id, played)
         for seat in seats:
-            await self.play_turn(table_id, seat, played)
+            await self.play_turn(table_id, seat, played, seen=env.version)
         return played
 
     async def _before_first_turn(self, table_id: str, played: Played) -> None:
@@ -115,12 +117,20 @@ class BotsApp:
                 if cmd is not None:
                     await self._act(table_id, cmd, command_id(table_id, view.version, seat, "pre"), played)
 
-    async def play_turn(self, table_id: str, seat: int, played: Played | None = None) -> Played:
-        """Play ``seat``'s turn to its end if a bot should play it now; nothing otherwise."""
+    async def play_turn(self, table_id: str, seat: int, played: Played | None = None, seen: int = 0) -> Played:
+        """Play ``seat``'s turn to its end if a bot should play it now; nothing otherwise.
+        ``seen`` is the version of the event that called the bot: a view older than it is not the
+        table as it is (the answering replica had not yet cached the commit the event came from),
+        so it is read again before the bot decides whether the turn is its own."""
         played = played or Played()
         async with self._lock(table_id, seat):
             for _ in range(MAX_COMMANDS_PER_TURN):
                 msg = await self._view(table_id, seat)
+                for pause in STALE_VIEW_PAUSES_S:
+                    if msg is None or msg.version >= seen:
+                        break
+                    await asyncio.sleep(pause)
+                    msg = await self._view(table_id, seat)
                 if msg is None or not self._ours(msg, seat):
                     return played
                 seed = seed_for(table_id, msg.version, seat)
