@@ -196,6 +196,7 @@ class Dispatcher(Generic[S]):
             "TakeBack": plain(TakeBack),
             "LeaveSeat": plain(LeaveSeat),
         }
+        self._seat_command_names = tuple(self._seat_commands)  # fixed per game: not rebuilt per view
 
     def decide(self, state: S | None, command: Command) -> Decision:
         """The events a command produces, or the rule it breaks. Never raises on bad input."""
@@ -226,7 +227,7 @@ class Dispatcher(Generic[S]):
         if seat is None:
             return Allowed()
         checks = self._seat_commands
-        return Allowed(tuple(checks), lambda name: checks[name](self.can, state, seat))
+        return Allowed(self._seat_command_names, lambda name: checks[name](self.can, state, seat))
 
     # ------------------------------------------------------------ the kernel's deciders
 
