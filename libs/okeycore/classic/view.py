@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..kernel.state import Phase
-from ..kernel.view import SeatPublicBase, TableView, seat_public, table_view
+from ..kernel.view import SeatPublicBase, SeatPublics, TableView, seat_public, table_view
 from ..options import DiscardHistory, PairsDeclaration
 from .events import HandEnded
 from .rules import allowed
-from .state import ClassicState, Stage
+from .state import ClassicState, SeatState, Stage
 
 __all__ = ["SeatPublic", "SeatView", "view"]
 
@@ -51,19 +51,19 @@ def _visible_pile(state: ClassicState, viewer: int | None, owner: int) -> tuple[
     return pile[-1:]
 
 
+def _public(i: int, s: SeatState, hidden: bool, pile: tuple[int, ...]) -> SeatPublic:
+    return SeatPublic(
+        **seat_public(i, s, hidden), pile=pile, pile_size=len(s.pile), declared_pairs=s.pairs, turned_to_okey=s.turned
+    )
+
+
+_PUBLICS = SeatPublics(_public)
+
+
 def view(state: ClassicState, seat: int | None) -> SeatView:
     """Only what ``seat`` may see: never another rack or the deck order while the hand runs."""
     playing = state.phase is Phase.PLAYING
-    publics = tuple(
-        SeatPublic(
-            **seat_public(state, i),
-            pile=_visible_pile(state, seat, i) if playing else s.pile,
-            pile_size=len(s.pile),
-            declared_pairs=s.pairs,
-            turned_to_okey=s.turned,
-        )
-        for i, s in enumerate(state.seats)
-    )
+    publics = _PUBLICS(state, (lambda i: _visible_pile(state, seat, i)) if playing else None)
     side = -1
     if playing and seat is not None and state.turn == seat and state.stage in (Stage.DRAW, Stage.LAST_CHANCE):
         left = state.seats[state.left_of(seat)].pile

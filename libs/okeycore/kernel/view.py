@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from ..options import RULES_VERSION, TableOptions
 from ..tiles import Face, face_of_id, okey_face
 from .events import DrawSource, Event, HandStarted, MatchEnded, TileDrawn
-from .state import Phase, TableState
+from .state import Phase, Seat, TableState
 
-__all__ = ["Allowed", "SeatPublicBase", "TableView", "table_view", "seat_public", "public_event"]
+__all__ = ["Allowed", "SeatPublicBase", "SeatPublics", "TableView", "table_view", "seat_public", "public_event"]
 
 
 class Allowed:
@@ -124,11 +124,9 @@ def table_view(state: TableState[Any], seat: int | None, allowed: Allowed) -> di
     }
 
 
-def seat_public(state: TableState[Any], i: int) -> dict[str, Any]:
+def seat_public(i: int, s: Seat, hidden: bool) -> dict[str, Any]:
     """The fields of ``SeatPublicBase`` of seat ``i`` that are the same in every game, but the pile:
-    never another rack while the hand runs."""
-    s = state.seats[i]
-    hidden = state.phase is Phase.PLAYING or state.phase is Phase.NEW
+    never another rack while the hand runs (``hidden``)."""
     return {
         "seat": i,
         "tiles": len(s.rack),
@@ -137,6 +135,50 @@ def seat_public(state: TableState[Any], i: int) -> dict[str, Any]:
         "rack": None if hidden else s.rack,
         "left": s.left,
     }
+
+
+P = TypeVar("P", bound=SeatPublicBase)
+
+
+class SeatPublics(Generic[P]):
+    """Every seat's public record for a view, each built by the game's ``build(i, seat, hidden,
+    pile)`` only when that seat's state, the hiding of racks or the pile it shows has changed.
+
+    A view is built for every bot decision and for every watcher after every event, and one
+    event changes one seat or two: states are immutable and replaced on change, so the record
+    of a seat whose state object is the same is the same record. The memo holds the seat state
+    it was built from (so its id cannot be reused while the entry lives) and is emptied when
+    it grows past ``size`` entries; records are frozen, so views may share them."""
+
+    __slots__ = ("_build", "_memo", "_size")
+
+    def __init__(self, build: Callable[[int, Any, bool, tuple[int, ...]], P], size: int = 4096) -> None:
+        self._build = build
+        self._memo: dict[tuple[int, int], tuple[Seat, bool, tuple[int, ...], P]] = {}
+        self._size = size
+
+    def __call__(self, state: TableState[Any], pile: Callable[[int], tuple[int, ...]] | None = None) -> tuple[P, ...]:
+        """The records of ``state``'s seats; ``pile(i)`` is the part of seat ``i``'s discards this
+        view shows (all of them by default)."""
+        hidden = state.phase is Phase.PLAYING or state.phase is Phase.NEW
+        memo = self._memo
+        out: list[P] = []
+        for i, s in enumerate(state.seats):
+            shown = s.pile if pile is None else pile(i)
+            key = (i, id(s))
+            got = memo.get(key)
+            if got is not None and got[0] is s and got[1] is hidden and (got[2] is shown or got[2] == shown):
+                out.append(got[3])
+                continue
+            record = self._build(i, s, hidden, shown)
+            if len(memo) >= self._size:
+                memo.clear()
+            memo[key] = (s, hidden, shown, record)
+            out.append(record)
+        return tuple(out)
+
+    def clear(self) -> None:
+        self._memo.clear()
 
 
 def public_event(event: Event, viewer: int | None) -> Event:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..kernel.state import Phase
-from ..kernel.view import SeatPublicBase, TableView, seat_public, table_view
+from ..kernel.view import SeatPublicBase, SeatPublics, TableView, seat_public, table_view
 from .events import HandEnded101, HandVoided, TableMeld
 from .rules import allowed
 from .scoring import Opening
-from .state import Okey101State, Stage
+from .state import Okey101State, Seat101, Stage
 
 __all__ = ["SeatPublic101", "SeatView101", "view"]
 
@@ -41,18 +41,18 @@ class SeatView101(TableView):
     last_void: HandVoided | None
 
 
+def _public(i: int, s: Seat101, hidden: bool, pile: tuple[int, ...]) -> SeatPublic101:
+    return SeatPublic101(
+        **seat_public(i, s, hidden), pile=pile, penalties=s.penalties, opening=s.opening, opening_value=s.opening_value
+    )
+
+
+_PUBLICS = SeatPublics(_public)
+
+
 def view(state: Okey101State, seat: int | None) -> SeatView101:
     """Only what ``seat`` may see: never another rack or the deck order while the hand runs."""
-    publics = tuple(
-        SeatPublic101(
-            **seat_public(state, i),
-            pile=s.pile,
-            penalties=s.penalties,
-            opening=s.opening,
-            opening_value=s.opening_value,
-        )
-        for i, s in enumerate(state.seats)
-    )
+    publics = _PUBLICS(state)
     mine = state.phase is Phase.PLAYING and seat is not None and state.turn == seat
     side = -1
     if mine and state.stage is Stage.DRAW and state.deck:
