@@ -94,10 +94,13 @@ class TableClient:
         resp: pb.ActResponse = await self.stub.Act(command_request(table_id, command, command_id), metadata=md)
         return resp
 
-    async def view(self, table_id: str, seat: int | None = None) -> pb.SeatView:
+    async def view(self, table_id: str, seat: int | None = None, min_version: int = 0) -> pb.SeatView:
+        """``seat``'s view (a spectator's without one), including at least ``min_version``."""
         req = pb.GetViewRequest(table_id=table_id)
         if seat is not None:
             req.seat = seat
+        if min_version:
+            req.min_version = min_version
         resp = await self.stub.GetView(req, metadata=self.metadata)
         return resp.view
 

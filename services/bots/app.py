@@ -31,8 +31,6 @@ from okeyplatform.protoconv import classic_view_from_pb, view101_from_pb
 __all__ = ["BotsApp", "seats_to_consider", "command_id", "MAX_COMMANDS_PER_TURN"]
 
 MAX_COMMANDS_PER_TURN = 40
-STALE_VIEW_PAUSES_S = (0.01, 0.03, 0.1, 0.3, 1.0)
-"""How long to wait before each new read of a view older than the event that called the bot."""
 """A classic turn is at most four commands (declare pairs, turn to okey, draw, discard); a 101
 turn lays and adds tile by tile, so it may take many more; past this a turn is left to the timers."""
 
@@ -58,6 +56,7 @@ def seed_for(table_id: str, version: int, seat: int) -> int:
 class Played:
     commands: int = 0
     refused: int = 0
+    version: int = 0  # the table's version after the last command played
 
 
 class BotsApp:
@@ -94,14 +93,14 @@ class BotsApp:
         seats, hand_start = seats_to_consider(env)
         played = Played()
         if hand_start:
-            await self._before_first_turn(table_id, played)
+            await self._before_first_turn(table_id, played, env.version)
         for seat in seats:
             await self.play_turn(table_id, seat, played, seen=env.version)
         return played
 
-    async def _before_first_turn(self, table_id: str, played: Played) -> None:
+    async def _before_first_turn(self, table_id: str, played: Played, seen: int) -> None:
         """At a hand's start every bot seat may show the indicator or declare pairs [C-IND-1]."""
-        spectator = await self._view(table_id, None)
+        spectator = await self._view(table_id, None, min_version=seen)
         if spectator is None or spectator.options.game != _GAME_OKEY:
             return
         for seat in range(len(spectator.seats)):
@@ -109,7 +108,7 @@ class BotsApp:
             if pub.player_id and not pub.autopilot:
                 continue
             async with self._lock(table_id, seat):
-                msg = await self._view(table_id, seat)
+                msg = await self._view(table_id, seat, min_version=max(seen, played.version))
                 if msg is None or msg.phase != _PLAYING:
                     return
                 view = classic_view_from_pb(msg)
@@ -119,18 +118,13 @@ class BotsApp:
 
     async def play_turn(self, table_id: str, seat: int, played: Played | None = None, seen: int = 0) -> Played:
         """Play ``seat``'s turn to its end if a bot should play it now; nothing otherwise.
-        ``seen`` is the version of the event that called the bot: a view older than it is not the
-        table as it is (the answering replica had not yet cached the commit the event came from),
-        so it is read again before the bot decides whether the turn is its own."""
+        ``seen`` is the version of the event that called the bot: each view asked for includes at
+        least it, then at least the bot's own last move (the replica answering catches up with the
+        store if its cache is older), so the bot never decides on a table that is not as it is."""
         played = played or Played()
         async with self._lock(table_id, seat):
             for _ in range(MAX_COMMANDS_PER_TURN):
-                msg = await self._view(table_id, seat)
-                for pause in STALE_VIEW_PAUSES_S:
-                    if msg is None or msg.version >= seen:
-                        break
-                    await asyncio.sleep(pause)
-                    msg = await self._view(table_id, seat)
+                msg = await self._view(table_id, seat, min_version=max(seen, played.version))
                 if msg is None or not self._ours(msg, seat):
                     return played
                 seed = seed_for(table_id, msg.version, seat)
@@ -151,9 +145,9 @@ class BotsApp:
         pub = msg.seats[seat]
         return not pub.player_id or pub.autopilot or msg.timed_out
 
-    async def _view(self, table_id: str, seat: int | None) -> Any:
+    async def _view(self, table_id: str, seat: int | None, min_version: int = 0) -> Any:
         try:
-            return await self.client.view(table_id, seat)
+            return await self.client.view(table_id, seat, min_version=min_version)
         except grpc.aio.AioRpcError as err:
             if err.code() in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.INVALID_ARGUMENT):
                 self.log.info("table_not_found", table_id=table_id, code=err.code().name)
@@ -174,6 +168,7 @@ class BotsApp:
                 return False
             raise
         played.commands += 1
+        played.version = max(played.version, resp.version)
         self.commands += 1
         log.debug("command_played", command=type(cmd).__name__, version=resp.version, duplicate=resp.duplicate)
         return not resp.duplicate

@@ -144,8 +144,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
             await _fail(context, exc)
             raise
 
-    async def _seat_access(self, table_id: str, seat: int | None, identity: Identity) -> Any:
-        loaded = await self.app.load(table_id)
+    async def _seat_access(self, table_id: str, seat: int | None, identity: Identity, min_version: int = 0) -> Any:
+        loaded = await self.app.load(table_id, min_version=min_version)
         if seat is not None:
             self.app.authorize(loaded, identity, seat)
         return loaded
@@ -154,7 +154,9 @@ class TableServicer(pb_grpc.TableServiceServicer):
         try:
             identity = _identity(context)
             seat = request.seat if request.HasField("seat") else None
-            loaded = await self._seat_access(request.table_id, seat, identity)
+            if request.min_version < 0:
+                raise BadRequest(f"min_version must be 0 or more, got {request.min_version}")
+            loaded = await self._seat_access(request.table_id, seat, identity, request.min_version)
             v = loaded.engine.view(loaded.state, seat)
             return pb.GetViewResponse(view=view_pb(v, loaded.state.players))
         except Exception as exc:

@@ -115,13 +115,13 @@ class TableApp:
             lock = self._locks[table_id] = asyncio.Lock()
         return lock
 
-    async def load(self, table_id: str, fresh: bool = False) -> Loaded:
-        """The table from the cache; with ``fresh``, caught up with the store first (another
-        replica may have written since)."""
+    async def load(self, table_id: str, fresh: bool = False, min_version: int = 0) -> Loaded:
+        """The table from the cache; with ``fresh``, or when the cached table is older than
+        ``min_version``, caught up with the store first (another replica may have written since)."""
         hit = self._cache.get(table_id)
         if hit is not None:
             self._cache.move_to_end(table_id)
-            if not fresh:
+            if not fresh and hit.state.version >= min_version:
                 return hit
             loaded, _ = await self._advance(table_id, hit)
             return loaded

@@ -182,3 +182,48 @@ async def test_D_10_a_seat_left_on_its_turn_is_played_by_a_bot_at_once_and_is_no
         _assert_each_turn_played_once(events)
     finally:
         await ali.close()
+
+
+async def test_bots_on_a_replica_with_an_older_cache_play_the_turn_an_event_gave_them(
+    table_service: TableService,
+    start_bots: Callable[..., Awaitable[BotsService]],
+    admin: TableClient,
+    fresh_database_url: str,
+    nats_url: str,
+) -> None:
+    """The bots read views from replica A while the human plays through replica B, so A's cache
+    is older than the event that calls the bots. They ask for a view that includes that event
+    (``min_version``), so they play at once instead of finding "not our turn" and leaving the
+    table to the turn timer (30 s here)."""
+    from okeycore.bots import GreedyBot
+
+    await start_bots()
+    b = TableService(fresh_database_url, nats_url, "127.0.0.1:0", grace_ms=3000)
+    await b.start()
+    human = TableClient(f"127.0.0.1:{b.port}", issue_token("ali"))
+    table_id = _table_id()
+    try:
+        await admin.create_table(TableOptions(turn_seconds=30), ("ali", "", "", ""), table_id=table_id)
+        assert classic_view_from_pb(await admin.view(table_id)).turn == 0  # A now caches the new table
+        bot = GreedyBot(0)
+        discarded_at = time.monotonic()
+        for _ in range(4):  # the first starter's turn: discard (or show the indicator first)
+            view = classic_view_from_pb(await human.view(table_id, 0))
+            if view.turn != 0:
+                break
+            await human.act(table_id, bot.act(view))
+            discarded_at = time.monotonic()
+        deadline = discarded_at + 10
+        while time.monotonic() < deadline:
+            seats = {e.seat for e in await _events(table_service, table_id) if isinstance(e, TileDiscarded)}
+            if {1, 2, 3} <= seats:
+                break
+            await asyncio.sleep(0.1)
+        assert {1, 2, 3} <= seats, "the bot seats did not play after the human's discard"
+        assert time.monotonic() - discarded_at < 10  # long before the 30 s turn timer
+        events = await _events(table_service, table_id)
+        assert not any(isinstance(e, TurnTimedOut) for e in events)
+        _assert_each_turn_played_once(events)
+    finally:
+        await human.close()
+        await b.stop(grace_s=1.0)

@@ -300,3 +300,38 @@ async def test_a_move_through_another_replica_reaches_a_watcher_at_once(
             await c.close()
         await a.stop(grace_s=1.0)
         await b.stop(grace_s=1.0)
+
+
+async def test_a_view_asked_with_min_version_catches_a_replica_s_older_cache_up(
+    fresh_database_url: str, nats_url: str
+) -> None:
+    """Replica A caches a table; replica B then writes to it. A's cached view is still the old
+    one (a read answers from the cache), but asked with ``min_version`` A catches up with the
+    store first: how a bot called by an event reads the table the event came from."""
+    a = TableService(fresh_database_url, nats_url, "127.0.0.1:0", grace_ms=300)
+    b = TableService(fresh_database_url, nats_url, "127.0.0.1:0", grace_ms=300)
+    await a.start()
+    await b.start()
+    via_b = [TableClient(f"127.0.0.1:{b.port}", issue_token(p)) for p in PLAYERS]
+    via_a = TableClient(f"127.0.0.1:{a.port}", issue_token(PLAYERS[0]))
+    tid = "t-min-version"
+    try:
+        await create_as_lobby(f"127.0.0.1:{b.port}", TableOptions(), PLAYERS, tid)
+        cached = (await via_a.view(tid, seat=0)).version
+        await play_moves(via_b, tid, 3)
+        moved = (await via_b[0].view(tid, seat=0)).version
+        assert moved > cached
+        assert (await via_a.view(tid, seat=0)).version == cached  # the cache, as it was
+        caught_up = await via_a.view(tid, seat=0, min_version=moved)
+        assert caught_up.version == moved
+        assert classic_view_from_pb(caught_up) == classic_view_from_pb(await via_b[0].view(tid, seat=0))
+        # past the stream's end is no error: the latest view, whose version says how far it is
+        assert (await via_a.view(tid, seat=0, min_version=moved + 1_000_000)).version == moved
+        with pytest.raises(grpc.aio.AioRpcError) as bad:
+            await via_a.view(tid, seat=0, min_version=-1)
+        assert bad.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    finally:
+        for c in [*via_b, via_a]:
+            await c.close()
+        await a.stop(grace_s=1.0)
+        await b.stop(grace_s=1.0)

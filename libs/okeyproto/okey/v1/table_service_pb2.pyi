@@ -253,12 +253,14 @@ class ActResponse(_message.Message):
     def __init__(self, version: _Optional[int] = ..., events: _Optional[_Iterable[_Union[_events_pb2.TableEvent, _Mapping]]] = ..., duplicate: _Optional[bool] = ...) -> None: ...
 
 class GetViewRequest(_message.Message):
-    __slots__ = ("table_id", "seat")
+    __slots__ = ("table_id", "seat", "min_version")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
+    MIN_VERSION_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     seat: int
-    def __init__(self, table_id: _Optional[str] = ..., seat: _Optional[int] = ...) -> None: ...
+    min_version: int
+    def __init__(self, table_id: _Optional[str] = ..., seat: _Optional[int] = ..., min_version: _Optional[int] = ...) -> None: ...
 
 class GetViewResponse(_message.Message):
     __slots__ = ("view",)
