@@ -31,12 +31,14 @@ from okeycore.strategy import strategy
 from okeycore.strategy101 import strategy101
 
 from .common import Progress, machine, percentile
+from .record import Section, Table, command_line, record
 
 HANDS_PER_TABLE = 20
 
 
 class _Timed:
-    """A strategy whose decisions are timed."""
+    """A strategy whose decisions are timed. Anything else is the inner strategy's own: the
+    simulator asks for ``off_turn`` only where a strategy has one (a 101 strategy has none)."""
 
     def __init__(self, inner: Any, times: list[float]) -> None:
         self.inner = inner
@@ -49,8 +51,8 @@ class _Timed:
         self.times.append(time.perf_counter() - t)
         return cmd
 
-    def off_turn(self, view: Any) -> Any:
-        return self.inner.off_turn(view)
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
 
 
 def share_ci(wins: int, n: int) -> tuple[float, float]:
@@ -146,11 +148,21 @@ def run(args: argparse.Namespace) -> int:
     p, h = share_ci(won, finished)
     out("classic Okey, strong in one seat vs three greedy (parity 25%):")
     out(f"  hands {played:,}, finished {finished:,}, won by strong {won:,}: {p:.1%} ± {h:.1%} (95% CI)")
+    rows = [
+        (
+            "classic: strong (1 seat) vs 3 greedy, share of finished hands won",
+            ">= 40%",
+            f"{p:.1%} ± {h:.1%} ({won:,} of {finished:,} finished)",
+        )
+    ]
 
     played, finished, won = classic_share("greedy", "random", n_baseline, seed, None, "greedy vs random")
     p, h = share_ci(won, finished)
     out("classic Okey, greedy in one seat vs three random (parity 25%):")
     out(f"  hands {played:,}, finished {finished:,}, won by greedy {won:,}: {p:.1%} ± {h:.1%} (95% CI)")
+    rows.append(
+        ("classic: greedy (1 seat) vs 3 random", "clearly better", f"{p:.1%} ± {h:.1%} ({won:,} of {finished:,})")
+    )
 
     times101: list[float] = []
     strong, greedy, diff = okey101_scores(n_101, seed, times101)
@@ -160,9 +172,42 @@ def run(args: argparse.Namespace) -> int:
     out("Okey 101 (4 seats), strong in one seat vs three greedy; average hand score, lower is better:")
     out(f"  hands {len(strong):,}: strong {ms_:.1f} ± {hs:.1f}, greedy {mg:.1f} ± {hg:.1f} (95% CI)")
     out(f"  strong minus greedy, per hand: {md:+.1f} ± {hd:.1f} (95% CI)")
+    verdict = "lowest" if md < 0 else "not lowest"
+    significant = "significant" if abs(md) > hd else "not significant"
+    rows.append(
+        (
+            f"101, 4 seats, {len(strong):,} hands: average hand score, strong vs greedy (lower is better)",
+            "strong lowest",
+            f"strong {ms_:.1f} ± {hs:.1f}, greedy {mg:.1f} ± {hg:.1f} "
+            f"(difference {md:+.1f} ± {hd:.1f}: {verdict}, {significant})",
+        )
+    )
 
     out("strong strategy, time per decision:")
     out(_times_line("classic", classic_times))
     out(_times_line("Okey 101", times101))
-    out(f"  total run time {time.perf_counter() - started:,.0f} s")
+    seconds = time.perf_counter() - started
+    out(f"  total run time {seconds:,.0f} s")
+    c, o = sorted(classic_times), sorted(times101)
+    rows.append(
+        (
+            "strong, time per decision",
+            "p99 <= 50 ms",
+            f"classic p50 {percentile(c, 50) * 1e3:.1f} ms, p99 {percentile(c, 99) * 1e3:.1f} ms "
+            f"(max {c[-1] * 1e3:.0f} ms); 101 p50 {percentile(o, 50) * 1e3:.1f} ms, "
+            f"p99 {percentile(o, 99) * 1e3:.1f} ms",
+        )
+    )
+    record(
+        args,
+        Section(
+            "bots",
+            command_line("bots", args),
+            [Table(("measure", "target", "measured (95% intervals)"), rows)],
+            notes=[
+                f"{n_classic:,} classic hands strong vs greedy, {n_baseline:,} greedy vs random, {n_101:,} 101 hands;"
+                f" in-process, one core; {seconds:,.0f} s"
+            ],
+        ),
+    )
     return 0
