@@ -1,4 +1,6 @@
-"""Reproducible benchmarks, run with ``okey bench <name>``; each prints its figures."""
+"""Reproducible benchmarks, run with ``okey bench <name>``; each prints its figures, and with
+``--record`` (or ``OKEY_BENCH_RECORD``) writes them into its section of docs/benchmarks.md
+(``okeybench.record``)."""
 
 from __future__ import annotations
 
@@ -30,6 +32,12 @@ def _bots(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def _envelope(args: argparse.Namespace) -> int:
+    from .envelope import run
+
+    return run(args)
+
+
 def _soak(args: argparse.Namespace) -> int:
     from .soak import run
 
@@ -42,4 +50,5 @@ BENCHES: dict[str, Callable[[argparse.Namespace], int]] = {
     "replay": _replay,
     "bots": _bots,
     "soak": _soak,
+    "envelope": _envelope,
 }

@@ -49,6 +49,7 @@ from okeyplatform.client import TableClient
 from okeyplatform.eventstore import GlobalPosition, PostgresEventStore
 
 from .common import machine, percentile
+from .record import Section, Table, command_line, record
 
 if TYPE_CHECKING:
     from okeyplatform.embedded import EmbeddedNats, EmbeddedPostgres
@@ -99,6 +100,35 @@ class SoakReport:
     def latency(self, q: float, which: str = "move") -> float:
         values = sorted(self.latencies if which == "move" else self.view_latencies)
         return percentile(values, q)
+
+    def rows(self) -> list[tuple[str, str]]:
+        """The summary as (measure, measured) rows, for the record."""
+
+        def ms(v: float) -> str:
+            return f"{v * 1e3:,.0f} ms" if v == v else "n/a"
+
+        lat = sorted(self.latencies)
+        view = sorted(self.view_latencies)
+        return [
+            ("tables", f"{self.tables_opened:,} opened, {self.matches_finished:,} matches finished"),
+            (
+                "moves",
+                f"{self.moves_per_s:,.1f} moves/s ({self.moves:,} in {self.seconds:,.0f} s; {self.events:,} events)",
+            ),
+            (
+                "move latency (commit to the next commit on a table)",
+                f"p50 {ms(percentile(lat, 50))}, p99 {ms(percentile(lat, 99))}, "
+                f"max {ms(lat[-1] if lat else float('nan'))}",
+            ),
+            (
+                "view latency (GetView through the gateway)",
+                f"p50 {ms(percentile(view, 50))}, p99 {ms(percentile(view, 99))}, "
+                f"max {ms(view[-1] if view else float('nan'))}",
+            ),
+            ("errors", f"{sum(self.errors.values()):,}"),
+            ("stalls / stuck at the end", f"{len(self.stalls):,} / {len(self.stuck):,}"),
+            ("services that exited", ", ".join(self.exited) or "none"),
+        ]
 
     def lines(self) -> list[str]:
         lat = sorted(self.latencies)
@@ -524,6 +554,10 @@ def run(args: argparse.Namespace) -> int:
     out(f"  machine: {machine()}")
     logs = Path(tempfile.mkdtemp(prefix="okey-soak-logs-"))
     with resolve_infra() as infra:
+        servers = (
+            f"PostgreSQL: {'embedded (fsync off)' if infra.postgres else 'OKEY_DATABASE_URL'}, "
+            f"NATS: {'embedded' if infra.nats else 'OKEY_NATS_URL'}"
+        )
         if faults and infra.postgres is None:
             out("  OKEY_DATABASE_URL is set: no PostgreSQL faults (they need the embedded server)")
             faults = [f for f in faults if not f.startswith("postgres")]
@@ -564,4 +598,21 @@ def run(args: argparse.Namespace) -> int:
     ok = (faults or not report.errors) and not report.stuck and not report.exited and recovered
     ok = ok and (books is None or not books.problems)
     out(f"okey bench soak: {'OK' if ok else 'PROBLEMS (see above)'}")
+    section = Section(
+        "soak",
+        command_line("soak", args),
+        [Table(("measure", "measured"), report.rows(), frozenset())],
+        servers=f"{servers}; every service its own process (bots: {strategy})",
+    )
+    if fault_lines:
+        section.tables.append(
+            Table(
+                ("fault", "what happened"),
+                [(f.partition(" ")[0], f.partition(" ")[2].strip()) for f in (x.strip() for x in fault_lines)],
+            )
+        )
+    if books is not None:
+        section.notes.append(books.line().strip())
+    section.notes.append(f"verdict: {'OK' if ok else 'PROBLEMS'}")
+    record(args, section)
     return 0 if ok else 1

@@ -14,6 +14,7 @@ from okeycore.options import TableOptions
 from okeycore.simulate import Simulator
 
 from .common import Progress, machine, ms, percentile, us
+from .record import Section, Table, command_line, record
 
 
 def _cold() -> None:
@@ -156,6 +157,7 @@ def run(args: argparse.Namespace) -> int:
     rng = random.Random(args.seed)
     n_random = 2000 if args.quick else 20000
     n_near = 300 if args.quick else 3000
+    rows: list[tuple[str, str, str]] = []
     print(f"okey bench solver  (seed {args.seed}{', quick' if args.quick else ''})")
     print(f"machine: {machine()}")
     racks = [random_rack(rng) for _ in range(n_random)]
@@ -166,6 +168,14 @@ def run(args: argparse.Namespace) -> int:
         "   target: median <= 50 us"
     )
     print(f"  which tiles finish: median {us(percentile(which, 50))}  p99 {us(percentile(which, 99))}")
+    rows.append(
+        (
+            f"finish check (can it finish), {n_random:,} random 15-tile racks, cold memo",
+            "median <= 50 us",
+            f"median {us(percentile(cover, 50))}, p99 {us(percentile(cover, 99))}",
+        )
+    )
+    which_random = which
     near = [near_finish_rack(rng) for _ in range(n_near)]
     cover, which = _time_checks(near, "near-finish racks")
     print(f"\nfinish check, {n_near:,} racks one tile away from a finish (cold)")
@@ -174,17 +184,58 @@ def run(args: argparse.Namespace) -> int:
         f"   max {us(cover[-1])}   target: p99 <= 1 ms"
     )
     print(f"  which tiles finish: median {us(percentile(which, 50))}  p99 {us(percentile(which, 99))}")
+    rows.append(
+        (
+            f"finish check, {n_near:,} racks one tile away from a finish, cold memo",
+            "p99 <= 1 ms",
+            f"median {us(percentile(cover, 50))}, p99 {us(percentile(cover, 99))}, max {us(cover[-1])}",
+        )
+    )
+    rows.append(
+        (
+            "which tiles finish (all discards), random / near-finish racks",
+            "",
+            f"median {us(percentile(which_random, 50))} / {us(percentile(which, 50))}, "
+            f"p99 {us(percentile(which_random, 99))} / {us(percentile(which, 99))}",
+        )
+    )
     times = _moves(args.seed, 3 if args.quick else 20)
     print(f"\ndecide + evolve, {len(times):,} commands from greedy-bot matches")
     print(f"  median {us(percentile(times, 50))}  p99 {us(percentile(times, 99))}   target: median <= 50 us")
+    rows.append(
+        (
+            f"`decide` + `evolve` of one move ({len(times):,} commands of greedy-bot matches)",
+            "median <= 50 us",
+            f"median {us(percentile(times, 50))}, p99 {us(percentile(times, 99))}",
+        )
+    )
     secs = 2.0 if args.quick else 10.0
     print(f"\nsimulated classic hands in-process, one core, {secs:.0f} s each (bots decide from their seat view)")
+    rates: dict[str, tuple[float, float]] = {}
     for kind in ("greedy", "random"):
         rate, hands, mph = _hands_per_second(kind, args.seed, secs)
+        rates[kind] = (rate, mph)
         print(
             f"  {kind:<6} bots: {rate:,.1f} hands/s  ({hands} hands, {mph:.0f} moves per hand)   target: >= 100 hands/s"
         )
-    run_101(args)
+    rows.append(
+        (
+            f"simulated classic hands, bots deciding from their views, one core, {secs:.0f} s",
+            ">= 100 hands/s",
+            f"greedy {rates['greedy'][0]:,.1f} hands/s ({rates['greedy'][1]:.0f} moves per hand); "
+            f"random {rates['random'][0]:,.1f}",
+        )
+    )
+    rows += run_101(args)
+    record(
+        args,
+        Section(
+            "solver",
+            command_line("solver", args),
+            [Table(("measure", "target", "measured"), rows)],
+            notes=["in-process, one core; no servers"],
+        ),
+    )
     return 0
 
 
@@ -235,21 +286,43 @@ def _hands_per_second_101(seats: int, seed: int, seconds: float) -> tuple[float,
     return hands / dt, hands, moves / hands if hands else 0.0
 
 
-def run_101(args: argparse.Namespace) -> None:
+def run_101(args: argparse.Namespace) -> list[tuple[str, str, str]]:
+    """The 101 part; returns its rows for the record (measure, target, measured)."""
     rng = random.Random(args.seed + 101)
     n = 300 if args.quick else 3000
     racks = [random_rack_101(rng) for _ in range(n)]
     print(f"\nbest 101 opening, {n:,} random 22-tile racks (runs and groups leaving a tile, with the ids)")
+    got: list[list[float]] = []
     for wrap in (False, True):
         times = _time_openings_101(racks, wrap)
+        got.append(times)
         print(
             f"  wrap {'on ' if wrap else 'off'}: median {ms(percentile(times, 50))}  p99 {ms(percentile(times, 99))}"
             f"   max {ms(times[-1])}   target: median <= 2 ms, p99 <= 20 ms"
         )
+    off, on = got
+    rows = [
+        (
+            f"best 101 opening, {n:,} random 22-tile racks, wrap off / on",
+            "median <= 2 ms, p99 <= 20 ms",
+            f"median {ms(percentile(off, 50))} / {ms(percentile(on, 50))}, "
+            f"p99 {ms(percentile(off, 99))} / {ms(percentile(on, 99))}",
+        )
+    ]
     secs = 2.0 if args.quick else 10.0
     print(f"\nsimulated 101 hands in-process, one core, {secs:.0f} s each (greedy 101 bots, from their seat view)")
+    rates = []
     for seats in (4, 2):
         rate, hands, mph = _hands_per_second_101(seats, args.seed, secs)
+        rates.append(rate)
         print(
             f"  {seats} seats: {rate:,.1f} hands/s  ({hands} hands, {mph:.0f} moves per hand)   target: >= 20 hands/s"
         )
+    rows.append(
+        (
+            f"simulated 101 hands, greedy 101 bots, one core, {secs:.0f} s, 4 / 2 seats",
+            ">= 20 hands/s",
+            f"{rates[0]:,.1f} / {rates[1]:,.1f} hands/s",
+        )
+    )
+    return rows

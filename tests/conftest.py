@@ -17,6 +17,7 @@ Async tests and fixtures run on pytest-asyncio (``asyncio_mode = "auto"`` in pyp
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
 
@@ -26,6 +27,10 @@ import pytest
 from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 from okeyplatform.embedded import EmbeddedNats, EmbeddedPostgres, resolve_nats, resolve_postgres, with_database
+
+# A bench run by a test (and every process it starts) must not rewrite docs/benchmarks.md, even
+# when the shell that runs pytest has recording on.
+os.environ.pop("OKEY_BENCH_RECORD", None)
 
 
 @pytest.fixture(scope="session")

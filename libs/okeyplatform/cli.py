@@ -175,6 +175,15 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument(
         "--nats-down-seconds", type=float, default=None, help="soak --faults: how long NATS stays down (default 30)"
     )
+    bench.add_argument(
+        "--record",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="FILE",
+        help="write the figures into this bench's section of FILE (default: docs/benchmarks.md; "
+        "or set OKEY_BENCH_RECORD=FILE); off unless asked",
+    )
     bench.set_defaults(func=_cmd_bench)
 
     verify = sub.add_parser(

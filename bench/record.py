@@ -1,0 +1,186 @@
+"""Writes a bench's figures into its own section of docs/benchmarks.md, so the tables there are
+what a bench measured, never copied by hand.
+
+Recording is off unless asked for: ``okey bench <kind> --record [FILE]`` (FILE defaults to this
+repository's docs/benchmarks.md) or ``OKEY_BENCH_RECORD=FILE``. A bench's section lies between
+
+    <!-- bench:<kind>:start -->
+    ...
+    <!-- bench:<kind>:end -->
+
+and only those lines are replaced: the rest of the file stays byte for byte as it was. A file
+without the markers gets the section appended; markers that are unbalanced or repeated are an
+error (a guess could overwrite prose)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import re
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+__all__ = ["ENV", "DEFAULT_PATH", "Table", "Section", "target", "render", "write", "record", "command_line"]
+
+ENV = "OKEY_BENCH_RECORD"
+DEFAULT_PATH = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"
+
+
+@dataclass(frozen=True)
+class Table:
+    """A Markdown table: ``right`` names the columns aligned right (the figures)."""
+
+    headers: Sequence[str]
+    rows: Sequence[Sequence[str]]
+    right: frozenset[int] = frozenset()
+    caption: str = ""
+
+    def lines(self) -> list[str]:
+        out = [self.caption, ""] if self.caption else []
+        out.append("| " + " | ".join(self.headers) + " |")
+        out.append("|" + "|".join("---:" if i in self.right else "---" for i in range(len(self.headers))) + "|")
+        out.extend("| " + " | ".join(_cell(c) for c in row) + " |" for row in self.rows)
+        return out
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+@dataclass
+class Section:
+    """What one bench run measured: its tables and a few lines of verdicts (targets met or not)."""
+
+    kind: str
+    command: str
+    tables: list[Table] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    servers: str = ""  # where PostgreSQL and NATS ran, for the benches that use them
+
+
+def command_line(kind: str, args: argparse.Namespace) -> str:
+    """The command that reproduces this run (the flags given, ``--record`` left out)."""
+    parts = ["okey", "bench", kind]
+    if getattr(args, "quick", False):
+        parts.append("--quick")
+    if getattr(args, "seed", 1) not in (None, 1):
+        parts += ["--seed", str(args.seed)]
+    for name in ("tables", "offered", "seconds", "minutes"):
+        value = getattr(args, name, None)
+        if value is not None:
+            parts += [f"--{name}", f"{value:g}" if isinstance(value, float) else str(value)]
+    if getattr(args, "faults", False):
+        parts.append("--faults")
+    if getattr(args, "nats_down_seconds", None) is not None:
+        parts += ["--nats-down-seconds", f"{args.nats_down_seconds:g}"]
+    return " ".join(parts)
+
+
+def target(args: argparse.Namespace) -> Path | None:
+    """Where to record, or None (the default: a bench run by a test rewrites nothing)."""
+    value = getattr(args, "record", None)
+    if value is None:
+        value = os.environ.get(ENV) or None
+    if value is None:
+        return None
+    return DEFAULT_PATH if value == "" else Path(value)
+
+
+def machine_lines() -> list[str]:
+    """The machine the figures come from: CPU model, cores, memory, OS, Python, and how busy it
+    was (the load average: the project's machine is shared, so a figure needs its context)."""
+    cpu = platform.processor() or platform.machine()
+    mem = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+        for line in Path("/proc/meminfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("MemTotal:"):
+                mem = f", {int(line.split()[1]) / 1024**2:.0f} GiB"
+                break
+    except OSError:
+        pass
+    system = platform.system()
+    try:
+        for line in Path("/etc/os-release").read_text(encoding="utf-8").splitlines():
+            if line.startswith("PRETTY_NAME="):
+                system = line.partition("=")[2].strip('"')
+    except OSError:
+        pass
+    cores = os.cpu_count()
+    load = ""
+    if hasattr(os, "getloadavg"):
+        one, five, _ = os.getloadavg()
+        load = f"; load average at the end {one:.2f} (1 min), {five:.2f} (5 min) on {cores} cores"
+    return [
+        f"{cpu}, {cores} cores{mem}, {system}, Python {platform.python_version()}"
+        f" ({platform.python_implementation()}){load}"
+    ]
+
+
+def render(section: Section, when: datetime | None = None, machine: Sequence[str] | None = None) -> str:
+    """The section's text, markers included, ending with a newline."""
+    when = when or datetime.now(UTC)
+    machine = machine_lines() if machine is None else machine
+    out = [
+        f"<!-- bench:{section.kind}:start -->",
+        f"<!-- written by `okey bench {section.kind} --record`; edits between these markers are replaced -->",
+        f"Recorded {when:%Y-%m-%d %H:%M} UTC by `{section.command}`.",
+        "",
+        "- machine: " + "; ".join(machine),
+    ]
+    if section.servers:
+        out.append(f"- servers: {section.servers}")
+    for table in section.tables:
+        out += ["", *table.lines()]
+    if section.notes:
+        out += ["", *(f"- {n}" for n in section.notes)]
+    out.append(f"<!-- bench:{section.kind}:end -->")
+    return "\n".join(out) + "\n"
+
+
+def _markers(kind: str) -> tuple[str, str]:
+    return f"<!-- bench:{kind}:start -->", f"<!-- bench:{kind}:end -->"
+
+
+def write(path: Path, kind: str, block: str) -> None:
+    """Replace ``kind``'s section in ``path`` with ``block`` (or append it), atomically."""
+    start, end = _markers(kind)
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    starts = [m.start() for m in re.finditer(re.escape(start), text)]
+    ends = [m.end() for m in re.finditer(re.escape(end), text)]
+    if not starts and not ends:
+        sep = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
+        new = text + sep + block
+    elif len(starts) == 1 and len(ends) == 1 and starts[0] < ends[0]:
+        tail = text[ends[0] :]
+        new = text[: starts[0]] + block.removesuffix("\n") + tail
+    else:
+        raise ValueError(f"{path}: the markers of bench {kind!r} are unbalanced or repeated; fix them by hand")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(new)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def record(args: argparse.Namespace, section: Section) -> Path | None:
+    """Record ``section`` where ``args`` / the environment ask (see :func:`target`); returns
+    the file written, or None when recording is off."""
+    path = target(args)
+    if path is None:
+        return None
+    if not path.parent.is_dir():
+        raise FileNotFoundError(f"cannot record into {path}: no directory {path.parent} (pass --record FILE)")
+    write(path, section.kind, render(section))
+    print(f"recorded the figures in {path} (section bench:{section.kind})")
+    return path
