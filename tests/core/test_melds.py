@@ -305,7 +305,7 @@ def test_can_cover_with_skipped_tiles(text: str, skips: int, expected: bool) -> 
     assert can_cover(x, j, skips, True) is expected
 
 
-def test_best_points_101_example_from_the_readme() -> None:
+def test_best_points_101_example_of_okey_solve_in_the_docs() -> None:
     x, j = packed("R10 B8 R12 R12 R13", "B7")
     total, melds = best_points(x, j, False)
     assert total == 46
