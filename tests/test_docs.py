@@ -1,0 +1,86 @@
+"""The README is a front door and docs/ holds the rest: the README stays short, every link in the
+docs leads somewhere, the configuration table lists exactly the variables the code reads, and
+the documented ``okey solve`` examples are what the solver answers."""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from pathlib import Path
+
+import pytest
+from okeycore.solve import solve_line
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+PAGES = sorted((ROOT / "docs").glob("*.md"))
+LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
+
+# OKEY_ strings in the code that are not settings: the stream's name, and the flag the table
+# service's parent sets for the workers it starts (SO_REUSEPORT), never set by hand.
+NOT_SETTINGS = {"OKEY_TABLES", "OKEY_REUSE_PORT"}
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
+    text = re.sub(r"[`*_]", "", heading.strip().lower())
+    text = "".join(c for c in text if c in " -" or unicodedata.category(c)[0] in "LN")
+    return text.replace(" ", "-")
+
+
+def _anchors(path: Path) -> set[str]:
+    text = re.sub(r"```.*?```", "", path.read_text(encoding="utf-8"), flags=re.S)
+    return {_slug(m) for m in re.findall(r"^#{1,6} (.+)$", text, re.M)}
+
+
+def test_the_readme_is_a_front_door_of_150_to_250_lines() -> None:
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert 150 <= len(lines) <= 250, len(lines)
+    for page in ("design", "operations", "security", "rules-and-engine", "benchmarks"):
+        assert f"](docs/{page}.md)" in README.read_text(encoding="utf-8"), f"the README links docs/{page}.md"
+
+
+@pytest.mark.parametrize("doc", [README, *PAGES], ids=lambda p: p.name)
+def test_every_link_leads_to_a_file_and_heading_that_exist(doc: Path) -> None:
+    text = re.sub(r"```.*?```", "", doc.read_text(encoding="utf-8"), flags=re.S)
+    for target in LINK.findall(text):
+        if re.match(r"[a-z]+:", target):
+            continue  # http(s), mailto
+        path, _, anchor = target.partition("#")
+        file = (doc.parent / path).resolve() if path else doc
+        if not file.is_relative_to(ROOT) and not file.exists():
+            continue  # ../shared beside the repository, when it is not there
+        assert file.exists(), f"{doc.name}: {target} leads nowhere"
+        if anchor and file.suffix == ".md":
+            assert anchor in _anchors(file), f"{doc.name}: no heading #{anchor} in {file.name}"
+
+
+def _settings_read_by_the_code() -> set[str]:
+    roots = [p for p in (ROOT / "libs").iterdir() if p.is_dir() and p.name not in ("okeycore", "okeyproto")]
+    roots += [ROOT / "services", ROOT / "bench"]
+    found: set[str] = set()
+    for root in roots:
+        for path in root.rglob("*.py"):
+            found.update(re.findall(r"[\"'](OKEY_[A-Z0-9_]*[A-Z0-9])[\"']", path.read_text(encoding="utf-8")))
+    return found - NOT_SETTINGS
+
+
+def test_the_configuration_table_lists_every_variable_the_code_reads_and_no_other() -> None:
+    text = README.read_text(encoding="utf-8")
+    table = text[text.index("## Configuration") :]
+    table = table[: table.index("\n## ")]
+    documented = {
+        v for row in table.splitlines() if row.startswith("| `") for v in re.findall(r"`(OKEY_\w+)`", row.split("|")[1])
+    }
+    read = _settings_read_by_the_code()
+    assert not read - documented, f"read by the code but not in the README's table: {sorted(read - documented)}"
+    assert not documented - read, f"in the README's table but read by no code: {sorted(documented - read)}"
+
+
+def test_the_okey_solve_examples_in_the_docs_are_what_the_solver_answers() -> None:
+    text = (ROOT / "docs" / "rules-and-engine.md").read_text(encoding="utf-8")
+    examples = re.findall(r"^\$ echo '(.+)' \| okey solve\n(.+)$", text, re.M)
+    assert len(examples) >= 2
+    for request, answer in examples:
+        assert json.loads(solve_line(request)) == json.loads(answer), request
