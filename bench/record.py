@@ -19,6 +19,7 @@ import os
 import platform
 import re
 import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -114,14 +115,33 @@ def machine_lines() -> list[str]:
     except OSError:
         pass
     cores = os.cpu_count()
-    load = ""
+    lines = [
+        f"{cpu}, {cores} cores{mem}, {system}, Python {platform.python_version()} ({platform.python_implementation()})"
+    ]
+    busy = []
     if hasattr(os, "getloadavg"):
         one, five, _ = os.getloadavg()
-        load = f"; load average at the end {one:.2f} (1 min), {five:.2f} (5 min) on {cores} cores"
-    return [
-        f"{cpu}, {cores} cores{mem}, {system}, Python {platform.python_version()}"
-        f" ({platform.python_implementation()}){load}"
-    ]
+        busy.append(f"load average at the end {one:.2f} (1 min), {five:.2f} (5 min) on {cores} cores")
+    share = _own_share()
+    if share is not None:
+        busy.append(
+            f"this process ran {share:.0%} of its wall time (an in-process bench far below 100% was crowded out)"
+        )
+    if busy:
+        lines.append("; ".join(busy))
+    return lines
+
+
+def _own_share() -> float | None:
+    """CPU time this process used over the wall time since it started (Linux /proc)."""
+    try:
+        stat = Path("/proc/self/stat").read_text(encoding="utf-8").rpartition(")")[2].split()
+        uptime = float(Path("/proc/uptime").read_text(encoding="utf-8").split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    tick = os.sysconf("SC_CLK_TCK")
+    wall = uptime - int(stat[19]) / tick  # field 22, starttime, in clock ticks since boot
+    return time.process_time() / wall if wall > 0 else None
 
 
 def render(section: Section, when: datetime | None = None, machine: Sequence[str] | None = None) -> str:
@@ -133,7 +153,8 @@ def render(section: Section, when: datetime | None = None, machine: Sequence[str
         f"<!-- written by `okey bench {section.kind} --record`; edits between these markers are replaced -->",
         f"Recorded {when:%Y-%m-%d %H:%M} UTC by `{section.command}`.",
         "",
-        "- machine: " + "; ".join(machine),
+        f"- machine: {machine[0]}" if machine else "- machine: unknown",
+        *(f"- how busy: {line}" for line in machine[1:]),
     ]
     if section.servers:
         out.append(f"- servers: {section.servers}")
