@@ -204,6 +204,7 @@ def run(args: argparse.Namespace) -> int:
             "bots",
             command_line("bots", args),
             [Table(("measure", "target", "measured (95% intervals)"), rows)],
+            in_process=True,
             notes=[
                 f"{n_classic:,} classic hands strong vs greedy, {n_baseline:,} greedy vs random, {n_101:,} 101 hands;"
                 f" in-process, one core; {seconds:,.0f} s"

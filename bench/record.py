@@ -61,6 +61,7 @@ class Section:
     tables: list[Table] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     servers: str = ""  # where PostgreSQL and NATS ran, for the benches that use them
+    in_process: bool = False  # the whole bench runs in this process: its CPU share says how crowded it was
 
 
 def command_line(kind: str, args: argparse.Namespace) -> str:
@@ -91,9 +92,10 @@ def target(args: argparse.Namespace) -> Path | None:
     return DEFAULT_PATH if value == "" else Path(value)
 
 
-def machine_lines() -> list[str]:
-    """The machine the figures come from: CPU model, cores, memory, OS, Python, and how busy it
-    was (the load average: the project's machine is shared, so a figure needs its context)."""
+def machine_lines(in_process: bool = False) -> list[str]:
+    """The machine the figures come from (CPU model, cores, memory, OS, Python), then how busy it
+    was: the load average and, for a bench that runs in this process alone, the share of its wall
+    time it got a CPU (the project's machine is shared, so a figure needs its context)."""
     cpu = platform.processor() or platform.machine()
     mem = ""
     try:
@@ -122,11 +124,9 @@ def machine_lines() -> list[str]:
     if hasattr(os, "getloadavg"):
         one, five, _ = os.getloadavg()
         busy.append(f"load average at the end {one:.2f} (1 min), {five:.2f} (5 min) on {cores} cores")
-    share = _own_share()
+    share = _own_share() if in_process else None
     if share is not None:
-        busy.append(
-            f"this process ran {share:.0%} of its wall time (an in-process bench far below 100% was crowded out)"
-        )
+        busy.append(f"the bench's own process was on a CPU {share:.0%} of its wall time")
     if busy:
         lines.append("; ".join(busy))
     return lines
@@ -147,7 +147,7 @@ def _own_share() -> float | None:
 def render(section: Section, when: datetime | None = None, machine: Sequence[str] | None = None) -> str:
     """The section's text, markers included, ending with a newline."""
     when = when or datetime.now(UTC)
-    machine = machine_lines() if machine is None else machine
+    machine = machine_lines(section.in_process) if machine is None else machine
     out = [
         f"<!-- bench:{section.kind}:start -->",
         f"<!-- written by `okey bench {section.kind} --record`; edits between these markers are replaced -->",

@@ -233,6 +233,7 @@ def run(args: argparse.Namespace) -> int:
             "solver",
             command_line("solver", args),
             [Table(("measure", "target", "measured"), rows)],
+            in_process=True,
             notes=["in-process, one core; no servers"],
         ),
     )
