@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from okeybench import BENCHES
 from okeybench.record import DEFAULT_PATH, ENV, Section, Table, record, render, target, write
 
 OKEY = shutil.which("okey") or ""
@@ -82,3 +83,10 @@ def test_recording_is_off_unless_asked(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.setenv(ENV, str(tmp_path / "b.md"))
     assert target(argparse.Namespace(record=None)) == tmp_path / "b.md"
     assert target(argparse.Namespace(record="")) == DEFAULT_PATH  # a bare --record: the repository's page
+
+
+@pytest.mark.parametrize("kind", sorted(BENCHES))
+def test_docs_benchmarks_has_one_section_per_bench_for_it_to_replace(kind: str) -> None:
+    text = DEFAULT_PATH.read_text(encoding="utf-8")
+    start, end = f"<!-- bench:{kind}:start -->", f"<!-- bench:{kind}:end -->"
+    assert text.count(start) == 1 and text.count(end) == 1 and text.index(start) < text.index(end)
