@@ -18,6 +18,7 @@ import argparse
 import os
 import platform
 import re
+import subprocess
 import tempfile
 import time
 from collections.abc import Sequence
@@ -144,14 +145,39 @@ def _own_share() -> float | None:
     return time.process_time() / wall if wall > 0 else None
 
 
-def render(section: Section, when: datetime | None = None, machine: Sequence[str] | None = None) -> str:
+def tree() -> str:
+    """The commit the bench ran from (`+ changes` when the work tree differs), or "" outside git."""
+    root = Path(__file__).resolve().parents[1]
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10
+        )
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    if head.returncode != 0:
+        return ""
+    return head.stdout.strip() + (" + changes" if dirty.stdout.strip() else "")
+
+
+def render(
+    section: Section, when: datetime | None = None, machine: Sequence[str] | None = None, commit: str | None = None
+) -> str:
     """The section's text, markers included, ending with a newline."""
     when = when or datetime.now(UTC)
     machine = machine_lines(section.in_process) if machine is None else machine
+    commit = tree() if commit is None else commit
+    at = f" at `{commit}`" if commit else ""
     out = [
         f"<!-- bench:{section.kind}:start -->",
         f"<!-- written by `okey bench {section.kind} --record`; edits between these markers are replaced -->",
-        f"Recorded {when:%Y-%m-%d %H:%M} UTC by `{section.command}`.",
+        f"Recorded {when:%Y-%m-%d %H:%M} UTC by `{section.command}`{at}.",
         "",
         f"- machine: {machine[0]}" if machine else "- machine: unknown",
         *(f"- how busy: {line}" for line in machine[1:]),
