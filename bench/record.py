@@ -146,14 +146,15 @@ def _own_share() -> float | None:
 
 
 def tree() -> str:
-    """The commit the bench ran from (`+ changes` when the work tree differs), or "" outside git."""
+    """The commit the bench ran from (`+ changes` when the code differs from it: docs/ does not
+    count), or "" outside git."""
     root = Path(__file__).resolve().parents[1]
     try:
         head = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10
         )
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":!docs"],  # not the page itself
             cwd=root,
             capture_output=True,
             text=True,
