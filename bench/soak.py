@@ -612,7 +612,7 @@ def run(args: argparse.Namespace) -> int:
             )
         )
     if books is not None:
-        section.notes.append(books.line().strip())
+        section.notes.append(" ".join(books.line().split()))  # the printed line's column padding dropped
     section.notes.append(f"verdict: {'OK' if ok else 'PROBLEMS'}")
     record(args, section)
     return 0 if ok else 1
