@@ -16,9 +16,13 @@ from okeyplatform.auth import Identity, TokenError, client_address_from_metadata
 from okeyplatform.grpcserver import rich_error
 from okeyplatform.protoconv import options_from_pb, options_pb
 
-from .app import LobbyApp, LobbyError, Profile, TableCard
+from .app import LobbyApp
 from .cards import rule_lines
-from .store import MessageRow, ReportRow
+from .chat_repo import MessageRow
+from .errors import LobbyError
+from .players import Profile
+from .reports_repo import ReportRow
+from .tables import TableCard
 
 __all__ = ["LobbyServicer", "SERVICE_NAME"]
 

@@ -21,19 +21,29 @@ from okeyplatform.relay import TABLE_STREAM, bind_table_stream
 
 from .app import LobbyApp
 
-__all__ = ["MatchConsumer", "handle_event", "reconcile_from_log", "EVENT_TYPES"]
+__all__ = ["MatchConsumer", "handle_event", "carried_payout", "reconcile_from_log", "EVENT_TYPES"]
 
 
 async def handle_event(app: LobbyApp, env: Envelope) -> bool:
     """Apply one published table event; True when it changed something."""
     event = env.event
     if isinstance(event, MatchEnded):
-        return await app.settle_match(env.table_id, list(event.winners), list(event.scores))
+        return await app.settle_match(env.table_id, list(event.winners), list(event.scores), carried_payout(event))
     if isinstance(event, HandEnded101) and any(event.chips):
         return await app.pay_hand_prize(env.table_id, event.hand, list(event.chips))
     if isinstance(event, SeatLeft):
         return await app.seat_left(env.table_id, event.seat, event.player)
     return False
+
+
+def carried_payout(event: MatchEnded) -> int | None:
+    """Each winner's share as the engine split the pot [C-SC-9], which the lobby pays; None for an
+    event without it, which the lobby splits itself. A protobuf message that lacks the field reads
+    it as 0: the engine never gives a nonzero pot a payout of 0 with no remainder (a pot smaller
+    than the winners' count is all remainder), so that reads as "without it"."""
+    if event.payout == 0 and event.remainder == 0 and event.pot > 0 and event.winners:
+        return None
+    return event.payout
 
 
 # What the lobby acts on (its catch-up from the log reads only these).

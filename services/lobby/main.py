@@ -25,8 +25,10 @@ from okeyplatform.logs import configure_logging, get_logger
 from okeyplatform.revocations import RevocationPublisher
 
 from .api import SERVICE_NAME, LobbyServicer
-from .app import Limits, LobbyApp, Refused, StartFailed, Unavailable
+from .app import LobbyApp
 from .consumer import MatchConsumer, reconcile_from_log
+from .errors import Refused, StartFailed, Unavailable
+from .policy import Limits
 from .store import LobbyStore
 
 __all__ = ["LobbyService", "GrpcTableStarter", "DEFAULT_ADDR", "limits_from_env"]
@@ -132,7 +134,7 @@ class LobbyService:
             revoke(subject, before)
         self._revocations = RevocationPublisher(self.nats_url, self.app.revocations)
         self._revocations.start()
-        self.app.on_revoked = self._revocations.publish
+        self.app.players.on_revoked = self._revocations.publish
         server, health, port = build_server(
             [(pb_grpc.add_LobbyServiceServicer_to_server, LobbyServicer(self.app, self.token_secret), SERVICE_NAME)],
             self.address,

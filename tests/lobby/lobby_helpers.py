@@ -11,7 +11,8 @@ from okey.v1 import lobby_service_pb2_grpc as pb_grpc
 from okeycore.options import TableOptions
 from okeyplatform.auth import Identity
 
-from services.lobby.app import LobbyApp, StartFailed
+from services.lobby.app import LobbyApp
+from services.lobby.errors import StartFailed
 from services.lobby.main import LobbyService
 from services.table.main import TableService
 

@@ -8,7 +8,9 @@ from lobby_helpers import Clock, Guest
 from okeycore.options import Game, TableOptions
 from okeyplatform.auth import Identity
 
-from services.lobby.app import CANCELLED, Flood, Forbidden, Invalid, LobbyApp, Refused
+from services.lobby.app import LobbyApp
+from services.lobby.errors import Flood, Forbidden, Invalid, Refused
+from services.lobby.tables import CANCELLED
 
 ADMIN = Identity("admin-1", "admin")
 

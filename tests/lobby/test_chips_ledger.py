@@ -13,8 +13,11 @@ from lobby_helpers import Clock, Guest, chips_of
 from okeycore.options import Game, TableOptions
 from okeyplatform.auth import Identity
 
-from services.lobby.app import LobbyApp, LobbyError, Refused
-from services.lobby.store import BANK, InsufficientChips, LobbyStore, TableRow, player_account
+from services.lobby.app import LobbyApp
+from services.lobby.errors import InsufficientChips, LobbyError, Refused
+from services.lobby.ledger_repo import BANK, player_account
+from services.lobby.store import LobbyStore
+from services.lobby.tables_repo import TableRow
 
 RESET = """
 TRUNCATE lobby_entries, lobby_transactions, lobby_seats, lobby_tables, lobby_messages, lobby_mutes,
@@ -56,13 +59,13 @@ async def test_a_posting_that_would_overdraw_writes_nothing(app: LobbyApp, guest
     me = await guest()
     with pytest.raises(InsufficientChips):
         async with app.store.unit() as tx:
-            await tx.post("overdraw", "test", [(player_account(me.subject), -1001), (BANK, 1001)], app.clock())
+            await tx.ledger.post("overdraw", "test", [(player_account(me.subject), -1001), (BANK, 1001)], app.clock())
     assert await chips_of(app, me) == 1000
     async with app.store.unit() as tx:
-        assert not await tx.posted("overdraw")
+        assert not await tx.ledger.posted("overdraw")
     with pytest.raises(ValueError):
         async with app.store.unit() as tx:
-            await tx.post("unbalanced", "test", [(player_account(me.subject), 5)], app.clock())
+            await tx.ledger.post("unbalanced", "test", [(player_account(me.subject), 5)], app.clock())
     await assert_ledger_invariants(app.store)
 
 
@@ -115,7 +118,7 @@ OPS = st.lists(
 
 async def _apply(app: LobbyApp, store: LobbyStore, clock: Clock, players: list[Identity], op: tuple[Any, ...]) -> None:
     async with store.unit() as tx:
-        tables = await tx.tables(("WAITING", "STARTING", "PLAYING"), None, 100, public_only=False)
+        tables = await tx.tables.tables(("WAITING", "STARTING", "PLAYING"), None, 100, public_only=False)
     by_status = {s: [t for t in tables if t.status == s] for s in ("WAITING", "PLAYING")}
 
     def pick(status: str, i: int) -> TableRow | None:

@@ -20,7 +20,7 @@ from okeyplatform.grpcserver import error_reason
 from okeyplatform.protoconv import classic_view_from_pb
 
 from services.lobby.collusion import CollusionScan
-from services.lobby.store import HOUSE
+from services.lobby.ledger_repo import HOUSE
 
 
 def auth(token: str) -> tuple[tuple[str, str]]:
@@ -110,7 +110,7 @@ async def test_full_flow_four_guests_stakes_held_match_played_pot_paid_C_SC_9(st
             assert chips.entries[0].kind == "payout" and chips.entries[0].amount == share
     assert stack.lobby.store is not None
     async with stack.lobby.store.unit() as tx:
-        assert (await tx.balances([HOUSE]))[HOUSE] == remainder
+        assert (await tx.ledger.balances([HOUSE]))[HOUSE] == remainder
 
 
 async def test_errors_carry_a_stable_reason_and_a_readable_message(stack: Stack) -> None:

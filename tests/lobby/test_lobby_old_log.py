@@ -13,8 +13,9 @@ from okeyplatform.auth import Identity
 from okeyplatform.contract import decode_envelope
 from old_log import messages
 
-from services.lobby.app import FINISHED, PLAYING, LobbyApp
+from services.lobby.app import LobbyApp
 from services.lobby.consumer import handle_event
+from services.lobby.tables import FINISHED, PLAYING
 
 
 async def _playing(app: LobbyApp, guest: Guest, options: TableOptions) -> tuple[str, list[Identity]]:

@@ -12,22 +12,11 @@ from lobby_helpers import Clock, FakeTables, Guest, chips_of
 from okeycore.options import DiscardHistory, Game, Mode101, TableOptions
 from okeyplatform.auth import verify_token
 
-from services.lobby.app import (
-    CANCELLED,
-    FINISHED,
-    PLAYING,
-    STARTING,
-    WAITING,
-    Exists,
-    Forbidden,
-    Invalid,
-    LobbyApp,
-    NotFound,
-    Refused,
-    StartFailed,
-)
+from services.lobby.app import LobbyApp
 from services.lobby.cards import CLASSIC_OPTIONS, OKEY101_OPTIONS, rule_lines
-from services.lobby.store import HOUSE
+from services.lobby.errors import Exists, Forbidden, Invalid, NotFound, Refused, StartFailed
+from services.lobby.ledger_repo import HOUSE
+from services.lobby.tables import CANCELLED, FINISHED, PLAYING, STARTING, WAITING
 
 CLASSIC = TableOptions(game=Game.OKEY)
 STAKE = TableOptions(game=Game.OKEY, stake=100)
@@ -305,7 +294,7 @@ async def test_pot_is_split_equally_among_winners_remainder_rounded_down_C_SC_9(
     assert card.table.status == FINISHED and card.pot == 0
     assert card.table.result is not None and card.table.result["remainder"] == 2
     async with app.store.unit() as tx:
-        assert (await tx.balances([HOUSE]))[HOUSE] == 2
+        assert (await tx.ledger.balances([HOUSE]))[HOUSE] == 2
 
 
 async def test_leaving_mid_match_forfeits_the_stake_C_LEAVE_1(
@@ -327,7 +316,7 @@ async def test_leaving_mid_match_forfeits_the_stake_C_LEAVE_1(
     await app.settle_match(tid, winners=(0, 2))
     assert [await chips_of(app, p) for p in players] == [1100, 900, 900, 900]
     async with app.store.unit() as tx:
-        assert (await tx.balances([HOUSE]))[HOUSE] == 200
+        assert (await tx.ledger.balances([HOUSE]))[HOUSE] == 200
 
 
 async def test_a_bot_winner_s_share_goes_to_the_house(app: LobbyApp, guest: Guest) -> None:
@@ -336,7 +325,7 @@ async def test_a_bot_winner_s_share_goes_to_the_house(app: LobbyApp, guest: Gues
     await app.settle_match(card.table.table_id, winners=(1,))
     assert await chips_of(app, a) == 900
     async with app.store.unit() as tx:
-        assert (await tx.balances([HOUSE]))[HOUSE] == 100
+        assert (await tx.ledger.balances([HOUSE]))[HOUSE] == 100
 
 
 async def test_101_hand_prize_each_other_seat_pays_the_finisher_O_DEAL_3(app: LobbyApp, guest: Guest) -> None:

@@ -12,8 +12,10 @@ from okey.v1 import lobby_service_pb2 as pb
 from okeyplatform.auth import CLIENT_ADDRESS_KEY, Identity, verify_token
 from okeyplatform.grpcserver import error_reason
 
-from services.lobby.app import Exists, Flood, Limits, LobbyApp, next_day_start
+from services.lobby.app import LobbyApp
+from services.lobby.errors import Exists, Flood
 from services.lobby.main import limits_from_env
+from services.lobby.policy import Limits, next_day_start
 from services.lobby.store import LobbyStore
 
 

@@ -1,0 +1,96 @@
+"""Chat under the house rules: a table's channel (its seated players read and write it) and the
+lobby's; the text rules (moderation.py), mutes, flood and repeat limits; and each player's own
+mutes of others."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import datetime
+
+from okeyplatform.auth import Identity
+from okeyplatform.logs import get_logger
+
+from . import moderation
+from .chat_repo import MessageRow
+from .errors import Flood, Invalid, NotFound, Refused
+from .players import active_player
+from .policy import Limits, when
+from .store import LobbyStore, Unit
+
+__all__ = ["Chat", "text_key"]
+
+
+class Chat:
+    def __init__(self, store: LobbyStore, clock: Callable[[], datetime], limits: Limits) -> None:
+        self.store = store
+        self.clock = clock
+        self.limits = limits
+        self.log = get_logger(component="lobby-chat")
+
+    async def send_message(self, who: Identity, table_id: str, text: str) -> MessageRow:
+        """Post to a table's chat (seated players) or the lobby's, under the house rules."""
+        text = " ".join(text.split())
+        if not text:
+            raise Invalid("EMPTY_MESSAGE", "the message is empty")
+        if len(text) > self.limits.message_max:
+            raise Invalid(
+                "MESSAGE_TOO_LONG",
+                f"Mesaj en çok {self.limits.message_max} karakter. (At most {self.limits.message_max} characters.)",
+            )
+        verdict = moderation.check_message(text)
+        if verdict is not None:
+            self.log.info("message_blocked", player_id=who.subject, reason=verdict.reason, table_id=table_id)
+            raise Refused(verdict.reason, verdict.message)
+        now = self.clock()
+        async with self.store.unit() as uow:
+            player = await active_player(uow, who, now, lock=True)  # one send at a time per player
+            if player.muted_until is not None and player.muted_until > now:
+                raise Refused(
+                    "MUTED",
+                    f"Sohbetin {when(player.muted_until)} tarihine kadar kapalı. (You are muted until then.)",
+                )
+            if table_id:
+                await self._seated_at(uow, table_id, who)
+            recent = await uow.chat.recent_messages(
+                who.subject, now - max(self.limits.flood_window, self.limits.repeat_window)
+            )
+            if sum(1 for _, t in recent if t > now - self.limits.flood_window) >= self.limits.flood_max:
+                raise Flood("FLOOD", "Çok hızlı yazıyorsun; biraz bekle. (Too many messages: wait a moment.)")
+            key = text_key(text)
+            repeats = sum(1 for k, t in recent if k == key and t > now - self.limits.repeat_window)
+            if repeats >= self.limits.repeat_max:
+                raise Flood("FLOOD", "Aynı mesajı tekrar tekrar yazma. (Do not repeat the same message.)")
+            return await uow.chat.insert_message(table_id, who.subject, text, key, now)
+
+    async def _seated_at(self, uow: Unit, table_id: str, who: Identity) -> None:
+        if who.role == "admin":
+            if await uow.tables.table(table_id) is None:
+                raise NotFound("TABLE_NOT_FOUND", "no such table")
+            return
+        seats = await uow.tables.seats(table_id)
+        if not any(s.player_id == who.subject for s in seats):
+            raise Refused("NOT_SEATED", "only the players at a table read and write its chat")
+
+    async def list_messages(self, who: Identity, table_id: str, after_id: int, limit: int) -> list[MessageRow]:
+        async with self.store.unit() as uow:
+            if table_id:
+                await self._seated_at(uow, table_id, who)
+            return await uow.chat.messages(table_id, after_id, max(1, min(limit or 50, 200)), who.subject)
+
+    async def mute(self, who: Identity, player_id: str, muted: bool) -> None:
+        if player_id == who.subject:
+            raise Invalid("INVALID_ARGUMENT", "you cannot mute yourself")
+        async with self.store.unit() as uow:
+            await uow.players.known(who.subject)
+            if await uow.players.player(player_id) is None:
+                raise NotFound("PLAYER_NOT_FOUND", f"no player {player_id!r}")
+            if muted:
+                await uow.chat.mute(who.subject, player_id, self.clock())
+            else:
+                await uow.chat.unmute(who.subject, player_id)
+
+
+def text_key(text: str) -> str:
+    """Two messages are the same for the flood rule when they read the same."""
+    return re.sub(r"[\W_]+", "", moderation.fold(moderation.turkish_lower(text)))

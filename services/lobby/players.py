@@ -1,0 +1,162 @@
+"""Players and their accounts: guest sign-in (a valid unique name, the sock-puppet quotas per
+device and address, the first daily chips, a signed token), profiles, signing out everywhere and
+the token revocations every service asks for; and the check every other subdomain makes before
+a player sits or writes: known to the lobby, not banned."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from okeyplatform.auth import Identity, issue_token, revoke
+from okeyplatform.logs import get_logger
+
+from . import moderation
+from .errors import Exists, Flood, Forbidden, Invalid, NotFound, Refused, UniqueTaken
+from .ledger import Ledger, grant_key
+from .ledger_repo import player_account
+from .players_repo import PlayerRow
+from .policy import Limits, banned_text, grant_day, later, next_day_start, quotas
+from .store import LobbyStore, Unit
+
+__all__ = ["Players", "Profile", "active_player"]
+
+DEVICE_ID = re.compile(r"^[^\s\x00-\x1f\x7f]{1,128}$")  # what a client says its device is: no spaces
+
+
+@dataclass(frozen=True)
+class Profile:
+    player: PlayerRow
+    chips: int | None  # None: not the caller's to see
+    next_daily_chips_at: datetime | None
+
+
+async def active_player(uow: Unit, who: Identity, now: datetime, lock: bool = False) -> PlayerRow:
+    """The caller's row, when the caller may sit at a table or write: known to the lobby and
+    neither the player nor the device banned (FAILED_PRECONDITION BANNED)."""
+    player = await uow.players.known(who.subject, lock=lock)
+    until = later(player.banned_until, await uow.reports.device_banned_until(who.device or player.device_id))
+    if until is not None and until > now:
+        raise Refused("BANNED", banned_text(until))
+    return player
+
+
+class Players:
+    def __init__(
+        self,
+        store: LobbyStore,
+        ledger: Ledger,
+        clock: Callable[[], datetime],
+        limits: Limits,
+        token_secret: bytes | None = None,
+    ) -> None:
+        self.store = store
+        self.ledger = ledger
+        self.clock = clock
+        self.limits = limits
+        self.token_secret = token_secret
+        # Called after a revocation is committed (the service publishes it to every service).
+        self.on_revoked: Callable[[str, float], Awaitable[None]] | None = None
+        self.log = get_logger(component="lobby-players")
+
+    # ------------------------------------------------------------ revoking tokens
+
+    async def revoke(self, uow: Unit, player_id: str, now: datetime) -> float:
+        """Every token of the player issued until now is refused from here on, by every service
+        (once the unit commits; then call :meth:`revoked`)."""
+        await uow.players.revoke(player_id, now, now + timedelta(seconds=self.limits.token_ttl_s))
+        return now.timestamp()
+
+    async def revoked(self, player_id: str, before: float) -> None:
+        revoke(player_id, before)  # this process at once
+        if self.on_revoked is not None:
+            await self.on_revoked(player_id, before)
+        self.log.info("tokens_revoked", player_id=player_id)
+
+    async def revocations(self) -> list[tuple[str, float]]:
+        """Every revocation in force: what a starting service asks for."""
+        async with self.store.unit() as uow:
+            rows = await uow.players.revocations(self.clock())
+        return [(p, nb.timestamp()) for p, nb in rows]
+
+    async def sign_out(self, who: Identity) -> None:
+        """Sign out everywhere: every token of the player issued so far is refused by every
+        service within seconds (the lobby publishes the revocation)."""
+        async with self.store.unit() as uow:
+            before = await self.revoke(uow, who.subject, self.clock())
+        await self.revoked(who.subject, before)
+
+    # ------------------------------------------------------------ guests and profiles
+
+    async def sign_in_guest(
+        self, display_name: str, device_id: str, address: str = ""
+    ) -> tuple[PlayerRow, str, datetime, int]:
+        """A new guest: a unique valid name, the first daily chips, a signed token. A device and an
+        address open a few accounts a day, and the daily chips go to a few of them (Limits): past
+        that, RESOURCE_EXHAUSTED TOO_MANY_ACCOUNTS, or an account without the day's chips."""
+        try:
+            shown = moderation.check_display_name(display_name)
+        except moderation.NameRejected as exc:
+            raise Invalid(exc.reason, exc.message) from None
+        device = device_id.strip() or "g-" + secrets.token_hex(12)
+        if not DEVICE_ID.match(device):
+            raise Invalid("INVALID_ARGUMENT", "device_id: 1 to 128 characters, no spaces")
+        now = self.clock()
+        row = PlayerRow("p-" + secrets.token_hex(8), shown, device, now, None, None, 0)
+        async with self.store.unit() as uow:
+            until = await uow.reports.device_banned_until(device)
+            if until is not None and until > now:
+                raise Forbidden("BANNED", banned_text(until))
+            full = await uow.players.take_quotas(grant_day(now), quotas(self.limits, "accounts", device, address))
+            if full is not None:
+                self.log.info("guest_refused", reason="TOO_MANY_ACCOUNTS", quota=full[0])
+                raise Flood("TOO_MANY_ACCOUNTS", _too_many_accounts(*full))
+            try:
+                await uow.players.insert_player(row, moderation.name_key(shown))
+            except UniqueTaken:
+                raise Exists("NAME_TAKEN", f"'{shown}' adı alınmış; başka bir ad seç. (That name is taken.)") from None
+            await uow.ledger.open_account(player_account(row.player_id))
+            granted = await self.ledger.grant_daily(uow, row.player_id, now, device, address)
+        token = issue_token(
+            row.player_id, "player", ttl_s=self.limits.token_ttl_s, secret=self.token_secret, device=device
+        )
+        self.log.info("guest_signed_in", player_id=row.player_id)
+        return row, token, now + timedelta(seconds=self.limits.token_ttl_s), granted
+
+    async def profile(self, who: Identity, player_id: str) -> Profile:
+        target = player_id or who.subject
+        async with self.store.unit() as uow:
+            player = await uow.players.player(target)
+            if player is None:
+                raise NotFound("PLAYER_NOT_FOUND", f"no player {target!r}")
+            if target != who.subject and who.role != "admin":
+                return Profile(
+                    PlayerRow(player.player_id, player.display_name, "", player.created_at, None, None, 0), None, None
+                )
+            chips = (await uow.ledger.balances([player_account(target)]))[player_account(target)]
+            now = self.clock()
+            claimed = await uow.ledger.posted(grant_key(target, now))
+            if not claimed and self.limits.grants_per_device > 0 and player.device_id:  # another account had them
+                used = await uow.players.quota_used("grants:device", player.device_id, grant_day(now))
+                claimed = used >= self.limits.grants_per_device
+        return Profile(player, chips, next_day_start(now) if claimed else now)
+
+    async def forget_old_quotas(self) -> int:
+        """Drop the daily quotas of days before yesterday (the device ids and addresses in them)."""
+        async with self.store.unit() as uow:
+            return await uow.players.forget_quotas(grant_day(self.clock()) - timedelta(days=1))
+
+
+def _too_many_accounts(quota: str, limit: int) -> str:
+    if quota.endswith(":device"):
+        return (
+            f"Bu cihazdan bugün açılabilecek {limit} hesap açıldı; yarın tekrar dene. "
+            f"(This device opened {limit} new accounts today, the most allowed per device: try again tomorrow.)"
+        )
+    return (
+        f"Bu bağlantıdan bugün açılabilecek {limit} hesap açıldı; yarın tekrar dene. "
+        f"(Your network opened {limit} new accounts today, the most allowed per address: try again tomorrow.)"
+    )

@@ -1,0 +1,126 @@
+"""The players' rows (``lobby_players``), their token revocations and the daily quotas per device
+and address that sign-ups and chip grants take from."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+
+import asyncpg
+
+from .errors import NotFound
+from .repository import Repository
+
+__all__ = ["PlayersRepo", "PlayerRow"]
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRow:
+    player_id: str
+    display_name: str
+    device_id: str
+    created_at: datetime
+    muted_until: datetime | None
+    banned_until: datetime | None
+    warnings: int
+
+
+def _player(r: asyncpg.Record) -> PlayerRow:
+    return PlayerRow(
+        r["player_id"],
+        r["display_name"],
+        r["device_id"],
+        r["created_at"],
+        r["muted_until"],
+        r["banned_until"],
+        r["warnings"],
+    )
+
+
+class PlayersRepo(Repository):
+    async def insert_player(self, row: PlayerRow, name_key: str) -> None:
+        """Raises ``UniqueTaken`` when the name (its folded key) is taken; the unit goes on."""
+        await self.insert_unique(
+            "INSERT INTO lobby_players (player_id, display_name, name_key, device_id, created_at) "
+            "VALUES ($1, $2, $3, $4, $5)",
+            row.player_id,
+            row.display_name,
+            name_key,
+            row.device_id,
+            row.created_at,
+        )
+
+    async def player(self, player_id: str, lock: bool = False) -> PlayerRow | None:
+        sql = "SELECT * FROM lobby_players WHERE player_id = $1" + (" FOR UPDATE" if lock else "")
+        r = await self.conn.fetchrow(sql, player_id)
+        return _player(r) if r else None
+
+    async def known(self, player_id: str, lock: bool = False) -> PlayerRow:
+        """The caller's own row: a token's player the lobby does not know has to sign in first."""
+        player = await self.player(player_id, lock=lock)
+        if player is None:
+            raise NotFound("PLAYER_NOT_FOUND", "sign in first: this token's player is not known to the lobby")
+        return player
+
+    async def revoke(self, player_id: str, not_before: datetime, expires_at: datetime) -> None:
+        """Refuse the player's tokens issued before ``not_before`` (until ``expires_at``)."""
+        await self.conn.execute(
+            "INSERT INTO lobby_revocations (player_id, not_before, expires_at) VALUES ($1, $2, $3) "
+            "ON CONFLICT (player_id) DO UPDATE SET not_before = GREATEST(lobby_revocations.not_before, "
+            "EXCLUDED.not_before), expires_at = GREATEST(lobby_revocations.expires_at, EXCLUDED.expires_at)",
+            player_id,
+            not_before,
+            expires_at,
+        )
+
+    async def revocations(self, now: datetime) -> list[tuple[str, datetime]]:
+        """Every revocation still in force (a token it refuses may not have expired yet)."""
+        await self.conn.execute("DELETE FROM lobby_revocations WHERE expires_at <= $1", now)
+        rows = await self.conn.fetch("SELECT player_id, not_before FROM lobby_revocations WHERE expires_at > $1", now)
+        return [(r["player_id"], r["not_before"]) for r in rows]
+
+    # ------------------------------------------------------------ daily quotas
+
+    async def take_quotas(self, day: date, quotas: Sequence[tuple[str, str, int]]) -> tuple[str, int] | None:
+        """One more use of each ``(kind, holder, limit)`` on ``day``, all or none: None when each
+        had room, else the ``(kind, limit)`` that had none (the uses already taken are given back).
+        Each row stays locked to the end of the unit, so concurrent takers queue on it."""
+        taken: list[tuple[str, str]] = []
+        for kind, holder, limit in quotas:
+            used = await self.conn.fetchval(
+                "INSERT INTO lobby_quotas AS q (kind, holder, day, used) VALUES ($1, $2, $3, 1) "
+                "ON CONFLICT (kind, holder, day) DO UPDATE SET used = q.used + 1 WHERE q.used < $4 "
+                "RETURNING used",
+                kind,
+                holder,
+                day,
+                limit,
+            )
+            if used is None or used > limit:
+                if used is not None:
+                    taken.append((kind, holder))
+                await self.give_back_quotas(day, taken)
+                return kind, limit
+            taken.append((kind, holder))
+        return None
+
+    async def give_back_quotas(self, day: date, quotas: Sequence[tuple[str, str]]) -> None:
+        for kind, holder in quotas:
+            await self.conn.execute(
+                "UPDATE lobby_quotas SET used = used - 1 WHERE kind = $1 AND holder = $2 AND day = $3",
+                kind,
+                holder,
+                day,
+            )
+
+    async def quota_used(self, kind: str, holder: str, day: date) -> int:
+        used = await self.conn.fetchval(
+            "SELECT used FROM lobby_quotas WHERE kind = $1 AND holder = $2 AND day = $3", kind, holder, day
+        )
+        return int(used or 0)
+
+    async def forget_quotas(self, before: date) -> int:
+        """Drop the quota rows of days before ``before`` (they hold device ids and addresses)."""
+        done = await self.conn.execute("DELETE FROM lobby_quotas WHERE day < $1", before)
+        return int(done.split()[-1])

@@ -1,0 +1,94 @@
+"""The house's limits and the lobby's calendar, shared by every subdomain: how much and how often
+(``Limits``), the Turkish day the daily quotas count in, and the dates a refusal shows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta, timezone
+
+__all__ = [
+    "Limits",
+    "TURKEY",
+    "FOREVER",
+    "utcnow",
+    "next_day_start",
+    "grant_day",
+    "quotas",
+    "later",
+    "when",
+    "banned_text",
+]
+
+TURKEY = timezone(timedelta(hours=3), "TRT")  # the day of the daily chips; Turkey keeps +03:00 all year
+FOREVER = datetime(9999, 12, 31, tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class Limits:
+    daily_chips: int = 1000
+    max_stake: int = 1_000_000
+    token_ttl_s: int = 7 * 86400
+    message_max: int = 200
+    flood_window: timedelta = timedelta(seconds=10)
+    flood_max: int = 5  # messages per window
+    repeat_window: timedelta = timedelta(seconds=60)
+    repeat_max: int = 2  # the same message this often per repeat window
+    details_max: int = 500
+    mute_max_minutes: int = 30 * 24 * 60
+    ban_max_minutes: int = 365 * 24 * 60
+    max_open_tables: int = 3  # tables a player opened that are waiting or being played at once
+    # Sock puppets [issue 15.7], per Turkish day (0: no limit). A device id is what the client
+    # says; an address is the gateway's (x-okey-client-addr): calls without one (internal ones,
+    # tests) are limited per device only. Many players share a NAT, so an address gets more.
+    accounts_per_device: int = 3  # new guest accounts
+    accounts_per_address: int = 10
+    grants_per_device: int = 1  # daily chip grants (at sign-in and by ClaimDailyChips)
+    grants_per_address: int = 5
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def next_day_start(now: datetime) -> datetime:
+    """When the next daily chips may be claimed: midnight in Turkey."""
+    local = now.astimezone(TURKEY)
+    return datetime.combine(local.date() + timedelta(days=1), time(0), TURKEY).astimezone(UTC)
+
+
+def grant_day(now: datetime) -> date:
+    return now.astimezone(TURKEY).date()
+
+
+def quotas(limits: Limits, what: str, device: str, address: str) -> list[tuple[str, str, int]]:
+    """The daily quotas ``what`` ("accounts" or "grants") takes from: the device's, then the
+    address's (that order, always: the rows are locked in it). A limit of 0 is none."""
+    per_device, per_address = (
+        (limits.accounts_per_device, limits.accounts_per_address)
+        if what == "accounts"
+        else (limits.grants_per_device, limits.grants_per_address)
+    )
+    out = []
+    if per_device > 0 and device:
+        out.append((f"{what}:device", device, per_device))
+    if per_address > 0 and address:
+        out.append((f"{what}:address", address, per_address))
+    return out
+
+
+def later(a: datetime | None, b: datetime | None) -> datetime | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return max(a, b)
+
+
+def when(t: datetime) -> str:
+    return t.astimezone(TURKEY).strftime("%d.%m.%Y %H:%M")
+
+
+def banned_text(until: datetime) -> str:
+    if until >= FOREVER:
+        return "Hesabın kalıcı olarak yasaklandı. (You are banned.)"
+    return f"Hesabın {when(until)} tarihine kadar yasaklı. (You are banned until then.)"

@@ -1,0 +1,133 @@
+"""Reports and bans: a player reports another (with the messages in question), an admin reads
+the reports with their chat context and resolves them: dismiss, warn, mute for a time or ban. A
+ban reaches every service (the player's tokens are revoked) and frees the seats the player holds
+at tables still waiting, in the ban's own unit of work."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
+
+from okeyplatform.auth import Identity
+from okeyplatform.logs import get_logger
+
+from .chat_repo import MessageRow
+from .errors import Forbidden, Invalid, NotFound, Refused
+from .players import Players
+from .policy import FOREVER, Limits
+from .reports_repo import ReportRow
+from .store import LobbyStore
+from .tables import WAITING, Tables
+
+__all__ = ["Reports", "REPORT_REASONS", "REPORT_ACTIONS"]
+
+REPORT_REASONS = ("ABUSE", "PERSONAL_INFO", "ADVERTISING", "COLLUSION", "STALLING", "OTHER")
+REPORT_ACTIONS = ("DISMISS", "WARN", "MUTE", "BAN")
+
+
+class Reports:
+    def __init__(
+        self, store: LobbyStore, players: Players, tables: Tables, clock: Callable[[], datetime], limits: Limits
+    ) -> None:
+        self.store = store
+        self.players = players
+        self.tables = tables
+        self.clock = clock
+        self.limits = limits
+        self.log = get_logger(component="lobby-reports")
+
+    async def report(
+        self, who: Identity, player_id: str, reason: str, details: str, message_ids: Sequence[int], table_id: str
+    ) -> int:
+        if player_id == who.subject:
+            raise Invalid("INVALID_ARGUMENT", "you cannot report yourself")
+        if reason not in REPORT_REASONS:
+            raise Invalid("INVALID_ARGUMENT", f"reason must be one of {', '.join(REPORT_REASONS)}")
+        if len(details) > self.limits.details_max:
+            raise Invalid("INVALID_ARGUMENT", f"details: at most {self.limits.details_max} characters")
+        if len(message_ids) > 20:
+            raise Invalid("INVALID_ARGUMENT", "at most 20 message ids")
+        async with self.store.unit() as uow:
+            await uow.players.known(who.subject)
+            if await uow.players.player(player_id) is None:
+                raise NotFound("PLAYER_NOT_FOUND", f"no player {player_id!r}")
+            found = {m.message_id: m for m in await uow.chat.messages_by_id(sorted(set(message_ids)))}
+            for mid in message_ids:
+                if mid not in found or found[mid].player_id != player_id:
+                    raise Invalid("INVALID_ARGUMENT", f"message {mid} is not a message of that player")
+            if await uow.reports.open_report_exists(who.subject, player_id):
+                raise Refused("ALREADY_REPORTED", "your earlier report on this player is still open")
+            report_id = await uow.reports.insert_report(
+                who.subject, player_id, reason, details.strip(), sorted(set(message_ids)), table_id, self.clock()
+            )
+        self.log.info("player_reported", report_id=report_id, reason=reason)
+        return report_id
+
+    def _admin(self, who: Identity) -> None:
+        if who.role != "admin":
+            raise Forbidden("ADMIN_ONLY", "only admins may do this")
+
+    async def reports(
+        self, who: Identity, include_resolved: bool, limit: int
+    ) -> list[tuple[ReportRow, list[MessageRow], int]]:
+        """Reports with their chat context: each reported message with the three before and after
+        it, or the player's ten latest messages; and how often the player was reported before."""
+        self._admin(who)
+        out = []
+        async with self.store.unit() as uow:
+            for r in await uow.reports.reports(include_resolved, max(1, min(limit or 50, 200))):
+                context: dict[int, MessageRow] = {}
+                if r.message_ids:
+                    for m in await uow.chat.messages_by_id(r.message_ids):
+                        for c in await uow.chat.messages_around(m.channel, m.message_id, 4):
+                            context[c.message_id] = c
+                else:
+                    context = {m.message_id: m for m in await uow.chat.latest_messages_of(r.player_id, 10)}
+                earlier = await uow.reports.earlier_reports(r.player_id, r.report_id)
+                out.append((r, [context[k] for k in sorted(context)], earlier))
+        return out
+
+    async def resolve_report(
+        self, who: Identity, report_id: int, action: str, minutes: int, note: str
+    ) -> tuple[ReportRow, list[MessageRow], int]:
+        """Dismiss, warn, mute for a time or ban (0 minutes: for good). A ban also bans the
+        player's device and frees the seats they hold at tables still waiting."""
+        self._admin(who)
+        if action not in REPORT_ACTIONS:
+            raise Invalid("INVALID_ARGUMENT", f"action must be one of {', '.join(REPORT_ACTIONS)}")
+        if action == "MUTE" and not 1 <= minutes <= self.limits.mute_max_minutes:
+            raise Invalid("INVALID_ARGUMENT", f"a mute lasts 1 to {self.limits.mute_max_minutes} minutes")
+        if action == "BAN" and not 0 <= minutes <= self.limits.ban_max_minutes:
+            raise Invalid("INVALID_ARGUMENT", f"a ban lasts 0 (for good) to {self.limits.ban_max_minutes} minutes")
+        now = self.clock()
+        async with self.store.unit() as uow:
+            report = await uow.reports.report(report_id, lock=True)
+            if report is None:
+                raise NotFound("REPORT_NOT_FOUND", f"no report {report_id}")
+            if report.status != "OPEN":
+                raise Refused("ALREADY_RESOLVED", "this report was already resolved")
+            if action == "WARN":
+                await uow.reports.sanction(report.player_id, warn=True)
+            elif action == "MUTE":
+                await uow.reports.sanction(report.player_id, muted_until=now + timedelta(minutes=minutes))
+            elif action == "BAN":
+                until = now + timedelta(minutes=minutes) if minutes else FOREVER
+                await uow.reports.sanction(report.player_id, banned_until=until)
+                revoked = await self.players.revoke(uow, report.player_id, now)  # at every service, not only here
+                player = await uow.players.player(report.player_id)
+                if player is not None and player.device_id:
+                    await uow.reports.ban_device(player.device_id, until)
+                for table_id in await uow.tables.waiting_tables_of(report.player_id):
+                    table = await uow.tables.table(table_id, lock=True)
+                    if table is not None and table.status == WAITING:
+                        await self.tables.unseat_waiting(
+                            uow, table, await uow.tables.seats(table_id), report.player_id, now
+                        )
+            await uow.reports.resolve_report(report_id, action, minutes, note.strip()[:500], who.subject, now)
+        if action == "BAN":
+            await self.players.revoked(report.player_id, revoked)
+        self.log.info("report_resolved", report_id=report_id, action=action, minutes=minutes)
+        for r in await self.reports(who, True, 200):
+            if r[0].report_id == report_id:
+                return r
+        raise NotFound("REPORT_NOT_FOUND", f"no report {report_id}")

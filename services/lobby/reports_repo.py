@@ -1,0 +1,163 @@
+"""Reports on players (``lobby_reports``) and the sanctions an admin gives: warnings, mutes and
+bans on the player's row, and bans of a device (``lobby_device_bans``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import asyncpg
+
+from .repository import Repository
+
+__all__ = ["ReportsRepo", "ReportRow"]
+
+
+@dataclass(frozen=True, slots=True)
+class ReportRow:
+    report_id: int
+    reporter_id: str
+    reporter_name: str
+    player_id: str
+    player_name: str
+    reason: str
+    details: str
+    message_ids: tuple[int, ...]
+    table_id: str
+    status: str
+    created_at: datetime
+    action: str
+    duration_minutes: int
+    note: str
+    resolved_by: str
+    resolved_at: datetime | None
+
+
+def _report(r: asyncpg.Record) -> ReportRow:
+    return ReportRow(
+        r["report_id"],
+        r["reporter_id"],
+        r["reporter_name"],
+        r["player_id"],
+        r["player_name"],
+        r["reason"],
+        r["details"],
+        tuple(r["message_ids"]),
+        r["table_id"],
+        r["status"],
+        r["created_at"],
+        r["action"],
+        r["duration_minutes"],
+        r["note"],
+        r["resolved_by"],
+        r["resolved_at"],
+    )
+
+
+_REPORT_SELECT = """
+    SELECT r.*, a.display_name AS reporter_name, b.display_name AS player_name
+    FROM lobby_reports r
+    JOIN lobby_players a ON a.player_id = r.reporter_id
+    JOIN lobby_players b ON b.player_id = r.player_id
+"""
+
+
+class ReportsRepo(Repository):
+    async def insert_report(
+        self,
+        reporter_id: str,
+        player_id: str,
+        reason: str,
+        details: str,
+        message_ids: Sequence[int],
+        table_id: str,
+        now: datetime,
+    ) -> int:
+        report_id: int = await self.conn.fetchval(
+            "INSERT INTO lobby_reports (reporter_id, player_id, reason, details, message_ids, table_id, created_at) "
+            "VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING report_id",
+            reporter_id,
+            player_id,
+            reason,
+            details,
+            list(message_ids),
+            table_id,
+            now,
+        )
+        return report_id
+
+    async def open_report_exists(self, reporter_id: str, player_id: str) -> bool:
+        return bool(
+            await self.conn.fetchval(
+                "SELECT 1 FROM lobby_reports WHERE reporter_id = $1 AND player_id = $2 AND status = 'OPEN'",
+                reporter_id,
+                player_id,
+            )
+        )
+
+    async def report(self, report_id: int, lock: bool = False) -> ReportRow | None:
+        if lock:
+            await self.conn.execute("SELECT 1 FROM lobby_reports WHERE report_id = $1 FOR UPDATE", report_id)
+        r = await self.conn.fetchrow(_REPORT_SELECT + "WHERE r.report_id = $1", report_id)
+        return _report(r) if r else None
+
+    async def reports(self, include_resolved: bool, limit: int) -> list[ReportRow]:
+        rows = await self.conn.fetch(
+            _REPORT_SELECT + "WHERE $1 OR r.status = 'OPEN' ORDER BY (r.status = 'OPEN') DESC, r.report_id LIMIT $2",
+            include_resolved,
+            limit,
+        )
+        return [_report(r) for r in rows]
+
+    async def earlier_reports(self, player_id: str, before_id: int) -> int:
+        n: int = await self.conn.fetchval(
+            "SELECT count(*) FROM lobby_reports WHERE player_id = $1 AND report_id < $2", player_id, before_id
+        )
+        return n
+
+    async def resolve_report(
+        self, report_id: int, action: str, minutes: int, note: str, admin_id: str, now: datetime
+    ) -> None:
+        await self.conn.execute(
+            "UPDATE lobby_reports SET status = 'RESOLVED', action = $2, duration_minutes = $3, note = $4, "
+            "resolved_by = $5, resolved_at = $6 WHERE report_id = $1",
+            report_id,
+            action,
+            minutes,
+            note,
+            admin_id,
+            now,
+        )
+
+    async def sanction(
+        self,
+        player_id: str,
+        muted_until: datetime | None = None,
+        banned_until: datetime | None = None,
+        warn: bool = False,
+    ) -> None:
+        await self.conn.execute(
+            "UPDATE lobby_players SET muted_until = COALESCE($2, muted_until), "
+            "banned_until = COALESCE($3, banned_until), warnings = warnings + $4 WHERE player_id = $1",
+            player_id,
+            muted_until,
+            banned_until,
+            1 if warn else 0,
+        )
+
+    async def ban_device(self, device_id: str, until: datetime) -> None:
+        await self.conn.execute(
+            "INSERT INTO lobby_device_bans (device_id, banned_until) VALUES ($1, $2) "
+            "ON CONFLICT (device_id) DO UPDATE SET banned_until = GREATEST(lobby_device_bans.banned_until, $2)",
+            device_id,
+            until,
+        )
+
+    async def device_banned_until(self, device_id: str) -> datetime | None:
+        if not device_id:
+            return None
+        value: datetime | None = await self.conn.fetchval(
+            "SELECT banned_until FROM lobby_device_bans WHERE device_id = $1", device_id
+        )
+        return value

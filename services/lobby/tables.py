@@ -1,0 +1,448 @@
+"""Tables and seating: the directory of tables (public, private by invite), opening, joining,
+quick play, filling with bots and leaving; the match's start on the table service (the stakes
+held in the pot, the retry of a passing failure, the refund of a permanent one); and what the
+table's events settle (the pot at MatchEnded, 101 hand prizes, a seat left mid-match). The chip
+movements are the ledger's (ledger.py), in the same unit of work as the table rows they follow."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Protocol
+
+from okeycore.options import OptionsError, TableOptions
+from okeyplatform.auth import Identity
+from okeyplatform.logs import get_logger
+
+from . import ledger
+from .cards import human_seats
+from .errors import Flood, Forbidden, Invalid, LobbyError, NotFound, Refused, StartFailed, UniqueTaken
+from .ledger_repo import pot_account
+from .players import active_player
+from .policy import Limits
+from .store import LobbyStore, Unit
+from .tables_repo import SeatRow, TableRow
+
+__all__ = [
+    "Tables",
+    "TableStarter",
+    "TableCard",
+    "WAITING",
+    "STARTING",
+    "PLAYING",
+    "FINISHED",
+    "CANCELLED",
+]
+
+WAITING, STARTING, PLAYING, FINISHED, CANCELLED = "WAITING", "STARTING", "PLAYING", "FINISHED", "CANCELLED"
+
+
+class TableStarter(Protocol):
+    """The lobby's calls to the table service: opening a match (an already existing table counts
+    as opened) and leaving a seat mid-match [D-10] (a seat already left counts as left)."""
+
+    async def create_table(self, table_id: str, options: TableOptions, players: tuple[str, ...]) -> None: ...
+
+    async def leave_seat(self, table_id: str, seat: int, player_id: str) -> None:
+        """The table's SeatLeft: a bot plays ``seat`` from now on. Raises ``Refused`` when the
+        table refuses (the match is over), ``Unavailable`` when it cannot be reached."""
+        ...
+
+
+@dataclass(frozen=True)
+class TableCard:
+    table: TableRow
+    options: TableOptions
+    seats: list[SeatRow]
+    pot: int
+    show_invite: bool
+
+    @property
+    def seats_taken(self) -> int:
+        return len(self.seats)
+
+
+class Tables:
+    def __init__(self, store: LobbyStore, starter: TableStarter, clock: Callable[[], datetime], limits: Limits) -> None:
+        self.store = store
+        self.starter = starter
+        self.clock = clock
+        self.limits = limits
+        self.log = get_logger(component="lobby-tables")
+
+    def _validated(self, options: TableOptions) -> TableOptions:
+        try:
+            options = options.validated()
+        except OptionsError as exc:
+            raise Invalid("INVALID_OPTIONS", str(exc)) from None
+        if options.stake > self.limits.max_stake:
+            raise Invalid("INVALID_OPTIONS", f"stake must be at most {self.limits.max_stake}")
+        if options.hand_prize > self.limits.max_stake:
+            raise Invalid("INVALID_OPTIONS", f"hand_prize must be at most {self.limits.max_stake}")
+        return options
+
+    async def _card(self, uow: Unit, table: TableRow, who: Identity | None) -> TableCard:
+        seats = await uow.tables.seats(table.table_id)
+        pot = (await uow.ledger.balances([pot_account(table.table_id)]))[pot_account(table.table_id)]
+        return self._make_card(table, seats, pot, who)
+
+    def _make_card(self, table: TableRow, seats: list[SeatRow], pot: int, who: Identity | None) -> TableCard:
+        seated = who is not None and any(s.player_id == who.subject for s in seats)
+        show = table.private and who is not None and (seated or who.subject == table.creator_id or who.role == "admin")
+        return TableCard(table, TableOptions.from_dict(table.options, stored=True), seats, pot, show)
+
+    async def open_table(
+        self,
+        who: Identity,
+        options: TableOptions,
+        private: bool = False,
+        seat: int | None = None,
+        fill_with_bots: bool = False,
+    ) -> tuple[TableCard, int]:
+        options = self._validated(options)
+        now = self.clock()
+        table = TableRow(
+            table_id="t" + secrets.token_hex(8),
+            game=options.game.value,
+            options=options.to_dict(),
+            stake=options.stake,
+            private=private,
+            invite_code=_invite_code() if private else None,
+            creator_id=who.subject,
+            status=WAITING,
+            created_at=now,
+            started_at=None,
+            result=None,
+        )
+        seats = human_seats(options)
+        if seat is not None and seat not in seats:
+            raise Invalid("INVALID_ARGUMENT", f"seat must be one of {', '.join(map(str, seats))}")
+        chosen = seat if seat is not None else seats[0]
+        async with self.store.unit() as uow:
+            player = await active_player(uow, who, now)
+            await ledger.can_cover(uow, who.subject, options.stake)
+            opened = await uow.tables.open_tables_of(who.subject)
+            if opened >= self.limits.max_open_tables:
+                raise Flood(
+                    "TOO_MANY_TABLES",
+                    f"Açık {opened} masan var; yenisini açmadan önce birini bitir ya da kapat. "
+                    f"(You have {opened} open tables, at most {self.limits.max_open_tables}: "
+                    "finish or cancel one first.)",
+                )
+            await uow.tables.insert_table(table)
+            for bot in sorted(set(range(options.seat_count)) - set(seats)):
+                await uow.tables.insert_seat(table.table_id, bot, None)
+            await uow.tables.insert_seat(table.table_id, chosen, who.subject, who.device or player.device_id)
+            started = False
+            if fill_with_bots:
+                short = await self._start(uow, table, now, fill=True)
+                if short:
+                    raise Refused("INSUFFICIENT_CHIPS", "not enough chips for the stake")
+                started = True
+        self.log.info("table_opened", table_id=table.table_id, game=table.game, private=private, stake=table.stake)
+        if started:
+            await self.launch(table.table_id)
+        return await self.table_card(who, table.table_id), chosen
+
+    async def table_card(self, who: Identity | None, table_id: str = "", invite_code: str = "") -> TableCard:
+        async with self.store.unit() as uow:
+            table = await uow.tables.table_by_invite(invite_code) if invite_code else await uow.tables.table(table_id)
+            if table is None or (table_id and invite_code and table.table_id != table_id):
+                raise NotFound("TABLE_NOT_FOUND", "no such table")
+            card = await self._card(uow, table, who)
+        if table.private and not invite_code and not card.show_invite:
+            raise NotFound("TABLE_NOT_FOUND", "no such table")
+        return card
+
+    async def list_tables(
+        self, who: Identity, game: str | None, include_playing: bool, page_size: int, page_token: str
+    ) -> tuple[list[TableCard], str]:
+        size = max(1, min(page_size or 50, 200))
+        try:
+            offset = int(page_token) if page_token else 0
+            if not 0 <= offset < 2**31:  # the database's OFFSET takes neither negative nor huge ones
+                raise ValueError(page_token)
+        except ValueError:
+            raise Invalid("INVALID_ARGUMENT", "page_token: use the next_page_token of the previous page") from None
+        statuses = (WAITING, STARTING, PLAYING) if include_playing else (WAITING,)
+        async with self.store.unit() as uow:
+            rows = await uow.tables.tables(statuses, game, size + 1, offset)
+            page = rows[:size]
+            seats = await uow.tables.seats_of_tables([t.table_id for t in page])
+            pots = await uow.ledger.balances([pot_account(t.table_id) for t in page])
+        cards = [self._make_card(t, seats[t.table_id], pots[pot_account(t.table_id)], who) for t in page]
+        return cards, str(offset + size) if len(rows) > size else ""
+
+    async def join(
+        self, who: Identity, table_id: str, invite_code: str = "", seat: int | None = None
+    ) -> tuple[TableCard, int, bool]:
+        """Take a seat [fair play: one seat per player and per device at a table]; the last
+        seat starts the match."""
+        now = self.clock()
+        short: list[str] = []
+        async with self.store.unit() as uow:
+            table = await uow.tables.table(table_id, lock=True)
+            if table is None:
+                raise NotFound("TABLE_NOT_FOUND", "no such table")
+            if table.private and invite_code != table.invite_code:
+                raise Forbidden("INVITE_REQUIRED", "this private table needs its invite code")
+            player = await active_player(uow, who, now)
+            if table.status != WAITING:
+                raise Refused("NOT_WAITING", "the match has started or the table is closed")
+            options = TableOptions.from_dict(table.options, stored=True)
+            seats = await uow.tables.seats(table_id)
+            if any(s.player_id == who.subject for s in seats):
+                raise Refused("ALREADY_SEATED", "you already sit at this table")
+            device = who.device or player.device_id
+            if device and any(s.device_id == device for s in seats):
+                raise Refused("SAME_DEVICE", "another account from your device sits at this table")
+            taken = {s.seat for s in seats}
+            free = [s for s in human_seats(options) if s not in taken]
+            if seat is not None:
+                if seat not in human_seats(options):
+                    raise Invalid(
+                        "INVALID_ARGUMENT", f"seat must be one of {', '.join(map(str, human_seats(options)))}"
+                    )
+                if seat in taken:
+                    raise Refused("SEAT_TAKEN", f"seat {seat} is taken")
+                chosen = seat
+            elif free:
+                chosen = free[0]
+            else:
+                raise Refused("TABLE_FULL", "every seat is taken")
+            await ledger.can_cover(uow, who.subject, table.stake)
+            try:
+                await uow.tables.insert_seat(table_id, chosen, who.subject, device)
+            except UniqueTaken as exc:
+                raise _seat_conflict(exc) from None
+            started = False
+            if len(free) == 1:  # this was the last open seat
+                short = await self._start(uow, table, now)
+                started = not short
+        if who.subject in short:
+            raise Refused("INSUFFICIENT_CHIPS", "not enough chips for the stake")
+        if started:
+            await self.launch(table_id)
+        return await self.table_card(who, table_id), chosen, started
+
+    async def _start(self, uow: Unit, table: TableRow, now: datetime, fill: bool = False) -> list[str]:
+        """Hold every player's stake in the table's pot, in one transaction, and mark the table
+        STARTING; players who cannot cover it are unseated instead and returned (nothing held)."""
+        seats = await uow.tables.seats(table.table_id)
+        humans = [s.player_id for s in seats if s.player_id is not None]
+        short = await ledger.short_of(uow, humans, table.stake)
+        if short:
+            await uow.tables.delete_seats(table.table_id, short)
+            self.log.info("unseated_short", table_id=table.table_id, players=short)
+            return short
+        if fill:
+            options = TableOptions.from_dict(table.options, stored=True)
+            for s in sorted(set(range(options.seat_count)) - {s.seat for s in seats}):
+                await uow.tables.insert_seat(table.table_id, s, None)
+        if table.stake > 0:
+            await ledger.hold_stakes(uow, table.table_id, humans, table.stake, now)
+            await uow.tables.hold_stakes(table.table_id, table.stake)
+        await uow.tables.set_status(table.table_id, STARTING, now)
+        return []
+
+    async def fill_with_bots(self, who: Identity, table_id: str) -> TableCard:
+        now = self.clock()
+        async with self.store.unit() as uow:
+            table = await uow.tables.table(table_id, lock=True)
+            if table is None:
+                raise NotFound("TABLE_NOT_FOUND", "no such table")
+            if table.creator_id != who.subject:
+                raise Refused("NOT_CREATOR", "only the table's creator may fill it with bots")
+            if table.status != WAITING:
+                raise Refused("NOT_WAITING", "the match has started or the table is closed")
+            short = await self._start(uow, table, now, fill=True)
+        if short:
+            raise Refused(
+                "INSUFFICIENT_CHIPS", f"{len(short)} player(s) could not cover the stake and were unseated; try again"
+            )
+        await self.launch(table_id)
+        return await self.table_card(who, table_id)
+
+    async def quick_play(self, who: Identity, options: TableOptions) -> tuple[TableCard, int, bool, bool]:
+        """Sit at the oldest open public table with exactly these options, or open one."""
+        options = self._validated(options)
+        async with self.store.unit() as uow:
+            candidates = await uow.tables.tables((WAITING,), options.game.value, 20, options=options.to_dict())
+        for t in candidates:
+            try:
+                card, seat, started = await self.join(who, t.table_id)
+                return card, seat, False, started
+            except Refused as exc:
+                if exc.reason == "ALREADY_SEATED":
+                    card = await self.table_card(who, t.table_id)
+                    mine = next(s.seat for s in card.seats if s.player_id == who.subject)
+                    return card, mine, False, False
+                if exc.reason not in ("SEAT_TAKEN", "TABLE_FULL", "NOT_WAITING", "SAME_DEVICE"):
+                    raise
+        card, seat = await self.open_table(who, options)
+        return card, seat, True, False
+
+    async def leave(self, who: Identity, table_id: str) -> tuple[TableCard, int]:
+        """Before the start the seat is freed; after it the stake stays in the pot and is lost,
+        and the table service is told: its SeatLeft makes the seat a bot's for the rest of the
+        match, at once [C-LEAVE-1] [D-10]. The table decides; the lobby records what it said."""
+        async with self.store.unit() as uow:
+            table = await uow.tables.table(table_id)
+            if table is None:
+                raise NotFound("TABLE_NOT_FOUND", "no such table")
+            mine = next((s for s in await uow.tables.seats(table_id) if s.player_id == who.subject), None)
+        if mine is None:
+            raise Refused("NOT_SEATED", "you do not sit at this table")
+        if table.status in (STARTING, PLAYING) and not mine.left:
+            if table.status == STARTING:
+                raise Refused("NOT_STARTED", "the match is being opened: leave again in a moment")
+            # Outside the lobby's transaction: a call to another service holds no row lock.
+            await self.starter.leave_seat(table_id, mine.seat, who.subject)
+        now = self.clock()
+        async with self.store.unit() as uow:
+            table = await uow.tables.table(table_id, lock=True)
+            if table is None:
+                raise NotFound("TABLE_NOT_FOUND", "no such table")
+            seats = await uow.tables.seats(table_id)
+            mine = next((s for s in seats if s.player_id == who.subject), None)
+            if mine is None:
+                raise Refused("NOT_SEATED", "you do not sit at this table")
+            forfeited = 0
+            if table.status == WAITING:
+                await self.unseat_waiting(uow, table, seats, who.subject, now)
+            elif table.status in (STARTING, PLAYING):
+                if not mine.left:
+                    await uow.tables.mark_left(table_id, who.subject, now)
+                    self.log.info("left_mid_match", table_id=table_id, player_id=who.subject, forfeited=mine.stake_held)
+                forfeited = mine.stake_held
+            else:
+                raise Refused("NOT_WAITING", "the match is over")
+            card = await self._card(uow, (await uow.tables.table(table_id)) or table, who)
+        return card, forfeited
+
+    async def seat_left(self, table_id: str, seat: int, player_id: str) -> bool:
+        """The table's SeatLeft (through NATS, whoever asked for it: the lobby or the player at
+        the table service itself): the seat is marked left, once. True when it changed something."""
+        async with self.store.unit() as uow:
+            seats = await uow.tables.seats(table_id)
+            mine = next((s for s in seats if s.seat == seat and s.player_id == player_id), None)
+            if mine is None or mine.left:
+                return False
+            await uow.tables.mark_left(table_id, player_id, self.clock())
+        self.log.info("left_mid_match", table_id=table_id, player_id=player_id, forfeited=mine.stake_held)
+        return True
+
+    async def unseat_waiting(
+        self, uow: Unit, table: TableRow, seats: list[SeatRow], player_id: str, now: datetime
+    ) -> None:
+        await uow.tables.delete_seats(table.table_id, [player_id])
+        others = [s.player_id for s in seats if s.player_id is not None and s.player_id != player_id]
+        if not others:
+            await uow.tables.set_status(table.table_id, CANCELLED, now)
+        elif table.creator_id == player_id:
+            await uow.tables.set_creator(table.table_id, others[0])
+
+    # ------------------------------------------------------------ the match on the table service
+
+    async def launch(self, table_id: str) -> str:
+        """Open a STARTING table's match on the table service (with the seat player ids, "" for
+        bots). A transient failure leaves it STARTING for the retry loop; a permanent one
+        cancels the table and returns the stakes."""
+        async with self.store.unit() as uow:
+            table = await uow.tables.table(table_id)
+            if table is None or table.status != STARTING:
+                return table.status if table else ""
+            seats = await uow.tables.seats(table_id)
+        players = tuple(s.player_id or "" for s in sorted(seats, key=lambda s: s.seat))
+        try:
+            await self.starter.create_table(table_id, TableOptions.from_dict(table.options, stored=True), players)
+        except StartFailed as exc:
+            if not exc.permanent:
+                self.log.warning("table_start_retry", table_id=table_id, error=str(exc))
+                return STARTING
+            self.log.error("table_start_failed", table_id=table_id, error=str(exc))
+            await self.cancel_started(table_id, str(exc))
+            return CANCELLED
+        async with self.store.unit() as uow:
+            table = await uow.tables.table(table_id, lock=True)
+            if table is not None and table.status == STARTING:
+                await uow.tables.set_status(table_id, PLAYING, self.clock())
+        self.log.info("match_started", table_id=table_id, players=sum(1 for p in players if p))
+        return PLAYING
+
+    async def cancel_started(self, table_id: str, why: str) -> None:
+        """The table service refused the match: every held stake goes back."""
+        now = self.clock()
+        async with self.store.unit() as uow:
+            table = await uow.tables.table(table_id, lock=True)
+            if table is None or table.status != STARTING:
+                return
+            await ledger.refund_stakes(uow, table_id, await uow.tables.seats(table_id), now, why)
+            await uow.tables.set_status(table_id, CANCELLED, now, {"cancelled": why})
+
+    async def retry_starting(self, older_than: timedelta = timedelta(seconds=3)) -> int:
+        now = self.clock()
+        async with self.store.unit() as uow:
+            rows = await uow.tables.tables((STARTING,), None, 100, public_only=False)
+        due = [t.table_id for t in rows if t.started_at is None or now - t.started_at >= older_than]
+        for table_id in due:
+            await self.launch(table_id)
+        return len(due)
+
+    async def playing_tables(self, started_before: datetime, limit: int = 500) -> list[TableRow]:
+        """Tables in play that started before ``started_before``, oldest first (public or not)."""
+        async with self.store.unit() as uow:
+            rows = await uow.tables.tables((STARTING, PLAYING), None, limit, public_only=False)
+        return [t for t in rows if t.started_at is not None and t.started_at < started_before]
+
+    async def settle_match(
+        self, table_id: str, winners: Sequence[int], scores: Sequence[int] = (), payout: int | None = None
+    ) -> bool:
+        """MatchEnded: the pot is paid to the winning seats, ``payout`` each as the engine split it
+        [C-SC-9] (or, for an end without it, okeycore's split of what the pot holds), never more
+        than the pot holds; the rest, and a share won by a bot or by a player who left
+        [C-LEAVE-1], goes to the house (ledger.py). Idempotent: a match is paid once."""
+        now = self.clock()
+        async with self.store.unit() as uow:
+            table = await uow.tables.table(table_id, lock=True)
+            if table is None or table.status not in (STARTING, PLAYING):
+                return False
+            seats = {s.seat: s for s in await uow.tables.seats(table_id)}
+            result = await ledger.pay_pot(uow, table_id, winners, scores, seats, now, payout)
+            await uow.tables.set_status(table_id, FINISHED, now, result)
+        self.log.info(
+            "match_settled",
+            table_id=table_id,
+            pot=result["pot"],
+            share=result["share"],
+            to_house=result["to_house"],
+            payout_from=result["payout_from"],
+        )
+        return True
+
+    async def pay_hand_prize(self, table_id: str, hand: int, chips: Sequence[int]) -> bool:
+        """101 hand prize [O-DEAL-3], while the match is on (ledger.py says who pays whom)."""
+        now = self.clock()
+        async with self.store.unit() as uow:
+            table = await uow.tables.table(table_id, lock=True)
+            if table is None or table.status not in (STARTING, PLAYING):
+                return False
+            seats = {s.seat: s for s in await uow.tables.seats(table_id)}
+            return await ledger.pay_hand_prize(uow, table_id, hand, chips, seats, now)
+
+
+def _seat_conflict(exc: UniqueTaken) -> LobbyError:
+    if exc.constraint == "lobby_seats_one_per_device":
+        return Refused("SAME_DEVICE", "another account from your device sits at this table")
+    if exc.constraint == "lobby_seats_one_per_player":
+        return Refused("ALREADY_SEATED", "you already sit at this table")
+    return Refused("SEAT_TAKEN", "that seat was just taken")
+
+
+_INVITE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+
+
+def _invite_code() -> str:
+    return "".join(secrets.choice(_INVITE_ALPHABET) for _ in range(8))
