@@ -1,4 +1,5 @@
-"""Helpers of the lobby tests: a fake table service, a settable clock, guests, balances."""
+"""Helpers of the lobby tests: a fake table service, a settable clock, guests, balances and the
+ledger's invariants."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from okeyplatform.auth import Identity
 from services.lobby.app import LobbyApp
 from services.lobby.errors import StartFailed
 from services.lobby.main import LobbyService
+from services.lobby.store import LobbyStore
 from services.table.main import TableService
 
 
@@ -51,6 +53,35 @@ Guest = Callable[..., Awaitable[Identity]]
 async def chips_of(app: LobbyApp, who: Identity) -> int:
     balance, _ = await app.chips(who, 1)
     return balance
+
+
+async def assert_ledger_invariants(store: LobbyStore) -> None:
+    async with store.pool.acquire() as conn:
+        # No chip made or lost: every account (the bank is minus the chips granted) sums to zero.
+        assert await conn.fetchval("SELECT COALESCE(sum(balance), 0) FROM lobby_accounts") == 0
+        # A balance never goes negative (only the bank, which issues chips).
+        assert await conn.fetchval("SELECT count(*) FROM lobby_accounts WHERE balance < 0 AND account <> 'bank'") == 0
+        # Double entry: every transaction balances, every balance is the sum of its entries.
+        assert not await conn.fetch("SELECT txn_key FROM lobby_entries GROUP BY txn_key HAVING sum(amount) <> 0")
+        assert not await conn.fetch(
+            "SELECT a.account FROM lobby_accounts a LEFT JOIN lobby_entries e ON e.account = a.account "
+            "GROUP BY a.account, a.balance HAVING a.balance <> COALESCE(sum(e.amount), 0)"
+        )
+        # A pot holds exactly the stakes of a match in play, and nothing once it is over.
+        bad_pots = await conn.fetch(
+            "SELECT t.table_id FROM lobby_tables t "
+            "LEFT JOIN lobby_accounts a ON a.account = 'pot:' || t.table_id "
+            "LEFT JOIN (SELECT table_id, sum(stake_held) AS held FROM lobby_seats GROUP BY table_id) s "
+            "ON s.table_id = t.table_id "
+            "WHERE COALESCE(a.balance, 0) <> CASE WHEN t.status IN ('STARTING', 'PLAYING') "
+            "THEN COALESCE(s.held, 0) ELSE 0 END"
+        )
+        assert not bad_pots, bad_pots
+        grants = await conn.fetchval(
+            "SELECT COALESCE(sum(e.amount), 0) FROM lobby_entries e JOIN lobby_transactions t USING (txn_key) "
+            "WHERE t.kind = 'daily_grant' AND e.account <> 'bank'"
+        )
+        assert await conn.fetchval("SELECT balance FROM lobby_accounts WHERE account = 'bank'") == -grants
 
 
 @dataclass

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from lobby_helpers import Clock, Guest, chips_of
+from lobby_helpers import Clock, Guest, assert_ledger_invariants, chips_of
+from okeycore.classic import split_pot
 from okeycore.options import Game, TableOptions
 from okeyplatform.auth import Identity
 
@@ -24,35 +25,6 @@ TRUNCATE lobby_entries, lobby_transactions, lobby_seats, lobby_tables, lobby_mes
          lobby_reports, lobby_device_bans, lobby_quotas, lobby_accounts, lobby_players CASCADE;
 INSERT INTO lobby_accounts (account, may_go_negative) VALUES ('bank', true), ('house', false);
 """
-
-
-async def assert_ledger_invariants(store: LobbyStore) -> None:
-    async with store.pool.acquire() as conn:
-        # No chip made or lost: every account (the bank is minus the chips granted) sums to zero.
-        assert await conn.fetchval("SELECT COALESCE(sum(balance), 0) FROM lobby_accounts") == 0
-        # A balance never goes negative (only the bank, which issues chips).
-        assert await conn.fetchval("SELECT count(*) FROM lobby_accounts WHERE balance < 0 AND account <> 'bank'") == 0
-        # Double entry: every transaction balances, every balance is the sum of its entries.
-        assert not await conn.fetch("SELECT txn_key FROM lobby_entries GROUP BY txn_key HAVING sum(amount) <> 0")
-        assert not await conn.fetch(
-            "SELECT a.account FROM lobby_accounts a LEFT JOIN lobby_entries e ON e.account = a.account "
-            "GROUP BY a.account, a.balance HAVING a.balance <> COALESCE(sum(e.amount), 0)"
-        )
-        # A pot holds exactly the stakes of a match in play, and nothing once it is over.
-        bad_pots = await conn.fetch(
-            "SELECT t.table_id FROM lobby_tables t "
-            "LEFT JOIN lobby_accounts a ON a.account = 'pot:' || t.table_id "
-            "LEFT JOIN (SELECT table_id, sum(stake_held) AS held FROM lobby_seats GROUP BY table_id) s "
-            "ON s.table_id = t.table_id "
-            "WHERE COALESCE(a.balance, 0) <> CASE WHEN t.status IN ('STARTING', 'PLAYING') "
-            "THEN COALESCE(s.held, 0) ELSE 0 END"
-        )
-        assert not bad_pots, bad_pots
-        grants = await conn.fetchval(
-            "SELECT COALESCE(sum(e.amount), 0) FROM lobby_entries e JOIN lobby_transactions t USING (txn_key) "
-            "WHERE t.kind = 'daily_grant' AND e.account <> 'bank'"
-        )
-        assert await conn.fetchval("SELECT balance FROM lobby_accounts WHERE account = 'bank'") == -grants
 
 
 async def test_a_posting_that_would_overdraw_writes_nothing(app: LobbyApp, guest: Guest) -> None:
@@ -108,7 +80,10 @@ OPS = st.lists(
         st.tuples(st.just("join"), PLAYER, TABLE),
         st.tuples(st.just("leave"), PLAYER, TABLE),  # before the start, or mid-match
         st.tuples(st.just("fill"), TABLE),  # the creator fills with bots: the match starts
-        st.tuples(st.just("end"), TABLE, st.lists(st.integers(0, 3), min_size=1, max_size=4, unique=True)),
+        # the match ends; with the engine's payout (its pot counts bots' stakes too) or the lobby's split
+        st.tuples(
+            st.just("end"), TABLE, st.lists(st.integers(0, 3), min_size=1, max_size=4, unique=True), st.booleans()
+        ),
         st.tuples(st.just("race"), PLAYER, STAKES),  # two tables of one player start at once
     ),
     min_size=3,
@@ -138,7 +113,8 @@ async def _apply(app: LobbyApp, store: LobbyStore, clock: Clock, players: list[I
     elif kind == "fill" and (t := pick("WAITING", op[1])):
         await app.fill_with_bots(Identity(t.creator_id, "player"), t.table_id)
     elif kind == "end" and (t := pick("PLAYING", op[1])):
-        await app.settle_match(t.table_id, winners=tuple(op[2]))
+        payout = split_pot(t.stake * 4, len(op[2]))[0] if op[3] else None
+        await app.settle_match(t.table_id, winners=tuple(op[2]), payout=payout)
     elif kind == "race":
         who = players[op[1]]
         options = TableOptions(game=Game.OKEY, stake=op[2])
