@@ -337,6 +337,8 @@ class Tables:
     async def unseat_waiting(
         self, uow: Unit, table: TableRow, seats: list[SeatRow], player_id: str, now: datetime
     ) -> None:
+        """Free the player's seat at a table still waiting (leaving, or a ban): the table is
+        cancelled when no player is left, and passes to another player when its creator goes."""
         await uow.tables.delete_seats(table.table_id, [player_id])
         others = [s.player_id for s in seats if s.player_id is not None and s.player_id != player_id]
         if not others:
@@ -397,6 +399,14 @@ class Tables:
             rows = await uow.tables.tables((STARTING, PLAYING), None, limit, public_only=False)
         return [t for t in rows if t.started_at is not None and t.started_at < started_before]
 
+    async def _in_play(self, uow: Unit, table_id: str) -> dict[int, SeatRow] | None:
+        """The seats of a table whose match is on, by seat (its row locked to the unit's end, so
+        a match's payments queue behind each other); None once it is over or never was."""
+        table = await uow.tables.table(table_id, lock=True)
+        if table is None or table.status not in (STARTING, PLAYING):
+            return None
+        return {s.seat: s for s in await uow.tables.seats(table_id)}
+
     async def settle_match(
         self, table_id: str, winners: Sequence[int], scores: Sequence[int] = (), payout: int | None = None
     ) -> bool:
@@ -406,10 +416,9 @@ class Tables:
         [C-LEAVE-1], goes to the house (ledger.py). Idempotent: a match is paid once."""
         now = self.clock()
         async with self.store.unit() as uow:
-            table = await uow.tables.table(table_id, lock=True)
-            if table is None or table.status not in (STARTING, PLAYING):
+            seats = await self._in_play(uow, table_id)
+            if seats is None:
                 return False
-            seats = {s.seat: s for s in await uow.tables.seats(table_id)}
             result = await ledger.pay_pot(uow, table_id, winners, scores, seats, now, payout)
             await uow.tables.set_status(table_id, FINISHED, now, result)
         self.log.info(
@@ -426,10 +435,9 @@ class Tables:
         """101 hand prize [O-DEAL-3], while the match is on (ledger.py says who pays whom)."""
         now = self.clock()
         async with self.store.unit() as uow:
-            table = await uow.tables.table(table_id, lock=True)
-            if table is None or table.status not in (STARTING, PLAYING):
+            seats = await self._in_play(uow, table_id)
+            if seats is None:
                 return False
-            seats = {s.seat: s for s in await uow.tables.seats(table_id)}
             return await ledger.pay_hand_prize(uow, table_id, hand, chips, seats, now)
 
 
