@@ -34,9 +34,9 @@ from okeyplatform.auth import issue_token
 from okeyplatform.contract import decode_envelope
 from okeyplatform.eventstore import PostgresEventStore
 from okeyplatform.relay import TABLE_STREAM
+from okeytools.replay import replay
 
 from services.scoring.projection import Projection
-from services.scoring.replay import replay
 from services.scoring.store import HAND_COLS, MATCH_COLS, SEAT_COLS, TABLE_COLS, ScoringStore
 
 __all__ = ["BooksReport", "check_books"]

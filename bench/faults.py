@@ -1,4 +1,4 @@
-"""Faults injected into a running stack (``okeyplatform.stack.Stack`` and its embedded servers),
+"""Faults injected into a running stack (``okeytools.stack.Stack`` and its embedded servers),
 used by ``okey bench soak --faults`` and tests/resilience/test_faults.py:
 
 - ``kill-table``, ``kill-bots``, ``kill-scoring``: ``kill -9`` the service, then start it again;
@@ -15,8 +15,8 @@ from __future__ import annotations
 import asyncio
 import time
 
-from okeyplatform.embedded import EmbeddedNats, EmbeddedPostgres
-from okeyplatform.stack import Stack
+from okeytools.embedded import EmbeddedNats, EmbeddedPostgres
+from okeytools.stack import Stack
 
 __all__ = ["FAULTS", "inject"]
 

@@ -30,8 +30,8 @@ from okeycore.bots import GreedyBot
 from okeycore.events import Event, HandStarted, TableCreated, event_to_dict
 from okeycore.options import TableOptions
 from okeycore.simulate import Simulator
-from okeyplatform.embedded import resolve_infra, with_database
 from okeyplatform.eventstore import NewEvent, PostgresEventStore
+from okeytools.embedded import resolve_infra, with_database
 
 from .common import machine, ms, percentile
 from .record import Section, Table, command_line, record
@@ -165,7 +165,8 @@ async def _drop_db(base_url: str, name: str) -> None:
 
 async def _run(base_url: str, nats_url: str, target: int, seed: int, quick: bool) -> list[tuple[str, str, str]]:
     """The four steps; returns the rows of the record (measure, target, measured)."""
-    from services.scoring.replay import LogVerifier, replay
+    from okeytools.replay import LogVerifier, replay
+
     from services.scoring.store import ScoringStore
 
     stamp = int(time.time())

@@ -52,8 +52,8 @@ from .common import machine, percentile
 from .record import Section, Table, command_line, record
 
 if TYPE_CHECKING:
-    from okeyplatform.embedded import EmbeddedNats, EmbeddedPostgres
-    from okeyplatform.stack import Stack
+    from okeytools.embedded import EmbeddedNats, EmbeddedPostgres
+    from okeytools.stack import Stack
 
     from .books import BooksReport
 
@@ -532,8 +532,8 @@ async def soak(
 
 
 def run(args: argparse.Namespace) -> int:
-    from okeyplatform.embedded import resolve_infra
-    from okeyplatform.stack import Stack
+    from okeytools.embedded import resolve_infra
+    from okeytools.stack import Stack
 
     from .faults import FAULTS
 

@@ -29,10 +29,10 @@ from okey.v1 import table_service_pb2_grpc as pb_grpc
 from okeycore.options import TableOptions
 from okeyplatform.auth import issue_token, token_secret
 from okeyplatform.contract import decode_envelope
-from okeyplatform.embedded import free_port, resolve_infra, with_database
 from okeyplatform.protoconv import options_pb
 from okeyplatform.relay import TABLE_STREAM
-from okeyplatform.up import wait_healthy
+from okeytools.embedded import free_port, resolve_infra, with_database
+from okeytools.stack import wait_healthy
 
 from .common import CpuMeter, machine, ms, percentile
 from .record import Section, Table, command_line, record
@@ -360,7 +360,7 @@ async def _run(
         OKEY_LOG_LEVEL="WARNING",
         OKEY_TABLE_WORKERS=str(workers),
     )
-    proc = subprocess.Popen([sys.executable, "-m", "okeyplatform.cli", "serve", "table"], env=env)
+    proc = subprocess.Popen([sys.executable, "-m", "okeytools.cli", "serve", "table"], env=env)
     try:
         await asyncio.to_thread(wait_healthy, addr, 60.0, proc)
         token = issue_token("bench-bots", "service")

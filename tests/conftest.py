@@ -3,7 +3,7 @@
 Servers start lazily, once per session, and only for tests that ask for them:
 
 - ``database_url`` / ``nats_url``: ``OKEY_DATABASE_URL`` / ``OKEY_NATS_URL`` when set, else an
-  embedded server (``okeyplatform.embedded``) started on first use and stopped at session end.
+  embedded server (``okeytools.embedded``) started on first use and stopped at session end.
 - ``fresh_database_url``: a new empty database on that server for one test, dropped afterwards;
   ``pg_conn``: an asyncpg connection to it.
 - ``nats_client`` / ``jetstream``: a nats-py connection and its JetStream context; streams the
@@ -26,7 +26,7 @@ import nats
 import pytest
 from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
-from okeyplatform.embedded import EmbeddedNats, EmbeddedPostgres, resolve_nats, resolve_postgres, with_database
+from okeytools.embedded import EmbeddedNats, EmbeddedPostgres, resolve_nats, resolve_postgres, with_database
 
 # A bench run by a test (and every process it starts) must not rewrite docs/benchmarks.md, even
 # when the shell that runs pytest has recording on.

@@ -9,7 +9,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from okeyplatform.protogen import generate
+from okeytools.protogen import generate
 
 ROOT = Path(__file__).resolve().parents[1]
 TOOLS = ROOT / ".tools"
@@ -59,5 +59,5 @@ def test_generated_code_is_up_to_date(tmp_path: Path) -> None:
     for fresh in tmp_path.rglob("*.py*"):
         rel = fresh.relative_to(tmp_path)
         assert filecmp.cmp(fresh, committed / rel, shallow=False), (
-            f"{rel} is stale: run `python -m okeyplatform.protogen` and commit the result"
+            f"{rel} is stale: run `python -m okeytools.protogen` and commit the result"
         )

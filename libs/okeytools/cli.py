@@ -6,28 +6,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from okeycore.options import OptionsError, TableOptions
+from okeycore.options import OptionsError
 
-__all__ = ["main", "build_parser", "parse_options"]
-
-
-def parse_options(pairs: Sequence[str], game: str = "OKEY") -> TableOptions:
-    """``["partners=true", "match_points=10"]`` -> TableOptions, with readable errors."""
-    data: dict[str, object] = {"game": game}
-    for pair in pairs:
-        name, sep, raw = pair.partition("=")
-        if not sep:
-            raise OptionsError(f"options are name=value, got {pair!r}")
-        value: object = raw
-        low = raw.lower()
-        if low in ("true", "on", "yes"):
-            value = True
-        elif low in ("false", "off", "no"):
-            value = False
-        elif raw.lstrip("-").isdigit():
-            value = int(raw)
-        data[name.strip()] = value
-    return TableOptions.from_dict(data).validated()
+__all__ = ["main", "build_parser"]
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -66,7 +47,7 @@ def _cmd_verify_deal(args: argparse.Namespace) -> int:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from services.scoring.replay import run_replay
+    from .replay import run_replay
 
     return run_replay(args)
 
@@ -258,7 +239,7 @@ def build_parser() -> argparse.ArgumentParser:
     migrate.add_argument("--database-url", help="PostgreSQL URL (default: OKEY_DATABASE_URL)")
     migrate.set_defaults(func=_cmd_migrate)
 
-    from services.lobby.collusion import add_review_parser  # okey review collusion
+    from .collusion import add_review_parser  # okey review collusion
 
     add_review_parser(sub)
     return p

@@ -257,7 +257,7 @@ def run_review_collusion(args: argparse.Namespace) -> int:
 
 
 def add_review_parser(sub: Any) -> None:
-    """``okey review collusion`` (called by okeyplatform.cli)."""
+    """``okey review collusion`` (called by okeytools.cli)."""
     review = sub.add_parser(
         "review",
         help="fair-play reviews computed from the event log",

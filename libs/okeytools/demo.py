@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import secrets
 import sys
+from collections.abc import Sequence
 from typing import TextIO
 
 from okeycore.bots import Strategy
@@ -19,7 +20,24 @@ from okeycore.strategy import STRATEGIES
 from okeycore.strategy101 import STRATEGIES_101, strategy101
 from okeycore.tiles import face_of_id
 
-from .cli import parse_options
+
+def parse_options(pairs: Sequence[str], game: str = "OKEY") -> TableOptions:
+    """``okey demo -o``: ``["partners=true", "match_points=10"]`` -> TableOptions, with readable errors."""
+    data: dict[str, object] = {"game": game}
+    for pair in pairs:
+        name, sep, raw = pair.partition("=")
+        if not sep:
+            raise OptionsError(f"options are name=value, got {pair!r}")
+        value: object = raw
+        low = raw.lower()
+        if low in ("true", "on", "yes"):
+            value = True
+        elif low in ("false", "off", "no"):
+            value = False
+        elif raw.lstrip("-").isdigit():
+            value = int(raw)
+        data[name.strip()] = value
+    return TableOptions.from_dict(data).validated()
 
 
 def _tile(t: int) -> str:
@@ -138,7 +156,7 @@ def run_stack_demo(args: argparse.Namespace) -> int:
     import time
     from pathlib import Path
 
-    from .embedded import resolve_infra
+    from .embedded import EmbeddedServerError, resolve_infra
     from .stack import Stack
 
     try:
@@ -150,8 +168,13 @@ def run_stack_demo(args: argparse.Namespace) -> int:
     t0 = time.monotonic()
     out.write("okey demo: starting PostgreSQL, NATS and the services ...\n")
     out.flush()
+    try:
+        infra = resolve_infra()
+    except EmbeddedServerError as exc:
+        print(f"okey demo: {exc}", file=sys.stderr)
+        return 2
     logs = Path(tempfile.mkdtemp(prefix="okey-demo-logs-"))
-    with resolve_infra() as infra:
+    with infra:
         stack = Stack(infra.database_url, infra.nats_url, log_dir=logs, extra_env={"OKEY_LOG_LEVEL": "WARNING"})
         try:
             stack.start()
@@ -180,9 +203,8 @@ async def _follow_match(gateway: str, options: object, args: argparse.Namespace,
     from okey.v1 import scoring_service_pb2 as spb
     from okey.v1 import scoring_service_pb2_grpc as spb_grpc
     from okey.v1 import table_service_pb2 as tpb
-
-    from .auth import issue_token
-    from .client import TableClient
+    from okeyplatform.auth import issue_token
+    from okeyplatform.client import TableClient
 
     assert hasattr(out, "write")
     token = issue_token("demo-spectator", "player")

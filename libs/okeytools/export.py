@@ -17,9 +17,8 @@ from typing import Any, TextIO
 
 from okeycore.events import TableCreated
 from okeycore.games import engine_for as engine
-
-from .contract import decode_stored, envelope_json, envelope_pb
-from .eventstore import PostgresEventStore
+from okeyplatform.contract import decode_stored, envelope_json, envelope_pb
+from okeyplatform.eventstore import PostgresEventStore
 
 __all__ = ["export_lines", "run_export"]
 

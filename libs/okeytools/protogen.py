@@ -1,4 +1,4 @@
-"""Generate the Python code for protos/okey/v1 (run ``python -m okeyplatform.protogen``)."""
+"""Generate the Python code for protos/okey/v1 (run ``python -m okeytools.protogen``)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 tables and swap them in; with ``--verify``, first re-run okeycore over every stream and fail
 loudly when a recorded result differs from what okeycore decides.
 
-The rebuild runs the live projector's own code (``projection.Projection``) over the log in its
+The rebuild runs the live projector's own code (``services.scoring.projection.Projection``) over the log in its
 global order, writes the result with COPY into the schema ``okey_scoring_rebuild``, then, in one
 transaction that locks the live tables: catches the new tables up with whatever the log (and
 the live projector) got meanwhile, counts the rows that differ from the live tables, and moves
@@ -38,9 +38,9 @@ from okeycore.games import engine_for as engine
 from okeycore.options import RULES_VERSION, Game
 from okeyplatform.eventstore import START, GlobalPosition, PostgresEventStore, StoredEvent
 
-from .app import Item, ScoringApp
-from .projection import Projection, ProjectionError, UnknownEventType
-from .store import REBUILD_SCHEMA, ScoringStore
+from services.scoring.app import Item, ScoringApp
+from services.scoring.projection import Projection, ProjectionError, UnknownEventType
+from services.scoring.store import REBUILD_SCHEMA, ScoringStore
 
 __all__ = ["ReplayReport", "LogVerifier", "replay", "run_replay"]
 

@@ -1,4 +1,4 @@
-"""The whole stack as processes: every service started with ``okey serve <name>`` on free (or
+"""The whole stack as processes: every service started as ``python -m services.<name>.main`` on free (or
 given) loopback ports, wired to each other by environment, health-checked, and killable one
 by one. Used by ``okey up``, ``okey demo``, the resilience tests and the soak benchmark."""
 
@@ -8,15 +8,18 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from .embedded import free_port
-from .up import wait_healthy
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-__all__ = ["Stack", "ServiceProcess", "ALL_SERVICES", "ADDR_ENV"]
+from .embedded import free_port
+
+__all__ = ["Stack", "ServiceProcess", "ALL_SERVICES", "ADDR_ENV", "service_command", "wait_healthy"]
 
 # In start order: the table first (the others call it), the gateway last.
 ALL_SERVICES = ("table", "scoring", "lobby", "bots", "gateway")
@@ -28,6 +31,33 @@ ADDR_ENV = {
     "gateway": "OKEY_GATEWAY_GRPC_ADDR",
 }
 DEFAULT_PORTS = {"table": 50061, "scoring": 50062, "lobby": 50063, "bots": 50064, "gateway": 50051}
+
+
+def service_command(name: str) -> list[str]:
+    """How a service is run: its own entry point as a module of this interpreter, so a tool never
+    imports a service (``okey serve`` execs this, the stack starts it as a child)."""
+    if name not in ALL_SERVICES:
+        raise ValueError(f"no service {name!r} (one of {', '.join(ALL_SERVICES)})")
+    return [sys.executable, "-m", f"services.{name}.main"]
+
+
+def wait_healthy(address: str, timeout_s: float = 30.0, proc: subprocess.Popen[bytes] | None = None) -> None:
+    """Until the standard gRPC health service at ``address`` answers SERVING."""
+    deadline = time.monotonic() + timeout_s
+    last = ""
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"the service at {address} exited with code {proc.returncode}")
+        try:
+            with grpc.insecure_channel(address) as ch:
+                resp = health_pb2_grpc.HealthStub(ch).Check(health_pb2.HealthCheckRequest(), timeout=1.0)
+                if resp.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+                last = str(resp.status)
+        except grpc.RpcError as exc:
+            last = exc.code().name if hasattr(exc, "code") else str(exc)
+        time.sleep(0.2)
+    raise TimeoutError(f"{address} did not become healthy in {timeout_s:.0f}s (last: {last})")
 
 
 @dataclass
@@ -60,7 +90,7 @@ class Stack:
         env["OKEY_DATABASE_URL"] = self.database_url
         env["OKEY_NATS_URL"] = self.nats_url
         if not env.get("OKEY_TOKEN_SECRET"):
-            from .auth import token_secret
+            from okeyplatform.auth import token_secret
 
             token_secret()
             env["OKEY_TOKEN_SECRET"] = os.environ["OKEY_TOKEN_SECRET"]
@@ -91,7 +121,7 @@ class Stack:
             out = open(self.log_dir / f"{name}.log", "ab")  # noqa: SIM115 - closed in stop_one
             sp.log = out
         sp.proc = subprocess.Popen(
-            [sys.executable, "-m", "okeyplatform.cli", "serve", name],
+            service_command(name),
             env=self.env,
             stdout=out,
             stderr=subprocess.STDOUT if out else None,

@@ -6,75 +6,41 @@ import argparse
 import os
 import secrets
 import signal
-import subprocess
 import sys
 import time
 
-import grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
+from .embedded import EmbeddedServerError, resolve_infra
+from .stack import Stack, service_command
 
-from .embedded import resolve_infra
-
-__all__ = ["run_up", "run_serve", "run_migrate", "wait_healthy"]
-
-
-def wait_healthy(address: str, timeout_s: float = 30.0, proc: subprocess.Popen[bytes] | None = None) -> None:
-    """Until the standard gRPC health service at ``address`` answers SERVING."""
-    deadline = time.monotonic() + timeout_s
-    last = ""
-    while time.monotonic() < deadline:
-        if proc is not None and proc.poll() is not None:
-            raise RuntimeError(f"the service at {address} exited with code {proc.returncode}")
-        try:
-            with grpc.insecure_channel(address) as ch:
-                resp = health_pb2_grpc.HealthStub(ch).Check(health_pb2.HealthCheckRequest(), timeout=1.0)
-                if resp.status == health_pb2.HealthCheckResponse.SERVING:
-                    return
-                last = str(resp.status)
-        except grpc.RpcError as exc:
-            last = exc.code().name if hasattr(exc, "code") else str(exc)
-        time.sleep(0.2)
-    raise TimeoutError(f"{address} did not become healthy in {timeout_s:.0f}s (last: {last})")
+__all__ = ["run_up", "run_serve", "run_migrate"]
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    if args.service == "gateway":
-        from services.gateway.main import main as gateway_main
-
-        gateway_main()
-        return 0
-    missing = [v for v in ("OKEY_DATABASE_URL", "OKEY_NATS_URL") if not os.environ.get(v)]
-    if missing:
-        print(f"okey serve: set {' and '.join(missing)} (or use `okey up`, which starts them)", file=sys.stderr)
-        return 2
-    if args.service == "table":
-        from services.table.main import main
-
-        main()
-    if args.service == "scoring":
-        from services.scoring.main import main as scoring_main
-
-        return scoring_main()
-    if args.service == "lobby":
-        from services.lobby.main import main as lobby_main
-
-        lobby_main()
-    if args.service == "bots":
-        from services.bots.main import main as bots_main
-
-        return bots_main()
-    return 0
+    """Replace this process with the service's own entry point, ``python -m services.<name>.main``:
+    the tool does not import the services, and the service keeps this pid (signals reach it)."""
+    if args.service != "gateway":
+        missing = [v for v in ("OKEY_DATABASE_URL", "OKEY_NATS_URL") if not os.environ.get(v)]
+        if missing:
+            print(f"okey serve: set {' and '.join(missing)} (or use `okey up`, which starts them)", file=sys.stderr)
+            return 2
+    command = service_command(args.service)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(command[0], command)
 
 
 def run_up(args: argparse.Namespace) -> int:
     """The whole stack on the documented ports, each service in its own process, until Ctrl-C
     (or ``--for-seconds``); a service that dies stops the rest with a message."""
-    from .stack import Stack
-
     out = sys.stdout
     out.write("okey up: starting PostgreSQL and NATS ...\n")
     out.flush()
-    with resolve_infra(args.data_dir) as infra:
+    try:
+        infra = resolve_infra(args.data_dir)
+    except EmbeddedServerError as exc:  # the embedded extra missing, a server that would not start
+        print(f"okey up: {exc}", file=sys.stderr)
+        return 2
+    with infra:
         os.environ.setdefault("OKEY_TOKEN_SECRET", secrets.token_hex(32))
         src = "embedded" if infra.postgres else "OKEY_DATABASE_URL"
         out.write(f"  PostgreSQL  {_redact(infra.database_url)}  ({src})\n")
@@ -132,8 +98,7 @@ def run_migrate(args: argparse.Namespace) -> int:
     import importlib
 
     import asyncpg
-
-    from .eventstore import migrate
+    from okeyplatform.eventstore import migrate
 
     url = args.database_url or os.environ.get("OKEY_DATABASE_URL")
     if not url:
@@ -162,8 +127,7 @@ def run_migrate(args: argparse.Namespace) -> int:
             # The event stream is configured here (and by the relay), from one place: the
             # OKEY_STREAM_* settings. Consumers only bind to it.
             import nats
-
-            from .relay import StreamSettings, ensure_table_stream
+            from okeyplatform.relay import StreamSettings, ensure_table_stream
 
             settings = StreamSettings.from_env()
             nc = await nats.connect(nats_url, connect_timeout=5, max_reconnect_attempts=3)

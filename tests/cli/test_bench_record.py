@@ -23,7 +23,7 @@ AFTER = "\n\nProse after, kept too.\n\n<!-- bench:table:start -->\ntable figures
 
 
 def _okey(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    cmd = [OKEY, *args] if OKEY else [sys.executable, "-m", "okeyplatform.cli", *args]
+    cmd = [OKEY, *args] if OKEY else [sys.executable, "-m", "okeytools.cli", *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
 
 

@@ -13,7 +13,7 @@ OKEY = shutil.which("okey") or ""
 
 
 def run_okey(*args: str, stdin: str | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    cmd = [OKEY, *args] if OKEY else [sys.executable, "-m", "okeyplatform.cli", *args]
+    cmd = [OKEY, *args] if OKEY else [sys.executable, "-m", "okeytools.cli", *args]
     return subprocess.run(cmd, input=stdin, capture_output=True, text=True, timeout=timeout)
 
 
@@ -41,7 +41,7 @@ def test_demo_runs_the_stack_plays_through_the_gateway_and_stops() -> None:
     marker = uuid.uuid4().hex
     env = {k: v for k, v in os.environ.items() if k not in ("OKEY_DATABASE_URL", "OKEY_NATS_URL")}
     env["OKEY_TEST_MARKER"] = marker  # inherited by every process the demo starts
-    cmd = [OKEY or sys.executable, *([] if OKEY else ["-m", "okeyplatform.cli"]), "demo", "-o", "match_points=6"]
+    cmd = [OKEY or sys.executable, *([] if OKEY else ["-m", "okeytools.cli"]), "demo", "-o", "match_points=6"]
     got = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
     assert got.returncode == 0, got.stdout + got.stderr
     assert "played by the bots service" in got.stdout

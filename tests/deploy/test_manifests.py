@@ -104,7 +104,7 @@ def test_nats_is_a_jetstream_cluster(rendered: tuple[str, Path, list[dict[str, A
 
 
 def test_services_ports_probes_commands_match_the_code(rendered: tuple[str, Path, list[dict[str, Any]]]) -> None:
-    from okeyplatform.cli import build_parser
+    from okeytools.cli import build_parser
 
     overlay, _, docs = rendered
     deps = by_kind(docs, "Deployment")

@@ -26,7 +26,7 @@ import pytest
 from okeycore.commands import Discard, Draw
 from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient
-from okeyplatform.embedded import EmbeddedNats
+from okeytools.embedded import EmbeddedNats
 
 from services.gateway.main import Gateway
 from services.table.main import TableService

@@ -10,8 +10,8 @@ import sys
 
 import asyncpg
 from okeyplatform.eventstore import NewEvent, PostgresEventStore, migrate
+from okeytools.collusion import CollusionScan
 
-from services.lobby.collusion import CollusionScan
 from services.lobby.store import MIGRATIONS, SCOPE
 
 PLAYERS = [f"p{i:02d}" for i in range(16)]
@@ -105,7 +105,7 @@ async def test_okey_review_collusion_reads_the_log_and_prints_a_readable_summary
     finally:
         await conn.close()
     okey = shutil.which("okey")
-    cmd = [okey] if okey else [sys.executable, "-m", "okeyplatform.cli"]
+    cmd = [okey] if okey else [sys.executable, "-m", "okeytools.cli"]
     got = subprocess.run(
         [*cmd, "review", "collusion", "--database-url", fresh_database_url],
         capture_output=True,
@@ -122,6 +122,6 @@ async def test_okey_review_collusion_reads_the_log_and_prints_a_readable_summary
 
 def test_okey_review_collusion_has_help() -> None:
     okey = shutil.which("okey")
-    cmd = [okey] if okey else [sys.executable, "-m", "okeyplatform.cli"]
+    cmd = [okey] if okey else [sys.executable, "-m", "okeytools.cli"]
     got = subprocess.run([*cmd, "review", "collusion", "--help"], capture_output=True, text=True, timeout=60)
     assert got.returncode == 0 and "usage: okey review collusion" in got.stdout and "--min-tables" in got.stdout

@@ -18,8 +18,8 @@ from okeycore.bots import GreedyBot
 from okeyplatform.client import TableClient
 from okeyplatform.grpcserver import error_reason
 from okeyplatform.protoconv import classic_view_from_pb
+from okeytools.collusion import CollusionScan
 
-from services.lobby.collusion import CollusionScan
 from services.lobby.ledger_repo import HOUSE
 
 

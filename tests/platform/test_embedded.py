@@ -18,7 +18,7 @@ import nats
 import pytest
 from nats.js import JetStreamContext
 from nats.js.api import StreamConfig
-from okeyplatform.embedded import (
+from okeytools.embedded import (
     RESERVED_PORTS,
     EmbeddedNats,
     EmbeddedPostgres,

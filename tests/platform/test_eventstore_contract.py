@@ -8,7 +8,6 @@ from collections.abc import AsyncIterator
 
 import asyncpg
 import pytest
-from okeyplatform.embedded import with_database
 from okeyplatform.eventstore import (
     DuplicateCommand,
     EventStore,
@@ -17,6 +16,7 @@ from okeyplatform.eventstore import (
     PostgresEventStore,
     VersionConflict,
 )
+from okeytools.embedded import with_database
 
 
 @pytest.fixture(params=["memory", "postgres"])

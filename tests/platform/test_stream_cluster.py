@@ -16,8 +16,8 @@ from pathlib import Path
 
 import nats
 import pytest
-from okeyplatform.embedded import free_port, nats_server_binary
 from okeyplatform.relay import TABLE_STREAM
+from okeytools.embedded import free_port, nats_server_binary
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scoring"))
 from scoring_helpers import append, simulated, wait_version

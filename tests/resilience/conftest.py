@@ -1,5 +1,5 @@
 """The whole stack for the resilience tests: every service as its own process (``okey serve``,
-through ``okeyplatform.stack.Stack``) on PRIVATE embedded PostgreSQL and NATS, so tests may
+through ``okeytools.stack.Stack``) on PRIVATE embedded PostgreSQL and NATS, so tests may
 kill services and stop or restart the servers even when OKEY_DATABASE_URL / OKEY_NATS_URL point
 at shared servers.
 
@@ -29,8 +29,8 @@ from pathlib import Path
 
 import pytest
 from okeyplatform.auth import token_secret
-from okeyplatform.embedded import EmbeddedNats, EmbeddedPostgres
-from okeyplatform.stack import Stack
+from okeytools.embedded import EmbeddedNats, EmbeddedPostgres
+from okeytools.stack import Stack
 from resilience_stack import ResilienceStack
 
 __all__ = ["ResilienceStack", "stack"]

@@ -31,8 +31,8 @@ from okey.v1 import common_pb2
 from okey.v1 import lobby_service_pb2 as lpb
 from okey.v1 import table_service_pb2 as tpb
 from okeyplatform.auth import issue_token
-from okeyplatform.embedded import EmbeddedNats, with_database
 from okeyplatform.grpcserver import error_reason
+from okeytools.embedded import EmbeddedNats, with_database
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from services.gateway.api import HTTP_STATUS

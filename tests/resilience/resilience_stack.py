@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from okeyplatform.auth import issue_token
-from okeyplatform.embedded import EmbeddedNats, EmbeddedPostgres
-from okeyplatform.stack import Stack
+from okeytools.embedded import EmbeddedNats, EmbeddedPostgres
+from okeytools.stack import Stack
 
 
 @dataclass

@@ -44,8 +44,8 @@ from okey.v1 import table_service_pb2 as tpb
 from okeycore.events import IndicatorShown, TileDiscarded
 from okeycore.games import engine_for
 from okeyplatform.auth import issue_token
-from okeyplatform.export import export_lines
 from okeyplatform.grpcserver import error_reason
+from okeytools.export import export_lines
 from websockets.exceptions import ConnectionClosed
 
 from services.gateway.main import Gateway
@@ -376,7 +376,7 @@ def test_no_route_shows_another_seats_rack_or_the_deck_while_the_hand_runs(edge:
     # okey export (the command) as a spectator sees it: no rack, no deck order
     env = dict(os.environ, OKEY_DATABASE_URL=edge.database_url)
     done = subprocess.run(
-        [sys.executable, "-m", "okeyplatform.cli", "export", table_id],
+        [sys.executable, "-m", "okeytools.cli", "export", table_id],
         capture_output=True,
         text=True,
         env=env,

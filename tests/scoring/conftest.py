@@ -10,7 +10,7 @@ import grpc
 import pytest
 from okey.v1 import scoring_service_pb2_grpc as pb_grpc
 from okeyplatform.auth import issue_token
-from okeyplatform.embedded import EmbeddedNats
+from okeytools.embedded import EmbeddedNats
 from scoring_helpers import Stack
 
 from services.scoring.main import ScoringService

@@ -266,7 +266,7 @@ async def run_okey_replay(database_url: str, *flags: str) -> str:
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "okeyplatform.cli",
+        "okeytools.cli",
         "replay",
         "--verify",
         *flags,

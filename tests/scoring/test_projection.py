@@ -8,10 +8,10 @@ from datetime import UTC, datetime
 
 import pytest
 from okeycore.events import EVENT_TYPES, HandEnded, event_to_dict
+from okeytools.replay import LogVerifier
 from scoring_helpers import match_a, match_b, simulated
 
 from services.scoring.projection import HANDLED, IGNORED, Projection, UnknownEventType
-from services.scoring.replay import LogVerifier
 
 NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 

@@ -10,12 +10,12 @@ import sys
 
 import asyncpg
 from okeyplatform.auth import token_secret
-from okeyplatform.embedded import EmbeddedNats, free_port
 from okeyplatform.eventstore import PostgresEventStore
-from okeyplatform.up import wait_healthy
+from okeytools.embedded import EmbeddedNats, free_port
+from okeytools.replay import replay
+from okeytools.stack import wait_healthy
 from scoring_helpers import append, simulated, wait_version
 
-from services.scoring.replay import replay
 from services.scoring.store import ScoringStore
 from services.table.main import TableService
 
@@ -24,7 +24,7 @@ PLAYERS = ("ali", "ayse", "", "zeynep")
 
 def start_scoring(env: dict[str, str]) -> subprocess.Popen[bytes]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "okeyplatform.cli", "serve", "scoring"],
+        [sys.executable, "-m", "okeytools.cli", "serve", "scoring"],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

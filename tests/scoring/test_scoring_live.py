@@ -23,11 +23,11 @@ from okeyplatform.client import TableClient
 from okeyplatform.grpcserver import error_reason
 from okeyplatform.protoconv import classic_view_from_pb
 from okeyplatform.relay import TABLE_STREAM
+from okeytools.replay import replay
 from scoring_helpers import Stack, append, match_a, match_b, publish, run_okey_replay, simulated, wait_version
 
 from services.scoring.app import APPLIED, DUPLICATE, HELD, Item
 from services.scoring.main import ScoringService
-from services.scoring.replay import replay
 
 PLAYERS = ("ali", "ayse", "mehmet", "zeynep")
 Client = tuple[Any, Any]

