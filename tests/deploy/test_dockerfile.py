@@ -70,7 +70,7 @@ def final_stage_problems(text: str) -> list[str]:
         if word == "RUN" and re.search(r"\bpip\b.*\binstall\b", args):
             installs += 1
             if "-r " in args or "--requirement" in args:
-                problems.append(f"the final stage installs from a requirements file, which this test cannot read: {args}")
+                problems.append(f"the final stage installs from a requirements file (unread here): {args}")
     if installs == 0:
         problems.append("the final stage installs nothing with pip")
     return problems
