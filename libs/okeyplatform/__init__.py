@@ -1,4 +1,5 @@
-"""okeyplatform: plumbing shared by the services and the ``okey`` command."""
+"""okeyplatform: the runtime the services share (event store, bus, gRPC host, auth, logs, proto
+conversion). It imports no service and no tool (okeytools); tests/test_import_graph.py checks it."""
 
 import os
 
