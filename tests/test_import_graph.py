@@ -140,15 +140,8 @@ def test_no_layer_imports_upwards() -> None:
     assert forbidden_imports(import_graph()) == []
 
 
-# The one cycle left, in files that another change of issue 17 owns (the runtime's): contract
-# imports protoconv's options mapping, and protoconv defers into contract for the event-typed
-# fields of a view. Named here so that no other cycle can join it; once it is broken the test
-# fails until this entry goes too.
-KNOWN_CYCLES = [["okeyplatform.contract", "okeyplatform.protoconv"]]
-
-
 def test_no_import_cycles_between_modules() -> None:
-    assert cycles(import_graph()) == KNOWN_CYCLES
+    assert cycles(import_graph()) == []
 
 
 def test_the_graph_sees_the_runtime_the_services_and_the_tools() -> None:

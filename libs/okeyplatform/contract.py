@@ -35,7 +35,7 @@ from okeycore.tiles import TILE_COUNT, face_of_id
 
 from .eventstore import StoredEvent
 from .logs import get_logger
-from .protoconv import options_pb, snake
+from .optionsconv import options_pb, snake
 
 __all__ = [
     "CONTENT_TYPE",

@@ -7,7 +7,6 @@ view's last hand, the match result)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import fields
 from enum import Enum
@@ -17,8 +16,11 @@ from google.protobuf.message import Message
 from okey.v1 import common_pb2, table_service_pb2
 from okeycore.events import Event
 from okeycore.kernel.view import Allowed
-from okeycore.options import OptionsError, TableOptions
+from okeycore.options import TableOptions
 from okeycore.tiles import TILE_COUNT, face_of_id
+
+from .contract import event_from_message, event_into
+from .optionsconv import options_from_pb, options_pb, snake
 
 __all__ = [
     "hints_pb",
@@ -29,12 +31,6 @@ __all__ = [
     "view_pb",
     "snake",
 ]
-
-_SNAKE = re.compile(r"(?<!^)(?=[A-Z])")
-
-
-def snake(name: str) -> str:
-    return _SNAKE.sub("_", name).lower()
 
 
 def tile_pb(tid: int) -> common_pb2.Tile:
@@ -97,64 +93,12 @@ def _fill(msg: Message, obj: Any, renames: dict[str, str] | None = None) -> Mess
             else:
                 getattr(msg, name).extend(v)
         elif isinstance(v, Event):
-            from .contract import event_into  # (contract imports this module)
-
             event_into(getattr(msg, name), v)
         elif hasattr(v, "__dataclass_fields__"):
             _fill(getattr(msg, name), v)
         else:
             setattr(msg, name, v)
     return msg
-
-
-# ------------------------------------------------------------------ options
-
-_OPTION_ENUMS = {
-    "game": "GAME",
-    "indicator_scoring": "INDICATOR_SCORING",
-    "indicator_timing": "INDICATOR_TIMING",
-    "discard_history": "DISCARD_HISTORY",
-    "pairs_declaration": "PAIRS_DECLARATION",
-    "deck_end": "DECK_END",
-    "mode": "MODE",
-}
-
-
-def options_pb(opts: TableOptions) -> common_pb2.TableOptions:
-    msg = common_pb2.TableOptions()
-    for name, value in opts.to_dict().items():
-        if name in _OPTION_ENUMS:
-            setattr(
-                msg,
-                name,
-                common_pb2.DESCRIPTOR.enum_types_by_name[_enum_name(name)]
-                .values_by_name[f"{_OPTION_ENUMS[name]}_{value}"]
-                .number,
-            )
-        else:
-            setattr(msg, name, value)
-    return msg
-
-
-def _enum_name(option: str) -> str:
-    return "".join(p.capitalize() for p in option.split("_"))
-
-
-def options_from_pb(msg: common_pb2.TableOptions) -> TableOptions:
-    """Set fields only; an unset enum or optional takes the default; a set option of the other
-    game is refused [D-9]. Raises OptionsError."""
-    data: dict[str, Any] = {}
-    for fd, value in msg.ListFields():
-        if fd.name in _OPTION_ENUMS:
-            name = fd.enum_type.values_by_number[value].name if value in fd.enum_type.values_by_number else None
-            if name is None:
-                raise OptionsError(f"{fd.name}: unknown value {value}")
-            data[fd.name] = name[len(_OPTION_ENUMS[fd.name]) + 1 :]
-        else:
-            data[fd.name] = value
-    if "game" not in data:
-        raise OptionsError("options.game is required: GAME_OKEY or GAME_OKEY101")
-    return TableOptions.from_dict(data).validated()
 
 
 # ------------------------------------------------------------------ views
@@ -248,8 +192,6 @@ def _from_value(hint: Any, fd: Any, msg: Message, name: str, value: Any) -> Any:
             return tuple(inner(enum_type.values_by_number[v].name[len(prefix) :]) for v in value)
         return tuple(value)
     if isinstance(hint, type) and issubclass(hint, Event):
-        from .contract import event_from_message  # (contract imports this module)
-
         return event_from_message(hint, value)
     if hasattr(hint, "__dataclass_fields__"):
         return from_pb(hint, value)
