@@ -33,6 +33,7 @@ __all__ = [
     "ROLES",
     "revoke",
     "revoked_before",
+    "ServiceCredential",
 ]
 
 ROLES = ("player", "service", "admin")
@@ -184,3 +185,26 @@ def client_address_from_metadata(metadata: Iterable[tuple[str, str | bytes]] | N
         if key == CLIENT_ADDRESS_KEY and isinstance(value, str):
             return value.strip()[:64]
     return ""
+
+
+class ServiceCredential:
+    """A service's own bearer token, issued again once half its lifetime has passed, so a
+    long-running service never calls with an expired one. :class:`okeyplatform.client.TableClient`
+    takes one in place of a fixed token (the bots use it; the lobby's starter will)."""
+
+    def __init__(self, subject: str, ttl_s: int = 24 * 3600, secret: bytes | None = None) -> None:
+        self.subject = subject
+        self.ttl_s = ttl_s
+        self.secret = secret
+        self._token = ""
+        self._issued = 0.0
+
+    def token(self) -> str:
+        if not self._token or time.monotonic() - self._issued > self.ttl_s / 2:
+            self._token = issue_token(self.subject, "service", ttl_s=self.ttl_s, secret=self.secret)
+            self._issued = time.monotonic()
+        return self._token
+
+    def metadata(self) -> tuple[tuple[str, str], ...]:
+        """The ``authorization`` metadata of a call, with a fresh token when due."""
+        return (("authorization", f"Bearer {self.token()}"),)

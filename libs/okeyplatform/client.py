@@ -14,6 +14,7 @@ from okeycore import okey101
 from okeycore.melds import MeldKind
 from okeycore.options import TableOptions
 
+from .auth import ServiceCredential
 from .protoconv import options_pb
 
 __all__ = ["TableClient", "command_request"]
@@ -67,10 +68,21 @@ def command_request(table_id: str, command: C.Command, command_id: str | None = 
 
 
 class TableClient:
-    def __init__(self, target: str, token: str, channel: grpc.aio.Channel | None = None) -> None:
+    """``token``: a fixed bearer token, or a :class:`ServiceCredential` that renews itself."""
+
+    def __init__(self, target: str, token: str | ServiceCredential, channel: grpc.aio.Channel | None = None) -> None:
         self.channel = channel or grpc.aio.insecure_channel(target)
         self.stub = pb_grpc.TableServiceStub(self.channel)
-        self.metadata = (("authorization", f"Bearer {token}"),)
+        self.credential = token if isinstance(token, ServiceCredential) else None
+        self._metadata: tuple[tuple[str, str], ...] = () if self.credential else (("authorization", f"Bearer {token}"),)
+
+    @property
+    def metadata(self) -> tuple[tuple[str, str], ...]:
+        return self.credential.metadata() if self.credential is not None else self._metadata
+
+    @metadata.setter
+    def metadata(self, value: tuple[tuple[str, str], ...]) -> None:
+        self.credential, self._metadata = None, value
 
     async def close(self) -> None:
         await self.channel.close()

@@ -17,9 +17,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-import nats
-
 from .auth import revoke
+from .bus import connect_nats
 from .logs import get_logger
 
 __all__ = ["REVOKED_SUBJECT", "LIST_SUBJECT", "RevocationFollower", "RevocationPublisher", "encode", "apply"]
@@ -75,15 +74,7 @@ class _Background(ABC):
 
     async def _connect(self, **options: Any) -> Any:
         """A NATS connection (reconnecting by itself once made), or None when stopped first."""
-        backoff = 0.5
-        while not self._stop.is_set():
-            try:
-                return await nats.connect(self.nats_url, max_reconnect_attempts=-1, reconnect_time_wait=0.5, **options)
-            except Exception as exc:  # NATS not up yet
-                self.log.warning("revocations_connect_retry", error=repr(exc))
-                await self._sleep(backoff)
-                backoff = min(backoff * 2, 5.0)
-        return None
+        return await connect_nats(self.nats_url, self._stop, "revocations", **options)
 
     async def _sleep(self, seconds: float) -> None:
         try:

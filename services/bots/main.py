@@ -1,121 +1,109 @@
-"""Wiring of the bots service: the table client with its service credential, the event follower
-and the health server."""
+"""The bots service's composition root: ``bootstrap`` declares its parts (the table client with
+its renewing service credential, the event follower, the health entry) on an okeyplatform
+ServiceHost."""
 
 from __future__ import annotations
 
-import asyncio
 import os
-import signal
-import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
-from okeyplatform import aioloop
-from okeyplatform.auth import issue_token
+from okeyplatform.auth import ServiceCredential
 from okeyplatform.client import TableClient
-from okeyplatform.grpcserver import mark_not_serving, mark_serving
-from okeyplatform.logs import configure_logging, get_logger
+from okeyplatform.host import ServiceHost, run_service
 
-from .api import SERVICE_NAME, build_health_server
+from .api import SERVICE_NAME
 from .app import BotsApp
 from .consumer import DURABLE, QUEUE, EventFollower
 
-__all__ = ["BotsService", "DEFAULT_ADDR", "serve", "main"]
+__all__ = ["BotsService", "BotsConfig", "BotsParts", "bootstrap", "DEFAULT_ADDR", "main"]
 
 DEFAULT_ADDR = "127.0.0.1:50064"
 TOKEN_TTL_S = 24 * 3600
 
 
-class _ServiceClient(TableClient):
-    """A TableClient whose service token is renewed before it expires."""
+@dataclass(frozen=True)
+class BotsConfig:
+    nats_url: str
+    table_addr: str = "127.0.0.1:50061"
+    address: str = DEFAULT_ADDR
+    strategy: str = "strong"
+    durable: str = DURABLE
+    queue: str = QUEUE
 
-    def __init__(self, target: str) -> None:
-        super().__init__(target, issue_token("bots", "service", ttl_s=TOKEN_TTL_S))
-        self._issued = time.monotonic()
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> BotsConfig:
+        """``OKEY_NATS_URL``, ``OKEY_TABLE_ADDR``, ``OKEY_BOTS_ADDR``, ``OKEY_BOTS_STRATEGY``
+        (random, greedy or strong; default strong); tokens are signed with ``OKEY_TOKEN_SECRET``."""
+        e = os.environ if env is None else env
+        return cls(
+            nats_url=e["OKEY_NATS_URL"],
+            table_addr=e.get("OKEY_TABLE_ADDR", "127.0.0.1:50061"),
+            address=e.get("OKEY_BOTS_ADDR", DEFAULT_ADDR),
+            strategy=e.get("OKEY_BOTS_STRATEGY", "strong"),
+        )
 
-    def _fresh(self) -> None:
-        if time.monotonic() - self._issued > TOKEN_TTL_S / 2:
-            self.metadata = (("authorization", f"Bearer {issue_token('bots', 'service', ttl_s=TOKEN_TTL_S)}"),)
-            self._issued = time.monotonic()
 
-    async def act(self, *args: Any, **kwargs: Any) -> Any:
-        self._fresh()
-        return await super().act(*args, **kwargs)
+@dataclass
+class BotsParts:
+    client: TableClient
+    app: BotsApp
+    follower: EventFollower
 
-    async def view(self, *args: Any, **kwargs: Any) -> Any:
-        self._fresh()
-        return await super().view(*args, **kwargs)
+
+def bootstrap(config: BotsConfig) -> ServiceHost[BotsParts]:
+    """The bots serve no API of their own: the host reports ``okey.v1.Bots`` SERVING once the
+    follower has subscribed."""
+
+    async def setup(host: ServiceHost[BotsParts]) -> BotsParts:
+        client = TableClient(config.table_addr, ServiceCredential("bots", ttl_s=TOKEN_TTL_S))
+        host.on_close(client.close)
+        app = BotsApp(client, config.strategy)
+        follower = EventFollower(app, config.nats_url, durable=config.durable, queue=config.queue)
+        host.background(follower, ready=follower.ready)
+        return BotsParts(client, app, follower)
+
+    return ServiceHost("bots", config.address, setup, health_names=[SERVICE_NAME])
 
 
 @dataclass
 class BotsService:
+    """The bots service in this process (tests, ``okey up``): the host ``bootstrap`` builds."""
+
     nats_url: str
     table_addr: str
     address: str = DEFAULT_ADDR
     strategy: str = "strong"
     durable: str = DURABLE
     queue: str = QUEUE
-    app: BotsApp | None = None
-    follower: EventFollower | None = None
-    client: TableClient | None = None
     port: int = 0
-    _task: asyncio.Task[None] | None = None
-    _server: Any = None
-    _health: Any = None
-    _names: list[str] = field(default_factory=lambda: [SERVICE_NAME])
+    host: ServiceHost[BotsParts] | None = field(default=None, repr=False)
 
     async def start(self) -> None:
-        self.client = _ServiceClient(self.table_addr)
-        self.app = BotsApp(self.client, self.strategy)
-        self.follower = EventFollower(self.app, self.nats_url, durable=self.durable, queue=self.queue)
-        server, health, port = build_health_server(self.address)
-        self._server, self._health, self.port = server, health, port
-        await server.start()
-        self._task = asyncio.create_task(self.follower.run())
-        await self.follower.ready.wait()
-        await mark_serving(health, self._names)
-        get_logger(component="bots").info("bots_service_started", address=self.address, port=port)
+        config = BotsConfig(self.nats_url, self.table_addr, self.address, self.strategy, self.durable, self.queue)
+        self.host = bootstrap(config)
+        await self.host.start()
+        self.port = self.host.port
 
     async def stop(self, grace_s: float = 5.0) -> None:
-        if self._health is not None:
-            await mark_not_serving(self._health, self._names)
-        if self.follower is not None:
-            self.follower.stop()
-        if self._task is not None:
-            try:
-                await asyncio.wait_for(self._task, timeout=grace_s)
-            except (TimeoutError, asyncio.CancelledError, Exception):
-                self._task.cancel()
-        if self._server is not None:
-            await self._server.stop(grace_s)
-        if self.client is not None:
-            await self.client.close()
+        if self.host is not None:
+            await self.host.stop(grace_s)
 
+    @property
+    def app(self) -> BotsApp | None:
+        return self.host.parts.app if self.host and self.host.parts else None
 
-async def serve(nats_url: str, table_addr: str, address: str, strategy: str) -> None:
-    svc = BotsService(nats_url, table_addr, address, strategy)
-    await svc.start()
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
-    await svc.stop()
+    @property
+    def follower(self) -> EventFollower | None:
+        return self.host.parts.follower if self.host and self.host.parts else None
+
+    @property
+    def client(self) -> TableClient | None:
+        return self.host.parts.client if self.host and self.host.parts else None
 
 
 def main() -> int:
-    """Run the service: ``OKEY_NATS_URL``, ``OKEY_TABLE_ADDR``, ``OKEY_BOTS_ADDR``,
-    ``OKEY_BOTS_STRATEGY`` (random, greedy or strong; default strong), ``OKEY_TOKEN_SECRET``."""
-    configure_logging("bots")
-    aioloop.run(
-        serve(
-            os.environ["OKEY_NATS_URL"],
-            os.environ.get("OKEY_TABLE_ADDR", "127.0.0.1:50061"),
-            os.environ.get("OKEY_BOTS_ADDR", DEFAULT_ADDR),
-            os.environ.get("OKEY_BOTS_STRATEGY", "strong"),
-        )
-    )
-    return 0
+    return run_service("bots", lambda: bootstrap(BotsConfig.from_env()))
 
 
 if __name__ == "__main__":

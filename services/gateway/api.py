@@ -17,7 +17,16 @@ from google.protobuf.message import DecodeError, Message
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 from okeyplatform.auth import CLIENT_ADDRESS_KEY, TokenError
-from okeyplatform.grpcserver import rich_error
+from okeyplatform.errors import (
+    HTTP_STATUS,
+    AppError,
+    InvalidArgument,
+    NotFound,
+    ResourceExhausted,
+    Unauthenticated,
+    http_status,
+    ws_close_code,
+)
 from okeyplatform.logs import get_logger
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -31,26 +40,12 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .app import Caller, Method, RateLimiter, Upstreams, caller_from_token
 
-__all__ = ["GrpcProxy", "build_http_app", "HTTP_STATUS", "MAX_BODY_BYTES"]
+__all__ = ["GrpcProxy", "build_http_app", "HTTP_STATUS", "MAX_BODY_BYTES"]  # HTTP_STATUS: okeyplatform.errors
 
 MAX_BODY_BYTES = 64 * 1024
 UPSTREAM_TIMEOUT_S = 10.0
 WEB_DIR = Path(__file__).parent / "web"
 
-HTTP_STATUS = {
-    grpc.StatusCode.INVALID_ARGUMENT: 400,
-    grpc.StatusCode.OUT_OF_RANGE: 400,
-    grpc.StatusCode.UNAUTHENTICATED: 401,
-    grpc.StatusCode.PERMISSION_DENIED: 403,
-    grpc.StatusCode.NOT_FOUND: 404,
-    grpc.StatusCode.ALREADY_EXISTS: 409,
-    grpc.StatusCode.FAILED_PRECONDITION: 409,
-    grpc.StatusCode.ABORTED: 409,
-    grpc.StatusCode.RESOURCE_EXHAUSTED: 429,
-    grpc.StatusCode.UNIMPLEMENTED: 404,
-    grpc.StatusCode.UNAVAILABLE: 503,
-    grpc.StatusCode.DEADLINE_EXCEEDED: 504,
-}
 
 log = get_logger(component="gateway")
 
@@ -100,18 +95,11 @@ class GrpcProxy(grpc.GenericRpcHandler):
     async def _admit(self, m: Method, context: grpc.aio.ServicerContext[Any, Any]) -> list[tuple[str, str]]:
         md = context.invocation_metadata() or ()
         auth = next((v for k, v in md if k == "authorization"), None)
-        try:
-            caller = caller_from_token(auth if isinstance(auth, str) else None, context.peer() or "")
-        except TokenError as exc:
-            await context.abort_with_status(rich_error(grpc.StatusCode.UNAUTHENTICATED, "BAD_TOKEN", str(exc)))
-            raise
+        # A bad token (TokenError) and a refusal here become their status in the host's AppErrors.
+        caller = caller_from_token(auth if isinstance(auth, str) else None, context.peer() or "")
         refused = self.limiter.admit(caller)
         if refused:
-            await context.abort_with_status(
-                rich_error(
-                    grpc.StatusCode.RESOURCE_EXHAUSTED, "RATE_LIMITED", self.limiter.refusal(refused), limit=refused
-                )
-            )
+            raise ResourceExhausted(self.limiter.refusal(refused), "RATE_LIMITED", limit=refused)
         return _forward_metadata(md, caller)
 
     def _unary_handler(self, m: Method) -> Callable[[bytes, Any], Awaitable[bytes]]:
@@ -145,6 +133,11 @@ class GrpcProxy(grpc.GenericRpcHandler):
 
 def _error(status: int, code: str, reason: str, message: str) -> JSONResponse:
     return JSONResponse({"code": code, "reason": reason, "message": message}, status_code=status)
+
+
+def _refusal(err: AppError) -> JSONResponse:
+    """An AppError in the API's JSON error shape, its HTTP status from the one table."""
+    return _error(http_status(err.status), err.status.name, err.reason, err.message)
 
 
 SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
@@ -259,18 +252,16 @@ def build_http_app(upstreams: Upstreams, limiter: RateLimiter, cors_origins: lis
         path = f"/{request.path_params['service']}/{request.path_params['method']}"
         m = upstreams.methods.get(path)
         if m is None or m.client_streaming:
-            return _error(404, "NOT_FOUND", "UNKNOWN_METHOD", f"no public RPC {path}")
+            return _refusal(NotFound(f"no public RPC {path}", "UNKNOWN_METHOD"))
         if m.server_streaming:
-            return _error(
-                400, "INVALID_ARGUMENT", "USE_WEBSOCKET", f"{path} is a stream: use the WebSocket at /ws{path}"
-            )
+            return _refusal(InvalidArgument(f"{path} is a stream: use the WebSocket at /ws{path}", "USE_WEBSOCKET"))
         try:
             caller = caller_from_token(request.headers.get("authorization"), _peer(request))
         except TokenError as exc:
-            return _error(401, "UNAUTHENTICATED", "BAD_TOKEN", str(exc))
+            return _refusal(Unauthenticated(str(exc)))
         refused = limiter.admit(caller)
         if refused:
-            return _error(429, "RESOURCE_EXHAUSTED", "RATE_LIMITED", limiter.refusal(refused))
+            return _refusal(ResourceExhausted(limiter.refusal(refused), "RATE_LIMITED"))
         body = await request.body()
         req: Message = m.request_cls()
         try:
@@ -279,11 +270,8 @@ def build_http_app(upstreams: Upstreams, limiter: RateLimiter, cors_origins: lis
                     raise json_format.ParseError("the body must be a JSON object")
                 json_format.Parse(body.decode("utf-8"), req)
         except (json_format.ParseError, UnicodeDecodeError, DecodeError, ValueError) as exc:
-            return _error(
-                400,
-                "INVALID_ARGUMENT",
-                "MALFORMED_JSON",
-                f"request is not a valid {m.descriptor.input_type.name}: {exc}",
+            return _refusal(
+                InvalidArgument(f"request is not a valid {m.descriptor.input_type.name}: {exc}", "MALFORMED_JSON")
             )
         md = _forward_metadata([(k, request.headers.get(k, "")) for k in ("authorization", "traceparent")], caller)
         call = upstreams.channel(m.service).unary_unary(
@@ -292,7 +280,7 @@ def build_http_app(upstreams: Upstreams, limiter: RateLimiter, cors_origins: lis
         try:
             resp = await call(req, metadata=md, timeout=UPSTREAM_TIMEOUT_S)
         except grpc.aio.AioRpcError as err:
-            return _error(HTTP_STATUS.get(err.code(), 500), err.code().name, _reason(err), err.details() or "")
+            return _error(http_status(err.code()), err.code().name, _reason(err), err.details() or "")
         return Response(
             json_format.MessageToJson(resp, indent=None, always_print_fields_with_no_presence=False),
             media_type="application/json",
@@ -348,7 +336,7 @@ def build_http_app(upstreams: Upstreams, limiter: RateLimiter, cors_origins: lis
         except grpc.aio.AioRpcError as err:
             error = {"code": err.code().name, "reason": _reason(err), "message": err.details()}
             await ws.send_text(json.dumps({"error": error}))
-            await ws.close(code=4000 + HTTP_STATUS.get(err.code(), 500) % 1000)
+            await ws.close(code=ws_close_code(err.code()))
         except (WebSocketDisconnect, RuntimeError):
             pass
         finally:
@@ -379,7 +367,7 @@ def build_http_app(upstreams: Upstreams, limiter: RateLimiter, cors_origins: lis
             )
         if path == "/api" or path[len("/api") :] in upstreams.methods:  # a route, with another HTTP method
             return _error(405, "INVALID_ARGUMENT", "METHOD_NOT_ALLOWED", f"{request.method} is not allowed here")
-        return _error(404, "NOT_FOUND", "UNKNOWN_METHOD", "no such public RPC: GET /api lists them")
+        return _refusal(NotFound("no such public RPC: GET /api lists them", "UNKNOWN_METHOD"))
 
     routes = [
         Route("/healthz", health),

@@ -1,25 +1,24 @@
-"""Wiring of the gateway: the gRPC proxy and the HTTP/WebSocket server in one process."""
+"""The gateway's composition root: ``bootstrap`` declares the gRPC proxy and the HTTP/WebSocket
+server (one process) on an okeyplatform ServiceHost."""
 
 from __future__ import annotations
 
 import asyncio
 import os
-import signal
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 import h11
 import uvicorn
-from okeyplatform import aioloop
-from okeyplatform.grpcserver import build_server, mark_not_serving, mark_serving
-from okeyplatform.logs import configure_logging, get_logger
+from okeyplatform.host import ServiceHost, run_service
+from okeyplatform.logs import get_logger
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from .api import GrpcProxy, build_http_app
 from .app import RateLimiter, Upstreams
 
-__all__ = ["Gateway", "DEFAULT_GRPC_ADDR", "DEFAULT_HTTP_ADDR"]
+__all__ = ["Gateway", "GatewayParts", "bootstrap", "DEFAULT_GRPC_ADDR", "DEFAULT_HTTP_ADDR", "main"]
 
 DEFAULT_GRPC_ADDR = "127.0.0.1:50051"
 DEFAULT_HTTP_ADDR = "127.0.0.1:8080"
@@ -80,22 +79,50 @@ class _GuardedH11(H11Protocol):
         super().connection_lost(exc)
 
 
-@dataclass
-class Gateway:
-    grpc_address: str = DEFAULT_GRPC_ADDR
-    http_address: str = DEFAULT_HTTP_ADDR
-    environ: dict[str, str] = field(default_factory=lambda: dict(os.environ))
-    grpc_port: int = 0
-    http_port: int = 0
-    upstreams: Upstreams | None = None
-    _server: Any = None
-    _health: Any = None
-    _http: uvicorn.Server | None = None
-    _http_task: asyncio.Task[None] | None = None
+class HttpServer:
+    """uvicorn as a background task of the host: ``ready`` once it listens (``port`` is then the
+    port it got), ``stop`` lets it finish the requests in flight."""
 
-    async def start(self) -> None:
-        env = self.environ
-        self.upstreams = Upstreams.from_env(env)
+    def __init__(self, config: uvicorn.Config, address: str) -> None:
+        self.server = uvicorn.Server(config)
+        self.address = address
+        self.ready = asyncio.Event()
+        self.port = 0
+
+    async def run(self) -> None:
+        serving = asyncio.create_task(self.server.serve())
+        while not self.server.started:
+            if serving.done():
+                serving.result()
+                raise OSError(f"cannot serve HTTP on {self.address}")
+            await asyncio.sleep(0.02)
+        self.port = self.server.servers[0].sockets[0].getsockname()[1]
+        self.ready.set()
+        await serving
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+
+
+@dataclass
+class GatewayParts:
+    upstreams: Upstreams
+    limiter: RateLimiter
+    http: HttpServer
+
+
+def bootstrap(
+    environ: Mapping[str, str] | None = None, grpc_address: str | None = None, http_address: str | None = None
+) -> ServiceHost[GatewayParts]:
+    """The gateway, configured from ``environ`` (default: the process's): OKEY_*_ADDR of the
+    upstreams, rate limits, CORS origins, trusted proxies, HTTP limits."""
+    env = dict(os.environ if environ is None else environ)
+    grpc_address = grpc_address or env.get("OKEY_GATEWAY_GRPC_ADDR", DEFAULT_GRPC_ADDR)
+    http_address = http_address or env.get("OKEY_GATEWAY_HTTP_ADDR", DEFAULT_HTTP_ADDR)
+    upstreams = Upstreams.from_env(env)
+
+    async def setup(host: ServiceHost[GatewayParts]) -> GatewayParts:
+        host.on_close(upstreams.close)
         rate, burst = float(env.get("OKEY_RATE_LIMIT", "20")), float(env.get("OKEY_RATE_BURST", "40"))
         # Every request takes from its player's bucket and from its address's (five times larger
         # by default): several tokens of one person share the address's allowance [issue 15.8].
@@ -105,21 +132,16 @@ class Gateway:
             address_rate=float(env.get("OKEY_RATE_LIMIT_PER_ADDRESS", str(rate * 5))),
             address_burst=float(env.get("OKEY_RATE_BURST_PER_ADDRESS", str(burst * 5))),
         )
+        host.serve_generic(GrpcProxy(upstreams, limiter))
         origins = [o.strip() for o in env.get("OKEY_CORS_ORIGINS", "").split(",") if o.strip()]
-        server, health, port = build_server([], self.grpc_address, reflection_names=list(self.upstreams.addresses))
-        server.add_generic_rpc_handlers((GrpcProxy(self.upstreams, limiter),))
-        self._server, self._health, self.grpc_port = server, health, port
-        await server.start()
-        await mark_serving(health, list(self.upstreams.addresses))
-        host, _, hport = self.http_address.rpartition(":")
+        hhost, _, hport = http_address.rpartition(":")
         guarded = type(
             "GuardedH11", (_GuardedH11,), {"head_timeout_s": float(env.get("OKEY_HTTP_HEADER_TIMEOUT_S", "10"))}
         )
         trusted = ",".join(p.strip() for p in env.get("OKEY_TRUSTED_PROXIES", "").split(",") if p.strip())
-        app = build_http_app(self.upstreams, limiter, origins)
         config = uvicorn.Config(
-            app,
-            host=host,
+            build_http_app(upstreams, limiter, origins),
+            host=hhost,
             port=int(hport),
             log_level="warning",
             access_log=False,
@@ -132,56 +154,46 @@ class Gateway:
             proxy_headers=bool(trusted),
             forwarded_allow_ips=trusted or None,
         )
-        self._http = uvicorn.Server(config)
-        self._http_task = asyncio.create_task(self._http.serve())
-        while not self._http.started:
-            if self._http_task.done():
-                self._http_task.result()
-                raise OSError(f"cannot serve HTTP on {self.http_address}")
-            await asyncio.sleep(0.02)
-        self.http_port = self._http.servers[0].sockets[0].getsockname()[1]
+        http = HttpServer(config, http_address)
+        host.background(http, ready=http.ready)
+        return GatewayParts(upstreams, limiter, http)
+
+    names = list(upstreams.addresses)
+    return ServiceHost("gateway", grpc_address, setup, reflection_names=names, health_names=names)
+
+
+@dataclass
+class Gateway:
+    """The gateway in this process (tests, ``okey up``): the host ``bootstrap`` builds."""
+
+    grpc_address: str = DEFAULT_GRPC_ADDR
+    http_address: str = DEFAULT_HTTP_ADDR
+    environ: dict[str, str] = field(default_factory=lambda: dict(os.environ))
+    grpc_port: int = 0
+    http_port: int = 0
+    host: ServiceHost[GatewayParts] | None = field(default=None, repr=False)
+
+    async def start(self) -> None:
+        self.host = bootstrap(self.environ, self.grpc_address, self.http_address)
+        await self.host.start()
+        assert self.host.parts is not None
+        self.grpc_port, self.http_port = self.host.port, self.host.parts.http.port
         get_logger(component="gateway").info(
-            "gateway_started",
-            grpc=f"{self.grpc_address}",
-            http=f"{host}:{self.http_port}",
-            services=sorted(self.upstreams.addresses),
+            "gateway_started", http=self.http_address, services=sorted(self.host.parts.upstreams.addresses)
         )
 
     async def stop(self, grace_s: float = 5.0) -> None:
-        if self._health is not None:
-            await mark_not_serving(self._health, list(self.upstreams.addresses if self.upstreams else []))
-        if self._http is not None:
-            self._http.should_exit = True
-            if self._http_task is not None:
-                try:
-                    await asyncio.wait_for(asyncio.shield(self._http_task), timeout=grace_s)
-                except TimeoutError:
-                    self._http.force_exit = True
-                    await self._http_task
-        if self._server is not None:
-            await self._server.stop(grace_s)
-        if self.upstreams is not None:
-            await self.upstreams.close()
+        if self.host is not None:
+            await self.host.stop(grace_s)
+
+    @property
+    def upstreams(self) -> Upstreams | None:
+        return self.host.parts.upstreams if self.host and self.host.parts else None
 
 
-async def serve() -> None:
-    gw = Gateway(
-        os.environ.get("OKEY_GATEWAY_GRPC_ADDR", DEFAULT_GRPC_ADDR),
-        os.environ.get("OKEY_GATEWAY_HTTP_ADDR", DEFAULT_HTTP_ADDR),
-    )
-    await gw.start()
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
-    await gw.stop()
-
-
-def main() -> None:
-    configure_logging("gateway")
-    aioloop.run(serve())
+def main() -> int:
+    return run_service("gateway", bootstrap)
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -10,11 +10,11 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from okey.v1 import common_pb2
 from okey.v1 import scoring_service_pb2 as pb
 from okey.v1 import scoring_service_pb2_grpc as pb_grpc
-from okeyplatform.auth import Identity, TokenError, identity_from_metadata
-from okeyplatform.grpcserver import rich_error
+from okeyplatform.auth import Identity, identity_from_metadata
+from okeyplatform.errors import InvalidArgument
 from okeyplatform.protoconv import tile_pb
 
-from .app import BadRequest, InProgress, NotFound, ScoringApp, average
+from .app import ScoringApp, average
 from .projection import Counters, FinishKind, HandRow, MatchRow, SeatRow
 
 __all__ = ["ScoringServicer", "SERVICE_NAME"]
@@ -48,18 +48,6 @@ def _identity(context: grpc.aio.ServicerContext[Any, Any]) -> Identity:
     return identity_from_metadata(context.invocation_metadata())  # type: ignore[arg-type]
 
 
-async def _fail(context: grpc.aio.ServicerContext[Any, Any], exc: Exception) -> None:
-    if isinstance(exc, NotFound):
-        await context.abort_with_status(rich_error(grpc.StatusCode.NOT_FOUND, exc.reason, str(exc)))
-    if isinstance(exc, InProgress):
-        await context.abort_with_status(rich_error(grpc.StatusCode.FAILED_PRECONDITION, "MATCH_IN_PROGRESS", str(exc)))
-    if isinstance(exc, BadRequest):
-        await context.abort_with_status(rich_error(grpc.StatusCode.INVALID_ARGUMENT, "INVALID_ARGUMENT", str(exc)))
-    if isinstance(exc, TokenError):
-        await context.abort_with_status(rich_error(grpc.StatusCode.UNAUTHENTICATED, "BAD_TOKEN", str(exc)))
-    raise exc
-
-
 def _ts(moment: datetime) -> Timestamp:
     ts = Timestamp()
     ts.FromDatetime(moment)
@@ -70,7 +58,7 @@ def _game(value: int, required: bool) -> str | None:
     if value == common_pb2.GAME_UNSPECIFIED and not required:
         return None
     if value not in _GAMES:
-        raise BadRequest("game is required: GAME_OKEY or GAME_OKEY101")
+        raise InvalidArgument("game is required: GAME_OKEY or GAME_OKEY101")
     return _GAMES[value]
 
 
@@ -138,63 +126,47 @@ class ScoringServicer(pb_grpc.ScoringServiceServicer):
         self.app = app
 
     async def GetMatchResult(self, request: pb.GetMatchResultRequest, context: Any) -> pb.GetMatchResultResponse:
-        try:
-            _identity(context)
-            if not request.table_id:
-                raise BadRequest("table_id is required")
-            match, seats = await self.app.match_result(request.table_id)
-            return pb.GetMatchResultResponse(result=match_pb(match, seats))
-        except Exception as exc:
-            await _fail(context, exc)
-            raise
+        _identity(context)
+        if not request.table_id:
+            raise InvalidArgument("table_id is required")
+        match, seats = await self.app.match_result(request.table_id)
+        return pb.GetMatchResultResponse(result=match_pb(match, seats))
 
     async def ListHands(self, request: pb.ListHandsRequest, context: Any) -> pb.ListHandsResponse:
-        try:
-            _identity(context)
-            if not request.table_id:
-                raise BadRequest("table_id is required")
-            table, hands = await self.app.hands(request.table_id)
-            return pb.ListHandsResponse(
-                hands=[hand_pb(h) for h in hands],
-                game=_GAME_PB.get(table.game, common_pb2.GAME_UNSPECIFIED),
-                players=table.players,
-                version=table.version,
-                match_over=table.ended_at is not None,
-            )
-        except Exception as exc:
-            await _fail(context, exc)
-            raise
+        _identity(context)
+        if not request.table_id:
+            raise InvalidArgument("table_id is required")
+        table, hands = await self.app.hands(request.table_id)
+        return pb.ListHandsResponse(
+            hands=[hand_pb(h) for h in hands],
+            game=_GAME_PB.get(table.game, common_pb2.GAME_UNSPECIFIED),
+            players=table.players,
+            version=table.version,
+            match_over=table.ended_at is not None,
+        )
 
     async def GetPlayerStats(self, request: pb.GetPlayerStatsRequest, context: Any) -> pb.GetPlayerStatsResponse:
-        try:
-            _identity(context)
-            got = await self.app.player_stats(request.player_id, _game(request.game, required=False))
-            return pb.GetPlayerStatsResponse(stats=[stats_pb(request.player_id, g, c) for g, c in got])
-        except Exception as exc:
-            await _fail(context, exc)
-            raise
+        _identity(context)
+        got = await self.app.player_stats(request.player_id, _game(request.game, required=False))
+        return pb.GetPlayerStatsResponse(stats=[stats_pb(request.player_id, g, c) for g, c in got])
 
     async def GetLeaderboard(self, request: pb.GetLeaderboardRequest, context: Any) -> pb.GetLeaderboardResponse:
-        try:
-            _identity(context)
-            game = _game(request.game, required=True)
-            assert game is not None
-            weekly = request.period == pb.LEADERBOARD_PERIOD_WEEKLY
-            page = await self.app.leaderboard(game, weekly, request.week, request.page_size, request.page_token)
-            return pb.GetLeaderboardResponse(
-                entries=[
-                    pb.LeaderboardEntry(
-                        rank=e.rank,
-                        player_id=e.player_id,
-                        wins=e.wins,
-                        matches=e.matches,
-                        average_score=e.average_score,
-                    )
-                    for e in page.entries
-                ],
-                next_page_token=page.next_page_token,
-                week_start=page.week_start.isoformat() if page.week_start else "",
-            )
-        except Exception as exc:
-            await _fail(context, exc)
-            raise
+        _identity(context)
+        game = _game(request.game, required=True)
+        assert game is not None
+        weekly = request.period == pb.LEADERBOARD_PERIOD_WEEKLY
+        page = await self.app.leaderboard(game, weekly, request.week, request.page_size, request.page_token)
+        return pb.GetLeaderboardResponse(
+            entries=[
+                pb.LeaderboardEntry(
+                    rank=e.rank,
+                    player_id=e.player_id,
+                    wins=e.wins,
+                    matches=e.matches,
+                    average_score=e.average_score,
+                )
+                for e in page.entries
+            ],
+            next_page_token=page.next_page_token,
+            week_start=page.week_start.isoformat() if page.week_start else "",
+        )

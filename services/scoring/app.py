@@ -11,6 +11,7 @@ from datetime import UTC, date, datetime
 import asyncpg
 from okeycore.events import Event
 from okeyplatform.contract import UnknownEvent, UnreadableEvent, decode_stored
+from okeyplatform.errors import FailedPrecondition, InvalidArgument, NotFound
 from okeyplatform.eventstore import StoredEvent
 from okeyplatform.logs import get_logger
 
@@ -35,9 +36,7 @@ __all__ = [
     "PARKED",
     "BatchResult",
     "ScoringApp",
-    "NotFound",
-    "InProgress",
-    "BadRequest",
+    "MatchInProgress",
     "LeaderboardPage",
     "LeaderEntry",
 ]
@@ -48,18 +47,8 @@ HELD = "HELD"  # ahead of a gap: not applied until the missing versions are
 PARKED = "PARKED"  # its table is parked: an event of it could not be projected (see ScoringApp)
 
 
-class NotFound(Exception):
-    def __init__(self, reason: str, message: str) -> None:
-        super().__init__(message)
-        self.reason = reason
-
-
-class InProgress(Exception):
-    pass
-
-
-class BadRequest(Exception):
-    pass
+class MatchInProgress(FailedPrecondition):
+    default_reason = "MATCH_IN_PROGRESS"
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,21 +223,21 @@ class ScoringApp:
         if got is not None:
             return got
         if await self.store.table(table_id) is None:
-            raise NotFound("TABLE_NOT_FOUND", f"scoring knows no table {table_id!r}")
-        raise InProgress(f"the match at table {table_id!r} is still being played")
+            raise NotFound(f"scoring knows no table {table_id!r}", "TABLE_NOT_FOUND")
+        raise MatchInProgress(f"the match at table {table_id!r} is still being played")
 
     async def hands(self, table_id: str) -> tuple[TableAcc, list[HandRow]]:
         table = await self.store.table(table_id)
         if table is None:
-            raise NotFound("TABLE_NOT_FOUND", f"scoring knows no table {table_id!r}")
+            raise NotFound(f"scoring knows no table {table_id!r}", "TABLE_NOT_FOUND")
         return table, await self.store.hands(table_id)
 
     async def player_stats(self, player_id: str, game: str | None) -> list[tuple[str, Counters]]:
         if not player_id:
-            raise BadRequest("player_id is required")
+            raise InvalidArgument("player_id is required")
         got = await self.store.player(player_id, game)
         if not got:
-            raise NotFound("PLAYER_NOT_FOUND", f"no finished hand or match of player {player_id!r}")
+            raise NotFound(f"no finished hand or match of player {player_id!r}", "PLAYER_NOT_FOUND")
         return got
 
     async def leaderboard(
@@ -256,13 +245,13 @@ class ScoringApp:
     ) -> LeaderboardPage:
         size = 20 if page_size <= 0 else page_size
         if size > 100:
-            raise BadRequest("page_size is at most 100")
+            raise InvalidArgument("page_size is at most 100")
         start: date | None = None
         if weekly:
             try:
                 day = date.fromisoformat(week) if week else datetime.now(UTC).date()
             except ValueError:
-                raise BadRequest(f"week must be a date as YYYY-MM-DD, got {week!r}") from None
+                raise InvalidArgument(f"week must be a date as YYYY-MM-DD, got {week!r}") from None
             start = week_of(datetime(day.year, day.month, day.day, tzinfo=UTC))
         after, offset = _read_token(page_token)
         rows = await self.store.leaderboard(game, start, after, size + 1)
@@ -296,7 +285,7 @@ def _read_token(token: str) -> tuple[tuple[int, int, str] | None, int]:
             raise ValueError
         return (wins, matches, player), int(offset)
     except (ValueError, TypeError):
-        raise BadRequest("page_token is not one this service gave out") from None
+        raise InvalidArgument("page_token is not one this service gave out") from None
 
 
 def _readable(it: Item) -> Event:

@@ -14,14 +14,13 @@ from okeycore import commands as C
 from okeycore import okey101
 from okeycore.events import Event
 from okeycore.melds import MeldKind
-from okeycore.options import OptionsError
-from okeyplatform.auth import Identity, TokenError, identity_from_metadata
+from okeyplatform.auth import Identity, identity_from_metadata
 from okeyplatform.contract import envelope_pb, valid_traceparent
+from okeyplatform.errors import InvalidArgument, ResourceExhausted
 from okeyplatform.eventstore import StoredEvent
-from okeyplatform.grpcserver import rich_error
 from okeyplatform.protoconv import hints_pb, options_from_pb, view_pb
 
-from .app import BadRequest, Forbidden, NotFound, RuleError, TableApp, TooMany
+from .app import TableApp
 
 __all__ = ["TableServicer", "SERVICE_NAME"]
 
@@ -39,29 +38,11 @@ def _traceparent(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
     return valid_traceparent(next((v for k, v in context.invocation_metadata() or () if k == "traceparent"), None))
 
 
-async def _fail(context: grpc.aio.ServicerContext[Any, Any], exc: Exception) -> None:
-    if isinstance(exc, RuleError):
-        await context.abort_with_status(rich_error(grpc.StatusCode.FAILED_PRECONDITION, exc.code, exc.message))
-    if isinstance(exc, OptionsError):  # the same reason code okeycore and the lobby give [D-9] [C-PAIR-3]
-        await context.abort_with_status(rich_error(grpc.StatusCode.INVALID_ARGUMENT, "INVALID_OPTIONS", str(exc)))
-    if isinstance(exc, BadRequest):
-        await context.abort_with_status(rich_error(grpc.StatusCode.INVALID_ARGUMENT, "INVALID_ARGUMENT", str(exc)))
-    if isinstance(exc, NotFound):
-        await context.abort_with_status(rich_error(grpc.StatusCode.NOT_FOUND, "TABLE_NOT_FOUND", str(exc)))
-    if isinstance(exc, Forbidden):
-        await context.abort_with_status(rich_error(grpc.StatusCode.PERMISSION_DENIED, exc.reason, str(exc)))
-    if isinstance(exc, TooMany):
-        await context.abort_with_status(rich_error(grpc.StatusCode.RESOURCE_EXHAUSTED, exc.reason, str(exc)))
-    if isinstance(exc, TokenError):
-        await context.abort_with_status(rich_error(grpc.StatusCode.UNAUTHENTICATED, "BAD_TOKEN", str(exc)))
-    raise exc
-
-
 def _command(req: pb.ActRequest) -> Callable[[int], C.Command]:
     seat = req.seat
     kind = req.WhichOneof("command")
     if kind is None:
-        raise BadRequest("a command is required (draw, discard, finish, ...)")
+        raise InvalidArgument("a command is required (draw, discard, finish, ...)")
     if kind == "draw":
         return lambda now: C.Draw(seat=seat, now_ms=now)
     if kind == "take_discard":
@@ -101,7 +82,7 @@ def _command(req: pb.ActRequest) -> Callable[[int], C.Command]:
 def _meld_kind(value: int) -> MeldKind:
     names = {1: MeldKind.RUN, 2: MeldKind.GROUP, 3: MeldKind.PAIR}
     if value not in names:
-        raise BadRequest("open_melds.kinds: MELD_KIND_RUN, MELD_KIND_GROUP or MELD_KIND_PAIR")
+        raise InvalidArgument("open_melds.kinds: MELD_KIND_RUN, MELD_KIND_GROUP or MELD_KIND_PAIR")
     return names[value]
 
 
@@ -116,33 +97,25 @@ class TableServicer(pb_grpc.TableServiceServicer):
         return envelope_pb(stored, event, seat, public=engine.public_event)
 
     async def CreateTable(self, request: pb.CreateTableRequest, context: Any) -> pb.CreateTableResponse:
-        try:
-            identity = _identity(context)
-            options = options_from_pb(request.options)
-            players = tuple(s.player_id for s in request.seats)
-            if players and len(players) != options.seat_count:
-                raise BadRequest(f"seats: give {options.seat_count} seats or none")
-            table_id, version = await self.app.create_table(
-                request.table_id, options, players, identity, request.command_id, _traceparent(context)
-            )
-            return pb.CreateTableResponse(table_id=table_id, version=version)
-        except Exception as exc:
-            await _fail(context, exc)
-            raise
+        identity = _identity(context)
+        options = options_from_pb(request.options)
+        players = tuple(s.player_id for s in request.seats)
+        if players and len(players) != options.seat_count:
+            raise InvalidArgument(f"seats: give {options.seat_count} seats or none")
+        table_id, version = await self.app.create_table(
+            request.table_id, options, players, identity, request.command_id, _traceparent(context)
+        )
+        return pb.CreateTableResponse(table_id=table_id, version=version)
 
     async def Act(self, request: pb.ActRequest, context: Any) -> pb.ActResponse:
-        try:
-            identity = _identity(context)
-            make = _command(request)
-            res = await self.app.act(
-                request.table_id, request.command_id, make, identity, request.seat, _traceparent(context)
-            )
-            loaded = await self.app.load(request.table_id)
-            events = [self._event(st, ev, loaded.engine, request.seat) for st, ev in res.events]
-            return pb.ActResponse(version=res.version, events=events, duplicate=res.duplicate)
-        except Exception as exc:
-            await _fail(context, exc)
-            raise
+        identity = _identity(context)
+        make = _command(request)
+        res = await self.app.act(
+            request.table_id, request.command_id, make, identity, request.seat, _traceparent(context)
+        )
+        loaded = await self.app.load(request.table_id)
+        events = [self._event(st, ev, loaded.engine, request.seat) for st, ev in res.events]
+        return pb.ActResponse(version=res.version, events=events, duplicate=res.duplicate)
 
     async def _seat_access(self, table_id: str, seat: int | None, identity: Identity, min_version: int = 0) -> Any:
         loaded = await self.app.load(table_id, min_version=min_version)
@@ -151,59 +124,40 @@ class TableServicer(pb_grpc.TableServiceServicer):
         return loaded
 
     async def GetView(self, request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
-        try:
-            identity = _identity(context)
-            seat = request.seat if request.HasField("seat") else None
-            if request.min_version < 0:
-                raise BadRequest(f"min_version must be 0 or more, got {request.min_version}")
-            loaded = await self._seat_access(request.table_id, seat, identity, request.min_version)
-            v = loaded.engine.view(loaded.state, seat)
-            return pb.GetViewResponse(view=view_pb(v, loaded.state.players))
-        except Exception as exc:
-            await _fail(context, exc)
-            raise
+        identity = _identity(context)
+        seat = request.seat if request.HasField("seat") else None
+        if request.min_version < 0:
+            raise InvalidArgument(f"min_version must be 0 or more, got {request.min_version}")
+        loaded = await self._seat_access(request.table_id, seat, identity, request.min_version)
+        v = loaded.engine.view(loaded.state, seat)
+        return pb.GetViewResponse(view=view_pb(v, loaded.state.players))
 
     async def GetEvents(self, request: pb.GetEventsRequest, context: Any) -> pb.GetEventsResponse:
-        try:
-            identity = _identity(context)
-            seat = request.seat if request.HasField("seat") else None
-            loaded = await self._seat_access(request.table_id, seat, identity)
-            limit = request.limit if 0 < request.limit <= 1000 else 1000
-            pairs = await self.app.events(request.table_id, request.after_version, limit)
-            return pb.GetEventsResponse(events=[self._event(st, ev, loaded.engine, seat) for st, ev in pairs])
-        except Exception as exc:
-            await _fail(context, exc)
-            raise
+        identity = _identity(context)
+        seat = request.seat if request.HasField("seat") else None
+        loaded = await self._seat_access(request.table_id, seat, identity)
+        limit = request.limit if 0 < request.limit <= 1000 else 1000
+        pairs = await self.app.events(request.table_id, request.after_version, limit)
+        return pb.GetEventsResponse(events=[self._event(st, ev, loaded.engine, seat) for st, ev in pairs])
 
     async def GetHints(self, request: pb.GetHintsRequest, context: Any) -> pb.GetHintsResponse:
-        try:
-            identity = _identity(context)
-            loaded = await self._seat_access(request.table_id, request.seat, identity)
-            v = loaded.engine.view(loaded.state, request.seat)  # hints see only the seat's view
-            return pb.GetHintsResponse(hints=hints_pb(loaded.engine.hints(v)))
-        except Exception as exc:
-            await _fail(context, exc)
-            raise
+        identity = _identity(context)
+        loaded = await self._seat_access(request.table_id, request.seat, identity)
+        v = loaded.engine.view(loaded.state, request.seat)  # hints see only the seat's view
+        return pb.GetHintsResponse(hints=hints_pb(loaded.engine.hints(v)))
 
     async def Watch(self, request: pb.WatchRequest, context: Any) -> AsyncIterator[pb.WatchResponse]:
-        try:
-            identity = _identity(context)
-            seat = request.seat if request.HasField("seat") else None
-            loaded = await self._seat_access(request.table_id, seat, identity)
-        except Exception as exc:
-            await _fail(context, exc)
-            raise
+        identity = _identity(context)
+        seat = request.seat if request.HasField("seat") else None
+        loaded = await self._seat_access(request.table_id, seat, identity)
         table_id = request.table_id
         engine = loaded.engine
         who = identity.subject if identity.role != "service" else ""
         if who and self.max_watches and self._watches[who] >= self.max_watches:
-            await _fail(
-                context,
-                TooMany(
-                    f"you already watch {self._watches[who]} tables at once (at most {self.max_watches}): "
-                    "close one first",
-                    "TOO_MANY_WATCHES",
-                ),
+            raise ResourceExhausted(
+                f"you already watch {self._watches[who]} tables at once (at most {self.max_watches}): "
+                "close one first",
+                "TOO_MANY_WATCHES",
             )
         if who:
             self._watches[who] += 1

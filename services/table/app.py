@@ -19,47 +19,33 @@ from okeycore.games import Engine, engine_for
 from okeycore.kernel.state import Phase
 from okeycore.options import TableOptions
 from okeyplatform.auth import Identity
+from okeyplatform.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, ResourceExhausted
 from okeyplatform.eventstore import DuplicateCommand, EventStore, NewEvent, StoredEvent, VersionConflict
 from okeyplatform.logs import get_logger
 
-__all__ = ["TableApp", "RuleError", "NotFound", "Forbidden", "BadRequest", "TooMany", "ActResult", "Loaded"]
+__all__ = ["TableApp", "RuleError", "TableNotFound", "Forbidden", "ActResult", "Loaded"]
 
 TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 MAX_VERSION = 2**31 - 1  # okey_events.version is an INT
 _RNG = secrets.SystemRandom()
 
 
-class RuleError(Exception):
-    """A command refused by the rules; ``code`` is the stable reason."""
+class RuleError(FailedPrecondition):
+    """A command refused by the rules; ``code`` (the ErrorInfo reason) is the stable reason."""
 
     def __init__(self, violation: RuleViolation) -> None:
-        super().__init__(violation.message)
+        super().__init__(violation.message, violation.code)
         self.code = violation.code
-        self.message = violation.message
 
 
-class NotFound(Exception):
-    pass
+class TableNotFound(NotFound):
+    default_reason = "TABLE_NOT_FOUND"
 
 
-class Forbidden(Exception):
-    """Not the caller's to do; ``reason`` is the stable code clients see in ErrorInfo."""
+class Forbidden(PermissionDenied):
+    """Not the caller's to do: most often a seat that is not the caller's."""
 
-    def __init__(self, message: str, reason: str = "NOT_YOUR_SEAT") -> None:
-        super().__init__(message)
-        self.reason = reason
-
-
-class BadRequest(Exception):
-    pass
-
-
-class TooMany(Exception):
-    """A per-player cap reached (open tables, watch streams); ``reason`` is the stable code."""
-
-    def __init__(self, message: str, reason: str) -> None:
-        super().__init__(message)
-        self.reason = reason
+    default_reason = "NOT_YOUR_SEAT"
 
 
 @dataclass
@@ -127,7 +113,7 @@ class TableApp:
             return loaded
         stored = await self.store.read_stream(table_id)
         if not stored:
-            raise NotFound(f"no table {table_id!r}")
+            raise TableNotFound(f"no table {table_id!r}")
         first = event_from_dict({"type": stored[0].type, **stored[0].data})
         options: TableOptions = first.options  # type: ignore[attr-defined]
         engine = engine_for(options.game)
@@ -233,12 +219,12 @@ class TableApp:
             if players.count(identity.subject) > 1:
                 raise Forbidden("a player may take only one seat at a table", "SEATS_NOT_YOURS")
         if len(command_id) > 128:
-            raise BadRequest("command_id: at most 128 characters")
+            raise InvalidArgument("command_id: at most 128 characters")
         cap = self.max_tables_per_player
         if identity is not None and identity.role != "service" and cap > 0:
             open_now = await self.store.count_live_with_command(f"create:{caller}:")
             if open_now >= cap:
-                raise TooMany(
+                raise ResourceExhausted(
                     f"you have {open_now} tables in play that you opened yourself (at most {cap}): "
                     "finish or leave one first",
                     "TOO_MANY_TABLES",
@@ -246,7 +232,7 @@ class TableApp:
         if not table_id:
             table_id = _table_id_for(caller, command_id) if command_id else _random_table_id()
         if not TABLE_ID.fullmatch(table_id):
-            raise BadRequest("table_id: letters, digits, '-' and '_' only, at most 64")
+            raise InvalidArgument("table_id: letters, digits, '-' and '_' only, at most 64")
         engine = engine_for(options.game)
         got = engine.decide(None, CreateTable(table_id=table_id, options=options, players=players))
         if isinstance(got, RuleViolation):
@@ -295,13 +281,13 @@ class TableApp:
         the seat, so nobody can spend another caller's id, the timer's or the bots'.
         ``traceparent``, the caller's trace context, is stored with the events appended."""
         if not command_id or len(command_id) > 128:
-            raise BadRequest("command_id is required (at most 128 characters)")
+            raise InvalidArgument("command_id is required (at most 128 characters)")
         if not TABLE_ID.fullmatch(table_id):
-            raise NotFound(f"no table {table_id[:64]!r}")  # no table has such an id: no lock is made for it
+            raise TableNotFound(f"no table {table_id[:64]!r}")  # no table has such an id: no lock is made for it
         try:
             key = _command_key(identity, seat, command_id)
             return await self._act(table_id, key, make, identity, seat, traceparent)
-        except NotFound:
+        except TableNotFound:
             lock = self._locks.get(table_id)
             if lock is not None and not lock.locked() and table_id not in self._cache:
                 del self._locks[table_id]  # a lock per unknown table id would pile up for ever
@@ -356,7 +342,7 @@ class TableApp:
     def authorize(self, loaded: Loaded, identity: Identity, seat: int) -> None:
         players: tuple[str, ...] = loaded.state.players
         if not 0 <= seat < len(players):
-            raise BadRequest(f"seat must be 0..{len(players) - 1}")
+            raise InvalidArgument(f"seat must be 0..{len(players) - 1}")
         if identity.role == "service":
             return  # the lobby's and the bots' credential: bot, autopilot and timed-out seats
         # An admin is a moderator, not a player: at the table they watch as a spectator (no seat
@@ -441,7 +427,7 @@ class TableApp:
         after_version = min(max(after_version, 0), MAX_VERSION)  # a client's int64 in the store's int column
         stored = await self.store.read_stream(table_id, after_version=after_version, limit=limit)
         if not stored and after_version == 0:
-            raise NotFound(f"no table {table_id!r}")
+            raise TableNotFound(f"no table {table_id!r}")
         return _pairs(stored)
 
 

@@ -1,202 +1,163 @@
-"""Wiring of the table service: store, relay, timers and the gRPC server."""
+"""The table service's composition root: ``bootstrap`` declares its parts (store, app, relay,
+timers, append listener, gRPC servicer) on an okeyplatform ServiceHost, which runs them."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-import asyncpg
 from okey.v1 import table_service_pb2_grpc as pb_grpc
-from okeyplatform import aioloop
 from okeyplatform.eventstore import PostgresEventStore
-from okeyplatform.grpcserver import build_server, mark_not_serving, mark_serving
+from okeyplatform.host import ServiceHost, run_service
 from okeyplatform.logs import configure_logging, get_logger
 from okeyplatform.relay import Relay
 from okeyplatform.revocations import RevocationFollower
 
 from .api import SERVICE_NAME, TableServicer
 from .app import TableApp
+from .listener import AppendListener
 from .timers import TimerPoller
 
-__all__ = ["TableService", "DEFAULT_ADDR"]
+__all__ = ["TableService", "TableConfig", "TableParts", "bootstrap", "DEFAULT_ADDR", "main"]
 
 DEFAULT_ADDR = "127.0.0.1:50061"
 
 
-@dataclass
-class TableService:
+@dataclass(frozen=True)
+class TableConfig:
     database_url: str
     nats_url: str
     address: str = DEFAULT_ADDR
     grace_ms: int = 3000
-    store: PostgresEventStore | None = None
-    app: TableApp | None = None
-    revocations: RevocationFollower | None = None
-    port: int = 0
-    _tasks: list[asyncio.Task[None]] = field(default_factory=list)
-    _server: Any = None
-    _health: Any = None
-    relay: Relay | None = None
-    timers: TimerPoller | None = None
     reuse_port: bool = False
     listen_idle_s: float = 5.0
-    listening: bool = False
-    listens: int = 0  # LISTEN connections made so far (a new one after each loss)
-    _stopping: asyncio.Event = field(default_factory=asyncio.Event)
-    _wakes: set[asyncio.Task[None]] = field(default_factory=set)
+    max_tables_per_player: int = 3
+    max_watches_per_player: int = 8
+    relay_linger_s: float = 0.01
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> TableConfig:
+        e = os.environ if env is None else env
+        return cls(
+            database_url=e["OKEY_DATABASE_URL"],
+            nats_url=e["OKEY_NATS_URL"],
+            address=e.get("OKEY_TABLE_ADDR", DEFAULT_ADDR),
+            grace_ms=int(e.get("OKEY_TIMEOUT_GRACE_MS", "3000")),
+            reuse_port=e.get("OKEY_REUSE_PORT") == "1",
+            max_tables_per_player=int(e.get("OKEY_MAX_TABLES_PER_PLAYER", "3")),
+            max_watches_per_player=int(e.get("OKEY_MAX_WATCHES_PER_PLAYER", "8")),
+            relay_linger_s=float(e.get("OKEY_RELAY_LINGER_MS", "10")) / 1000,
+        )
+
+
+@dataclass
+class TableParts:
+    store: PostgresEventStore
+    app: TableApp
+    relay: Relay
+    timers: TimerPoller
+    listener: AppendListener
+
+
+def bootstrap(config: TableConfig) -> ServiceHost[TableParts]:
+    """The table service: a replica of it (the store keeps one writer per table)."""
+
+    async def setup(host: ServiceHost[TableParts]) -> TableParts:
+        store = await PostgresEventStore.connect(config.database_url, min_size=4, max_size=20)
+        host.on_close(store.close)
+        app = TableApp(store, grace_ms=config.grace_ms, max_tables_per_player=config.max_tables_per_player)
+        relay = Relay(store, config.database_url, config.nats_url, linger_s=config.relay_linger_s)
+        timers = TimerPoller(app, store)
+        listener = AppendListener(app, config.database_url, config.listen_idle_s)
+        host.serve(
+            pb_grpc.add_TableServiceServicer_to_server,
+            TableServicer(app, max_watches=config.max_watches_per_player),
+            SERVICE_NAME,
+        )
+        for task in (relay, timers, listener):
+            host.background(task)
+        return TableParts(store, app, relay, timers, listener)
+
+    return ServiceHost("table", config.address, setup, reuse_port=config.reuse_port, revocations_url=config.nats_url)
+
+
+@dataclass
+class TableService:
+    """The table service in this process (tests, ``okey up``): the host ``bootstrap`` builds."""
+
+    database_url: str
+    nats_url: str
+    address: str = DEFAULT_ADDR
+    grace_ms: int = 3000
+    reuse_port: bool = False
+    listen_idle_s: float = 5.0
+    port: int = 0
+    host: ServiceHost[TableParts] | None = field(default=None, repr=False)
 
     async def start(self) -> None:
-        self.store = await PostgresEventStore.connect(self.database_url, min_size=4, max_size=20)
-        self.app = TableApp(
-            self.store,
+        urls = {"OKEY_DATABASE_URL": self.database_url, "OKEY_NATS_URL": self.nats_url}
+        config = replace(
+            TableConfig.from_env({**os.environ, **urls}),
+            address=self.address,
             grace_ms=self.grace_ms,
-            max_tables_per_player=int(os.environ.get("OKEY_MAX_TABLES_PER_PLAYER", "3")),
-        )
-        self.relay = Relay(
-            self.store,
-            self.database_url,
-            self.nats_url,
-            linger_s=float(os.environ.get("OKEY_RELAY_LINGER_MS", "10")) / 1000,
-        )
-        self.timers = TimerPoller(self.app, self.store)
-        servicer = TableServicer(self.app, max_watches=int(os.environ.get("OKEY_MAX_WATCHES_PER_PLAYER", "8")))
-        server, health, port = build_server(
-            [(pb_grpc.add_TableServiceServicer_to_server, servicer, SERVICE_NAME)],
-            self.address,
             reuse_port=self.reuse_port,
+            listen_idle_s=self.listen_idle_s,
         )
-        self._server, self._health, self.port = server, health, port
-        self.revocations = RevocationFollower(self.nats_url)  # sign-outs and bans [issue 15.11]
-        self.revocations.start()
-        await server.start()
-        await mark_serving(health, [SERVICE_NAME])
-        self._tasks = [
-            asyncio.create_task(self.relay.run()),
-            asyncio.create_task(self.timers.run()),
-            asyncio.create_task(self._listen()),
-        ]
-        get_logger(component="table").info("table_service_started", address=self.address, port=port)
+        self.host = bootstrap(config)
+        await self.host.start()
+        self.port = self.host.port
 
     async def stop(self, grace_s: float = 5.0) -> None:
-        """Drain: stop accepting, let in-flight commands finish, then stop relay and timers."""
-        if self._health is not None:
-            await mark_not_serving(self._health, [SERVICE_NAME])
-        if self._server is not None:
-            await self._server.stop(grace_s)
-        if self.timers:
-            self.timers.stop()
-        if self.relay:
-            self.relay.stop()
-        self._stopping.set()
-        for t in self._tasks:
-            try:
-                await asyncio.wait_for(t, timeout=grace_s)
-            except (TimeoutError, asyncio.CancelledError, Exception):
-                t.cancel()
-        if self.revocations is not None:
-            await self.revocations.stop()
-        if self.store:
-            await self.store.close()
+        if self.host is not None:
+            await self.host.stop(grace_s)
 
-    async def _listen(self) -> None:
-        """While this replica has watchers, follow every append's NOTIFY, so that a move made
-        through another replica reaches them at once (without it, at their next poll: up to a
-        second). Each listening connection costs PostgreSQL ~20 us per commit (okey bench
-        table), so a replica with no watchers for ``listen_idle_s`` hangs up. Whatever is
-        missed meanwhile (connecting, PostgreSQL restarting) the watchers' poll still carries."""
-        assert self.app is not None
-        log = get_logger(component="table-listener")
-        backoff = 0.2
-        while not self._stopping.is_set():
-            await _first(self._stopping.wait(), self.app.watching.wait())
-            if self._stopping.is_set():
-                return
-            conn: asyncpg.Connection | None = None
-            failed: Exception | None = None
-            try:
-                conn = await asyncpg.connect(self.database_url)
-                await conn.add_listener(PostgresEventStore.NOTIFY_CHANNEL, self._on_append)
-                self.listening, backoff, idle_since = True, 0.2, None
-                self.listens += 1
-                while not self._stopping.is_set() and not conn.is_closed():
-                    if self.app.watching.is_set():
-                        idle_since = None
-                    else:
-                        idle_since = idle_since or asyncio.get_running_loop().time()
-                        if asyncio.get_running_loop().time() - idle_since >= self.listen_idle_s:
-                            break
-                    await _first(self._stopping.wait(), asyncio.sleep(min(1.0, self.listen_idle_s)))
-                if conn.is_closed() and not self._stopping.is_set():
-                    raise ConnectionResetError("the listening connection to PostgreSQL was lost")
-            except Exception as exc:  # whatever it was (asyncpg's InternalClientError too): start over
-                failed = exc
-            finally:
-                self.listening = False
-                if conn is not None and not conn.is_closed():
-                    try:
-                        await asyncio.wait_for(conn.close(), timeout=2.0)
-                    except Exception:  # gone with the server
-                        conn.terminate()
-            if failed is not None:
-                log.warning("listener_restart", error=repr(failed), backoff=backoff)
-                await _first(self._stopping.wait(), asyncio.sleep(backoff))
-                backoff = min(backoff * 2, 5.0)
+    def _part(self, name: str) -> Any:
+        parts = self.host.parts if self.host is not None else None
+        return getattr(parts, name) if parts is not None else None
 
-    def _on_append(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
-        table_id, sep, version = payload.rpartition(":")
-        if not sep:  # a replica of an older version sends the table id alone
-            table_id, version = payload, ""
-        if self.app is None or not self.app.watched(table_id):
-            return
-        task = asyncio.create_task(self._wake(table_id, int(version) if version.isdigit() else None))
-        self._wakes.add(task)
-        task.add_done_callback(self._wakes.discard)
+    @property
+    def store(self) -> PostgresEventStore | None:
+        return self._part("store")  # type: ignore[no-any-return]
 
-    async def _wake(self, table_id: str, version: int | None) -> None:
-        assert self.app is not None
-        try:
-            await self.app.catch_up(table_id, version)
-        except Exception as exc:  # the store going away (stopping, a failover): the poll covers it
-            get_logger(component="table-listener").info("catch_up_failed", table_id=table_id, error=repr(exc))
+    @property
+    def app(self) -> TableApp | None:
+        return self._part("app")  # type: ignore[no-any-return]
+
+    @property
+    def relay(self) -> Relay | None:
+        return self._part("relay")  # type: ignore[no-any-return]
+
+    @property
+    def timers(self) -> TimerPoller | None:
+        return self._part("timers")  # type: ignore[no-any-return]
+
+    @property
+    def revocations(self) -> RevocationFollower | None:
+        return self.host.revocations if self.host is not None else None
+
+    @property
+    def listening(self) -> bool:
+        listener = self._part("listener")
+        return bool(listener and listener.listening)
+
+    @property
+    def listens(self) -> int:
+        listener = self._part("listener")
+        return listener.listens if listener is not None else 0
 
 
-async def _first(*aws: Any) -> None:
-    """Wait until the first of these awaitables is done; cancel the others."""
-    tasks = [asyncio.ensure_future(a) for a in aws]
-    try:
-        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for t in tasks:
-            t.cancel()
-
-
-async def serve(database_url: str, nats_url: str, address: str, grace_ms: int, reuse_port: bool = False) -> None:
-    svc = TableService(database_url, nats_url, address, grace_ms, reuse_port=reuse_port)
-    await svc.start()
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
-    await svc.stop()
-
-
-def main() -> None:
+def main() -> int:
     """Run the service; ``OKEY_TABLE_WORKERS`` > 1 runs that many replica processes sharing
     the port (SO_REUSEPORT): each is a full replica, the store keeps one writer per table."""
-    configure_logging("table")
-    database_url = os.environ["OKEY_DATABASE_URL"]
-    nats_url = os.environ["OKEY_NATS_URL"]
-    address = os.environ.get("OKEY_TABLE_ADDR", DEFAULT_ADDR)
-    grace_ms = int(os.environ.get("OKEY_TIMEOUT_GRACE_MS", "3000"))
     workers = int(os.environ.get("OKEY_TABLE_WORKERS", "1"))
-    if workers <= 1:
-        aioloop.run(serve(database_url, nats_url, address, grace_ms))
-        return
-    supervise(workers)
+    if workers > 1 and os.environ.get("OKEY_REUSE_PORT") != "1":
+        configure_logging("table")
+        supervise(workers)
+        return 0
+    return run_service("table", lambda: bootstrap(TableConfig.from_env()))
 
 
 def supervise(workers: int, poll_s: float = 0.2) -> None:
@@ -252,16 +213,4 @@ def supervise(workers: int, poll_s: float = 0.2) -> None:
 
 
 if __name__ == "__main__":
-    if os.environ.get("OKEY_REUSE_PORT") == "1":
-        configure_logging("table")
-        aioloop.run(
-            serve(
-                os.environ["OKEY_DATABASE_URL"],
-                os.environ["OKEY_NATS_URL"],
-                os.environ.get("OKEY_TABLE_ADDR", DEFAULT_ADDR),
-                int(os.environ.get("OKEY_TIMEOUT_GRACE_MS", "3000")),
-                reuse_port=True,
-            )
-        )
-    else:
-        main()
+    raise SystemExit(main())

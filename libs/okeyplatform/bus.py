@@ -1,0 +1,61 @@
+"""NATS connections for the services' background tasks: one way to connect, with backoff.
+
+A task connects while NATS may still be starting (or restarting): it retries with doubling
+backoff, up to 5 s between tries, until it is connected or asked to stop. Once connected,
+nats-py reconnects by itself (``max_reconnect_attempts=-1``)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import nats
+from nats.aio.client import Client
+
+from .logs import get_logger
+
+__all__ = ["connect_nats", "pause", "Backoff"]
+
+
+async def pause(stop: asyncio.Event, seconds: float) -> None:
+    """Sleep ``seconds``, or less when ``stop`` is set meanwhile."""
+    try:
+        await asyncio.wait_for(stop.wait(), timeout=seconds)
+    except TimeoutError:
+        pass
+
+
+class Backoff:
+    """Doubling delays between tries, from ``first`` up to ``cap`` seconds; ``reset`` after a success."""
+
+    def __init__(self, first: float = 0.2, cap: float = 5.0) -> None:
+        self.first, self.cap = first, cap
+        self.delay = first
+
+    def reset(self) -> None:
+        self.delay = self.first
+
+    async def wait(self, stop: asyncio.Event) -> None:
+        await pause(stop, self.delay)
+        self.delay = min(self.delay * 2, self.cap)
+
+
+async def connect_nats(url: str, stop: asyncio.Event, component: str, **options: Any) -> Client | None:
+    """A NATS connection that reconnects by itself once made, waiting for NATS while it is down;
+    None when ``stop`` is set first. ``options`` go to ``nats.connect`` (callbacks, ...)."""
+    log = get_logger(component=component)
+
+    async def on_error(exc: Exception) -> None:
+        log.warning("nats_error", error=str(exc))
+
+    options.setdefault("error_cb", on_error)
+    options.setdefault("connect_timeout", 2)
+    backoff = Backoff()
+    while not stop.is_set():
+        try:
+            nc: Client = await nats.connect(url, max_reconnect_attempts=-1, reconnect_time_wait=0.5, **options)
+            return nc
+        except (nats.errors.Error, OSError, TimeoutError) as exc:
+            log.warning("nats_connect_retry", error=repr(exc), backoff=backoff.delay)
+            await backoff.wait(stop)
+    return None
