@@ -5,11 +5,12 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
 import asyncpg
 from okeycore.events import Event
+from okeyplatform.consumer import APPLIED, DUPLICATE, HELD, PARKED, BatchResult
 from okeyplatform.contract import UnknownEvent, UnreadableEvent, decode_stored
 from okeyplatform.errors import FailedPrecondition, InvalidArgument, NotFound
 from okeyplatform.eventstore import StoredEvent
@@ -41,11 +42,6 @@ __all__ = [
     "LeaderEntry",
 ]
 
-APPLIED = "APPLIED"
-DUPLICATE = "DUPLICATE"  # at or below the applied version: already in the projection
-HELD = "HELD"  # ahead of a gap: not applied until the missing versions are
-PARKED = "PARKED"  # its table is parked: an event of it could not be projected (see ScoringApp)
-
 
 class MatchInProgress(FailedPrecondition):
     default_reason = "MATCH_IN_PROGRESS"
@@ -69,15 +65,6 @@ class Item:
         except UnreadableEvent as exc:
             event = exc
         return cls(e.stream_id, e.version, e.recorded_at, event)
-
-
-@dataclass(slots=True)
-class BatchResult:
-    outcomes: list[str]  # per item, in the order given
-    versions: dict[str, int]  # each table's applied version afterwards
-    applied: int = 0
-    held: list[int] = field(default_factory=list)  # indexes of the items held back
-    parked: dict[str, tuple[int, str]] = field(default_factory=dict)  # tables parked now: (version, why)
 
 
 @dataclass(frozen=True, slots=True)

@@ -155,8 +155,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
         who = identity.subject if identity.role != "service" else ""
         if who and self.max_watches and self._watches[who] >= self.max_watches:
             raise ResourceExhausted(
-                f"you already watch {self._watches[who]} tables at once (at most {self.max_watches}): "
-                "close one first",
+                f"you already watch {self._watches[who]} tables at once (at most {self.max_watches}): close one first",
                 "TOO_MANY_WATCHES",
             )
         if who:

@@ -1,0 +1,484 @@
+"""One consumer of the table events: a durable pull consumer of OKEY_TABLES, exactly once in
+effect, never out of order.
+
+Each fetched batch is applied in one transaction that also records every table's applied
+version; only then are its messages acknowledged. A message redelivered after a crash, or
+published twice, is at or below the applied version and changes nothing. A message ahead of a
+gap is held back: the missing versions are read from the stream (an ephemeral consumer on that
+table's subject), else from the PostgreSQL log (``log_reader``), and applied first; when neither
+holds them yet the message is negatively acknowledged with a delay and waits for its
+redelivery. NATS or PostgreSQL going away (at start, or a restart) is waited out with backoff;
+the consumer never creates or changes the stream (:func:`~okeyplatform.relay.bind_table_stream`).
+
+Who applies is the consumer's ``applier``: the scoring projection (which keeps its applied
+versions in its own rows), or :class:`VersionedApplier`, the applied-version record for any
+handler: ``handler(conn, item)`` runs inside the transaction that records the version, so its
+writes on ``conn`` happen exactly once."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Generic, Protocol, TypeVar
+
+import asyncpg
+import nats
+from nats.aio.msg import Msg
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+from nats.js.client import JetStreamContext
+
+from .bus import connect_nats, pause
+from .contract import BadEnvelope, Envelope, decode_envelope
+from .eventstore import migrate
+from .logs import get_logger
+from .relay import TABLE_STREAM, bind_table_stream, table_subject
+
+__all__ = [
+    "TableEventConsumer",
+    "VersionedApplier",
+    "BatchResult",
+    "Applier",
+    "FatalEvent",
+    "EventItem",
+    "decode_item",
+    "APPLIED",
+    "DUPLICATE",
+    "HELD",
+    "PARKED",
+    "CONSUMER_MIGRATIONS",
+    "migrate_consumer_versions",
+]
+
+APPLIED = "APPLIED"
+DUPLICATE = "DUPLICATE"  # at or below the applied version: already applied
+HELD = "HELD"  # ahead of a gap: not applied until the missing versions are
+PARKED = "PARKED"  # its table is parked: an event of it could not be applied (the applier's call)
+
+
+class _Item(Protocol):
+    @property
+    def table_id(self) -> str: ...
+
+    @property
+    def version(self) -> int: ...
+
+    @property
+    def recorded_at(self) -> datetime: ...
+
+
+I = TypeVar("I", bound=_Item)  # noqa: E741
+
+
+@dataclass(slots=True)
+class BatchResult:
+    outcomes: list[str]  # per item, in the order given
+    versions: dict[str, int]  # each table's applied version afterwards
+    applied: int = 0
+    held: list[int] = field(default_factory=list)  # indexes of the items held back
+    parked: dict[str, tuple[int, str]] = field(default_factory=dict)  # tables parked now: (version, why)
+
+
+class Applier(Protocol[I]):
+    async def apply(self, items: Sequence[I]) -> BatchResult: ...
+
+
+class FatalEvent(Exception):
+    """An event the consumer cannot go past: it stops, after applying the events before it."""
+
+    def __init__(self, message: str, table_id: str | None = None, version: int | None = None) -> None:
+        super().__init__(message)
+        self.table_id = table_id
+        self.version = version
+
+
+@dataclass(frozen=True, slots=True)
+class EventItem:
+    """A table event envelope as an item of the consumer (what :class:`VersionedApplier` hands on)."""
+
+    envelope: Envelope
+
+    @property
+    def table_id(self) -> str:
+        return self.envelope.table_id
+
+    @property
+    def version(self) -> int:
+        return self.envelope.version
+
+    @property
+    def recorded_at(self) -> datetime:
+        return self.envelope.time
+
+
+def decode_item(data: bytes, headers: Mapping[str, str] | None = None) -> EventItem:
+    try:
+        return EventItem(decode_envelope(data, headers))
+    except BadEnvelope as exc:
+        raise FatalEvent(f"not a table event envelope: {exc}") from None
+
+
+class TableEventConsumer(Generic[I]):
+    """Runs until ``stop()``; ``run`` raises the ``fatal`` error that stopped it, if any.
+
+    ``applier.apply(items)`` applies a batch in its own transaction and says, per item, whether
+    it was APPLIED, a DUPLICATE (at or below the applied version it records in that same
+    transaction), HELD (past a gap) or PARKED; :class:`VersionedApplier` is that record for any
+    handler. ``decode`` turns a message into an item (``table_id``, ``version``, ``recorded_at``);
+    ``log_reader`` reads versions the stream no longer holds from the PostgreSQL log; ``fatal``
+    (with ``table_id`` and ``version``) stops the consumer after the events before it."""
+
+    def __init__(
+        self,
+        applier: Applier[I],
+        nats_url: str,
+        decode: Callable[[bytes, Mapping[str, str] | None], I],
+        durable: str,
+        stream: str = TABLE_STREAM,
+        subject: str = "okey.table.>",
+        batch: int = 500,
+        on_applied: Callable[[Sequence[I]], None] | None = None,
+        log_reader: Callable[[str, set[int]], Awaitable[list[I]]] | None = None,
+        fatal: type[Exception] = FatalEvent,
+        ack_wait_s: float = 60.0,
+        component: str = "table-consumer",
+    ) -> None:
+        self.app = applier
+        self.decode = decode
+        self.fatal = fatal
+        self.ack_wait_s = ack_wait_s
+        self.log_reader = log_reader  # missing versions from the PostgreSQL log (aged out of the stream)
+        self.nats_url = nats_url
+        self.durable = durable
+        self.stream = stream
+        self.subject = subject
+        self.batch = batch
+        self.on_applied = on_applied
+        self.on_parked: Callable[[dict[str, tuple[int, str]]], None] | None = None
+        self.parked = 0  # events skipped because their table is parked
+        self.applied = 0
+        self.duplicates = 0
+        self.held = 0
+        self.gap_fills = 0  # missing versions read back from the stream
+        self.log_fills = 0  # missing versions read back from the PostgreSQL log
+        self.last_lag_s = 0.0
+        self.error: BaseException | None = None
+        self.ready = asyncio.Event()
+        self.log_component = component
+        self.log = get_logger(component=component)
+        self._stop = asyncio.Event()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    async def run(self) -> None:
+        nc = await self._connect()
+        if nc is None:
+            return
+        try:
+            js = nc.jetstream()
+            psub = await self._subscribe(js)
+            if psub is None:
+                return
+            self.ready.set()
+            backoff = 0.2
+            while not self._stop.is_set():
+                try:
+                    msgs = await psub.fetch(self.batch, timeout=1.0)
+                except TimeoutError:
+                    continue
+                except (nats.errors.Error, OSError) as exc:
+                    self.log.warning("fetch_retry", error=repr(exc), backoff=backoff)
+                    await self._sleep(backoff)
+                    backoff = min(backoff * 2, 5.0)
+                    continue
+                backoff = 0.2
+                await self._handle(js, msgs)
+        except self.fatal as exc:
+            self.error = exc
+            self.log.error("projector_stopped", error=str(exc))
+            raise
+        finally:
+            await nc.close()
+
+    async def _connect(self) -> Any:
+        """NATS, waiting for it while it is down at start (None when asked to stop first)."""
+        return await connect_nats(self.nats_url, self._stop, self.log_component)
+
+    async def _sleep(self, seconds: float) -> None:
+        await pause(self._stop, seconds)
+
+    async def _subscribe(self, js: JetStreamContext) -> Any:
+        backoff = 0.2
+        while not self._stop.is_set():
+            try:
+                await bind_table_stream(js)  # the relay creates it and owns its configuration
+                return await js.pull_subscribe(
+                    self.subject,
+                    durable=self.durable,
+                    stream=self.stream,
+                    config=ConsumerConfig(
+                        deliver_policy=DeliverPolicy.ALL,
+                        ack_policy=AckPolicy.EXPLICIT,
+                        ack_wait=self.ack_wait_s,
+                        max_deliver=-1,
+                        max_ack_pending=20_000,
+                    ),
+                )
+            except (nats.errors.Error, OSError, TimeoutError) as exc:
+                self.log.warning("subscribe_retry", error=repr(exc), backoff=backoff)
+                await self._sleep(backoff)
+                backoff = min(backoff * 2, 5.0)
+        return None
+
+    async def _handle(self, js: JetStreamContext, msgs: list[Msg]) -> None:
+        items = [self.decode(m.data, m.headers) for m in msgs]
+        error: Exception | None = None
+        while True:
+            try:
+                result = await self._apply(items, msgs)
+                break
+            except self.fatal as exc:
+                # Apply everything before the bad event (other tables, and this table's
+                # earlier versions), acknowledge that, then stop on the bad one.
+                error = error or exc
+                bad_table, bad_version = getattr(exc, "table_id", None), getattr(exc, "version", None)
+                keep = [
+                    k
+                    for k, it in enumerate(items)
+                    if not (it.table_id == bad_table and it.version >= (bad_version or 0))
+                ]
+                if bad_table is None or len(keep) == len(items):
+                    raise error from None
+                items, msgs = [items[k] for k in keep], [msgs[k] for k in keep]
+                if not items:
+                    raise error from None
+        if result is None:
+            return
+        self._parked(result.parked)
+        outcomes = list(result.outcomes)
+        if result.held:
+            filled = await self._fill_gaps(js, [items[i] for i in result.held], result.versions)
+            if filled:
+                again = await self._apply([*filled, *(items[i] for i in result.held)], None)
+                if again is None:
+                    return
+                self._parked(again.parked)
+                for k, i in enumerate(result.held):
+                    outcomes[i] = again.outcomes[len(filled) + k]
+                self._count([it for it, o in zip(filled, again.outcomes, strict=False) if o == APPLIED])
+        self._count([it for it, o in zip(items, outcomes, strict=True) if o == APPLIED])
+        for m, o in zip(msgs, outcomes, strict=True):
+            if o == HELD:
+                self.held += 1
+                n = m.metadata.num_delivered or 1
+                delay = min(0.1 * 2 ** min(n, 6), 5.0)
+                self.log.info("event_held_back", table=m.subject, delay_s=delay)
+                await m.nak(delay=delay)
+            else:
+                self.duplicates += o == DUPLICATE
+                self.parked += o == PARKED  # acknowledged: the log keeps it for `okey replay`
+                await m.ack()
+        if error is not None:
+            raise error
+
+    async def _apply(self, items: list[I], msgs: list[Msg] | None) -> Any:
+        """Project, retrying while PostgreSQL is unreachable or restarting (the messages are
+        kept in progress meanwhile); None when asked to stop first."""
+        backoff = 0.2
+        while True:
+            try:
+                return await self.app.apply(items)
+            except (
+                asyncpg.PostgresConnectionError,
+                asyncpg.InterfaceError,
+                # 57xxx: "the database system is shutting down / starting up", "terminating
+                # connection due to administrator command": PostgreSQL restarting, not a bad event.
+                asyncpg.exceptions.OperatorInterventionError,
+                # "cannot switch to state ..; another operation is in progress": a connection the
+                # restart cut mid-operation; the pool replaces it.
+                asyncpg.exceptions.InternalClientError,
+                OSError,
+            ) as exc:
+                if self._stop.is_set():
+                    return None
+                self.log.warning("apply_retry", error=repr(exc), backoff=backoff)
+                for m in msgs or ():
+                    await m.in_progress()
+                await self._sleep(backoff)
+                backoff = min(backoff * 2, 5.0)
+
+    def _parked(self, parked: dict[str, tuple[int, str]]) -> None:
+        if parked and self.on_parked is not None:
+            self.on_parked(parked)
+
+    def _count(self, applied: list[I]) -> None:
+        if not applied:
+            return
+        self.applied += len(applied)
+        now = datetime.now(UTC)
+        self.last_lag_s = max(0.0, (now - applied[-1].recorded_at).total_seconds())
+        if self.on_applied is not None:
+            self.on_applied(applied)
+
+    async def _fill_gaps(self, js: JetStreamContext, held: list[I], versions: dict[str, int]) -> list[I]:
+        """The missing versions below held-back events, read from the stream (they may sit
+        later in it, or be waiting for redelivery to this consumer)."""
+        want: dict[str, set[int]] = {}
+        for it in held:
+            have = versions.get(it.table_id, 0)
+            want.setdefault(it.table_id, set()).update(range(have + 1, it.version))
+        for it in held:
+            want[it.table_id].discard(it.version)
+        out: list[I] = []
+        for table_id, versions_wanted in want.items():
+            if not versions_wanted:
+                continue
+            got = await self._read_versions(js, table_id, versions_wanted)
+            out += got
+            still = versions_wanted - {it.version for it in got}
+            if still and self.log_reader is not None:
+                # Not in the stream (any more): its retention aged them out, or they are
+                # in flight. The log has every event: catch up from it, never skip.
+                try:
+                    from_log = await self.log_reader(table_id, still)
+                except (asyncpg.PostgresError, OSError) as exc:
+                    self.log.warning("log_fill_failed", table_id=table_id, error=repr(exc))
+                    from_log = []
+                self.log_fills += len(from_log)
+                if from_log:
+                    self.log.info("gap_filled_from_log", table_id=table_id, versions=len(from_log))
+                out += from_log
+        return out
+
+    async def _read_versions(self, js: JetStreamContext, table_id: str, wanted: set[int]) -> list[I]:
+        found: dict[int, I] = {}
+        try:
+            sub = await js.pull_subscribe(
+                table_subject(table_id),
+                stream=self.stream,
+                config=ConsumerConfig(
+                    deliver_policy=DeliverPolicy.ALL,
+                    ack_policy=AckPolicy.EXPLICIT,
+                    inactive_threshold=10.0,
+                    mem_storage=True,
+                ),
+            )
+        except (nats.errors.Error, TimeoutError) as exc:
+            self.log.warning("gap_fill_failed", table_id=table_id, error=repr(exc))
+            return []
+        try:
+            deadline = time.monotonic() + 5.0
+            while wanted - found.keys() and time.monotonic() < deadline:
+                try:
+                    msgs = await sub.fetch(500, timeout=0.5)
+                except TimeoutError:
+                    break
+                for m in msgs:
+                    it = self.decode(m.data, m.headers)
+                    if it.version in wanted:
+                        found[it.version] = it
+                if not msgs or msgs[-1].metadata.num_pending == 0:
+                    break
+        except (nats.errors.Error, TimeoutError) as exc:
+            self.log.warning("gap_fill_failed", table_id=table_id, error=repr(exc))
+        finally:
+            try:
+                info = await sub.consumer_info()
+                await sub.unsubscribe()
+                await js.delete_consumer(self.stream, info.name)
+            except (nats.errors.Error, TimeoutError):
+                pass
+        self.gap_fills += len(found)
+        self.log.info("gap_filled" if found else "gap_open", table_id=table_id, wanted=sorted(wanted), found=len(found))
+        return [found[v] for v in sorted(found)]
+
+
+CONSUMER_MIGRATIONS: list[tuple[int, str]] = [
+    (
+        1,
+        """
+        -- Each consumer's applied version per table, written in the transaction of the effects
+        -- of that version (okeyplatform.consumer.VersionedApplier): exactly-once in effect.
+        CREATE TABLE IF NOT EXISTS okey_consumer_versions (
+            consumer TEXT NOT NULL,
+            table_id TEXT NOT NULL,
+            version  INT NOT NULL,
+            PRIMARY KEY (consumer, table_id)
+        );
+        """,
+    )
+]
+
+
+async def migrate_consumer_versions(conn: asyncpg.Connection) -> list[int]:
+    """The applied-version record's table (its service's migrate applies it)."""
+    return await migrate(conn, CONSUMER_MIGRATIONS, scope="consumer")
+
+
+class VersionedApplier(Generic[I]):
+    """The applied-version record for any handler: in one transaction per batch, each table's
+    applied version of consumer ``name`` is read (locked), the next versions are handed to
+    ``handler(conn, item)`` in order, and the new versions are written. A redelivered version is a
+    DUPLICATE and the handler never sees it. ``gaps``: ``"hold"`` holds back a version past a gap
+    (the consumer fills it, the scoring way); ``"skip"`` applies it (for handlers that act on the
+    latest state, like the bots, a missed version does not matter). The first version of a table
+    the record has not seen is applied whatever it is when ``gaps`` is ``"skip"``."""
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        name: str,
+        handler: Callable[[asyncpg.Connection, I], Awaitable[None]],
+        gaps: str = "hold",
+    ) -> None:
+        if gaps not in ("hold", "skip"):
+            raise ValueError("gaps: hold or skip")
+        self.pool = pool
+        self.name = name
+        self.handler = handler
+        self.gaps = gaps
+
+    async def versions(self, conn: asyncpg.Connection, table_ids: Sequence[str], lock: bool = False) -> dict[str, int]:
+        rows = await conn.fetch(
+            "SELECT table_id, version FROM okey_consumer_versions WHERE consumer = $1 AND table_id = ANY($2::text[])"
+            + (" ORDER BY table_id FOR UPDATE" if lock else ""),
+            self.name,
+            list(table_ids),
+        )
+        return {r["table_id"]: r["version"] for r in rows}
+
+    async def apply(self, items: Sequence[I]) -> BatchResult:
+        by_table: dict[str, list[int]] = {}
+        for i, it in enumerate(items):
+            by_table.setdefault(it.table_id, []).append(i)
+        result = BatchResult([""] * len(items), {})
+        async with self.pool.acquire() as conn, conn.transaction():
+            known = await self.versions(conn, sorted(by_table), lock=True)
+            for table_id, idxs in sorted(by_table.items()):
+                idxs.sort(key=lambda i: items[i].version)
+                current = known.get(table_id)
+                for i in idxs:
+                    it = items[i]
+                    if current is not None and it.version <= current:
+                        result.outcomes[i] = DUPLICATE
+                    elif self.gaps == "skip" or it.version == (current or 0) + 1:
+                        await self.handler(conn, it)
+                        current = it.version
+                        result.outcomes[i] = APPLIED
+                        result.applied += 1
+                    else:
+                        result.outcomes[i] = HELD
+                        result.held.append(i)
+                result.versions[table_id] = current or 0
+                if current is not None and current != known.get(table_id):
+                    await conn.execute(
+                        "INSERT INTO okey_consumer_versions (consumer, table_id, version) VALUES ($1, $2, $3) "
+                        "ON CONFLICT (consumer, table_id) DO UPDATE SET version = EXCLUDED.version",
+                        self.name,
+                        table_id,
+                        current,
+                    )
+        return result
