@@ -34,7 +34,7 @@ from .grpcserver import build_server, mark_not_serving, mark_serving
 from .logs import configure_logging, get_logger
 from .revocations import RevocationFollower
 
-__all__ = ["ServiceHost", "Background", "run_service"]
+__all__ = ["ServiceHost", "Background", "InProcess", "run_service"]
 
 P = TypeVar("P")
 
@@ -237,3 +237,29 @@ def run_service(name: str, make: Callable[[], ServiceHost[Any]]) -> int:
         return await make().run_until_signalled()
 
     return aioloop.run(go())
+
+
+class InProcess(Generic[P]):
+    """The base of the in-process service classes (``TableService`` and the others, which tests
+    and ``okey up`` start): the host ``bootstrap`` built, its port, its parts by name."""
+
+    host: ServiceHost[P] | None
+    port: int
+
+    async def launch(self, host: ServiceHost[P]) -> None:
+        self.host = host
+        await host.start()
+        self.port = host.port
+
+    async def stop(self, grace_s: float = 5.0) -> None:
+        if self.host is not None:
+            await self.host.stop(grace_s)
+
+    def part(self, name: str) -> Any:
+        """A part ``setup`` returned, None before the start."""
+        parts = self.host.parts if self.host is not None else None
+        return getattr(parts, name) if parts is not None else None
+
+    @property
+    def revocations(self) -> RevocationFollower | None:
+        return self.host.revocations if self.host is not None else None

@@ -7,10 +7,11 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from okeyplatform.auth import ServiceCredential
 from okeyplatform.client import TableClient
-from okeyplatform.host import ServiceHost, run_service
+from okeyplatform.host import InProcess, ServiceHost, run_service
 
 from .api import SERVICE_NAME
 from .app import BotsApp
@@ -67,7 +68,7 @@ def bootstrap(config: BotsConfig) -> ServiceHost[BotsParts]:
 
 
 @dataclass
-class BotsService:
+class BotsService(InProcess[Any]):
     """The bots service in this process (tests, ``okey up``): the host ``bootstrap`` builds."""
 
     nats_url: str
@@ -81,25 +82,19 @@ class BotsService:
 
     async def start(self) -> None:
         config = BotsConfig(self.nats_url, self.table_addr, self.address, self.strategy, self.durable, self.queue)
-        self.host = bootstrap(config)
-        await self.host.start()
-        self.port = self.host.port
-
-    async def stop(self, grace_s: float = 5.0) -> None:
-        if self.host is not None:
-            await self.host.stop(grace_s)
+        await self.launch(bootstrap(config))
 
     @property
     def app(self) -> BotsApp | None:
-        return self.host.parts.app if self.host and self.host.parts else None
+        return self.part("app")  # type: ignore[no-any-return]
 
     @property
     def follower(self) -> EventFollower | None:
-        return self.host.parts.follower if self.host and self.host.parts else None
+        return self.part("follower")  # type: ignore[no-any-return]
 
     @property
     def client(self) -> TableClient | None:
-        return self.host.parts.client if self.host and self.host.parts else None
+        return self.part("client")  # type: ignore[no-any-return]
 
 
 def main() -> int:

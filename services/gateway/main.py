@@ -7,10 +7,11 @@ import asyncio
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import h11
 import uvicorn
-from okeyplatform.host import ServiceHost, run_service
+from okeyplatform.host import InProcess, ServiceHost, run_service
 from okeyplatform.logs import get_logger
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
@@ -163,7 +164,7 @@ def bootstrap(
 
 
 @dataclass
-class Gateway:
+class Gateway(InProcess[Any]):
     """The gateway in this process (tests, ``okey up``): the host ``bootstrap`` builds."""
 
     grpc_address: str = DEFAULT_GRPC_ADDR
@@ -182,13 +183,9 @@ class Gateway:
             "gateway_started", http=self.http_address, services=sorted(self.host.parts.upstreams.addresses)
         )
 
-    async def stop(self, grace_s: float = 5.0) -> None:
-        if self.host is not None:
-            await self.host.stop(grace_s)
-
     @property
     def upstreams(self) -> Upstreams | None:
-        return self.host.parts.upstreams if self.host and self.host.parts else None
+        return self.part("upstreams")  # type: ignore[no-any-return]
 
 
 def main() -> int:

@@ -7,15 +7,15 @@ import asyncio
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from grpc_health.v1 import health_pb2
 from okey.v1 import scoring_service_pb2_grpc as pb_grpc
 from okeyplatform.contract import encode_envelope, nats_headers
 from okeyplatform.eventstore import PostgresEventStore
-from okeyplatform.host import ServiceHost, run_service
+from okeyplatform.host import InProcess, ServiceHost, run_service
 from okeyplatform.logs import get_logger
 from okeyplatform.relay import TABLE_STREAM
-from okeyplatform.revocations import RevocationFollower
 
 from .api import SERVICE_NAME, ScoringServicer
 from .app import Item, ScoringApp
@@ -120,7 +120,7 @@ def bootstrap(config: ScoringConfig) -> ServiceHost[ScoringParts]:
 
 
 @dataclass
-class ScoringService:
+class ScoringService(InProcess[Any]):
     """The scoring service in this process (tests, ``okey up``): the host ``bootstrap`` builds."""
 
     database_url: str
@@ -135,39 +135,31 @@ class ScoringService:
     _failed: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
 
     async def start(self) -> None:
-        self.host = bootstrap(
-            ScoringConfig(
-                self.database_url,
-                self.nats_url,
-                self.address,
-                self.events_url,
-                self.durable,
-                self.stream,
-                self.on_applied,
+        await self.launch(
+            bootstrap(
+                ScoringConfig(
+                    self.database_url,
+                    self.nats_url,
+                    self.address,
+                    self.events_url,
+                    self.durable,
+                    self.stream,
+                    self.on_applied,
+                )
             )
         )
-        await self.host.start()
-        self.port = self.host.port
-
-    async def stop(self, grace_s: float = 5.0) -> None:
-        if self.host is not None:
-            await self.host.stop(grace_s)
 
     @property
     def store(self) -> ScoringStore | None:
-        return self.host.parts.store if self.host and self.host.parts else None
+        return self.part("store")  # type: ignore[no-any-return]
 
     @property
     def app(self) -> ScoringApp | None:
-        return self.host.parts.app if self.host and self.host.parts else None
+        return self.part("app")  # type: ignore[no-any-return]
 
     @property
     def projector(self) -> Projector | None:
-        return self.host.parts.projector if self.host and self.host.parts else None
-
-    @property
-    def revocations(self) -> RevocationFollower | None:
-        return self.host.revocations if self.host is not None else None
+        return self.part("projector")  # type: ignore[no-any-return]
 
     @property
     def failed(self) -> asyncio.Event:

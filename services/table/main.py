@@ -11,10 +11,9 @@ from typing import Any
 
 from okey.v1 import table_service_pb2_grpc as pb_grpc
 from okeyplatform.eventstore import PostgresEventStore
-from okeyplatform.host import ServiceHost, run_service
+from okeyplatform.host import InProcess, ServiceHost, run_service
 from okeyplatform.logs import configure_logging, get_logger
 from okeyplatform.relay import Relay
-from okeyplatform.revocations import RevocationFollower
 
 from .api import SERVICE_NAME, TableServicer
 from .app import TableApp
@@ -85,7 +84,7 @@ def bootstrap(config: TableConfig) -> ServiceHost[TableParts]:
 
 
 @dataclass
-class TableService:
+class TableService(InProcess[Any]):
     """The table service in this process (tests, ``okey up``): the host ``bootstrap`` builds."""
 
     database_url: str
@@ -106,46 +105,32 @@ class TableService:
             reuse_port=self.reuse_port,
             listen_idle_s=self.listen_idle_s,
         )
-        self.host = bootstrap(config)
-        await self.host.start()
-        self.port = self.host.port
-
-    async def stop(self, grace_s: float = 5.0) -> None:
-        if self.host is not None:
-            await self.host.stop(grace_s)
-
-    def _part(self, name: str) -> Any:
-        parts = self.host.parts if self.host is not None else None
-        return getattr(parts, name) if parts is not None else None
+        await self.launch(bootstrap(config))
 
     @property
     def store(self) -> PostgresEventStore | None:
-        return self._part("store")  # type: ignore[no-any-return]
+        return self.part("store")  # type: ignore[no-any-return]
 
     @property
     def app(self) -> TableApp | None:
-        return self._part("app")  # type: ignore[no-any-return]
+        return self.part("app")  # type: ignore[no-any-return]
 
     @property
     def relay(self) -> Relay | None:
-        return self._part("relay")  # type: ignore[no-any-return]
+        return self.part("relay")  # type: ignore[no-any-return]
 
     @property
     def timers(self) -> TimerPoller | None:
-        return self._part("timers")  # type: ignore[no-any-return]
-
-    @property
-    def revocations(self) -> RevocationFollower | None:
-        return self.host.revocations if self.host is not None else None
+        return self.part("timers")  # type: ignore[no-any-return]
 
     @property
     def listening(self) -> bool:
-        listener = self._part("listener")
+        listener = self.part("listener")
         return bool(listener and listener.listening)
 
     @property
     def listens(self) -> int:
-        listener = self._part("listener")
+        listener = self.part("listener")
         return listener.listens if listener is not None else 0
 
 
