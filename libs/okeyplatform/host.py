@@ -34,7 +34,7 @@ from .grpcserver import build_server, mark_not_serving, mark_serving
 from .logs import configure_logging, get_logger
 from .revocations import RevocationFollower
 
-__all__ = ["ServiceHost", "Background", "InProcess", "run_service"]
+__all__ = ["ServiceHost", "Background", "InProcess", "Part", "run_service"]
 
 P = TypeVar("P")
 
@@ -263,3 +263,13 @@ class InProcess(Generic[P]):
     @property
     def revocations(self) -> RevocationFollower | None:
         return self.host.revocations if self.host is not None else None
+
+
+class Part:
+    """``store = Part("store")`` in an :class:`InProcess` class: that part of the host, or None."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: InProcess[Any] | None, owner: type | None = None) -> Any:
+        return self if obj is None else obj.part(self.name)

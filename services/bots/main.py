@@ -11,7 +11,7 @@ from typing import Any
 
 from okeyplatform.auth import ServiceCredential
 from okeyplatform.client import TableClient
-from okeyplatform.host import InProcess, ServiceHost, run_service
+from okeyplatform.host import InProcess, Part, ServiceHost, run_service
 
 from .api import SERVICE_NAME
 from .app import BotsApp
@@ -84,17 +84,9 @@ class BotsService(InProcess[Any]):
         config = BotsConfig(self.nats_url, self.table_addr, self.address, self.strategy, self.durable, self.queue)
         await self.launch(bootstrap(config))
 
-    @property
-    def app(self) -> BotsApp | None:
-        return self.part("app")  # type: ignore[no-any-return]
-
-    @property
-    def follower(self) -> EventFollower | None:
-        return self.part("follower")  # type: ignore[no-any-return]
-
-    @property
-    def client(self) -> TableClient | None:
-        return self.part("client")  # type: ignore[no-any-return]
+    app = Part("app")
+    follower = Part("follower")
+    client = Part("client")
 
 
 def main() -> int:

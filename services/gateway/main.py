@@ -11,7 +11,7 @@ from typing import Any
 
 import h11
 import uvicorn
-from okeyplatform.host import InProcess, ServiceHost, run_service
+from okeyplatform.host import InProcess, Part, ServiceHost, run_service
 from okeyplatform.logs import get_logger
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
@@ -183,9 +183,7 @@ class Gateway(InProcess[Any]):
             "gateway_started", http=self.http_address, services=sorted(self.host.parts.upstreams.addresses)
         )
 
-    @property
-    def upstreams(self) -> Upstreams | None:
-        return self.part("upstreams")  # type: ignore[no-any-return]
+    upstreams = Part("upstreams")
 
 
 def main() -> int:

@@ -13,7 +13,7 @@ from grpc_health.v1 import health_pb2
 from okey.v1 import scoring_service_pb2_grpc as pb_grpc
 from okeyplatform.contract import encode_envelope, nats_headers
 from okeyplatform.eventstore import PostgresEventStore
-from okeyplatform.host import InProcess, ServiceHost, run_service
+from okeyplatform.host import InProcess, Part, ServiceHost, run_service
 from okeyplatform.logs import get_logger
 from okeyplatform.relay import TABLE_STREAM
 
@@ -149,17 +149,9 @@ class ScoringService(InProcess[Any]):
             )
         )
 
-    @property
-    def store(self) -> ScoringStore | None:
-        return self.part("store")  # type: ignore[no-any-return]
-
-    @property
-    def app(self) -> ScoringApp | None:
-        return self.part("app")  # type: ignore[no-any-return]
-
-    @property
-    def projector(self) -> Projector | None:
-        return self.part("projector")  # type: ignore[no-any-return]
+    store = Part("store")
+    app = Part("app")
+    projector = Part("projector")
 
     @property
     def failed(self) -> asyncio.Event:

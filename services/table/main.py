@@ -11,7 +11,7 @@ from typing import Any
 
 from okey.v1 import table_service_pb2_grpc as pb_grpc
 from okeyplatform.eventstore import PostgresEventStore
-from okeyplatform.host import InProcess, ServiceHost, run_service
+from okeyplatform.host import InProcess, Part, ServiceHost, run_service
 from okeyplatform.logs import configure_logging, get_logger
 from okeyplatform.relay import Relay
 
@@ -107,21 +107,10 @@ class TableService(InProcess[Any]):
         )
         await self.launch(bootstrap(config))
 
-    @property
-    def store(self) -> PostgresEventStore | None:
-        return self.part("store")  # type: ignore[no-any-return]
-
-    @property
-    def app(self) -> TableApp | None:
-        return self.part("app")  # type: ignore[no-any-return]
-
-    @property
-    def relay(self) -> Relay | None:
-        return self.part("relay")  # type: ignore[no-any-return]
-
-    @property
-    def timers(self) -> TimerPoller | None:
-        return self.part("timers")  # type: ignore[no-any-return]
+    store = Part("store")
+    app = Part("app")
+    relay = Part("relay")
+    timers = Part("timers")
 
     @property
     def listening(self) -> bool:
