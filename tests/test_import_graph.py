@@ -148,7 +148,7 @@ def test_the_graph_sees_the_runtime_the_services_and_the_tools() -> None:
     graph = import_graph()
     assert "okeyplatform.eventstore" in graph["okeytools.export"]
     assert "okeytools.embedded.infra" in graph["okeytools.embedded"]  # relative, from a package
-    assert "okeyplatform.aioloop" in graph["services.table.main"]  # `from okeyplatform import aioloop`
+    assert "okeyplatform.host" in graph["services.table.main"]
 
 
 # -- the checker itself, on a small tree of made-up modules -------------------------------------
