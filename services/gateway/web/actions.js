@@ -1,0 +1,97 @@
+// Acting at the table: the commands the seat sends (TableService.Act with a fresh command id)
+// and the action toolbar, whose buttons are the engine's answer (the view's `allowed`).
+import { $, h, num, toast, uid } from "./dom.js";
+import { tr } from "./i18n.js";
+import { S, go, is101, me, render, selectedOne, tileById } from "./state.js";
+import { api, errText } from "./api.js";
+import { tileName } from "./rack.js";
+import { refreshView } from "./live.js";
+
+export async function act(name, body = {}) {
+  const t = S.t;
+  if (!t || t.seat === null || t.busy) return null;
+  t.busy = true;
+  renderActions();
+  try {
+    const r = await api("TableService", "Act", { tableId: t.id, commandId: uid(), seat: t.seat, [name]: body });
+    if (!t.live) refreshView(t);
+    return r;
+  } catch (e) {
+    toast(errText(e));
+    return null;
+  } finally {
+    t.busy = false;
+    if (S.t === t) renderActions();
+  }
+}
+
+// Leaving mid-match [C-LEAVE-1] [D-10] cannot be undone: a bot plays the seat to the end, the
+// stake stays in the pot and the match counts as a loss, so the player confirms it first.
+async function doLeave() {
+  if (!window.confirm(tr("act.leave_seat.confirm"))) return;
+  const r = await act("leaveSeat");
+  if (!r) return;
+  toast(tr("act.leave_seat.done"), "info");
+  go(""); // the router shows the lobby
+}
+
+export function doDraw() { return act("draw"); }
+export function doTake() { return act("takeDiscard"); }
+export async function doDiscard(id = selectedOne()) {
+  if (id === null || id === undefined) return;
+  const r = await act("discard", { tileId: id });
+  if (r && S.t) S.t.selected = S.t.selected.filter((x) => x !== id);
+}
+export async function doFinish(id = selectedOne()) {
+  if (id === null || id === undefined) return;
+  const r = await act("finish", { tileId: id });
+  if (r && S.t) S.t.selected = [];
+}
+
+function actionButton(key, onclick, enabled, opts = {}) {
+  return h("button", {
+    type: "button", class: opts.primary ? "primary" : "", "data-act": key, "data-focus": "act-" + key,
+    disabled: !enabled || S.t.busy, onclick, title: opts.title,
+  }, opts.label || tr("act." + key));
+}
+
+export function renderActions() {
+  const t = S.t;
+  const box = $("#actions");
+  if (!t || !t.view || t.seat === null) { box.replaceChildren(); return; }
+  const v = t.view;
+  const one = selectedOne();
+  const pub = me(v);
+  const side = v.sideTile && num(v.sideTile.id) >= 0 && v.sideTile.code;
+  const rackCodes = (v.rack || []).map((x) => x.code);
+  const okeyCode = v.okey ? v.okey.code : "";
+  // What the seat may send now is the engine's answer (the view's allowed, from okeycore's
+  // can); the client adds only what needs a tile picked first.
+  const may = new Set(v.allowed || []);
+  const items = [];
+  items.push(actionButton("draw", doDraw, may.has("Draw")));
+  items.push(actionButton("take_discard", doTake, !!side && may.has("TakeDiscard")));
+  const canDiscard = one !== null && may.has("Discard");
+  items.push(actionButton("discard", () => doDiscard(), canDiscard, { primary: canDiscard }));
+  if (!is101(v)) {
+    items.push(actionButton("finish", () => doFinish(), one !== null && may.has("Finish")));
+    if (may.has("ShowIndicator")) items.push(actionButton("show_indicator", () => act("showIndicator"), true));
+    if (!pub.declaredPairs) items.push(actionButton("declare_pairs", () => act("declarePairs"), may.has("DeclarePairs")));
+    if (!pub.turnedToOkey && rackCodes.includes(okeyCode)) {
+      // Only a hand that could finish right now may turn to okey [C-DON-1]: can says so.
+      items.push(actionButton("turn_to_okey", () => act("turnToOkey"), may.has("TurnToOkey")));
+    }
+    if (may.has("Pass")) items.push(actionButton("pass", () => act("pass"), true));
+  } else if (v.canReturnSide) {
+    items.push(actionButton("return_side", () => act("returnSideTile"), may.has("ReturnSideTile")));
+  }
+  if (may.has("TakeBack")) items.push(actionButton("take_back", () => act("takeBack"), true, { primary: true }));
+  if (may.has("LeaveSeat")) items.push(actionButton("leave_seat", doLeave, true));
+  if (t.selected.length) items.push(actionButton("deselect", () => { t.selected = []; render(); }, true));
+  box.replaceChildren(...items);
+  const sel = $("#selection-line");
+  sel.textContent = t.selected.length
+    ? tr("act.selected", { tiles: t.selected.map((id) => { const x = tileById(t, id); return x ? tileName(x.code) : ""; }).join(", ") })
+    : "";
+}
+

@@ -1,0 +1,71 @@
+// The gateway's API: POST /api/<service>/<Method> (protobuf's JSON mapping) with the bearer
+// token, the list of methods the gateway offers (GET /api), and the WebSocket of a table's watch.
+import { S } from "./state.js";
+import { hasString, tr } from "./i18n.js";
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    super((body && body.message) || (body && body.reason) || `HTTP ${status}`);
+    this.status = status;
+    this.code = (body && body.code) || "";
+    this.reason = (body && body.reason) || "";
+  }
+}
+
+let onUnauthorized = () => {};
+/** What to do when the gateway refuses the token (set at boot: sign out). */
+export function whenUnauthorized(fn) { onUnauthorized = fn; }
+/** The token was refused (by an API call or the watch). */
+export function unauthorized() { onUnauthorized(); }
+
+export async function api(service, method, body = {}) {
+  const headers = { "content-type": "application/json" };
+  if (S.token) headers.authorization = "Bearer " + S.token;
+  let r;
+  try {
+    r = await fetch(`/api/okey.v1.${service}/${method}`, { method: "POST", headers, body: JSON.stringify(body) });
+  } catch (e) {
+    throw new ApiError(0, { code: "UNAVAILABLE", reason: "NETWORK", message: String(e) });
+  }
+  let data = {};
+  try { data = await r.json(); } catch { data = {}; }
+  if (!r.ok) {
+    const err = new ApiError(r.status, data);
+    if (err.reason === "BAD_TOKEN" && S.token) unauthorized();
+    throw err;
+  }
+  return data;
+}
+
+/** Ask the gateway which methods it offers (S.methods stays null when it does not say). */
+export async function loadMethods() {
+  try {
+    const r = await fetch("/api");
+    if (r.ok) S.methods = new Set(((await r.json()).rpcs || []).map((x) => x.path));
+  } catch { S.methods = null; }
+}
+
+export function hasMethod(service, method) {
+  return !S.methods || S.methods.has(`/okey.v1.${service}/${method}`);
+}
+
+// The service behind the method is not part of this deployment or not running.
+export function serviceMissing(e) {
+  return e && (e.reason === "UNKNOWN_METHOD" || e.code === "UNAVAILABLE" || e.code === "UNIMPLEMENTED");
+}
+
+export function errText(e) {
+  if (!e) return "";
+  if (e.reason === "NETWORK") return tr("err.network");
+  if (e.reason && hasString("err." + e.reason)) return tr("err." + e.reason, { message: e.message });
+  if (e.code && hasString("err." + e.code)) return tr("err." + e.code, { message: e.message });
+  return tr("err.generic", { message: e.message || e.reason || String(e) });
+}
+
+/** The live watch of a table from afterVersion on (a snapshot first, then each event with its view). */
+export function openWatch(tableId, seat, afterVersion) {
+  const q = new URLSearchParams({ tableId, afterVersion: String(afterVersion), token: S.token || "" });
+  if (seat !== null) q.set("seat", String(seat));
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  return new WebSocket(`${scheme}//${location.host}/ws/okey.v1.TableService/Watch?${q}`);
+}

@@ -1,0 +1,112 @@
+// The open table kept current: the WebSocket watch (resumed from the last version seen, with
+// backoff), a GetView when the watch is down, each new view applied to the state, and the hints
+// fetched again when what they were computed for has changed.
+import { $, announce, num, toast, withTileIds } from "./dom.js";
+import { tr } from "./i18n.js";
+import { S, hintsKey, isMyTurn, render } from "./state.js";
+import { api, errText, hasMethod, openWatch, unauthorized } from "./api.js";
+import { syncRack } from "./rack.js";
+import { logEvent } from "./log.js";
+import { refreshHands, showFinal } from "./results.js";
+
+function setConn(state) {
+  const el = $("#conn");
+  el.hidden = false;
+  el.className = "conn " + state;
+  el.textContent = tr("conn." + state);
+  el.dataset.i18n = "conn." + state; // so that it follows a language switch ("Canlı" on an EN page) [issue 18.5]
+}
+
+export function connectWatch(t) {
+  if (t.closing || S.t !== t) return;
+  setConn(t.attempts ? "reconnecting" : "connecting");
+  let ws;
+  try { ws = openWatch(t.id, t.seat, t.version); } catch { scheduleReconnect(t); return; }
+  t.ws = ws;
+  ws.onmessage = (m) => {
+    if (t.ws !== ws) return;
+    let d;
+    try { d = JSON.parse(m.data); } catch { return; }
+    t.received++;
+    if (d.error) {
+      if (d.error.reason === "BAD_TOKEN" || d.error.code === "UNAUTHENTICATED") { unauthorized(); return; }
+      toast(errText(d.error));
+      return;
+    }
+    if (d.snapshot) {
+      t.attempts = 0;
+      t.live = true;
+      setConn("live");
+      if (num(d.snapshot.version) >= t.version) applyView(d.snapshot, null);
+      return;
+    }
+    if (d.event && d.view) {
+      const v = num(d.event.version);
+      if (v <= t.version) { t.dups++; return; }
+      if (v > t.version + 1) t.gaps++;
+      applyView(d.view, d.event);
+    }
+  };
+  ws.onclose = (ev) => {
+    if (t.ws !== ws) return;
+    t.ws = null;
+    t.live = false;
+    if (t.closing || S.t !== t) return;
+    if (ev.code === 4401) { unauthorized(); return; }
+    scheduleReconnect(t);
+  };
+}
+
+function scheduleReconnect(t) {
+  setConn("reconnecting");
+  const delay = Math.min(5000, 250 * 2 ** t.attempts);
+  t.attempts++;
+  clearTimeout(t.wsTimer);
+  t.wsTimer = setTimeout(() => connectWatch(t), delay);
+}
+
+export async function refreshView(t) {
+  try {
+    const body = { tableId: t.id };
+    if (t.seat !== null) body.seat = t.seat;
+    const r = await api("TableService", "GetView", body);
+    if (S.t === t && num(r.view.version) > t.version) applyView(r.view, null);
+  } catch { /* the watch will catch up */ }
+}
+
+export function applyView(view, event) {
+  const t = S.t;
+  if (!t || !view) return;
+  withTileIds(view);
+  if (event) withTileIds(event);
+  const prev = t.view;
+  t.view = view;
+  t.version = num(view.version);
+  syncRack(t);
+  if (event) logEvent(t, event);
+  if (t.dragging) t.pending = true;
+  else render();
+  const mine = isMyTurn(view);
+  if (mine && (!prev || !isMyTurn(prev) || num(prev.hand) !== num(view.hand))) announce(tr("ev.yourTurn"));
+  scheduleHints(t);
+  if (view.phase === "PHASE_MATCH_OVER" && !t.resultShown) { t.resultShown = true; showFinal(t); }
+  if (event && (event.handEnded || event.handEnded101 || event.handVoided || event.matchEnded)) refreshHands(t);
+}
+
+function scheduleHints(t) {
+  if (t.seat === null || !t.view || t.view.phase !== "PHASE_PLAYING" || !hasMethod("TableService", "GetHints")) return;
+  const key = hintsKey(t);
+  if (key === t.hintsKey) return;
+  clearTimeout(t.hintsTimer);
+  t.hintsTimer = setTimeout(async () => {
+    if (S.t !== t) return;
+    try {
+      const r = await api("TableService", "GetHints", { tableId: t.id, seat: t.seat });
+      if (S.t !== t) return;
+      t.hints = withTileIds(r.hints || {});
+      t.hintsKey = key;
+      if (!t.dragging) render();
+    } catch { /* hints are a help, not a need */ }
+  }, 150);
+}
+

@@ -1,0 +1,267 @@
+// The lobby screen: the tables (the lobby service's list, refreshed every 5 s; a table I wait
+// at opens by itself when it starts), joining and leaving them, the create-table form drawn
+// from the table-option spec, quick play, and a table by its id.
+import { $, $$, h, num, store, toast } from "./dom.js";
+import { currentLang, hasString, tr } from "./i18n.js";
+import { S, mySeatAt, show } from "./state.js";
+import { api, errText, hasMethod, serviceMissing } from "./api.js";
+import { leaveTable } from "./table.js";
+import { renderWho } from "./signin.js";
+import { startChat } from "./chat.js";
+
+// The table-option spec (app.js's OPTIONS, one per option of RULES.md section 5), set at boot.
+let OPTIONS = [];
+
+export function showLobby() {
+  leaveTable();
+  show("lobby");
+  document.title = tr("app.title");
+  renderCreateOptions();
+  refreshLobby();
+  refreshMe();
+  clearInterval(S.lobbyTimer);
+  S.lobbyTimer = setInterval(refreshLobby, 5000);
+  startChat("lobby", "");
+}
+
+async function refreshMe() {
+  if (!hasMethod("LobbyService", "GetPlayer")) return;
+  try {
+    const r = await api("LobbyService", "GetPlayer", {});
+    if (r.player && S.me) {
+      S.me.name = r.player.displayName || S.me.name;
+      S.me.chips = num(r.player.chips);
+      store.set("okey.name", S.me.name);
+      renderWho();
+    }
+  } catch { /* the lobby is optional */ }
+}
+
+async function refreshLobby() {
+  const note = $("#lobby-unavailable");
+  if (!hasMethod("LobbyService", "ListTables")) { S.lobbyDown = true; note.hidden = false; renderTables(); return; }
+  try {
+    // Playing tables always come, so a seated player finds their table again; the box filters the rest.
+    const r = await api("LobbyService", "ListTables", { includePlaying: true, pageSize: 100 });
+    const all = r.tables || [];
+    const showPlaying = $("#include-playing").checked;
+    S.tables = all.filter((t) => showPlaying || statusName(t.status) === "WAITING" || mySeatAt(t) !== null);
+    S.lobbyDown = false;
+    // A table I was waiting at has started: go and sit at it.
+    for (const t of all) {
+      const seat = mySeatAt(t);
+      if (seat === null) continue;
+      const status = statusName(t.status);
+      if (status === "WAITING") S.waitingAt.add(t.tableId);
+      else if (S.waitingAt.has(t.tableId) && (status === "PLAYING" || status === "STARTING")) {
+        S.waitingAt.delete(t.tableId);
+        location.hash = `#/table/${t.tableId}/${seat}`;
+        return;
+      }
+    }
+    note.hidden = true;
+    renderTables();
+  } catch (e) {
+    if (serviceMissing(e)) { S.lobbyDown = true; note.hidden = false; S.tables = []; renderTables(); }
+    else toast(errText(e));
+  }
+}
+
+function statusName(s) { return String(s || "").replace("LOBBY_TABLE_STATUS_", ""); }
+function gameName(g) { return String(g || "GAME_OKEY").replace("GAME_", ""); }
+
+function ruleText(rule) {
+  if (currentLang() === "tr" && rule.label) return rule.label;
+  const title = tr("opt." + rule.option);
+  let value = rule.value;
+  if (value === "on" || value === "off") value = tr("opt." + value);
+  else if (hasString(`opt.${rule.option}.${value}`)) value = tr(`opt.${rule.option}.${value}`);
+  return `${title}: ${value}`;
+}
+
+export function renderTables() {
+  const box = $("#tables");
+  box.replaceChildren();
+  if (!S.tables.length) {
+    box.append(h("p", { class: "empty" }, S.lobbyDown ? "" : tr("lobby.none")));
+    return;
+  }
+  for (const t of S.tables) {
+    const id = t.tableId;
+    const status = statusName(t.status);
+    const mine = mySeatAt(t);
+    const game = gameName(t.game);
+    const titleId = "card-" + id;
+    const seats = h("ul", { class: "card-seats" }, (t.seats || []).map((s) => {
+      const who = s.bot ? tr("lobby.seat.bot") : s.playerId ? (s.displayName || s.playerId) : tr("lobby.seat.open");
+      return h("li", { class: s.playerId ? "taken" : s.bot ? "bot" : "open" },
+        h("span", { class: "seat-no" }, num(s.seat) + 1), " ", who, s.left ? ` (${tr("lobby.seat.left")})` : "");
+    }));
+    const actions = h("div", { class: "card-actions row" });
+    if (mine !== null && (status === "PLAYING" || status === "STARTING" || status === "FINISHED")) {
+      actions.append(h("button", { type: "button", class: "primary", onclick: () => { location.hash = `#/table/${id}/${mine}`; } }, tr("lobby.open")));
+    }
+    if (mine !== null && status === "WAITING") {
+      if (t.creatorId === S.me.id) {
+        actions.append(h("button", { type: "button", class: "primary", onclick: () => fillWithBots(id) }, tr("lobby.fill")));
+      }
+      actions.append(h("button", { type: "button", onclick: () => leaveLobbyTable(id) }, tr("lobby.leave")));
+    }
+    if (mine === null && status === "WAITING") {
+      actions.append(h("button", { type: "button", class: "primary", onclick: () => joinTable(id) }, tr("lobby.join")));
+    }
+    box.append(h("article", { class: "card", "aria-labelledby": titleId },
+      h("header", { class: "row spread" },
+        h("h4", { id: titleId }, `${tr("game." + game)} · ${id}`),
+        h("span", { class: "badge status-" + status.toLowerCase() }, tr("status." + status))),
+      h("p", { class: "card-meta" },
+        tr("lobby.seats", { taken: num(t.seatsTaken), count: num(t.seatCount) }),
+        num(t.stake) ? " · " + tr("lobby.stake", { stake: t.stake }) : "",
+        t.visibility === "TABLE_VISIBILITY_PRIVATE" ? " · " + tr("lobby.private") : "",
+        t.inviteCode ? " · " + tr("lobby.invite", { code: t.inviteCode }) : ""),
+      seats,
+      h("ul", { class: "rules", "aria-label": tr("create.rules") }, (t.rules || []).map((r) => h("li", { title: r.label || "" }, ruleText(r)))),
+      actions));
+  }
+}
+
+async function fillWithBots(id) {
+  try {
+    const r = await api("LobbyService", "FillWithBots", { tableId: id });
+    const seat = mySeatAt(r.table || {});
+    location.hash = `#/table/${id}/${seat === null ? 0 : seat}`;
+  } catch (e) { toast(errText(e)); }
+}
+
+async function joinTable(id) {
+  try {
+    const r = await api("LobbyService", "JoinTable", { tableId: id });
+    if (r.started) location.hash = `#/table/${id}/${num(r.seat)}`;
+    else refreshLobby();
+  } catch (e) { toast(errText(e)); }
+}
+
+async function leaveLobbyTable(id) {
+  try { await api("LobbyService", "LeaveTable", { tableId: id }); } catch (e) { toast(errText(e)); }
+  refreshLobby();
+}
+
+// ------------------------------------------------------------------ creating a table
+
+export function renderCreateOptions() {
+  const box = $("#create-options");
+  if (!box) return;
+  const game = $("#create-game").value;
+  const previous = {};
+  for (const el of $$("[data-opt]", box)) previous[el.dataset.opt] = el.type === "checkbox" ? el.checked : el.value;
+  box.replaceChildren();
+  for (const o of OPTIONS) {
+    if (!o.games.includes(game)) continue;
+    const id = "opt-" + o.name;
+    const helpId = id + "-help";
+    let input;
+    if (o.type === "bool") {
+      input = h("input", { type: "checkbox", id, "data-opt": o.name, "aria-describedby": helpId });
+      input.checked = previous[o.name] !== undefined ? previous[o.name] : o.def;
+    } else if (o.type === "int") {
+      input = h("input", { type: "number", id, "data-opt": o.name, min: o.min, max: o.max, step: 1, inputmode: "numeric", "aria-describedby": helpId });
+      input.value = previous[o.name] !== undefined ? previous[o.name] : o.def;
+    } else {
+      input = h("select", { id, "data-opt": o.name, "aria-describedby": helpId },
+        o.values.map((v) => h("option", { value: String(v) }, o.type === "enum" ? tr(`opt.${o.name}.${v}`) : String(v))));
+      if (previous[o.name] !== undefined) input.value = previous[o.name];
+    }
+    const def = o.type === "bool" ? tr(o.def ? "opt.on" : "opt.off")
+      : o.type === "enum" ? tr(`opt.${o.name}.${o.values[0]}`) : String(o.type === "choice" ? o.values[0] : o.def);
+    box.append(h("div", { class: "option " + (o.type === "bool" ? "bool" : "") },
+      h("label", { for: id }, h("code", { class: "opt-name" }, o.name), " ", tr("opt." + o.name)),
+      input,
+      h("p", { id: helpId, class: "help" }, tr(`opt.${o.name}.help`), " ", h("span", { class: "def" }, "(" + tr("create.default", { value: def }) + ")"))));
+  }
+  box.onchange = syncCreateConstraints;
+  syncCreateConstraints();
+}
+
+// Combinations the rules refuse are not offered: PAIRS_ONLY history needs a binding pairs
+// declaration [C-PAIR-3] (the server refuses the other one with INVALID_OPTIONS all the same).
+function syncCreateConstraints() {
+  const hist = $('[data-opt="discard_history"]');
+  const decl = $('[data-opt="pairs_declaration"]');
+  if (!hist || !decl) return;
+  const pairsOnly = hist.value === "PAIRS_ONLY";
+  const marker = decl.querySelector('option[value="MARKER"]');
+  if (marker) marker.disabled = pairsOnly;
+  if (pairsOnly && decl.value === "MARKER") decl.value = "BINDING";
+  let note = $("#opt-pairs-note");
+  if (!note) {
+    note = h("p", { id: "opt-pairs-note", class: "help note", role: "status" });
+    decl.after(note);
+  }
+  note.textContent = pairsOnly ? tr("opt.pairs_declaration.needs_binding") : "";
+  note.hidden = !pairsOnly;
+}
+
+function readOptions(game) {
+  const options = { game: "GAME_" + game };
+  for (const o of OPTIONS) {
+    if (!o.games.includes(game)) continue;
+    const el = $(`[data-opt="${o.name}"]`);
+    if (!el) continue;
+    if (o.type === "bool") options[o.json] = el.checked;
+    else if (o.type === "int") options[o.json] = Number(el.value);
+    else if (o.type === "choice") options[o.json] = Number(el.value);
+    else options[o.json] = o.prefix + el.value;
+  }
+  return options;
+}
+
+async function createTable(ev, quick = false) {
+  if (ev) ev.preventDefault();
+  const game = $("#create-game").value;
+  const options = quick ? { game: "GAME_" + game } : readOptions(game);
+  const fill = quick ? true : $("#create-fill").checked;
+  const err = $("#create-error");
+  err.hidden = true;
+  const btn = $("#create-submit");
+  btn.disabled = true;
+  btn.textContent = tr("create.busy");
+  try {
+    if (!S.lobbyDown && hasMethod("LobbyService", "OpenTable")) {
+      try {
+        const r = await api("LobbyService", "OpenTable", {
+          options, visibility: quick ? "TABLE_VISIBILITY_PUBLIC" : $("#create-visibility").value, fillWithBots: fill,
+        });
+        const id = r.table.tableId;
+        if (fill) location.hash = `#/table/${id}/${num(r.seat)}`;
+        else refreshLobby();
+        return;
+      } catch (e) {
+        if (!serviceMissing(e)) throw e;
+        S.lobbyDown = true;
+        $("#lobby-unavailable").hidden = false;
+      }
+    }
+    // No lobby: open the table on the table service directly, the player in seat 0, bots elsewhere.
+    const count = game === "OKEY101" ? num(options.seats || 4) : 4;
+    const seats = [{ playerId: S.me.id }];
+    for (let i = 1; i < count; i++) seats.push({ playerId: "" });
+    const r = await api("TableService", "CreateTable", { options, seats });
+    location.hash = `#/table/${r.tableId}/0`;
+  } catch (e) {
+    err.textContent = errText(e);
+    err.hidden = false;
+  } finally {
+    btn.disabled = false;
+    btn.textContent = tr("create.submit");
+  }
+}
+
+export function bindLobby(options) {
+  OPTIONS = options;
+  $("#lobby-refresh").addEventListener("click", refreshLobby);
+  $("#include-playing").addEventListener("change", refreshLobby);
+  $("#create-game").addEventListener("change", renderCreateOptions);
+  $("#create-form").addEventListener("submit", (e) => createTable(e));
+  $("#quick-play").addEventListener("click", () => createTable(null, true));
+  $("#byid-form").addEventListener("submit", (e) => { e.preventDefault(); location.hash = `#/table/${$("#byid-input").value.trim()}`; });
+}

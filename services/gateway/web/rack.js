@@ -1,0 +1,299 @@
+// The rack: tile drawing (every tile on the page is drawn here), the client-side order of the
+// rack's 30 slots (kept per hand in local storage), and the rack's input: click to select and
+// move, arrow keys (Shift to carry a tile), drag and drop.
+import { $, h, num, store } from "./dom.js";
+import { tr } from "./i18n.js";
+import { S, is101, rackIds, render, tileById, tileHint } from "./state.js";
+
+const ROW = 15; // slots per rack row
+const ROWS = 2;
+const SLOTS = ROW * ROWS;
+const COLOURS = { R: "R", Y: "Y", B: "B", K: "K" };
+
+// ------------------------------------------------------------------ tiles
+
+export function face(code) {
+  if (!code) return null;
+  if (code === "F") return { fake: true };
+  return { colour: code[0], number: Number(code.slice(1)) };
+}
+
+export function tileName(code) {
+  const f = face(code);
+  if (!f) return tr("tile.hidden");
+  if (f.fake) {
+    const okey = S.t && S.t.view && S.t.view.okey ? S.t.view.okey.code : "";
+    return okey ? tr("tile.fake.as", { face: tileName(okey) }) : tr("tile.fake");
+  }
+  return `${tr("colour." + f.colour)} ${f.number}`;
+}
+
+export function isOkey(code) {
+  const okey = S.t && S.t.view && S.t.view.okey ? S.t.view.okey.code : "";
+  return !!code && code !== "F" && code === okey;
+}
+
+// A tile as an element: a button when `button`, else a span. Markers come from the hints.
+export function tileEl(tile, opts = {}) {
+  const code = tile && tile.code ? tile.code : "";
+  const f = face(code);
+  const cls = ["tile"];
+  if (!f) cls.push("back");
+  else if (f.fake) cls.push("fake");
+  else cls.push("c-" + (COLOURS[f.colour] || "K"));
+  if (isOkey(code)) cls.push("okey");
+  if (opts.small) cls.push("small");
+  if (opts.extra) cls.push(opts.extra);
+  let label = tileName(code);
+  if (isOkey(code)) label += `, ${tr("tile.okey")}`;
+  const marks = [];
+  const hint = opts.hint;
+  if (hint) {
+    if (hint.finishes) marks.push(["✓", "fin", tr("hints.mark.finishes")]);
+    if (hint.penalised) marks.push(["!", "pen", tr("hints.mark.penalised")]);
+    if (hint.addable) marks.push(["+", "add", tr("hints.mark.addable")]);
+    if (hint.takesOkey) marks.push(["↔", "take", tr("hints.mark.takes")]);
+  }
+  if (marks.length) label += ". " + marks.map((m) => m[2]).join("; ");
+  const okeyFace = f && f.fake && S.t && S.t.view && S.t.view.okey ? face(S.t.view.okey.code) : null;
+  const body = [];
+  if (!f) body.push(h("span", { class: "n", "aria-hidden": "true" }, ""));
+  else if (f.fake) {
+    body.push(h("span", { class: "n", "aria-hidden": "true" }, "♣"));
+    if (okeyFace) body.push(h("span", { class: "as c-" + okeyFace.colour, "aria-hidden": "true" }, okeyFace.number));
+  } else {
+    body.push(h("span", { class: "n", "aria-hidden": "true" }, f.number));
+    body.push(h("span", { class: "dot", "aria-hidden": "true" }));
+  }
+  if (isOkey(code)) body.push(h("span", { class: "star", "aria-hidden": "true" }, "★"));
+  if (marks.length) {
+    body.push(h("span", { class: "marks", "aria-hidden": "true" }, marks.map((m) => h("span", { class: "mk " + m[1] }, m[0]))));
+  }
+  const attrs = { class: cls.join(" "), "aria-label": label, title: opts.title || label };
+  if (tile && tile.id !== undefined) attrs["data-tile"] = tile.id;
+  if (opts.button) {
+    attrs.type = "button";
+    Object.assign(attrs, opts.attrs || {});
+    return h("button", attrs, body);
+  }
+  attrs.role = "img";
+  Object.assign(attrs, opts.attrs || {});
+  return h("span", attrs, body);
+}
+
+// ------------------------------------------------------------------ the rack order (client side)
+
+export function syncRack(t) {
+  const v = t.view;
+  const key = `okey.rack.${t.id}.${num(v.hand)}`;
+  const ids = rackIds(v);
+  const have = new Set(ids);
+  if (t.rackKey !== key) {
+    t.rackKey = key;
+    t.staged = [];
+    t.selected = [];
+    t.hints = null; // a new hand: the last hand's hints must not show until this hand's come [issue 18.9]
+    let saved = null;
+    try { saved = JSON.parse(store.get(key) || "null"); } catch { saved = null; }
+    t.slots = Array.isArray(saved) && saved.length === SLOTS ? saved : new Array(SLOTS).fill(null);
+  }
+  for (let i = 0; i < SLOTS; i++) if (t.slots[i] !== null && !have.has(t.slots[i])) t.slots[i] = null;
+  t.staged = t.staged.map((m) => ({ ...m, ids: m.ids.filter((x) => have.has(x)) })).filter((m) => m.ids.length);
+  t.selected = t.selected.filter((x) => have.has(x));
+  const placed = new Set(t.slots.filter((x) => x !== null));
+  const fresh = ids.filter((x) => !placed.has(x));
+  if (fresh.length) {
+    const empty = t.slots.every((x) => x === null);
+    if (empty) {
+      // A new deal: the server's order, one row after the other.
+      fresh.forEach((id, i) => { t.slots[i] = id; });
+    } else {
+      // A drawn tile goes right after the last tile, or into the first free slot.
+      let last = -1;
+      for (let i = 0; i < SLOTS; i++) if (t.slots[i] !== null) last = i;
+      for (const id of fresh) {
+        let at = t.slots.indexOf(null, last + 1);
+        if (at < 0) at = t.slots.indexOf(null);
+        t.slots[at] = id;
+        last = at;
+      }
+    }
+  }
+  saveRack(t);
+}
+
+function saveRack(t) { if (t.rackKey) store.set(t.rackKey, JSON.stringify(t.slots)); }
+
+function moveTile(t, id, target) {
+  const from = t.slots.indexOf(id);
+  if (from < 0 || target < 0 || target >= SLOTS || from === target) return;
+  t.slots[from] = null;
+  if (t.slots[target] === null) { t.slots[target] = id; }
+  else {
+    // Slide the tiles between the target and the nearest gap, as on a real rack.
+    let r = target;
+    while (r < SLOTS && t.slots[r] !== null) r++;
+    if (r < SLOTS) {
+      for (let k = r; k > target; k--) t.slots[k] = t.slots[k - 1];
+    } else {
+      let l = target;
+      while (l >= 0 && t.slots[l] !== null) l--;
+      for (let k = l; k < target; k++) t.slots[k] = t.slots[k + 1];
+    }
+    t.slots[target] = id;
+  }
+  saveRack(t);
+}
+
+function swapSlots(t, a, b) {
+  if (b < 0 || b >= SLOTS) return;
+  [t.slots[a], t.slots[b]] = [t.slots[b], t.slots[a]];
+  saveRack(t);
+}
+
+// Lay melds out on the rack, each on one row where it fits, a gap between them; the rest after.
+export function arrange(t, melds) {
+  const inMelds = new Set(melds.flat());
+  const rest = t.slots.filter((x) => x !== null && !inMelds.has(x));
+  const have = new Set(rackIds(t.view));
+  const groups = melds.map((m) => m.filter((x) => have.has(x))).filter((m) => m.length);
+  if (rest.length) groups.push(rest);
+  const tryLayout = (gap) => {
+    const slots = new Array(SLOTS).fill(null);
+    let pos = 0;
+    for (const g of groups) {
+      const rowEnd = (Math.floor(pos / ROW) + 1) * ROW;
+      if (gap && pos % ROW !== 0 && pos + g.length > rowEnd && g.length <= ROW) pos = rowEnd;
+      for (const id of g) {
+        if (pos >= SLOTS) return null;
+        slots[pos++] = id;
+      }
+      if (gap) pos++;
+    }
+    return slots;
+  };
+  const slots = tryLayout(true) || tryLayout(false);
+  if (slots) { t.slots = slots; saveRack(t); }
+  render();
+}
+
+// ------------------------------------------------------------------ drawing the rack
+
+export function renderRack(v) {
+  const t = S.t;
+  const rack = $("#rack");
+  rack.classList.toggle("spectator", t.seat === null);
+  if (t.seat === null) { rack.replaceChildren(); return; }
+  const staged = new Set(t.staged.flatMap((m) => m.ids));
+  const rows = [];
+  if (t.focus >= SLOTS) t.focus = SLOTS - 1;
+  for (let r = 0; r < ROWS; r++) {
+    const cells = [];
+    for (let c = 0; c < ROW; c++) {
+      const i = r * ROW + c;
+      const id = t.slots[i];
+      const tile = id !== null && !staged.has(id) ? tileById(t, id) : null;
+      const tab = i === t.focus ? "0" : "-1";
+      let inner;
+      if (tile) {
+        inner = tileEl(tile, {
+          button: true,
+          hint: tileHint(t, id),
+          attrs: { tabindex: tab, draggable: "true", "aria-pressed": String(t.selected.includes(id)), "data-slot": i, "data-focus": "slot-" + i },
+        });
+        if (t.selected.includes(id)) inner.classList.add("selected");
+      } else {
+        inner = h("button", { type: "button", class: "slot-empty", tabindex: tab, "data-slot": i, "data-focus": "slot-" + i, "aria-label": tr("table.rack.empty") });
+      }
+      cells.push(h("div", { role: "gridcell", class: "slot", "data-slot": i }, inner));
+    }
+    rows.push(h("div", { role: "row", class: "rack-row" }, cells));
+  }
+  rack.replaceChildren(...rows);
+}
+
+// ------------------------------------------------------------------ input: clicks, keys, drag and drop
+
+export function dragTile(e) {
+  const d = e.dataTransfer ? e.dataTransfer.getData("text/plain") : "";
+  const m = /^tile:(\d+)$/.exec(d || "");
+  return m ? Number(m[1]) : null;
+}
+
+function onRackClick(e) {
+  const t = S.t;
+  if (!t) return;
+  const btn = e.target.closest("button[data-slot]");
+  if (!btn) return;
+  const slot = Number(btn.dataset.slot);
+  t.focus = slot;
+  if (btn.dataset.tile !== undefined) {
+    const id = Number(btn.dataset.tile);
+    if (t.selected.includes(id)) t.selected = t.selected.filter((x) => x !== id);
+    else if (is101(t.view)) t.selected = t.selected.concat([id]);
+    else t.selected = [id];
+  } else if (t.selected.length) {
+    moveTile(t, t.selected[0], slot);
+  }
+  render();
+}
+
+function onRackKey(e) {
+  const t = S.t;
+  if (!t) return;
+  const btn = e.target.closest("button[data-slot]");
+  if (!btn) return;
+  const slot = Number(btn.dataset.slot);
+  const step = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -ROW, ArrowDown: ROW, Home: -slot % ROW, End: ROW - 1 - (slot % ROW) }[e.key];
+  if (step === undefined) return;
+  e.preventDefault();
+  const target = Math.max(0, Math.min(SLOTS - 1, slot + step));
+  if (e.shiftKey && btn.dataset.tile !== undefined) {
+    swapSlots(t, slot, target);
+  }
+  t.focus = target;
+  renderRack(t.view);
+  const el = $(`#rack [data-slot="${target}"]`);
+  if (el && el.tagName === "BUTTON") el.focus();
+  else { const b = $(`#rack button[data-slot="${target}"]`); if (b) b.focus(); }
+}
+
+function onDragStart(e) {
+  const btn = e.target.closest("button[data-tile]");
+  if (!btn || !S.t) return;
+  S.t.dragging = true;
+  e.dataTransfer.setData("text/plain", "tile:" + btn.dataset.tile);
+  e.dataTransfer.effectAllowed = "move";
+  btn.classList.add("dragging");
+}
+
+function onDragEnd() {
+  const t = S.t;
+  if (!t) return;
+  t.dragging = false;
+  if (t.pending) { t.pending = false; }
+  render();
+}
+
+function onRackDrop(e) {
+  const t = S.t;
+  const cell = e.target.closest("[data-slot]");
+  if (!t || !cell) return;
+  e.preventDefault();
+  const id = dragTile(e);
+  if (id === null) return;
+  moveTile(t, id, Number(cell.dataset.slot));
+  t.dragging = false;
+  render();
+}
+
+// The rack's listeners, once at boot (the rack re-renders its buttons, the container stays).
+export function bindRack() {
+  const rack = $("#rack");
+  rack.addEventListener("click", onRackClick);
+  rack.addEventListener("keydown", onRackKey);
+  rack.addEventListener("dragstart", onDragStart);
+  rack.addEventListener("dragend", onDragEnd);
+  rack.addEventListener("dragover", (e) => { if (e.target.closest("[data-slot]")) e.preventDefault(); });
+  rack.addEventListener("drop", onRackDrop);
+}

@@ -1,0 +1,119 @@
+// Results: the last hand's panel, the scoring service's hand-by-hand table, and the final
+// standings dialog (the scoring service's, or the view's when it is not running).
+import { $, h, num, sleep } from "./dom.js";
+import { tr } from "./i18n.js";
+import { S, is101, seatName } from "./state.js";
+import { api, hasMethod, serviceMissing } from "./api.js";
+import { tileEl } from "./rack.js";
+
+export function renderLastHand(v) {
+  const panel = $("#lasthand-panel");
+  const body = $("#lasthand-body");
+  const lh = v.lastHand;
+  const lh101 = v.lastHand101;
+  const lv = v.lastVoid;
+  const parts = [];
+  const n = (v.seats || []).length;
+  const deltaTable = (deltas, label) => h("table", { class: "mini" },
+    h("caption", { class: "sr-only" }, label),
+    h("tbody", {}, Array.from({ length: n }, (_, i) => h("tr", {}, h("th", { scope: "row" }, seatName(i)), h("td", {}, fmtDelta(num((deltas || [])[i])))))));
+  if (lh101 && num(lh101.hand) >= num(lh && lh.hand) && num(lh101.hand) >= num(lv && lv.hand)) {
+    const finished = lh101.reason === "HAND_END_REASON_FINISHED";
+    const kinds = [lh101.okeyFinish && tr("result.finished.okey"), lh101.pairFinish && tr("result.finished.pairs"), lh101.elden && tr("result.finished.elden")].filter(Boolean);
+    parts.push(h("p", {}, tr("table.hand", { hand: num(lh101.hand) }), ": ",
+      finished ? tr("result.finished", { name: seatName(num(lh101.finisher)) }) + (kinds.length ? ` (${kinds.join(", ")})` : "") : tr("result.deck")));
+    if (num(lh101.multiplier) > 1) parts.push(h("p", {}, tr("result.multiplier", { n: num(lh101.multiplier) })));
+    parts.push(deltaTable(lh101.deltas, tr("result.deltas")));
+  } else if (lv && num(lv.hand) >= num(lh && lh.hand)) {
+    parts.push(h("p", {}, tr("result.voided")));
+  } else if (lh) {
+    const finished = lh.reason === "HAND_END_REASON_FINISHED";
+    const kinds = [lh.okeyFinish && tr("result.finished.okey"), lh.pairsFinish && tr("result.finished.pairs"), lh.coloredFinish && tr("result.finished.colored")].filter(Boolean);
+    parts.push(h("p", {}, tr("table.hand", { hand: num(lh.hand) }), ": ",
+      finished ? tr("result.finished", { name: seatName(num(lh.finisher)) }) + (kinds.length ? ` (${kinds.join(", ")})` : "") : tr("result.deck")));
+    if (finished && (lh.arrangement || []).length) {
+      parts.push(h("div", { class: "arrangement" }, (lh.arrangement || []).map((g) => h("span", { class: "meld-tiles" }, (g.tiles || []).map((x) => tileEl(x, { small: true })))),
+        lh.finalTile ? h("span", { class: "final" }, "→ ", tileEl(lh.finalTile, { small: true })) : null));
+    }
+    if (num(lh.multiplier) > 1) parts.push(h("p", {}, tr("result.multiplier", { n: num(lh.multiplier) })));
+    parts.push(deltaTable(lh.deltas, tr("result.deltas")));
+  }
+  panel.hidden = !parts.length;
+  body.replaceChildren(...parts);
+}
+
+function fmtDelta(d) { return d > 0 ? "+" + d : String(d); }
+
+export async function refreshHands(t) {
+  if (!hasMethod("ScoringService", "ListHands")) return;
+  try {
+    const r = await api("ScoringService", "ListHands", { tableId: t.id });
+    if (S.t !== t) return;
+    t.hands = r;
+    renderHands();
+  } catch { /* the scoring service is optional */ }
+}
+
+export function renderHands() {
+  const t = S.t;
+  const panel = $("#hands-panel");
+  if (!t || !t.hands || !t.view) { panel.hidden = true; return; }
+  const hands = t.hands.hands || [];
+  panel.hidden = false;
+  const n = (t.view.seats || []).length;
+  if (!hands.length) { $("#hands-body").replaceChildren(h("p", { class: "help" }, tr("result.hands.none"))); return; }
+  $("#hands-body").replaceChildren(h("p", { class: "help" }, tr("result.hands.help")), h("table", { class: "mini hands" },
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), Array.from({ length: n }, (_, i) => h("th", { scope: "col" }, seatName(i))))),
+    h("tbody", {}, hands.map((hr) => h("tr", {},
+      h("th", { scope: "row" }, num(hr.hand)),
+      Array.from({ length: n }, (_, i) => h("td", {}, fmtDelta(num((hr.total || [])[i])), h("span", { class: "help" }, ` (${num((hr.scores || [])[i])})`))))))));
+}
+
+export async function showFinal(t) {
+  let result = null;
+  if (hasMethod("ScoringService", "GetMatchResult")) {
+    for (let i = 0; i < 12 && S.t === t; i++) {
+      try {
+        const r = await api("ScoringService", "GetMatchResult", { tableId: t.id });
+        result = r.result || null;
+        break;
+      } catch (e) {
+        if (serviceMissing(e)) break;
+        await sleep(500); // the projection catches up with the table
+      }
+    }
+  }
+  if (S.t !== t) return;
+  const v = t.view;
+  const n = (v.seats || []).length;
+  let rows;
+  let source;
+  if (result && (result.standings || []).length) {
+    source = tr("result.source.scoring");
+    rows = result.standings.map((s) => ({ seat: num(s.seat), score: num(s.score), rank: num(s.rank), winner: !!s.winner, payout: num(s.payout) }));
+  } else {
+    source = tr("result.source.view");
+    const res = v.result || {};
+    const scores = res.scores || (v.seats || []).map((s) => num(s.score));
+    const winners = new Set((res.winners || []).map(num));
+    const low = is101(v);
+    const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => (low ? num(scores[a]) - num(scores[b]) : num(scores[b]) - num(scores[a])));
+    // Standard competition ranking, as the scoring service ranks: 1, 2, 2, 4.
+    const better = (a, b) => (low ? num(scores[a]) < num(scores[b]) : num(scores[a]) > num(scores[b]));
+    const rank = (i) => (winners.has(i) ? 1 : 1 + order.filter((j) => j !== i && (winners.has(j) || better(j, i))).length);
+    rows = order.map((i) => ({ seat: i, score: num(scores[i]), rank: rank(i), winner: winners.has(i), payout: winners.has(i) ? num(res.payout) : 0 }));
+  }
+  rows.sort((a, b) => a.rank - b.rank || a.seat - b.seat);
+  const iWon = rows.some((r) => r.winner && r.seat === t.seat);
+  $("#result-body").replaceChildren(
+    iWon ? h("p", { class: "won" }, tr("result.youwon")) : "",
+    h("table", { class: "standings" },
+      h("thead", {}, h("tr", {}, ["result.rank", "result.player", "result.score", "result.winner", "result.payout"].map((k) => h("th", { scope: "col" }, tr(k))))),
+      h("tbody", {}, rows.map((r) => h("tr", { class: r.winner ? "winner" : "" },
+        h("td", {}, r.rank), h("th", { scope: "row" }, seatName(r.seat)), h("td", {}, r.score),
+        h("td", {}, r.winner ? "★" : ""), h("td", {}, r.payout || ""))))),
+    h("p", { class: "help" }, source));
+  const d = $("#result-dialog");
+  if (!d.open) d.showModal();
+}
+

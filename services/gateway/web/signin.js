@@ -1,0 +1,104 @@
+// Signing in and out: the guest sign-in through the lobby service, a pasted token when the
+// lobby is not running, the token kept in local storage, and the name and chips in the top bar.
+import { $, num, store } from "./dom.js";
+import { tr } from "./i18n.js";
+import { S, go, show } from "./state.js";
+import { api, errText, hasMethod, serviceMissing } from "./api.js";
+import { leaveTable } from "./table.js";
+
+export function decodeToken(token) {
+  const parts = String(token || "").trim().split(".");
+  if (parts.length !== 3) return null;
+  try {
+    const b64 = parts[1].replace(/-/g, "+").replace(/_/g, "/");
+    const json = decodeURIComponent(escape(atob(b64 + "===".slice((b64.length + 3) % 4))));
+    const claims = JSON.parse(json);
+    return claims && claims.sub ? claims : null;
+  } catch {
+    return null;
+  }
+}
+
+export function useToken(token, name, chips) {
+  const claims = decodeToken(token);
+  if (!claims) return false;
+  S.token = token.trim();
+  S.me = { id: claims.sub, name: name || store.get("okey.name") || claims.sub, chips };
+  store.set("okey.token", S.token);
+  if (name) store.set("okey.name", name);
+  renderWho();
+  return true;
+}
+
+export function signOut(message) {
+  leaveTable();
+  S.token = null;
+  S.me = null;
+  store.del("okey.token");
+  renderWho();
+  location.hash = "";
+  showSignin(message);
+}
+
+export function renderWho() {
+  const who = $("#who");
+  if (!S.me) { who.hidden = true; return; }
+  who.hidden = false;
+  $("#who-name").textContent = tr("signin.as", { name: S.me.name });
+  $("#who-chips").textContent = S.me.chips !== undefined && S.me.chips !== null ? tr("signin.chips", { chips: S.me.chips }) : "";
+}
+
+async function signIn(ev) {
+  ev.preventDefault();
+  const name = $("#signin-name").value.trim();
+  const err = $("#signin-error");
+  err.hidden = true;
+  if (!hasMethod("LobbyService", "SignInGuest")) { showNoLobby(); return; }
+  const btn = $("#signin-submit");
+  btn.disabled = true;
+  btn.textContent = tr("signin.busy");
+  try {
+    const r = await api("LobbyService", "SignInGuest", { displayName: name, deviceId: store.get("okey.device") || "" });
+    if (r.deviceId) store.set("okey.device", r.deviceId);
+    useToken(r.token, r.player ? r.player.displayName : name, r.player ? num(r.player.chips) : undefined);
+    go("#/lobby");
+  } catch (e) {
+    if (serviceMissing(e)) showNoLobby();
+    else { err.textContent = errText(e); err.hidden = false; $("#signin-name").focus(); }
+  } finally {
+    btn.disabled = false;
+    btn.textContent = tr("signin.submit");
+  }
+}
+
+function showNoLobby() {
+  $("#nolobby").hidden = false;
+  $("#token-box").open = true;
+  $("#token-input").focus();
+}
+
+function signInWithToken(ev) {
+  ev.preventDefault();
+  const err = $("#token-error");
+  if (!useToken($("#token-input").value)) { err.textContent = tr("signin.token.bad"); err.hidden = false; return; }
+  err.hidden = true;
+  go("#/lobby");
+}
+
+export function showSignin(message) {
+  show("signin");
+  const err = $("#signin-error");
+  if (message) { err.textContent = message; err.hidden = false; } else err.hidden = true;
+  if (S.methods && !hasMethod("LobbyService", "SignInGuest")) showNoLobby();
+  $("#signin-name").focus();
+}
+
+export function bindSignin() {
+  $("#signin-form").addEventListener("submit", signIn);
+  $("#token-form").addEventListener("submit", signInWithToken);
+  $("#sign-out").addEventListener("click", async () => {
+    // Revoke the token at every service (not only forget it here); a failure is no reason to stay signed in.
+    if (S.token && !S.lobbyDown) { try { await api("LobbyService", "SignOut", {}); } catch { /* signed out anyway */ } }
+    signOut();
+  });
+}
