@@ -220,12 +220,17 @@ export function dragTile(e) {
   return m ? Number(m[1]) : null;
 }
 
-function onRackClick(e) {
+// The open table, the rack button and its slot an event is about, or null.
+function slotOf(e) {
   const t = S.t;
-  if (!t) return;
-  const btn = e.target.closest("button[data-slot]");
-  if (!btn) return;
-  const slot = Number(btn.dataset.slot);
+  const btn = t ? e.target.closest("button[data-slot]") : null;
+  return btn ? { t, btn, slot: Number(btn.dataset.slot) } : null;
+}
+
+function onRackClick(e) {
+  const at = slotOf(e);
+  if (!at) return;
+  const { t, btn, slot } = at;
   t.focus = slot;
   if (btn.dataset.tile !== undefined) {
     const id = Number(btn.dataset.tile);
@@ -239,11 +244,9 @@ function onRackClick(e) {
 }
 
 function onRackKey(e) {
-  const t = S.t;
-  if (!t) return;
-  const btn = e.target.closest("button[data-slot]");
-  if (!btn) return;
-  const slot = Number(btn.dataset.slot);
+  const at = slotOf(e);
+  if (!at) return;
+  const { t, btn, slot } = at;
   const step = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -ROW, ArrowDown: ROW, Home: -slot % ROW, End: ROW - 1 - (slot % ROW) }[e.key];
   if (step === undefined) return;
   e.preventDefault();
