@@ -300,6 +300,10 @@ class TableEventConsumer(Generic[I]):
                 # "cannot switch to state ..; another operation is in progress": a connection the
                 # restart cut mid-operation; the pool replaces it.
                 asyncpg.exceptions.InternalClientError,
+                # 40xxx: a deadlock or a serialization failure rolled the batch back; nothing of
+                # it was applied, so it is tried again (a consumer whose handler writes rows a
+                # request also locks, like the lobby's, may meet one).
+                asyncpg.exceptions.TransactionRollbackError,
                 OSError,
             ) as exc:
                 if self._stop.is_set():

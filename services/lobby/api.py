@@ -2,24 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any
 
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
 from okey.v1 import common_pb2
 from okey.v1 import lobby_service_pb2 as pb
 from okey.v1 import lobby_service_pb2_grpc as pb_grpc
-from okeycore.options import OptionsError
-from okeyplatform.auth import Identity, TokenError, client_address_from_metadata, verify_token
-from okeyplatform.grpcserver import rich_error
+from okeyplatform.auth import Identity, client_address_from_metadata, identity_from_metadata
 from okeyplatform.protoconv import options_from_pb, options_pb
 
 from .app import LobbyApp
 from .cards import rule_lines
 from .chat_repo import MessageRow
-from .errors import LobbyError
 from .players import Profile
 from .reports_repo import ReportRow
 from .tables import TableCard
@@ -27,15 +23,6 @@ from .tables import TableCard
 __all__ = ["LobbyServicer", "SERVICE_NAME"]
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["LobbyService"].full_name
-T = TypeVar("T")
-
-
-def _identity(context: grpc.aio.ServicerContext[Any, Any], secret: bytes | None) -> Identity:
-    meta = dict(context.invocation_metadata() or ())
-    auth = meta.get("authorization", "")
-    if not isinstance(auth, str) or not auth.lower().startswith("bearer "):
-        raise TokenError("missing 'authorization: Bearer <token>' metadata (SignInGuest gives one)")
-    return verify_token(auth[7:].strip(), secret=secret)
 
 
 def _ts(value: datetime | None) -> Timestamp | None:
@@ -132,196 +119,143 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):
         self.app = app
         self.secret = token_secret
 
-    async def _call(
-        self,
-        context: grpc.aio.ServicerContext[Any, Any],
-        body: Callable[[Identity], Awaitable[T]],
-        anonymous: bool = False,
-    ) -> T:
-        try:
-            who = Identity("", "") if anonymous else _identity(context, self.secret)
-            return await body(who)
-        except LobbyError as exc:
-            await context.abort_with_status(rich_error(getattr(grpc.StatusCode, exc.status), exc.reason, exc.message))
-        except OptionsError as exc:
-            await context.abort_with_status(rich_error(grpc.StatusCode.INVALID_ARGUMENT, "INVALID_OPTIONS", str(exc)))
-        except TokenError as exc:
-            await context.abort_with_status(rich_error(grpc.StatusCode.UNAUTHENTICATED, "BAD_TOKEN", str(exc)))
-        raise AssertionError("unreachable: abort_with_status raises")
+    def _who(self, context: grpc.aio.ServicerContext[Any, Any]) -> Identity:
+        """The caller, from its bearer token; a bad or missing one is a ``TokenError``, which the
+        host's ``AppErrors`` answers UNAUTHENTICATED ``BAD_TOKEN``, as every refusal of a use case."""
+        return identity_from_metadata(context.invocation_metadata(), self.secret)  # type: ignore[arg-type]
 
     # ------------------------------------------------------------ players and chips
 
     async def SignInGuest(self, request: pb.SignInGuestRequest, context: Any) -> pb.SignInGuestResponse:
-        async def body(_: Identity) -> pb.SignInGuestResponse:
-            address = client_address_from_metadata(context.invocation_metadata())  # the gateway's
-            player, token, expires, granted = await self.app.sign_in_guest(
-                request.display_name, request.device_id, address
-            )
-            profile = await self.app.profile(Identity(player.player_id, "player", player.device_id), "")
-            return pb.SignInGuestResponse(
-                player=profile_pb(profile),
-                token=token,
-                token_expires_at=_ts(expires),
-                device_id=player.device_id,
-                chips_granted=granted,
-            )
-
-        return await self._call(context, body, anonymous=True)
+        address = client_address_from_metadata(context.invocation_metadata())  # the gateway's
+        player, token, expires, granted = await self.app.sign_in_guest(request.display_name, request.device_id, address)
+        profile = await self.app.profile(Identity(player.player_id, "player", player.device_id), "")
+        return pb.SignInGuestResponse(
+            player=profile_pb(profile),
+            token=token,
+            token_expires_at=_ts(expires),
+            device_id=player.device_id,
+            chips_granted=granted,
+        )
 
     async def GetPlayer(self, request: pb.GetPlayerRequest, context: Any) -> pb.GetPlayerResponse:
-        async def body(who: Identity) -> pb.GetPlayerResponse:
-            return pb.GetPlayerResponse(player=profile_pb(await self.app.profile(who, request.player_id)))
-
-        return await self._call(context, body)
+        who = self._who(context)
+        return pb.GetPlayerResponse(player=profile_pb(await self.app.profile(who, request.player_id)))
 
     async def SignOut(self, request: pb.SignOutRequest, context: Any) -> pb.SignOutResponse:
-        async def body(who: Identity) -> pb.SignOutResponse:
-            await self.app.sign_out(who)
-            return pb.SignOutResponse()
-
-        return await self._call(context, body)
+        who = self._who(context)
+        await self.app.sign_out(who)
+        return pb.SignOutResponse()
 
     async def ClaimDailyChips(self, request: pb.ClaimDailyChipsRequest, context: Any) -> pb.ClaimDailyChipsResponse:
-        async def body(who: Identity) -> pb.ClaimDailyChipsResponse:
-            address = client_address_from_metadata(context.invocation_metadata())
-            granted, balance, next_at = await self.app.claim_daily_chips(who, address)
-            return pb.ClaimDailyChipsResponse(granted=granted, balance=balance, next_claim_at=_ts(next_at))
-
-        return await self._call(context, body)
+        who = self._who(context)
+        address = client_address_from_metadata(context.invocation_metadata())
+        granted, balance, next_at = await self.app.claim_daily_chips(who, address)
+        return pb.ClaimDailyChipsResponse(granted=granted, balance=balance, next_claim_at=_ts(next_at))
 
     async def GetChips(self, request: pb.GetChipsRequest, context: Any) -> pb.GetChipsResponse:
-        async def body(who: Identity) -> pb.GetChipsResponse:
-            balance, entries = await self.app.chips(who, request.limit)
-            return pb.GetChipsResponse(
-                balance=balance,
-                entries=[
-                    pb.ChipEntry(
-                        kind=e.kind,
-                        amount=e.amount,
-                        balance_after=e.balance_after,
-                        table_id=e.table_id,
-                        time=_ts(e.time),
-                    )
-                    for e in entries
-                ],
-            )
-
-        return await self._call(context, body)
+        who = self._who(context)
+        balance, entries = await self.app.chips(who, request.limit)
+        return pb.GetChipsResponse(
+            balance=balance,
+            entries=[
+                pb.ChipEntry(
+                    kind=e.kind,
+                    amount=e.amount,
+                    balance_after=e.balance_after,
+                    table_id=e.table_id,
+                    time=_ts(e.time),
+                )
+                for e in entries
+            ],
+        )
 
     # ------------------------------------------------------------ tables
 
     async def OpenTable(self, request: pb.OpenTableRequest, context: Any) -> pb.OpenTableResponse:
-        async def body(who: Identity) -> pb.OpenTableResponse:
-            card, seat = await self.app.open_table(
-                who,
-                options_from_pb(request.options),
-                private=request.visibility == pb.TABLE_VISIBILITY_PRIVATE,
-                seat=request.seat if request.HasField("seat") else None,
-                fill_with_bots=request.fill_with_bots,
-            )
-            return pb.OpenTableResponse(table=table_pb(card), seat=seat)
-
-        return await self._call(context, body)
+        who = self._who(context)
+        card, seat = await self.app.open_table(
+            who,
+            options_from_pb(request.options),
+            private=request.visibility == pb.TABLE_VISIBILITY_PRIVATE,
+            seat=request.seat if request.HasField("seat") else None,
+            fill_with_bots=request.fill_with_bots,
+        )
+        return pb.OpenTableResponse(table=table_pb(card), seat=seat)
 
     async def ListTables(self, request: pb.ListTablesRequest, context: Any) -> pb.ListTablesResponse:
-        async def body(who: Identity) -> pb.ListTablesResponse:
-            game = _enum_name(common_pb2.Game, request.game, "GAME_") or None
-            cards, token = await self.app.list_tables(
-                who, game, request.include_playing, request.page_size, request.page_token
-            )
-            return pb.ListTablesResponse(tables=[table_pb(c) for c in cards], next_page_token=token)
-
-        return await self._call(context, body)
+        who = self._who(context)
+        game = _enum_name(common_pb2.Game, request.game, "GAME_") or None
+        cards, token = await self.app.list_tables(
+            who, game, request.include_playing, request.page_size, request.page_token
+        )
+        return pb.ListTablesResponse(tables=[table_pb(c) for c in cards], next_page_token=token)
 
     async def GetTableCard(self, request: pb.GetTableCardRequest, context: Any) -> pb.GetTableCardResponse:
-        async def body(who: Identity) -> pb.GetTableCardResponse:
-            card = await self.app.table_card(who, request.table_id, request.invite_code)
-            return pb.GetTableCardResponse(table=table_pb(card))
-
-        return await self._call(context, body)
+        who = self._who(context)
+        card = await self.app.table_card(who, request.table_id, request.invite_code)
+        return pb.GetTableCardResponse(table=table_pb(card))
 
     async def JoinTable(self, request: pb.JoinTableRequest, context: Any) -> pb.JoinTableResponse:
-        async def body(who: Identity) -> pb.JoinTableResponse:
-            card, seat, started = await self.app.join(
-                who, request.table_id, request.invite_code, request.seat if request.HasField("seat") else None
-            )
-            return pb.JoinTableResponse(table=table_pb(card), seat=seat, started=started)
-
-        return await self._call(context, body)
+        who = self._who(context)
+        card, seat, started = await self.app.join(
+            who, request.table_id, request.invite_code, request.seat if request.HasField("seat") else None
+        )
+        return pb.JoinTableResponse(table=table_pb(card), seat=seat, started=started)
 
     async def LeaveTable(self, request: pb.LeaveTableRequest, context: Any) -> pb.LeaveTableResponse:
-        async def body(who: Identity) -> pb.LeaveTableResponse:
-            card, forfeited = await self.app.leave(who, request.table_id)
-            return pb.LeaveTableResponse(table=table_pb(card), forfeited=forfeited)
-
-        return await self._call(context, body)
+        who = self._who(context)
+        card, forfeited = await self.app.leave(who, request.table_id)
+        return pb.LeaveTableResponse(table=table_pb(card), forfeited=forfeited)
 
     async def QuickPlay(self, request: pb.QuickPlayRequest, context: Any) -> pb.QuickPlayResponse:
-        async def body(who: Identity) -> pb.QuickPlayResponse:
-            card, seat, opened, started = await self.app.quick_play(who, options_from_pb(request.options))
-            return pb.QuickPlayResponse(table=table_pb(card), seat=seat, opened=opened, started=started)
-
-        return await self._call(context, body)
+        who = self._who(context)
+        card, seat, opened, started = await self.app.quick_play(who, options_from_pb(request.options))
+        return pb.QuickPlayResponse(table=table_pb(card), seat=seat, opened=opened, started=started)
 
     async def FillWithBots(self, request: pb.FillWithBotsRequest, context: Any) -> pb.FillWithBotsResponse:
-        async def body(who: Identity) -> pb.FillWithBotsResponse:
-            return pb.FillWithBotsResponse(table=table_pb(await self.app.fill_with_bots(who, request.table_id)))
-
-        return await self._call(context, body)
+        who = self._who(context)
+        return pb.FillWithBotsResponse(table=table_pb(await self.app.fill_with_bots(who, request.table_id)))
 
     # ------------------------------------------------------------ chat
 
     async def SendMessage(self, request: pb.SendMessageRequest, context: Any) -> pb.SendMessageResponse:
-        async def body(who: Identity) -> pb.SendMessageResponse:
-            msg = await self.app.send_message(who, request.table_id, request.text)
-            return pb.SendMessageResponse(message=message_pb(msg))
-
-        return await self._call(context, body)
+        who = self._who(context)
+        msg = await self.app.send_message(who, request.table_id, request.text)
+        return pb.SendMessageResponse(message=message_pb(msg))
 
     async def ListMessages(self, request: pb.ListMessagesRequest, context: Any) -> pb.ListMessagesResponse:
-        async def body(who: Identity) -> pb.ListMessagesResponse:
-            msgs = await self.app.list_messages(who, request.table_id, request.after_message_id, request.limit)
-            return pb.ListMessagesResponse(messages=[message_pb(m) for m in msgs])
-
-        return await self._call(context, body)
+        who = self._who(context)
+        msgs = await self.app.list_messages(who, request.table_id, request.after_message_id, request.limit)
+        return pb.ListMessagesResponse(messages=[message_pb(m) for m in msgs])
 
     async def MutePlayer(self, request: pb.MutePlayerRequest, context: Any) -> pb.MutePlayerResponse:
-        async def body(who: Identity) -> pb.MutePlayerResponse:
-            await self.app.mute(who, request.player_id, True)
-            return pb.MutePlayerResponse()
-
-        return await self._call(context, body)
+        who = self._who(context)
+        await self.app.mute(who, request.player_id, True)
+        return pb.MutePlayerResponse()
 
     async def UnmutePlayer(self, request: pb.UnmutePlayerRequest, context: Any) -> pb.UnmutePlayerResponse:
-        async def body(who: Identity) -> pb.UnmutePlayerResponse:
-            await self.app.mute(who, request.player_id, False)
-            return pb.UnmutePlayerResponse()
-
-        return await self._call(context, body)
+        who = self._who(context)
+        await self.app.mute(who, request.player_id, False)
+        return pb.UnmutePlayerResponse()
 
     # ------------------------------------------------------------ reports
 
     async def ReportPlayer(self, request: pb.ReportPlayerRequest, context: Any) -> pb.ReportPlayerResponse:
-        async def body(who: Identity) -> pb.ReportPlayerResponse:
-            reason = _enum_name(pb.ReportReason, request.reason, "REPORT_REASON_")
-            report_id = await self.app.report(
-                who, request.player_id, reason, request.details, list(request.message_ids), request.table_id
-            )
-            return pb.ReportPlayerResponse(report_id=report_id)
-
-        return await self._call(context, body)
+        who = self._who(context)
+        reason = _enum_name(pb.ReportReason, request.reason, "REPORT_REASON_")
+        report_id = await self.app.report(
+            who, request.player_id, reason, request.details, list(request.message_ids), request.table_id
+        )
+        return pb.ReportPlayerResponse(report_id=report_id)
 
     async def ListReports(self, request: pb.ListReportsRequest, context: Any) -> pb.ListReportsResponse:
-        async def body(who: Identity) -> pb.ListReportsResponse:
-            found = await self.app.reports(who, request.include_resolved, request.limit)
-            return pb.ListReportsResponse(reports=[report_pb(*r) for r in found])
-
-        return await self._call(context, body)
+        who = self._who(context)
+        found = await self.app.reports(who, request.include_resolved, request.limit)
+        return pb.ListReportsResponse(reports=[report_pb(*r) for r in found])
 
     async def ResolveReport(self, request: pb.ResolveReportRequest, context: Any) -> pb.ResolveReportResponse:
-        async def body(who: Identity) -> pb.ResolveReportResponse:
-            action = _enum_name(pb.ReportAction, request.action, "REPORT_ACTION_")
-            r = await self.app.resolve_report(who, request.report_id, action, request.duration_minutes, request.note)
-            return pb.ResolveReportResponse(report=report_pb(*r))
-
-        return await self._call(context, body)
+        who = self._who(context)
+        action = _enum_name(pb.ReportAction, request.action, "REPORT_ACTION_")
+        r = await self.app.resolve_report(who, request.report_id, action, request.duration_minutes, request.note)
+        return pb.ResolveReportResponse(report=report_pb(*r))

@@ -32,23 +32,23 @@ class Chat:
         """Post to a table's chat (seated players) or the lobby's, under the house rules."""
         text = " ".join(text.split())
         if not text:
-            raise Invalid("EMPTY_MESSAGE", "the message is empty")
+            raise Invalid("the message is empty", "EMPTY_MESSAGE")
         if len(text) > self.limits.message_max:
             raise Invalid(
-                "MESSAGE_TOO_LONG",
                 f"Mesaj en çok {self.limits.message_max} karakter. (At most {self.limits.message_max} characters.)",
+                "MESSAGE_TOO_LONG",
             )
         verdict = moderation.check_message(text)
         if verdict is not None:
             self.log.info("message_blocked", player_id=who.subject, reason=verdict.reason, table_id=table_id)
-            raise Refused(verdict.reason, verdict.message)
+            raise Refused(verdict.message, verdict.reason)
         now = self.clock()
         async with self.store.unit() as uow:
             player = await active_player(uow, who, now, lock=True)  # one send at a time per player
             if player.muted_until is not None and player.muted_until > now:
                 raise Refused(
-                    "MUTED",
                     f"Sohbetin {when(player.muted_until)} tarihine kadar kapalı. (You are muted until then.)",
+                    "MUTED",
                 )
             if table_id:
                 await self._seated_at(uow, table_id, who)
@@ -56,21 +56,21 @@ class Chat:
                 who.subject, now - max(self.limits.flood_window, self.limits.repeat_window)
             )
             if sum(1 for _, t in recent if t > now - self.limits.flood_window) >= self.limits.flood_max:
-                raise Flood("FLOOD", "Çok hızlı yazıyorsun; biraz bekle. (Too many messages: wait a moment.)")
+                raise Flood("Çok hızlı yazıyorsun; biraz bekle. (Too many messages: wait a moment.)", "FLOOD")
             key = text_key(text)
             repeats = sum(1 for k, t in recent if k == key and t > now - self.limits.repeat_window)
             if repeats >= self.limits.repeat_max:
-                raise Flood("FLOOD", "Aynı mesajı tekrar tekrar yazma. (Do not repeat the same message.)")
+                raise Flood("Aynı mesajı tekrar tekrar yazma. (Do not repeat the same message.)", "FLOOD")
             return await uow.chat.insert_message(table_id, who.subject, text, key, now)
 
     async def _seated_at(self, uow: Unit, table_id: str, who: Identity) -> None:
         if who.role == "admin":
             if await uow.tables.table(table_id) is None:
-                raise NotFound("TABLE_NOT_FOUND", "no such table")
+                raise NotFound("no such table", "TABLE_NOT_FOUND")
             return
         seats = await uow.tables.seats(table_id)
         if not any(s.player_id == who.subject for s in seats):
-            raise Refused("NOT_SEATED", "only the players at a table read and write its chat")
+            raise Refused("only the players at a table read and write its chat", "NOT_SEATED")
 
     async def list_messages(self, who: Identity, table_id: str, after_id: int, limit: int) -> list[MessageRow]:
         async with self.store.unit() as uow:
@@ -80,11 +80,11 @@ class Chat:
 
     async def mute(self, who: Identity, player_id: str, muted: bool) -> None:
         if player_id == who.subject:
-            raise Invalid("INVALID_ARGUMENT", "you cannot mute yourself")
+            raise Invalid("you cannot mute yourself", "INVALID_ARGUMENT")
         async with self.store.unit() as uow:
             await uow.players.known(who.subject)
             if await uow.players.player(player_id) is None:
-                raise NotFound("PLAYER_NOT_FOUND", f"no player {player_id!r}")
+                raise NotFound(f"no player {player_id!r}", "PLAYER_NOT_FOUND")
             if muted:
                 await uow.chat.mute(who.subject, player_id, self.clock())
             else:

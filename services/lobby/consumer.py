@@ -1,38 +1,62 @@
-"""Match results from NATS: a durable JetStream consumer of the table events (stream
-OKEY_TABLES, subjects okey.table.>) that pays pots on MatchEnded and 101 hand prizes.
+"""Match results from the table events: the shared ``TableEventConsumer`` (durable, stream
+OKEY_TABLES, subjects okey.table.>) with a ``VersionedApplier`` whose handler pays pots on
+MatchEnded, 101 hand prizes and marks seats left mid-match.
 
-A message is acknowledged only after its effect is committed; the ledger's unique keys
-(``payout:<table>``, ``hand:<table>:<n>``) make a redelivered message a no-op, so the effect
-happens exactly once."""
+The handler runs on the applier's transaction connection (the lobby's unit of work on it), so
+each table's applied version commits together with the effect of that version: a redelivered or
+republished event is below the record and never reaches the handler, and a version past a gap is
+held until the missing ones are applied, so a table's events take effect in order, once. The
+ledger's unique keys (``payout:<table>``, ``hand:<table>:<n>``) and the table's status stay as a
+second guard. The catch-up from the PostgreSQL log (:func:`reconcile_from_log`) goes through the
+same applier and the same record."""
 
 from __future__ import annotations
 
-import asyncio
-from datetime import datetime
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
 
-import nats
-from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+import asyncpg
 from okeycore.events import MatchEnded, SeatLeft
 from okeycore.okey101 import HandEnded101
-from okeyplatform.contract import BadEnvelope, Envelope, decode_envelope, envelope_from_pb, envelope_pb
+from okeyplatform.consumer import EventItem, FatalEvent, TableEventConsumer, VersionedApplier
+from okeyplatform.contract import BadEnvelope, Envelope, UnreadableEvent, decode_envelope, encode_envelope, nats_headers
 from okeyplatform.eventstore import PostgresEventStore
 from okeyplatform.logs import get_logger
-from okeyplatform.relay import TABLE_STREAM, bind_table_stream
 
 from .app import LobbyApp
+from .store import Unit
 
-__all__ = ["MatchConsumer", "handle_event", "carried_payout", "reconcile_from_log", "EVENT_TYPES"]
+__all__ = [
+    "DURABLE",
+    "RECORD",
+    "LobbyEffects",
+    "Unreadable",
+    "decode",
+    "match_consumer",
+    "handle_event",
+    "carried_payout",
+    "read_log",
+    "reconcile_from_log",
+    "EVENT_TYPES",
+]
+
+DURABLE = "lobby"
+RECORD = "lobby"  # the lobby's name in the applied-version record (whatever the durable is called)
 
 
-async def handle_event(app: LobbyApp, env: Envelope) -> bool:
-    """Apply one published table event; True when it changed something."""
+async def handle_event(app: LobbyApp, env: Envelope, within: Unit | None = None) -> bool:
+    """Apply one published table event (in ``within``, the consumer's unit, or a unit of its
+    own); True when it changed something."""
     event = env.event
     if isinstance(event, MatchEnded):
-        return await app.settle_match(env.table_id, list(event.winners), list(event.scores), carried_payout(event))
+        return await app.settle_match(
+            env.table_id, list(event.winners), list(event.scores), carried_payout(event), within=within
+        )
     if isinstance(event, HandEnded101) and any(event.chips):
-        return await app.pay_hand_prize(env.table_id, event.hand, list(event.chips))
+        return await app.pay_hand_prize(env.table_id, event.hand, list(event.chips), within=within)
     if isinstance(event, SeatLeft):
-        return await app.seat_left(env.table_id, event.seat, event.player)
+        return await app.seat_left(env.table_id, event.seat, event.player, within=within)
     return False
 
 
@@ -46,8 +70,78 @@ def carried_payout(event: MatchEnded) -> int | None:
     return event.payout
 
 
-# What the lobby acts on (its catch-up from the log reads only these).
+# What the lobby acts on.
 EVENT_TYPES = (MatchEnded.type, HandEnded101.type, SeatLeft.type)
+
+
+@dataclass(frozen=True, slots=True)
+class Unreadable:
+    """A table event this okeycore cannot read (a kind a newer table service wrote, or a
+    malformed one): its version counts as applied, with no effect, and is logged, as the lobby
+    always did (it stops on nothing it does not act on)."""
+
+    table_id: str
+    version: int
+    recorded_at: datetime
+    why: str
+
+
+def decode(data: bytes, headers: Mapping[str, str] | None = None) -> EventItem | Unreadable:
+    """A message of the table subjects as the consumer's item; a message that is no table event
+    envelope at all (no table, no version) stops the consumer: :class:`FatalEvent`."""
+    try:
+        return EventItem(decode_envelope(data, headers))
+    except UnreadableEvent as exc:
+        return Unreadable(exc.table_id, exc.version, datetime.now(UTC), str(exc))
+    except BadEnvelope as exc:
+        raise FatalEvent(f"not a table event envelope: {exc}") from None
+
+
+class LobbyEffects:
+    """The applier's handler: one event's effect in the lobby's unit of work on the applier's
+    connection; ``changed`` counts the events that changed something."""
+
+    def __init__(self, app: LobbyApp) -> None:
+        self.app = app
+        self.changed = 0
+
+    async def __call__(self, conn: asyncpg.Connection, item: EventItem | Unreadable) -> None:
+        if isinstance(item, Unreadable):
+            get_logger(component="lobby-consumer").error("event_unreadable", table_id=item.table_id, error=item.why)
+        elif await handle_event(self.app, item.envelope, Unit(conn)):
+            self.changed += 1
+
+    def applier(self) -> VersionedApplier[EventItem | Unreadable]:
+        return VersionedApplier(self.app.store.pool, RECORD, self, gaps="hold")
+
+
+async def read_log(
+    events: PostgresEventStore, table_id: str, after: int, upto: int | None = None
+) -> list[EventItem | Unreadable]:
+    """A table's versions after ``after`` (up to ``upto``) from the PostgreSQL log, decoded from
+    the bytes and headers the relay publishes for them."""
+    stored = await events.read_stream(table_id, after_version=after, limit=None if upto is None else upto - after)
+    return [decode(encode_envelope(e), nats_headers(e)) for e in stored]
+
+
+def match_consumer(
+    app: LobbyApp, nats_url: str, events: PostgresEventStore, durable: str = DURABLE
+) -> TableEventConsumer[EventItem | Unreadable]:
+    """The lobby's consumer of the table events; versions the stream no longer holds are read
+    from the log (``events``)."""
+
+    async def from_log(table_id: str, versions: set[int]) -> list[EventItem | Unreadable]:
+        got = await read_log(events, table_id, min(versions) - 1, max(versions))
+        return [it for it in got if it.version in versions]
+
+    return TableEventConsumer(
+        LobbyEffects(app).applier(),
+        nats_url,
+        decode,
+        durable,
+        log_reader=from_log,
+        component="lobby-consumer",
+    )
 
 
 async def reconcile_from_log(
@@ -55,82 +149,18 @@ async def reconcile_from_log(
 ) -> int:
     """Catch up from the PostgreSQL log on what the stream may no longer hold (its retention
     aged it out while the lobby was away): for tables the lobby still has in play, started before
-    ``started_before``, apply their match ends and hand prizes again. Both are idempotent (a
-    match is settled once, a hand prize posted once), so this only fills what was missed.
-    Returns how many changed something."""
+    ``started_before``, every version past the applied-version record is applied, through the
+    consumer's applier (so the live consumer's later copy is a duplicate). Returns how many
+    events changed something."""
     playing = [t.table_id for t in await app.playing_tables(started_before, limit)]
     if not playing:
         return 0
-    changed = 0
-    for e in await events.read_types(playing, EVENT_TYPES):
-        if await handle_event(app, envelope_from_pb(envelope_pb(e))):  # as the relay publishes it
-            changed += 1
-    return changed
-
-
-class MatchConsumer:
-    def __init__(self, app: LobbyApp, nats_url: str, durable: str = "lobby", batch: int = 200) -> None:
-        self.app = app
-        self.nats_url = nats_url
-        self.durable = durable
-        self.batch = batch
-        self.applied = 0
-        self.log = get_logger(component="lobby-consumer")
-        self._stop = asyncio.Event()
-
-    def stop(self) -> None:
-        self._stop.set()
-
-    async def run(self) -> None:
-        backoff = 0.5
-        while not self._stop.is_set():
-            try:
-                await self._consume()
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # NATS down, stream being created, ...: retry
-                self.log.warning("consumer_retry", error=repr(exc), backoff=backoff)
-                try:
-                    await asyncio.wait_for(self._stop.wait(), timeout=backoff)
-                except TimeoutError:
-                    pass
-                backoff = min(backoff * 2, 5.0)
-
-    async def _consume(self) -> None:
-        nc = await nats.connect(self.nats_url, max_reconnect_attempts=-1, reconnect_time_wait=0.5, connect_timeout=2)
-        try:
-            js = nc.jetstream()
-            await bind_table_stream(js)
-            sub = await js.pull_subscribe(
-                "okey.table.>",
-                durable=self.durable,
-                stream=TABLE_STREAM,
-                config=ConsumerConfig(
-                    durable_name=self.durable,
-                    ack_policy=AckPolicy.EXPLICIT,
-                    deliver_policy=DeliverPolicy.ALL,
-                    ack_wait=30,
-                    max_ack_pending=10_000,
-                ),
-            )
-            while not self._stop.is_set():
-                try:
-                    msgs = await sub.fetch(self.batch, timeout=0.5)
-                except nats.errors.TimeoutError:
-                    continue
-                for msg in msgs:
-                    try:
-                        try:
-                            env = decode_envelope(msg.data, msg.headers)
-                        except BadEnvelope as exc:  # nothing the lobby could ever apply: not retried
-                            self.log.error("bad_message", subject=msg.subject, error=str(exc))
-                            await msg.ack()
-                            continue
-                        if await handle_event(self.app, env):
-                            self.applied += 1
-                        await msg.ack()
-                    except Exception as exc:
-                        self.log.warning("event_retry", subject=msg.subject, error=repr(exc))
-                        await msg.nak(delay=2.0)
-        finally:
-            await nc.close()
+    effects = LobbyEffects(app)
+    applier = effects.applier()
+    async with app.store.pool.acquire() as conn:
+        known = await applier.versions(conn, playing)
+    for table_id in playing:
+        items = await read_log(events, table_id, known.get(table_id, 0))
+        if items:
+            await applier.apply(items)
+    return effects.changed

@@ -1,12 +1,15 @@
-"""The lobby's exceptions, in one place: the refusals a use case raises (each a gRPC status name, a
-stable ``reason`` and the ``message`` a player reads; api.py turns them into the status and its
-ErrorInfo), the table service's failure to open a match, and the two signals a repository gives
-its use cases (a unique key taken, a posting that would overdraw an account)."""
+"""The lobby's exceptions, in one place: its refusals are ``okeyplatform.errors.AppError``
+subclasses (a use case raises them with the ``message`` a player reads and a stable ``reason``;
+the service host's ``AppErrors`` interceptor turns them into the gRPC status and its ErrorInfo,
+the gateway into HTTP), and three signals that never reach a caller: the table service's failure
+to open a match, and what a repository tells its use cases (a unique key taken, a posting that
+would overdraw an account)."""
 
 from __future__ import annotations
 
+from okeyplatform import errors as app
+
 __all__ = [
-    "LobbyError",
     "Invalid",
     "NotFound",
     "Refused",
@@ -20,45 +23,32 @@ __all__ = [
 ]
 
 
-class LobbyError(Exception):
-    """A refusal with a gRPC status name, a stable ``reason`` and the ``message`` a player reads."""
-
-    status = "FAILED_PRECONDITION"
-
-    def __init__(self, reason: str, message: str) -> None:
-        super().__init__(message)
-        self.reason = reason
-        self.message = message
+class Invalid(app.InvalidArgument):
+    """A request the lobby cannot take as sent (INVALID_ARGUMENT)."""
 
 
-class Invalid(LobbyError):
-    status = "INVALID_ARGUMENT"
+class NotFound(app.NotFound):
+    """No such player, table, message or report (NOT_FOUND)."""
 
 
-class NotFound(LobbyError):
-    status = "NOT_FOUND"
+class Refused(app.FailedPrecondition):
+    """A request the state of the lobby refuses now (FAILED_PRECONDITION)."""
 
 
-class Refused(LobbyError):
-    status = "FAILED_PRECONDITION"
+class Forbidden(app.PermissionDenied):
+    """Not the caller's to do (PERMISSION_DENIED)."""
 
 
-class Forbidden(LobbyError):
-    status = "PERMISSION_DENIED"
+class Exists(app.AlreadyExists):
+    """A name or a record that is taken already (ALREADY_EXISTS)."""
 
 
-class Exists(LobbyError):
-    status = "ALREADY_EXISTS"
+class Flood(app.ResourceExhausted):
+    """A quota or a rate limit reached (RESOURCE_EXHAUSTED)."""
 
 
-class Flood(LobbyError):
-    status = "RESOURCE_EXHAUSTED"
-
-
-class Unavailable(LobbyError):
+class Unavailable(app.Unavailable):
     """Another service (the table service) could not be reached: nothing changed, try again."""
-
-    status = "UNAVAILABLE"
 
 
 class StartFailed(Exception):

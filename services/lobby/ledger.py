@@ -93,7 +93,7 @@ class Ledger:
             return 0
         if await uow.ledger.posted(key) or not refuse:  # (waited for a concurrent claim of this player)
             return 0
-        raise Flood("DAILY_CHIPS_TAKEN", _chips_taken(*full))
+        raise Flood(_chips_taken(*full), "DAILY_CHIPS_TAKEN")
 
 
 async def can_cover(uow: Unit, player_id: str, stake: int) -> None:
@@ -103,8 +103,8 @@ async def can_cover(uow: Unit, player_id: str, stake: int) -> None:
     balance = (await uow.ledger.balances([player_account(player_id)]))[player_account(player_id)]
     if balance < stake:
         raise Refused(
-            "INSUFFICIENT_CHIPS",
             f"Bu masanın girişi {stake} jeton, sende {balance} var. (The stake is {stake}; you have {balance}.)",
+            "INSUFFICIENT_CHIPS",
         )
 
 

@@ -40,7 +40,7 @@ async def active_player(uow: Unit, who: Identity, now: datetime, lock: bool = Fa
     player = await uow.players.known(who.subject, lock=lock)
     until = later(player.banned_until, await uow.reports.device_banned_until(who.device or player.device_id))
     if until is not None and until > now:
-        raise Refused("BANNED", banned_text(until))
+        raise Refused(banned_text(until), "BANNED")
     return player
 
 
@@ -100,24 +100,24 @@ class Players:
         try:
             shown = moderation.check_display_name(display_name)
         except moderation.NameRejected as exc:
-            raise Invalid(exc.reason, exc.message) from None
+            raise Invalid(exc.message, exc.reason) from None
         device = device_id.strip() or "g-" + secrets.token_hex(12)
         if not DEVICE_ID.match(device):
-            raise Invalid("INVALID_ARGUMENT", "device_id: 1 to 128 characters, no spaces")
+            raise Invalid("device_id: 1 to 128 characters, no spaces", "INVALID_ARGUMENT")
         now = self.clock()
         row = PlayerRow("p-" + secrets.token_hex(8), shown, device, now, None, None, 0)
         async with self.store.unit() as uow:
             until = await uow.reports.device_banned_until(device)
             if until is not None and until > now:
-                raise Forbidden("BANNED", banned_text(until))
+                raise Forbidden(banned_text(until), "BANNED")
             full = await uow.players.take_quotas(grant_day(now), quotas(self.limits, "accounts", device, address))
             if full is not None:
                 self.log.info("guest_refused", reason="TOO_MANY_ACCOUNTS", quota=full[0])
-                raise Flood("TOO_MANY_ACCOUNTS", _too_many_accounts(*full))
+                raise Flood(_too_many_accounts(*full), "TOO_MANY_ACCOUNTS")
             try:
                 await uow.players.insert_player(row, moderation.name_key(shown))
             except UniqueTaken:
-                raise Exists("NAME_TAKEN", f"'{shown}' adı alınmış; başka bir ad seç. (That name is taken.)") from None
+                raise Exists(f"'{shown}' adı alınmış; başka bir ad seç. (That name is taken.)", "NAME_TAKEN") from None
             await uow.ledger.open_account(player_account(row.player_id))
             granted = await self.ledger.grant_daily(uow, row.player_id, now, device, address)
         token = issue_token(
@@ -131,7 +131,7 @@ class Players:
         async with self.store.unit() as uow:
             player = await uow.players.player(target)
             if player is None:
-                raise NotFound("PLAYER_NOT_FOUND", f"no player {target!r}")
+                raise NotFound(f"no player {target!r}", "PLAYER_NOT_FOUND")
             if target != who.subject and who.role != "admin":
                 return Profile(
                     PlayerRow(player.player_id, player.display_name, "", player.created_at, None, None, 0), None, None

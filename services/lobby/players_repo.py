@@ -60,7 +60,7 @@ class PlayersRepo(Repository):
         """The caller's own row: a token's player the lobby does not know has to sign in first."""
         player = await self.player(player_id, lock=lock)
         if player is None:
-            raise NotFound("PLAYER_NOT_FOUND", "sign in first: this token's player is not known to the lobby")
+            raise NotFound("sign in first: this token's player is not known to the lobby", "PLAYER_NOT_FOUND")
         return player
 
     async def revoke(self, player_id: str, not_before: datetime, expires_at: datetime) -> None:

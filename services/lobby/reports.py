@@ -40,23 +40,23 @@ class Reports:
         self, who: Identity, player_id: str, reason: str, details: str, message_ids: Sequence[int], table_id: str
     ) -> int:
         if player_id == who.subject:
-            raise Invalid("INVALID_ARGUMENT", "you cannot report yourself")
+            raise Invalid("you cannot report yourself", "INVALID_ARGUMENT")
         if reason not in REPORT_REASONS:
-            raise Invalid("INVALID_ARGUMENT", f"reason must be one of {', '.join(REPORT_REASONS)}")
+            raise Invalid(f"reason must be one of {', '.join(REPORT_REASONS)}", "INVALID_ARGUMENT")
         if len(details) > self.limits.details_max:
-            raise Invalid("INVALID_ARGUMENT", f"details: at most {self.limits.details_max} characters")
+            raise Invalid(f"details: at most {self.limits.details_max} characters", "INVALID_ARGUMENT")
         if len(message_ids) > 20:
-            raise Invalid("INVALID_ARGUMENT", "at most 20 message ids")
+            raise Invalid("at most 20 message ids", "INVALID_ARGUMENT")
         async with self.store.unit() as uow:
             await uow.players.known(who.subject)
             if await uow.players.player(player_id) is None:
-                raise NotFound("PLAYER_NOT_FOUND", f"no player {player_id!r}")
+                raise NotFound(f"no player {player_id!r}", "PLAYER_NOT_FOUND")
             found = {m.message_id: m for m in await uow.chat.messages_by_id(sorted(set(message_ids)))}
             for mid in message_ids:
                 if mid not in found or found[mid].player_id != player_id:
-                    raise Invalid("INVALID_ARGUMENT", f"message {mid} is not a message of that player")
+                    raise Invalid(f"message {mid} is not a message of that player", "INVALID_ARGUMENT")
             if await uow.reports.open_report_exists(who.subject, player_id):
-                raise Refused("ALREADY_REPORTED", "your earlier report on this player is still open")
+                raise Refused("your earlier report on this player is still open", "ALREADY_REPORTED")
             report_id = await uow.reports.insert_report(
                 who.subject, player_id, reason, details.strip(), sorted(set(message_ids)), table_id, self.clock()
             )
@@ -65,7 +65,7 @@ class Reports:
 
     def _admin(self, who: Identity) -> None:
         if who.role != "admin":
-            raise Forbidden("ADMIN_ONLY", "only admins may do this")
+            raise Forbidden("only admins may do this", "ADMIN_ONLY")
 
     async def reports(
         self, who: Identity, include_resolved: bool, limit: int
@@ -94,18 +94,18 @@ class Reports:
         player's device and frees the seats they hold at tables still waiting."""
         self._admin(who)
         if action not in REPORT_ACTIONS:
-            raise Invalid("INVALID_ARGUMENT", f"action must be one of {', '.join(REPORT_ACTIONS)}")
+            raise Invalid(f"action must be one of {', '.join(REPORT_ACTIONS)}", "INVALID_ARGUMENT")
         if action == "MUTE" and not 1 <= minutes <= self.limits.mute_max_minutes:
-            raise Invalid("INVALID_ARGUMENT", f"a mute lasts 1 to {self.limits.mute_max_minutes} minutes")
+            raise Invalid(f"a mute lasts 1 to {self.limits.mute_max_minutes} minutes", "INVALID_ARGUMENT")
         if action == "BAN" and not 0 <= minutes <= self.limits.ban_max_minutes:
-            raise Invalid("INVALID_ARGUMENT", f"a ban lasts 0 (for good) to {self.limits.ban_max_minutes} minutes")
+            raise Invalid(f"a ban lasts 0 (for good) to {self.limits.ban_max_minutes} minutes", "INVALID_ARGUMENT")
         now = self.clock()
         async with self.store.unit() as uow:
             report = await uow.reports.report(report_id, lock=True)
             if report is None:
-                raise NotFound("REPORT_NOT_FOUND", f"no report {report_id}")
+                raise NotFound(f"no report {report_id}", "REPORT_NOT_FOUND")
             if report.status != "OPEN":
-                raise Refused("ALREADY_RESOLVED", "this report was already resolved")
+                raise Refused("this report was already resolved", "ALREADY_RESOLVED")
             if action == "WARN":
                 await uow.reports.sanction(report.player_id, warn=True)
             elif action == "MUTE":
@@ -130,4 +130,4 @@ class Reports:
         for r in await self.reports(who, True, 200):
             if r[0].report_id == report_id:
                 return r
-        raise NotFound("REPORT_NOT_FOUND", f"no report {report_id}")
+        raise NotFound(f"no report {report_id}", "REPORT_NOT_FOUND")

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import asyncpg
+from okeyplatform.consumer import migrate_consumer_versions
 from okeyplatform.eventstore import migrate
 
 from .chat_repo import ChatRepo
@@ -189,8 +190,10 @@ class Unit:
 
 
 async def migrate_schema(conn: asyncpg.Connection) -> str:
-    """The lobby tables' migrations (``okey migrate``; the service also applies them at start)."""
+    """The lobby tables' migrations (``okey migrate``; the service also applies them at start),
+    with the consumers' applied-version record, which the lobby's event consumer writes."""
     applied = await migrate(conn, MIGRATIONS, scope=SCOPE)
+    await migrate_consumer_versions(conn)
     return f"{len(applied)} applied"
 
 
@@ -214,6 +217,11 @@ class LobbyStore:
         await self.pool.close()
 
     @asynccontextmanager
-    async def unit(self) -> AsyncIterator[Unit]:
+    async def unit(self, within: Unit | None = None) -> AsyncIterator[Unit]:
+        """A new unit of work; or, ``within`` one already open (the event consumer's, whose
+        transaction also records the applied version), that one: its caller commits it."""
+        if within is not None:
+            yield within
+            return
         async with self.pool.acquire() as conn, conn.transaction():
             yield Unit(conn)

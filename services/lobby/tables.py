@@ -18,7 +18,7 @@ from okeyplatform.logs import get_logger
 
 from . import ledger
 from .cards import human_seats
-from .errors import Flood, Forbidden, Invalid, LobbyError, NotFound, Refused, StartFailed, UniqueTaken
+from .errors import Flood, Forbidden, Invalid, NotFound, Refused, StartFailed, UniqueTaken
 from .ledger_repo import pot_account
 from .players import active_player
 from .policy import Limits
@@ -76,11 +76,11 @@ class Tables:
         try:
             options = options.validated()
         except OptionsError as exc:
-            raise Invalid("INVALID_OPTIONS", str(exc)) from None
+            raise Invalid(str(exc), "INVALID_OPTIONS") from None
         if options.stake > self.limits.max_stake:
-            raise Invalid("INVALID_OPTIONS", f"stake must be at most {self.limits.max_stake}")
+            raise Invalid(f"stake must be at most {self.limits.max_stake}", "INVALID_OPTIONS")
         if options.hand_prize > self.limits.max_stake:
-            raise Invalid("INVALID_OPTIONS", f"hand_prize must be at most {self.limits.max_stake}")
+            raise Invalid(f"hand_prize must be at most {self.limits.max_stake}", "INVALID_OPTIONS")
         return options
 
     async def _card(self, uow: Unit, table: TableRow, who: Identity | None) -> TableCard:
@@ -118,7 +118,7 @@ class Tables:
         )
         seats = human_seats(options)
         if seat is not None and seat not in seats:
-            raise Invalid("INVALID_ARGUMENT", f"seat must be one of {', '.join(map(str, seats))}")
+            raise Invalid(f"seat must be one of {', '.join(map(str, seats))}", "INVALID_ARGUMENT")
         chosen = seat if seat is not None else seats[0]
         async with self.store.unit() as uow:
             player = await active_player(uow, who, now)
@@ -126,10 +126,10 @@ class Tables:
             opened = await uow.tables.open_tables_of(who.subject)
             if opened >= self.limits.max_open_tables:
                 raise Flood(
-                    "TOO_MANY_TABLES",
                     f"Açık {opened} masan var; yenisini açmadan önce birini bitir ya da kapat. "
                     f"(You have {opened} open tables, at most {self.limits.max_open_tables}: "
                     "finish or cancel one first.)",
+                    "TOO_MANY_TABLES",
                 )
             await uow.tables.insert_table(table)
             for bot in sorted(set(range(options.seat_count)) - set(seats)):
@@ -139,7 +139,7 @@ class Tables:
             if fill_with_bots:
                 short = await self._start(uow, table, now, fill=True)
                 if short:
-                    raise Refused("INSUFFICIENT_CHIPS", "not enough chips for the stake")
+                    raise Refused("not enough chips for the stake", "INSUFFICIENT_CHIPS")
                 started = True
         self.log.info("table_opened", table_id=table.table_id, game=table.game, private=private, stake=table.stake)
         if started:
@@ -150,10 +150,10 @@ class Tables:
         async with self.store.unit() as uow:
             table = await uow.tables.table_by_invite(invite_code) if invite_code else await uow.tables.table(table_id)
             if table is None or (table_id and invite_code and table.table_id != table_id):
-                raise NotFound("TABLE_NOT_FOUND", "no such table")
+                raise NotFound("no such table", "TABLE_NOT_FOUND")
             card = await self._card(uow, table, who)
         if table.private and not invite_code and not card.show_invite:
-            raise NotFound("TABLE_NOT_FOUND", "no such table")
+            raise NotFound("no such table", "TABLE_NOT_FOUND")
         return card
 
     async def list_tables(
@@ -165,7 +165,7 @@ class Tables:
             if not 0 <= offset < 2**31:  # the database's OFFSET takes neither negative nor huge ones
                 raise ValueError(page_token)
         except ValueError:
-            raise Invalid("INVALID_ARGUMENT", "page_token: use the next_page_token of the previous page") from None
+            raise Invalid("page_token: use the next_page_token of the previous page", "INVALID_ARGUMENT") from None
         statuses = (WAITING, STARTING, PLAYING) if include_playing else (WAITING,)
         async with self.store.unit() as uow:
             rows = await uow.tables.tables(statuses, game, size + 1, offset)
@@ -185,33 +185,33 @@ class Tables:
         async with self.store.unit() as uow:
             table = await uow.tables.table(table_id, lock=True)
             if table is None:
-                raise NotFound("TABLE_NOT_FOUND", "no such table")
+                raise NotFound("no such table", "TABLE_NOT_FOUND")
             if table.private and invite_code != table.invite_code:
-                raise Forbidden("INVITE_REQUIRED", "this private table needs its invite code")
+                raise Forbidden("this private table needs its invite code", "INVITE_REQUIRED")
             player = await active_player(uow, who, now)
             if table.status != WAITING:
-                raise Refused("NOT_WAITING", "the match has started or the table is closed")
+                raise Refused("the match has started or the table is closed", "NOT_WAITING")
             options = TableOptions.from_dict(table.options, stored=True)
             seats = await uow.tables.seats(table_id)
             if any(s.player_id == who.subject for s in seats):
-                raise Refused("ALREADY_SEATED", "you already sit at this table")
+                raise Refused("you already sit at this table", "ALREADY_SEATED")
             device = who.device or player.device_id
             if device and any(s.device_id == device for s in seats):
-                raise Refused("SAME_DEVICE", "another account from your device sits at this table")
+                raise Refused("another account from your device sits at this table", "SAME_DEVICE")
             taken = {s.seat for s in seats}
             free = [s for s in human_seats(options) if s not in taken]
             if seat is not None:
                 if seat not in human_seats(options):
                     raise Invalid(
-                        "INVALID_ARGUMENT", f"seat must be one of {', '.join(map(str, human_seats(options)))}"
+                        f"seat must be one of {', '.join(map(str, human_seats(options)))}", "INVALID_ARGUMENT"
                     )
                 if seat in taken:
-                    raise Refused("SEAT_TAKEN", f"seat {seat} is taken")
+                    raise Refused(f"seat {seat} is taken", "SEAT_TAKEN")
                 chosen = seat
             elif free:
                 chosen = free[0]
             else:
-                raise Refused("TABLE_FULL", "every seat is taken")
+                raise Refused("every seat is taken", "TABLE_FULL")
             await ledger.can_cover(uow, who.subject, table.stake)
             try:
                 await uow.tables.insert_seat(table_id, chosen, who.subject, device)
@@ -222,7 +222,7 @@ class Tables:
                 short = await self._start(uow, table, now)
                 started = not short
         if who.subject in short:
-            raise Refused("INSUFFICIENT_CHIPS", "not enough chips for the stake")
+            raise Refused("not enough chips for the stake", "INSUFFICIENT_CHIPS")
         if started:
             await self.launch(table_id)
         return await self.table_card(who, table_id), chosen, started
@@ -252,15 +252,15 @@ class Tables:
         async with self.store.unit() as uow:
             table = await uow.tables.table(table_id, lock=True)
             if table is None:
-                raise NotFound("TABLE_NOT_FOUND", "no such table")
+                raise NotFound("no such table", "TABLE_NOT_FOUND")
             if table.creator_id != who.subject:
-                raise Refused("NOT_CREATOR", "only the table's creator may fill it with bots")
+                raise Refused("only the table's creator may fill it with bots", "NOT_CREATOR")
             if table.status != WAITING:
-                raise Refused("NOT_WAITING", "the match has started or the table is closed")
+                raise Refused("the match has started or the table is closed", "NOT_WAITING")
             short = await self._start(uow, table, now, fill=True)
         if short:
             raise Refused(
-                "INSUFFICIENT_CHIPS", f"{len(short)} player(s) could not cover the stake and were unseated; try again"
+                f"{len(short)} player(s) could not cover the stake and were unseated; try again", "INSUFFICIENT_CHIPS"
             )
         await self.launch(table_id)
         return await self.table_card(who, table_id)
@@ -291,24 +291,24 @@ class Tables:
         async with self.store.unit() as uow:
             table = await uow.tables.table(table_id)
             if table is None:
-                raise NotFound("TABLE_NOT_FOUND", "no such table")
+                raise NotFound("no such table", "TABLE_NOT_FOUND")
             mine = next((s for s in await uow.tables.seats(table_id) if s.player_id == who.subject), None)
         if mine is None:
-            raise Refused("NOT_SEATED", "you do not sit at this table")
+            raise Refused("you do not sit at this table", "NOT_SEATED")
         if table.status in (STARTING, PLAYING) and not mine.left:
             if table.status == STARTING:
-                raise Refused("NOT_STARTED", "the match is being opened: leave again in a moment")
+                raise Refused("the match is being opened: leave again in a moment", "NOT_STARTED")
             # Outside the lobby's transaction: a call to another service holds no row lock.
             await self.starter.leave_seat(table_id, mine.seat, who.subject)
         now = self.clock()
         async with self.store.unit() as uow:
             table = await uow.tables.table(table_id, lock=True)
             if table is None:
-                raise NotFound("TABLE_NOT_FOUND", "no such table")
+                raise NotFound("no such table", "TABLE_NOT_FOUND")
             seats = await uow.tables.seats(table_id)
             mine = next((s for s in seats if s.player_id == who.subject), None)
             if mine is None:
-                raise Refused("NOT_SEATED", "you do not sit at this table")
+                raise Refused("you do not sit at this table", "NOT_SEATED")
             forfeited = 0
             if table.status == WAITING:
                 await self.unseat_waiting(uow, table, seats, who.subject, now)
@@ -318,14 +318,14 @@ class Tables:
                     self.log.info("left_mid_match", table_id=table_id, player_id=who.subject, forfeited=mine.stake_held)
                 forfeited = mine.stake_held
             else:
-                raise Refused("NOT_WAITING", "the match is over")
+                raise Refused("the match is over", "NOT_WAITING")
             card = await self._card(uow, (await uow.tables.table(table_id)) or table, who)
         return card, forfeited
 
-    async def seat_left(self, table_id: str, seat: int, player_id: str) -> bool:
+    async def seat_left(self, table_id: str, seat: int, player_id: str, within: Unit | None = None) -> bool:
         """The table's SeatLeft (through NATS, whoever asked for it: the lobby or the player at
         the table service itself): the seat is marked left, once. True when it changed something."""
-        async with self.store.unit() as uow:
+        async with self.store.unit(within) as uow:
             seats = await uow.tables.seats(table_id)
             mine = next((s for s in seats if s.seat == seat and s.player_id == player_id), None)
             if mine is None or mine.left:
@@ -408,14 +408,21 @@ class Tables:
         return {s.seat: s for s in await uow.tables.seats(table_id)}
 
     async def settle_match(
-        self, table_id: str, winners: Sequence[int], scores: Sequence[int] = (), payout: int | None = None
+        self,
+        table_id: str,
+        winners: Sequence[int],
+        scores: Sequence[int] = (),
+        payout: int | None = None,
+        within: Unit | None = None,
     ) -> bool:
         """MatchEnded: the pot is paid to the winning seats, ``payout`` each as the engine split it
         [C-SC-9] (or, for an end without it, okeycore's split of what the pot holds), never more
         than the pot holds; the rest, and a share won by a bot or by a player who left
-        [C-LEAVE-1], goes to the house (ledger.py). Idempotent: a match is paid once."""
+        [C-LEAVE-1], goes to the house (ledger.py). Idempotent: a match is paid once.
+        ``within``: in that unit of work (the consumer's), as :meth:`pay_hand_prize` and
+        :meth:`seat_left`."""
         now = self.clock()
-        async with self.store.unit() as uow:
+        async with self.store.unit(within) as uow:
             seats = await self._in_play(uow, table_id)
             if seats is None:
                 return False
@@ -431,22 +438,22 @@ class Tables:
         )
         return True
 
-    async def pay_hand_prize(self, table_id: str, hand: int, chips: Sequence[int]) -> bool:
+    async def pay_hand_prize(self, table_id: str, hand: int, chips: Sequence[int], within: Unit | None = None) -> bool:
         """101 hand prize [O-DEAL-3], while the match is on (ledger.py says who pays whom)."""
         now = self.clock()
-        async with self.store.unit() as uow:
+        async with self.store.unit(within) as uow:
             seats = await self._in_play(uow, table_id)
             if seats is None:
                 return False
             return await ledger.pay_hand_prize(uow, table_id, hand, chips, seats, now)
 
 
-def _seat_conflict(exc: UniqueTaken) -> LobbyError:
+def _seat_conflict(exc: UniqueTaken) -> Refused:
     if exc.constraint == "lobby_seats_one_per_device":
-        return Refused("SAME_DEVICE", "another account from your device sits at this table")
+        return Refused("another account from your device sits at this table", "SAME_DEVICE")
     if exc.constraint == "lobby_seats_one_per_player":
-        return Refused("ALREADY_SEATED", "you already sit at this table")
-    return Refused("SEAT_TAKEN", "that seat was just taken")
+        return Refused("you already sit at this table", "ALREADY_SEATED")
+    return Refused("that seat was just taken", "SEAT_TAKEN")
 
 
 _INVITE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
