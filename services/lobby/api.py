@@ -16,6 +16,7 @@ from okeyplatform.protoconv import options_from_pb, options_pb
 from .app import LobbyApp
 from .cards import rule_lines
 from .chat_repo import MessageRow
+from .ledger_repo import EntryRow
 from .players import Profile
 from .reports_repo import ReportRow
 from .tables import TableCard
@@ -72,6 +73,12 @@ def profile_pb(p: Profile) -> pb.PlayerProfile:
         banned_until=_ts(row.banned_until) if p.chips is not None else None,
         warnings=row.warnings,
         created_at=_ts(row.created_at),
+    )
+
+
+def entry_pb(e: EntryRow) -> pb.ChipEntry:
+    return pb.ChipEntry(
+        kind=e.kind, amount=e.amount, balance_after=e.balance_after, table_id=e.table_id, time=_ts(e.time)
     )
 
 
@@ -156,19 +163,7 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):
     async def GetChips(self, request: pb.GetChipsRequest, context: Any) -> pb.GetChipsResponse:
         who = self._who(context)
         balance, entries = await self.app.chips(who, request.limit)
-        return pb.GetChipsResponse(
-            balance=balance,
-            entries=[
-                pb.ChipEntry(
-                    kind=e.kind,
-                    amount=e.amount,
-                    balance_after=e.balance_after,
-                    table_id=e.table_id,
-                    time=_ts(e.time),
-                )
-                for e in entries
-            ],
-        )
+        return pb.GetChipsResponse(balance=balance, entries=[entry_pb(e) for e in entries])
 
     # ------------------------------------------------------------ tables
 

@@ -124,33 +124,27 @@ def bootstrap(config: LobbyConfig) -> ServiceHost[LobbyParts]:
     return ServiceHost("lobby", config.address, setup)
 
 
-@dataclass
 class LobbyService(InProcess[Any]):
-    """The lobby service in this process (tests, ``okey up``): the host ``bootstrap`` builds."""
+    """The lobby service in this process (tests, ``okey up``): the host ``bootstrap`` builds.
+    ``options``: any other field of :class:`LobbyConfig` (``durable``, ``token_secret``,
+    ``retry_every_s``, ``reconcile_every_s``); the rest (the limits) is read from the
+    environment at the start, as ``main`` reads it."""
 
-    database_url: str
-    nats_url: str
-    address: str = DEFAULT_ADDR
-    table_address: str = DEFAULT_TABLE_ADDR
-    durable: str = DURABLE
-    token_secret: bytes | None = None
-    retry_every_s: float = 2.0
-    reconcile_every_s: float = 60.0
-    port: int = 0
-    host: ServiceHost[LobbyParts] | None = field(default=None, repr=False)
+    def __init__(
+        self,
+        database_url: str,
+        nats_url: str,
+        address: str = DEFAULT_ADDR,
+        table_address: str = DEFAULT_TABLE_ADDR,
+        **options: Any,
+    ) -> None:
+        self.urls = {"OKEY_DATABASE_URL": database_url, "OKEY_NATS_URL": nats_url}
+        self.options = {"address": address, "table_address": table_address, **options}
+        self.host: ServiceHost[LobbyParts] | None = None
+        self.port = 0
 
     async def start(self) -> None:
-        urls = {"OKEY_DATABASE_URL": self.database_url, "OKEY_NATS_URL": self.nats_url}
-        config = replace(
-            LobbyConfig.from_env({**os.environ, **urls}),
-            address=self.address,
-            table_address=self.table_address,
-            durable=self.durable,
-            token_secret=self.token_secret,
-            retry_every_s=self.retry_every_s,
-            reconcile_every_s=self.reconcile_every_s,
-        )
-        await self.launch(bootstrap(config))
+        await self.launch(bootstrap(replace(LobbyConfig.from_env({**os.environ, **self.urls}), **self.options)))
 
     store = Part("store")
     app = Part("app")

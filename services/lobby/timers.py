@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
@@ -23,20 +24,14 @@ __all__ = ["LobbyTimers"]
 PRUNE_EVERY_S = 3600.0
 
 
+@dataclass
 class LobbyTimers:
-    def __init__(
-        self,
-        app: LobbyApp,
-        events: PostgresEventStore,
-        retry_every_s: float = 2.0,
-        reconcile_every_s: float = 60.0,
-    ) -> None:
-        self.app = app
-        self.events = events
-        self.retry_every_s = retry_every_s
-        self.reconcile_every_s = reconcile_every_s
-        self.log = get_logger(component="lobby")
-        self._stop = asyncio.Event()
+    app: LobbyApp
+    events: PostgresEventStore  # the log the catch-up reads
+    retry_every_s: float = 2.0
+    reconcile_every_s: float = 60.0
+    log: Any = field(default_factory=lambda: get_logger(component="lobby"), repr=False)
+    _stop: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
 
     def stop(self) -> None:
         self._stop.set()
