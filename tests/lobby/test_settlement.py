@@ -140,3 +140,32 @@ def test_a_split_pays_out_the_pot_exactly_and_never_more(
     expected = payout if payout is not None else split_pot(pot, len(winners))[0]
     if expected * len(paid_seats) <= pot:
         assert all(a == expected for a in split.paid.values())  # exactly the event's (or okeycore's) share
+
+
+async def test_the_consumer_s_applier_settles_in_the_transaction_that_records_the_version(
+    app: LobbyApp, guest: Guest
+) -> None:
+    """The consumer's handler runs the settlement on the applier's connection: a version past a
+    gap is held (nothing paid), the versions in order pay once, and a redelivery is a duplicate
+    the handler never sees; an event its okeycore cannot read counts as applied, with no effect."""
+    from dataclasses import replace
+
+    from okeyplatform.consumer import APPLIED, DUPLICATE, HELD, EventItem
+
+    from services.lobby.consumer import LobbyEffects, Unreadable
+
+    tid, players = await _with_bots(app, guest, 2)
+    effects = LobbyEffects(app)
+    applier = effects.applier()
+    end = EventItem(replace(_end(tid, (0, 2), 400), version=3))
+    assert (await applier.apply([end])).outcomes == [HELD]
+    assert [await chips_of(app, p) for p in players] == [900, 900] and effects.changed == 0
+    unread = Unreadable(tid, 2, datetime.now(UTC), "unknown event type 'Newer'")
+    start = EventItem(
+        replace(end.envelope, version=1, kind="TableCreated", event=object())
+    )  # the lobby acts on none such
+    assert (await applier.apply([start, unread, end])).outcomes == [APPLIED, APPLIED, APPLIED]
+    assert (await applier.apply([end])).outcomes == [DUPLICATE]
+    assert effects.changed == 1
+    assert [await chips_of(app, p) for p in players] == [1100, 900]
+    await assert_ledger_invariants(app.store)
