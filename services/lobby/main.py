@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from okey.v1 import lobby_service_pb2_grpc as pb_grpc
@@ -138,6 +138,9 @@ class LobbyService(InProcess[Any]):
         table_address: str = DEFAULT_TABLE_ADDR,
         **options: Any,
     ) -> None:
+        unknown = set(options) - {f.name for f in fields(LobbyConfig)}
+        if unknown:
+            raise TypeError(f"LobbyService got unexpected keyword arguments {sorted(unknown)}")
         self.urls = {"OKEY_DATABASE_URL": database_url, "OKEY_NATS_URL": nats_url}
         self.options = {"address": address, "table_address": table_address, **options}
         self.host: ServiceHost[LobbyParts] | None = None
