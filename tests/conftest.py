@@ -11,15 +11,26 @@ Servers start lazily, once per session, and only for tests that ask for them:
   never collide on a shared server.
 - ``embedded_postgres`` / ``embedded_nats``: a private embedded server for one test, always
   embedded (whatever the environment says), for tests that stop, kill or restart it.
+- ``make_stack`` / ``make_module_stack``: THE way a test runs two or more services. Each call
+  ``make_stack(services=("table", "lobby"), env={...}, database_url=..., nats_url=...)`` starts
+  those services as processes (``okeytools.stack.Stack``: ``python -m services.<name>.main`` on
+  free ports, health-checked) on the session's servers (a fresh database per stack unless
+  ``database_url`` is given) and returns the started :class:`Stack`; each service's output goes
+  to ``<tmp>/<label>/<name>.log``; everything is stopped (and the fresh database dropped) at the
+  end of the test, or of the module for ``make_module_stack`` (share a stack across a module's
+  tests where they allow it, with unique table ids: a process costs 1-2 s to start).
 
 Async tests and fixtures run on pytest-asyncio (``asyncio_mode = "auto"`` in pyproject.toml).
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
 
 import asyncpg
 import nats
@@ -27,6 +38,7 @@ import pytest
 from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 from okeytools.embedded import EmbeddedNats, EmbeddedPostgres, resolve_nats, resolve_postgres, with_database
+from okeytools.stack import Stack
 
 # A bench run by a test (and every process it starts) must not rewrite docs/benchmarks.md, even
 # when the shell that runs pytest has recording on.
@@ -124,3 +136,76 @@ def embedded_nats() -> Iterator[EmbeddedNats]:
     """A private, started embedded NATS for this test (stop/kill/start it at will)."""
     with EmbeddedNats() as server:
         yield server
+
+
+# ------------------------------------------------------------------ the services as processes
+
+StackFactory = Callable[..., Stack]
+# Quiet, parseable service logs; the tests' share of the 2-core machine kept small.
+STACK_ENV = {"OKEY_LOG_FORMAT": "json", "OKEY_BOTS_STRATEGY": "greedy"}
+
+
+async def _admin(server_url: str, sql: str) -> None:
+    conn = await asyncpg.connect(server_url)
+    try:
+        await conn.execute(sql)
+    finally:
+        await conn.close()
+
+
+@contextmanager
+def stack_factory(server_database_url: str, server_nats_url: str, log_root: Path) -> Iterator[StackFactory]:
+    """Starts stacks on demand; stops every one (last first) and drops their fresh databases on exit.
+    Also used as it is by the resilience suite (its own private servers) -- one construction path."""
+    made: list[Stack] = []
+    databases: list[str] = []
+
+    def make(
+        services: Sequence[str] = ("table", "lobby"),
+        env: Mapping[str, str] | None = None,
+        database_url: str | None = None,
+        nats_url: str | None = None,
+        label: str = "",
+        timeout_s: float = 60.0,
+    ) -> Stack:
+        url = database_url
+        if url is None:  # a fresh database on the session's server, so a stack sees only its own data
+            name = f"okey_stack_{uuid.uuid4().hex[:16]}"
+            asyncio.run(_admin(server_database_url, f'CREATE DATABASE "{name}"'))
+            databases.append(name)
+            url = with_database(server_database_url, name)
+        stack = Stack(
+            url,
+            nats_url or server_nats_url,
+            services=tuple(services),
+            extra_env={**STACK_ENV, **(env or {})},
+            log_dir=log_root / (label or f"stack-{len(made)}"),
+        )
+        made.append(stack)
+        stack.start(timeout_s)
+        return stack
+
+    try:
+        yield make
+    finally:
+        for stack in reversed(made):
+            stack.stop()
+        for name in databases:
+            asyncio.run(_admin(server_database_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture
+def make_stack(database_url: str, nats_url: str, tmp_path: Path) -> Iterator[StackFactory]:
+    """Stacks for one test (logs under its tmp_path), stopped at its end."""
+    with stack_factory(database_url, nats_url, tmp_path / "services") as make:
+        yield make
+
+
+@pytest.fixture(scope="module")
+def make_module_stack(
+    database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[StackFactory]:
+    """Stacks shared by a module's tests, stopped after its last one."""
+    logs = tmp_path_factory.mktemp(f"{request.module.__name__.rsplit('.', 1)[-1]}-services")
+    with stack_factory(database_url, nats_url, logs) as make:
+        yield make

@@ -1,6 +1,7 @@
 """The whole stack as processes: every service started as ``python -m services.<name>.main`` on free (or
 given) loopback ports, wired to each other by environment, health-checked, and killable one
-by one. Used by ``okey up``, ``okey demo``, the resilience tests and the soak benchmark."""
+by one. Used by ``okey up``, ``okey demo``, the soak benchmark and every test that runs two or more
+services (the ``make_stack`` fixtures of tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -97,6 +98,10 @@ class Stack:
         for name in ALL_SERVICES:
             port = DEFAULT_PORTS[name] if self.fixed_ports else free_port()
             address = env.get(ADDR_ENV[name]) if self.fixed_ports and env.get(ADDR_ENV[name]) else f"127.0.0.1:{port}"
+            if name not in self.services and self.extra_env.get(ADDR_ENV[name]):
+                # a service another stack runs: this one's services call it where it is (a second
+                # gateway with other limits in front of a running stack, say)
+                address = self.extra_env[ADDR_ENV[name]]
             env[ADDR_ENV[name]] = address
             self.procs[name] = ServiceProcess(name, address)
         http = env.get("OKEY_GATEWAY_HTTP_ADDR") if self.fixed_ports else None

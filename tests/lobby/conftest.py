@@ -1,20 +1,20 @@
 """Fixtures for the lobby: its use cases on a fresh PostgreSQL database with a fake table
-service (fast), and the real services (lobby + table service + NATS) for end-to-end tests."""
+service (fast), and the real services (lobby + table service as processes, NATS between them:
+the ``make_module_stack`` of tests/conftest.py, one per module) for end-to-end tests."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import grpc
 import pytest
 from lobby_helpers import Clock, FakeTables, Guest, Stack
 from okey.v1 import lobby_service_pb2_grpc as pb_grpc
 from okeyplatform.auth import Identity, verify_token
+from okeytools import stack as okeystack
 
 from services.lobby.app import LobbyApp
-from services.lobby.main import LobbyService
 from services.lobby.store import LobbyStore
-from services.table.main import TableService
 
 
 @pytest.fixture
@@ -56,23 +56,16 @@ def guest(app: LobbyApp) -> Guest:
     return make
 
 
+@pytest.fixture(scope="module")
+def lobby_processes(make_module_stack: Callable[..., okeystack.Stack]) -> okeystack.Stack:
+    """The table service and the lobby, shared by the module's tests (each opens its own tables)."""
+    return make_module_stack(("table", "lobby"), env={"OKEY_TIMEOUT_GRACE_MS": "300"}, label="lobby")
+
+
 @pytest.fixture
-async def stack(fresh_database_url: str, nats_url: str, unique_id: str) -> AsyncIterator[Stack]:
-    table = TableService(fresh_database_url, nats_url, "127.0.0.1:0", grace_ms=300)
-    await table.start()
-    lobby = LobbyService(
-        fresh_database_url,
-        nats_url,
-        "127.0.0.1:0",
-        f"127.0.0.1:{table.port}",
-        durable=f"lobby-{unique_id}",
-        retry_every_s=0.5,
-    )
-    await lobby.start()
-    channel = grpc.aio.insecure_channel(f"127.0.0.1:{lobby.port}")
+async def stack(lobby_processes: okeystack.Stack) -> AsyncIterator[Stack]:
+    channel = grpc.aio.insecure_channel(lobby_processes.address("lobby"))
     try:
-        yield Stack(table, lobby, pb_grpc.LobbyServiceStub(channel), channel)
+        yield Stack(lobby_processes, pb_grpc.LobbyServiceStub(channel), channel)
     finally:
         await channel.close()
-        await lobby.stop(grace_s=1.0)
-        await table.stop(grace_s=1.0)

@@ -11,12 +11,11 @@ import grpc
 from okey.v1 import lobby_service_pb2_grpc as pb_grpc
 from okeycore.options import TableOptions
 from okeyplatform.auth import Identity
+from okeytools import stack as okeystack
 
 from services.lobby.app import LobbyApp
 from services.lobby.errors import StartFailed
-from services.lobby.main import LobbyService
 from services.lobby.store import LobbyStore
-from services.table.main import TableService
 
 
 @dataclass
@@ -86,13 +85,21 @@ async def assert_ledger_invariants(store: LobbyStore) -> None:
 
 @dataclass
 class Stack:
-    """The table service and the lobby in-process on one fresh database, with NATS between them."""
+    """The table service and the lobby as processes on one fresh database, with NATS between
+    them, and this test's channel to the lobby."""
 
-    table: TableService
-    lobby: LobbyService
+    processes: okeystack.Stack
     stub: pb_grpc.LobbyServiceStub
     channel: grpc.aio.Channel
 
     @property
     def table_addr(self) -> str:
-        return f"127.0.0.1:{self.table.port}"
+        return self.processes.address("table")
+
+    @property
+    def lobby_addr(self) -> str:
+        return self.processes.address("lobby")
+
+    @property
+    def database_url(self) -> str:
+        return self.processes.database_url

@@ -16,11 +16,13 @@ from okey.v1 import common_pb2
 from okey.v1 import lobby_service_pb2 as pb
 from okeycore.bots import GreedyBot
 from okeyplatform.client import TableClient
+from okeyplatform.eventstore import PostgresEventStore
 from okeyplatform.grpcserver import error_reason
 from okeyplatform.protoconv import classic_view_from_pb
 from okeytools.collusion import CollusionScan
 
 from services.lobby.ledger_repo import HOUSE
+from services.lobby.store import LobbyStore
 
 
 def auth(token: str) -> tuple[tuple[str, str]]:
@@ -88,8 +90,12 @@ async def test_full_flow_four_guests_stakes_held_match_played_pot_paid_C_SC_9(st
             await c.close()
     assert moves > 0 and final.result is not None
     # The fair-play scan reads this real log: every take of a discard is a feed between two players.
-    assert stack.table.store is not None
-    log = await stack.table.store.read_stream(table_id)
+    # read as an operator would: the table's log in PostgreSQL
+    events = await PostgresEventStore.connect(stack.database_url, min_size=1, max_size=1)
+    try:
+        log = await events.read_stream(table_id)
+    finally:
+        await events.close()
     scan = CollusionScan()
     scan.add_stored(log)
     report = scan.report()
@@ -108,9 +114,12 @@ async def test_full_flow_four_guests_stakes_held_match_played_pot_paid_C_SC_9(st
         assert chips.balance == 899 + (share if seat in winners else 0)
         if seat in winners:
             assert chips.entries[0].kind == "payout" and chips.entries[0].amount == share
-    assert stack.lobby.store is not None
-    async with stack.lobby.store.unit() as tx:
-        assert (await tx.ledger.balances([HOUSE]))[HOUSE] == remainder
+    store = await LobbyStore.connect(stack.database_url, min_size=1, max_size=1)  # the lobby's books
+    try:
+        async with store.unit() as tx:
+            assert (await tx.ledger.balances([HOUSE]))[HOUSE] == remainder
+    finally:
+        await store.close()
 
 
 async def test_errors_carry_a_stable_reason_and_a_readable_message(stack: Stack) -> None:
@@ -143,6 +152,6 @@ async def test_health_and_reflection_are_on(stack: Stack) -> None:
     health = health_pb2_grpc.HealthStub(stack.channel)
     got = await health.Check(health_pb2.HealthCheckRequest(service="okey.v1.LobbyService"))
     assert got.status == health_pb2.HealthCheckResponse.SERVING
-    with grpc.insecure_channel(f"127.0.0.1:{stack.lobby.port}") as sync_channel:
+    with grpc.insecure_channel(stack.lobby_addr) as sync_channel:
         services = await asyncio.to_thread(ProtoReflectionDescriptorDatabase(sync_channel).get_services)
     assert "okey.v1.LobbyService" in services
