@@ -29,6 +29,7 @@ import asyncio
 import os
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -145,12 +146,19 @@ StackFactory = Callable[..., Stack]
 STACK_ENV = {"OKEY_LOG_FORMAT": "json", "OKEY_BOTS_STRATEGY": "greedy"}
 
 
-async def _admin(server_url: str, sql: str) -> None:
-    conn = await asyncpg.connect(server_url)
-    try:
-        await conn.execute(sql)
-    finally:
-        await conn.close()
+def _admin(server_url: str, sql: str) -> None:
+    """One statement on the server's admin database, on a thread of its own (so a factory may
+    be called from a sync fixture and from inside an async test alike)."""
+
+    async def run() -> None:
+        conn = await asyncpg.connect(server_url)
+        try:
+            await conn.execute(sql)
+        finally:
+            await conn.close()
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(asyncio.run, run()).result()
 
 
 @contextmanager
@@ -171,7 +179,7 @@ def stack_factory(server_database_url: str, server_nats_url: str, log_root: Path
         url = database_url
         if url is None:  # a fresh database on the session's server, so a stack sees only its own data
             name = f"okey_stack_{uuid.uuid4().hex[:16]}"
-            asyncio.run(_admin(server_database_url, f'CREATE DATABASE "{name}"'))
+            _admin(server_database_url, f'CREATE DATABASE "{name}"')
             databases.append(name)
             url = with_database(server_database_url, name)
         stack = Stack(
@@ -191,7 +199,7 @@ def stack_factory(server_database_url: str, server_nats_url: str, log_root: Path
         for stack in reversed(made):
             stack.stop()
         for name in databases:
-            asyncio.run(_admin(server_database_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            _admin(server_database_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture

@@ -26,30 +26,30 @@ from okeycore.tiles import TILE_COUNT, parse_face, resolve_ids
 from okeyplatform.contract import encode_envelope, nats_headers
 from okeyplatform.eventstore import NewEvent, PostgresEventStore, StoredEvent
 from okeyplatform.relay import table_subject
+from okeytools import stack as okeystack
 
-from services.scoring.main import ScoringService
 from services.scoring.store import ScoringStore
-from services.table.main import TableService
 
 
 @dataclass
 class Stack:
-    """A test's table service (in-process, with its relay) and scoring service."""
+    """A test's table service (with its relay) and scoring service as processes, and what an
+    operator opens on their database: the event log and the projection."""
 
-    database_url: str
-    nats_url: str
-    table: TableService
-    scoring: ScoringService
-
-    @property
-    def events(self) -> PostgresEventStore:
-        assert self.table.store is not None
-        return self.table.store
+    processes: okeystack.Stack
+    events: PostgresEventStore
+    store: ScoringStore
 
     @property
-    def store(self) -> ScoringStore:
-        assert self.scoring.store is not None
-        return self.scoring.store
+    def database_url(self) -> str:
+        return self.processes.database_url
+
+    @property
+    def nats_url(self) -> str:
+        return self.processes.nats_url
+
+    def address(self, name: str) -> str:
+        return self.processes.address(name)
 
 
 INDICATOR = "K12"  # okey K13: both K13s are wild, a fake okey plays as K13
