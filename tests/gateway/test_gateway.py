@@ -4,46 +4,26 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
 
 import grpc
 import httpx
 import pytest
 import websockets
+from gateway_helpers import GatewayStack
 from okeycore.options import TableOptions
 from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient
 from okeyplatform.grpcserver import error_reason
 from okeyplatform.protoconv import classic_view_from_pb
 
-from services.gateway.main import Gateway
-from services.table.main import TableService
-
 PLAYERS = ("ali", "ayse", "mehmet", "zeynep")
 
 
-@pytest.fixture
-async def stack(fresh_database_url: str, nats_url: str) -> AsyncIterator[tuple[TableService, Gateway]]:
-    table = TableService(fresh_database_url, nats_url, "127.0.0.1:0", grace_ms=300)
-    await table.start()
-    gw = Gateway(
-        "127.0.0.1:0",
-        "127.0.0.1:0",
-        environ={"OKEY_TABLE_ADDR": f"127.0.0.1:{table.port}", "OKEY_RATE_LIMIT": "1000", "OKEY_RATE_BURST": "1000"},
-    )
-    await gw.start()
+async def test_grpc_through_the_gateway_keeps_rich_errors(stack: GatewayStack) -> None:
+    gw = stack
+    clients = [TableClient(gw.grpc, issue_token(p)) for p in PLAYERS]
     try:
-        yield table, gw
-    finally:
-        await gw.stop(grace_s=1.0)
-        await table.stop(grace_s=1.0)
-
-
-async def test_grpc_through_the_gateway_keeps_rich_errors(stack: tuple[TableService, Gateway]) -> None:
-    _, gw = stack
-    clients = [TableClient(f"127.0.0.1:{gw.grpc_port}", issue_token(p)) for p in PLAYERS]
-    try:
-        lobby = TableClient(f"127.0.0.1:{gw.grpc_port}", issue_token("lobby", "service"))
+        lobby = TableClient(gw.grpc, issue_token("lobby", "service"))
         await lobby.create_table(TableOptions(), PLAYERS, table_id="gw-grpc")
         await lobby.close()
         v = classic_view_from_pb(await clients[0].view("gw-grpc", 0))
@@ -55,7 +35,7 @@ async def test_grpc_through_the_gateway_keeps_rich_errors(stack: tuple[TableServ
             await clients[other].act("gw-grpc", Draw(seat=other))
         assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
         assert error_reason(err.value) == "NOT_YOUR_TURN"
-        bad = TableClient(f"127.0.0.1:{gw.grpc_port}", "v1.bad.token")
+        bad = TableClient(gw.grpc, "v1.bad.token")
         with pytest.raises(grpc.aio.AioRpcError) as err:
             await bad.view("gw-grpc")
         assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
@@ -65,9 +45,9 @@ async def test_grpc_through_the_gateway_keeps_rich_errors(stack: tuple[TableServ
             await c.close()
 
 
-async def test_http_json_and_websocket_watch(stack: tuple[TableService, Gateway]) -> None:
-    _, gw = stack
-    base = f"http://127.0.0.1:{gw.http_port}"
+async def test_http_json_and_websocket_watch(stack: GatewayStack) -> None:
+    gw = stack
+    base = f"http://{gw.http}"
     tokens = {p: issue_token(p) for p in PLAYERS}
     async with httpx.AsyncClient(base_url=base, timeout=10) as http:
         h = {"authorization": f"Bearer {tokens['ali']}"}
@@ -109,14 +89,12 @@ async def test_http_json_and_websocket_watch(stack: tuple[TableService, Gateway]
         r = await http.post("/api/okey.v1.TableService/GetView", json={"tableId": "gw-http", "seat": 1}, headers=h)
         assert r.status_code == 403  # ali is not seat 1
     # WebSocket watch: snapshot first, then events as moves happen
-    ws_url = f"ws://127.0.0.1:{gw.http_port}/ws/okey.v1.TableService/Watch?tableId=gw-http&seat=0&token={tokens['ali']}"
+    ws_url = f"ws://{gw.http}/ws/okey.v1.TableService/Watch?tableId=gw-http&seat=0&token={tokens['ali']}"
     async with websockets.connect(ws_url) as ws:
         first = json.loads(await asyncio.wait_for(ws.recv(), 10))
         assert "snapshot" in first and first["snapshot"]["tableId"] == "gw-http"
         seat = turn
-        mine = classic_view_from_pb(
-            await (c := TableClient(f"127.0.0.1:{gw.grpc_port}", tokens[PLAYERS[seat]])).view("gw-http", seat)
-        )
+        mine = classic_view_from_pb(await (c := TableClient(gw.grpc, tokens[PLAYERS[seat]])).view("gw-http", seat))
         from okeycore.commands import Discard
 
         await c.act("gw-http", Discard(seat=seat, tile=mine.rack[0]))
@@ -130,11 +108,11 @@ async def test_http_json_and_websocket_watch(stack: tuple[TableService, Gateway]
 
 
 async def test_http_create_table_refuses_other_game_options_and_pairs_only_with_a_marker(
-    stack: tuple[TableService, Gateway],
+    stack: GatewayStack,
 ) -> None:
     """[D-9] and [C-PAIR-3] at the public edge: INVALID_OPTIONS naming the option(s); and the
     new indicator_timing option [C-IND-1] goes in and comes back in the view."""
-    _, gw = stack
+    gw = stack
     lobby = {"authorization": f"Bearer {issue_token('lobby', 'service')}"}
     seats = [{"playerId": p} for p in PLAYERS]
     cases = [
@@ -151,7 +129,7 @@ async def test_http_create_table_refuses_other_game_options_and_pairs_only_with_
             ["discard_history", "pairs_declaration"],
         ),
     ]
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{gw.http_port}", timeout=10) as http:
+    async with httpx.AsyncClient(base_url=f"http://{gw.http}", timeout=10) as http:
         for n, (options, words) in enumerate(cases):
             create = {"tableId": f"gw-opt-{n}", "options": options, "seats": seats}
             r = await http.post("/api/okey.v1.TableService/CreateTable", json=create, headers=lobby)

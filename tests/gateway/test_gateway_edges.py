@@ -12,6 +12,7 @@ import grpc
 import httpx
 import pytest
 import websockets
+from gateway_helpers import GatewayStack
 from okeycore.commands import Discard, Draw
 from okeycore.options import TableOptions
 from okeyplatform.auth import issue_token
@@ -19,37 +20,18 @@ from okeyplatform.client import TableClient
 from okeyplatform.grpcserver import error_reason
 
 from services.gateway.api import MAX_BODY_BYTES
-from services.gateway.main import Gateway
-from services.table.main import TableService
 
 PLAYERS = ("ali", "ayse", "mehmet", "zeynep")
 GET_VIEW = "/api/okey.v1.TableService/GetView"
-
-
-@pytest.fixture
-async def stack(fresh_database_url: str, nats_url: str) -> AsyncIterator[tuple[TableService, Gateway]]:
-    table = TableService(fresh_database_url, nats_url, "127.0.0.1:0", grace_ms=300)
-    await table.start()
-    gw = Gateway(
-        "127.0.0.1:0",
-        "127.0.0.1:0",
-        environ={"OKEY_TABLE_ADDR": f"127.0.0.1:{table.port}", "OKEY_RATE_LIMIT": "1000", "OKEY_RATE_BURST": "1000"},
-    )
-    await gw.start()
-    try:
-        yield table, gw
-    finally:
-        await gw.stop(grace_s=1.0)
-        await table.stop(grace_s=1.0)
 
 
 def _auth(player: str = "ali", **kw: Any) -> dict[str, str]:
     return {"authorization": f"Bearer {issue_token(player, **kw)}"}
 
 
-async def _open(gw: Gateway, table_id: str) -> TableClient:
+async def _open(gw: GatewayStack, table_id: str) -> TableClient:
     """A table of four players; returns a service client (it may act for any seat)."""
-    svc = TableClient(f"127.0.0.1:{gw.grpc_port}", issue_token("edge-tests", "service"))
+    svc = TableClient(gw.grpc, issue_token("edge-tests", "service"))
     await svc.create_table(TableOptions(turn_seconds=120), PLAYERS, table_id=table_id)
     return svc
 
@@ -77,12 +59,12 @@ def _json_error(r: httpx.Response, status: int, reason: str) -> None:
 
 
 async def test_oversized_bodies_are_refused_with_413_whether_declared_or_streamed(
-    stack: tuple[TableService, Gateway],
+    stack: GatewayStack,
 ) -> None:
-    _, gw = stack
+    gw = stack
     svc = await _open(gw, "gw-big")
     await svc.close()
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{gw.http_port}", timeout=10) as http:
+    async with httpx.AsyncClient(base_url=f"http://{gw.http}", timeout=10) as http:
         # exactly at the limit: read and answered
         body = b'{"tableId": "gw-big", "seat": 0' + b" " * MAX_BODY_BYTES
         body = body[: MAX_BODY_BYTES - 1] + b"}"
@@ -127,18 +109,18 @@ async def test_oversized_bodies_are_refused_with_413_whether_declared_or_streame
     ],
     ids=["syntax", "utf8", "array", "string", "trailing", "duplicate", "type", "int", "unknown", "deep"],
 )
-async def test_malformed_json_is_a_400_with_a_reason(stack: tuple[TableService, Gateway], body: bytes) -> None:
-    _, gw = stack
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{gw.http_port}", timeout=10) as http:
+async def test_malformed_json_is_a_400_with_a_reason(stack: GatewayStack, body: bytes) -> None:
+    gw = stack
+    async with httpx.AsyncClient(base_url=f"http://{gw.http}", timeout=10) as http:
         r = await http.post(GET_VIEW, content=body, headers={**_auth(), "content-type": "application/json"})
         _json_error(r, 400, "MALFORMED_JSON")
 
 
-async def test_malformed_act_commands_and_watch_parameters(stack: tuple[TableService, Gateway]) -> None:
-    _, gw = stack
+async def test_malformed_act_commands_and_watch_parameters(stack: GatewayStack) -> None:
+    gw = stack
     svc = await _open(gw, "gw-act")
     await svc.close()
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{gw.http_port}", timeout=10) as http:
+    async with httpx.AsyncClient(base_url=f"http://{gw.http}", timeout=10) as http:
         # two commands of the oneof at once, an unknown enum value, a command the table cannot decode
         r = await http.post(
             "/api/okey.v1.TableService/Act",
@@ -158,24 +140,24 @@ async def test_malformed_act_commands_and_watch_parameters(stack: tuple[TableSer
         assert r.status_code == 400 and r.json()["code"] == "INVALID_ARGUMENT"
         r = await http.post("/api/okey.v1.TableService/Watch", json={}, headers=_auth())
         _json_error(r, 400, "USE_WEBSOCKET")
-    base = f"ws://127.0.0.1:{gw.http_port}/ws/okey.v1.TableService/Watch?token={issue_token('ali')}"
+    base = f"ws://{gw.http}/ws/okey.v1.TableService/Watch?token={issue_token('ali')}"
     for query in ("&tableId=gw-act&seat=north", "&tableId=gw-act&seat=0&nope=1", "&tableId=gw-act&afterVersion=x"):
         async with websockets.connect(base + query) as ws:
             with pytest.raises(websockets.ConnectionClosed) as closed:
                 await asyncio.wait_for(ws.recv(), 10)
             assert closed.value.rcvd is not None and closed.value.rcvd.code == 4400, query
-    async with websockets.connect(f"ws://127.0.0.1:{gw.http_port}/ws/okey.v1.TableService/Nope") as ws:
+    async with websockets.connect(f"ws://{gw.http}/ws/okey.v1.TableService/Nope") as ws:
         with pytest.raises(websockets.ConnectionClosed) as closed:
             await asyncio.wait_for(ws.recv(), 10)
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 4404
 
 
-async def test_a_table_id_of_digits_can_be_watched(stack: tuple[TableService, Gateway]) -> None:
+async def test_a_table_id_of_digits_can_be_watched(stack: GatewayStack) -> None:
     """Query parameters are typed by the request's fields: tableId=12345 stays a string."""
-    _, gw = stack
+    gw = stack
     svc = await _open(gw, "12345")
     await svc.close()
-    url = f"ws://127.0.0.1:{gw.http_port}/ws/okey.v1.TableService/Watch?tableId=12345&seat=0&token={issue_token('ali')}"
+    url = f"ws://{gw.http}/ws/okey.v1.TableService/Watch?tableId=12345&seat=0&token={issue_token('ali')}"
     async with websockets.connect(url) as ws:
         first = json.loads(await asyncio.wait_for(ws.recv(), 10))
     assert first["snapshot"]["tableId"] == "12345"
@@ -193,38 +175,36 @@ BAD_TOKENS = {
 
 
 @pytest.mark.parametrize("kind", sorted(BAD_TOKENS))
-async def test_bad_tokens_are_refused_on_http_grpc_and_websocket(
-    stack: tuple[TableService, Gateway], kind: str
-) -> None:
-    _, gw = stack
+async def test_bad_tokens_are_refused_on_http_grpc_and_websocket(stack: GatewayStack, kind: str) -> None:
+    gw = stack
     svc = await _open(gw, f"gw-tok-{kind}")
     await svc.close()
     token = BAD_TOKENS[kind]()
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{gw.http_port}", timeout=10) as http:
+    async with httpx.AsyncClient(base_url=f"http://{gw.http}", timeout=10) as http:
         r = await http.post(
             GET_VIEW, json={"tableId": f"gw-tok-{kind}", "seat": 0}, headers={"authorization": f"Bearer {token}"}
         )
         _json_error(r, 401, "BAD_TOKEN")
-    client = TableClient(f"127.0.0.1:{gw.grpc_port}", token)
+    client = TableClient(gw.grpc, token)
     try:
         with pytest.raises(grpc.aio.AioRpcError) as err:
             await client.view(f"gw-tok-{kind}", 0)
         assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED and error_reason(err.value) == "BAD_TOKEN"
     finally:
         await client.close()
-    url = f"ws://127.0.0.1:{gw.http_port}/ws/okey.v1.TableService/Watch?tableId=gw-tok-{kind}&seat=0&token={token}"
+    url = f"ws://{gw.http}/ws/okey.v1.TableService/Watch?tableId=gw-tok-{kind}&seat=0&token={token}"
     async with websockets.connect(url) as ws:
         with pytest.raises(websockets.ConnectionClosed) as closed:
             await asyncio.wait_for(ws.recv(), 10)
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
 
 
-async def test_missing_or_misused_credentials(stack: tuple[TableService, Gateway]) -> None:
-    _, gw = stack
+async def test_missing_or_misused_credentials(stack: GatewayStack) -> None:
+    gw = stack
     svc = await _open(gw, "gw-cred")
     await svc.close()
     body = {"tableId": "gw-cred", "seat": 0}
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{gw.http_port}", timeout=10) as http:
+    async with httpx.AsyncClient(base_url=f"http://{gw.http}", timeout=10) as http:
         for header in ("Basic YWxpOnNlY3JldA==", "Bearer", "token-without-scheme"):
             r = await http.post(GET_VIEW, json=body, headers={"authorization": header})
             _json_error(r, 401, "BAD_TOKEN")
@@ -239,7 +219,7 @@ async def test_missing_or_misused_credentials(stack: tuple[TableService, Gateway
         )
         assert r.status_code == 403
     # the WebSocket without a token: the upstream's refusal arrives as an error message, then 4401
-    url = f"ws://127.0.0.1:{gw.http_port}/ws/okey.v1.TableService/Watch?tableId=gw-cred&seat=0"
+    url = f"ws://{gw.http}/ws/okey.v1.TableService/Watch?tableId=gw-cred&seat=0"
     async with websockets.connect(url) as ws:
         msg = json.loads(await asyncio.wait_for(ws.recv(), 10))
         assert msg["error"]["code"] == "UNAUTHENTICATED"
@@ -247,7 +227,7 @@ async def test_missing_or_misused_credentials(stack: tuple[TableService, Gateway
             await asyncio.wait_for(ws.recv(), 10)
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
     # another player's seat over the WebSocket
-    url = f"ws://127.0.0.1:{gw.http_port}/ws/okey.v1.TableService/Watch?tableId=gw-cred&seat=0&token={issue_token('ayse')}"
+    url = f"ws://{gw.http}/ws/okey.v1.TableService/Watch?tableId=gw-cred&seat=0&token={issue_token('ayse')}"
     async with websockets.connect(url) as ws:
         msg = json.loads(await asyncio.wait_for(ws.recv(), 10))
         assert msg["error"]["code"] == "PERMISSION_DENIED"
@@ -268,16 +248,15 @@ async def _recv_until(ws: Any, version: int) -> list[dict[str, Any]]:
 
 
 async def test_websocket_resume_from_the_last_version_seen_has_no_gap_and_no_duplicate(
-    stack: tuple[TableService, Gateway],
+    stack: GatewayStack,
 ) -> None:
-    _, gw = stack
+    gw = stack
     svc = await _open(gw, "gw-resume")
     token = issue_token("ali")
 
     def url(after: int) -> str:
         return (
-            f"ws://127.0.0.1:{gw.http_port}/ws/okey.v1.TableService/Watch"
-            f"?tableId=gw-resume&seat=0&afterVersion={after}&token={token}"
+            f"ws://{gw.http}/ws/okey.v1.TableService/Watch?tableId=gw-resume&seat=0&afterVersion={after}&token={token}"
         )
 
     try:
@@ -303,7 +282,7 @@ async def test_websocket_resume_from_the_last_version_seen_has_no_gap_and_no_dup
             # the last view is the seat's view now, rack and all
             final = live[-1]["view"]
         assert seen == list(range(start + 1, now + 1)), seen
-        mine = await TableClient(f"127.0.0.1:{gw.grpc_port}", token).view("gw-resume", 0)
+        mine = await TableClient(gw.grpc, token).view("gw-resume", 0)
         assert sorted(t.get("id", 0) for t in final["rack"]) == sorted(t.id for t in mine.rack)
         # resuming from the very first version replays the whole table, in order
         async with websockets.connect(url(1)) as ws:
