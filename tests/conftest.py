@@ -15,7 +15,9 @@ Servers start lazily, once per session, and only for tests that ask for them:
   ``make_stack(services=("table", "lobby"), env={...}, database_url=..., nats_url=...)`` starts
   those services as processes (``okeytools.stack.Stack``: ``python -m services.<name>.main`` on
   free ports, health-checked) on the session's servers (a fresh database per stack unless
-  ``database_url`` is given) and returns the started :class:`Stack`; each service's output goes
+  ``database_url`` is given) and returns the started :class:`Stack` (``start=False``: wired but
+  not started, for a test that starts them one by one; ``private_nats=True``: on an embedded NATS
+  of its own, since the services' durable consumer names are fixed); each service's output goes
   to ``<tmp>/<label>/<name>.log``; everything is stopped (and the fresh database dropped) at the
   end of the test, or of the module for ``make_module_stack`` (share a stack across a module's
   tests where they allow it, with unique table ids: a process costs 1-2 s to start).
@@ -167,6 +169,7 @@ def stack_factory(server_database_url: str, server_nats_url: str, log_root: Path
     Also used as it is by the resilience suite (its own private servers) -- one construction path."""
     made: list[Stack] = []
     databases: list[str] = []
+    servers: list[EmbeddedNats] = []
 
     def make(
         services: Sequence[str] = ("table", "lobby"),
@@ -175,6 +178,8 @@ def stack_factory(server_database_url: str, server_nats_url: str, log_root: Path
         nats_url: str | None = None,
         label: str = "",
         timeout_s: float = 60.0,
+        start: bool = True,
+        private_nats: bool = False,
     ) -> Stack:
         url = database_url
         if url is None:  # a fresh database on the session's server, so a stack sees only its own data
@@ -182,6 +187,10 @@ def stack_factory(server_database_url: str, server_nats_url: str, log_root: Path
             _admin(server_database_url, f'CREATE DATABASE "{name}"')
             databases.append(name)
             url = with_database(server_database_url, name)
+        if private_nats:  # the durable consumers' names are fixed: a NATS of its own isolates them
+            nats_server = EmbeddedNats()
+            servers.append(nats_server)
+            nats_url = nats_server.start().url
         stack = Stack(
             url,
             nats_url or server_nats_url,
@@ -190,7 +199,8 @@ def stack_factory(server_database_url: str, server_nats_url: str, log_root: Path
             log_dir=log_root / (label or f"stack-{len(made)}"),
         )
         made.append(stack)
-        stack.start(timeout_s)
+        if start:  # else the caller starts them (``start_one``), e.g. some of them optional
+            stack.start(timeout_s)
         return stack
 
     try:
@@ -198,6 +208,8 @@ def stack_factory(server_database_url: str, server_nats_url: str, log_root: Path
     finally:
         for stack in reversed(made):
             stack.stop()
+        for server in servers:
+            server.close()
         for name in databases:
             _admin(server_database_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 

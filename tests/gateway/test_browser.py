@@ -2,9 +2,11 @@
 opens a table with bots from the lobby form, plays a hand by clicking, and saves screenshots to
 artifacts/.
 
-The stack runs in-process: table service and gateway always; lobby, scoring and bots when they
-start (without the lobby the page signs in with a pasted token and opens the table on the table
-service; without the bots service this test plays the other seats itself).
+The stack runs as processes (``make_stack`` of tests/conftest.py): table service and gateway
+always; lobby, scoring and bots when they start (without the lobby the page signs in with a
+pasted token and opens the table on the table service; without the bots service this test plays
+the other seats itself; the gateway's address of a service that did not start is one nothing
+listens on, so the page sees UNAVAILABLE and falls back).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,10 +28,7 @@ import pytest
 from okeycore.commands import Discard, Draw
 from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient
-from okeytools.embedded import EmbeddedNats
-
-from services.gateway.main import Gateway
-from services.table.main import TableService
+from okeytools import stack as okeystack
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 CHROMIUM_ARGS = [
@@ -94,74 +93,31 @@ def _playwright() -> Any:
 
 @dataclass
 class Stack:
-    table: TableService
-    gateway: Gateway
-    running: dict[str, Any] = field(default_factory=dict)
+    processes: okeystack.Stack
+    running: list[str] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)
 
     @property
     def base(self) -> str:
-        return f"http://127.0.0.1:{self.gateway.http_port}"
-
-
-async def _optional(stack: Stack, name: str, start: Any) -> None:
-    try:
-        svc = await start()
-    except Exception as exc:  # a service under construction must not stop the browser test
-        stack.skipped[name] = repr(exc)
-        return
-    stack.running[name] = svc
+        return f"http://{self.processes.http_address}"
 
 
 @pytest.fixture
-async def stack(
-    request: pytest.FixtureRequest, fresh_database_url: str, embedded_nats: EmbeddedNats
-) -> AsyncIterator[Stack]:
+def stack(request: pytest.FixtureRequest, make_stack: Callable[..., okeystack.Stack]) -> Stack:
     """``all``: every service that starts; ``core``: only the table service and the gateway."""
-    table = TableService(fresh_database_url, embedded_nats.url, "127.0.0.1:0", grace_ms=300)
-    await table.start()
-    table_addr = f"127.0.0.1:{table.port}"
-    st = Stack(table, Gateway())
-
-    async def lobby() -> Any:
-        from services.lobby.main import LobbyService
-
-        svc = LobbyService(fresh_database_url, embedded_nats.url, "127.0.0.1:0", table_addr)
-        await svc.start()
-        return svc
-
-    async def scoring() -> Any:
-        from services.scoring.main import ScoringService
-
-        svc = ScoringService(fresh_database_url, embedded_nats.url, "127.0.0.1:0")
-        await svc.start()
-        return svc
-
-    async def bots() -> Any:
-        from services.bots.main import BotsService
-
-        svc = BotsService(embedded_nats.url, table_addr, "127.0.0.1:0")
-        await svc.start()
-        return svc
-
-    if getattr(request, "param", "all") == "all":
-        await _optional(st, "lobby", lobby)
-        await _optional(st, "scoring", scoring)
-        await _optional(st, "bots", bots)
-    env = {"OKEY_TABLE_ADDR": table_addr, "OKEY_RATE_LIMIT": "1000", "OKEY_RATE_BURST": "1000"}
-    for name, var in (("lobby", "OKEY_LOBBY_ADDR"), ("scoring", "OKEY_SCORING_ADDR")):
-        # an address nothing listens on: the page sees UNAVAILABLE and falls back
-        env[var] = f"127.0.0.1:{st.running[name].port}" if name in st.running else "127.0.0.1:9"
-    st.gateway = Gateway("127.0.0.1:0", "127.0.0.1:0", environ=env)
-    await st.gateway.start()
-    try:
-        yield st
-    finally:
-        await st.gateway.stop(grace_s=1.0)
-        for svc in reversed(list(st.running.values())):
-            with contextlib.suppress(Exception):
-                await svc.stop(grace_s=1.0)
-        await table.stop(grace_s=1.0)
+    optional = ("lobby", "scoring", "bots") if getattr(request, "param", "all") == "all" else ()
+    env = {"OKEY_TIMEOUT_GRACE_MS": "300", "OKEY_RATE_LIMIT": "1000", "OKEY_RATE_BURST": "1000"}
+    st = Stack(make_stack(("table", *optional, "gateway"), env=env, label="browser", start=False, private_nats=True))
+    st.processes.start_one("table")
+    for name in optional:
+        try:
+            st.processes.start_one(name)
+        except Exception as exc:  # a service under construction must not stop the browser test
+            st.skipped[name] = repr(exc)
+            continue
+        st.running.append(name)
+    st.processes.start_one("gateway")
+    return st
 
 
 async def _play_other_seats(grpc_addr: str, table_id: str, human: int, stop: asyncio.Event) -> None:
@@ -265,7 +221,7 @@ async def test_browser_signs_in_opens_a_bot_table_and_plays_a_hand(stack: Stack)
             assert human is not None and st["rack"] in (14, 15)
             if "bots" not in stack.running:
                 helper = asyncio.create_task(
-                    _play_other_seats(f"127.0.0.1:{stack.table.port}", st["id"], human, stop_helper)
+                    _play_other_seats(stack.processes.address("table"), st["id"], human, stop_helper)
                 )
 
             # ---- rearrange the rack by clicking: select a tile, click an empty slot in the second row

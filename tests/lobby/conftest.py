@@ -59,7 +59,8 @@ def guest(app: LobbyApp) -> Guest:
 @pytest.fixture(scope="module")
 def lobby_processes(make_module_stack: Callable[..., okeystack.Stack]) -> okeystack.Stack:
     """The table service and the lobby, shared by the module's tests (each opens its own tables)."""
-    return make_module_stack(("table", "lobby"), env={"OKEY_TIMEOUT_GRACE_MS": "300"}, label="lobby")
+    env = {"OKEY_TIMEOUT_GRACE_MS": "300"}
+    return make_module_stack(("table", "lobby"), env=env, label="lobby", private_nats=True)
 
 
 @pytest.fixture
