@@ -1,6 +1,8 @@
 """Helpers of the bad-input and abuse tests: the public services (table, scoring, lobby) and the
-gateway in-process on a background event loop, so that tests and hypothesis run synchronously
-against them; a table in play seated by four lobby guests; every public RPC enumerated from the
+gateway as processes (``make_module_stack`` of tests/conftest.py), called synchronously so that
+tests and hypothesis run against them as any client would (a background event loop is kept for
+what the tests read on the database: the event log, the ledger); a table in play seated by four
+lobby guests; every public RPC enumerated from the
 generated descriptors; callers on every route (each service directly, the gateway's gRPC proxy,
 HTTP/JSON, WebSocket); and the checks every answer must pass."""
 
@@ -11,7 +13,7 @@ import json
 import threading
 import uuid
 from collections import Counter
-from collections.abc import Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -30,17 +32,16 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from okey.v1 import common_pb2
 from okey.v1 import lobby_service_pb2 as lpb
 from okey.v1 import table_service_pb2 as tpb
+from okeycore.events import Event, TableCreated, event_from_dict
+from okeycore.games import engine_for
 from okeyplatform.auth import issue_token
+from okeyplatform.eventstore import PostgresEventStore, StoredEvent
 from okeyplatform.grpcserver import error_reason
-from okeytools.embedded import EmbeddedNats, with_database
+from okeytools.stack import Stack
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from services.gateway.api import HTTP_STATUS
 from services.gateway.app import PUBLIC_SERVICES
-from services.gateway.main import Gateway
-from services.lobby.main import LobbyService
-from services.scoring.main import ScoringService
-from services.table.main import TableService
 
 T = TypeVar("T")
 
@@ -130,18 +131,48 @@ class Player:
         return (("authorization", f"Bearer {self.token}"),)
 
 
+EDGE_SERVICES = ("table", "scoring", "lobby", "gateway")
+CHANNEL_NAMES = {
+    "table": "okey.v1.TableService",
+    "scoring": "okey.v1.ScoringService",
+    "lobby": "okey.v1.LobbyService",
+    "gateway": "gateway",
+}
+# The table's grace after a TimeOut is long, so a timer a test lets fire stops at its TimeOut.
+EDGE_ENV = {"OKEY_TIMEOUT_GRACE_MS": "5000"}
+StackFactory = Callable[..., Stack]
+
+
+@dataclass
+class GatewayAt:
+    """A gateway process: its two ports, and the stack that runs it (``stop()`` ends it)."""
+
+    stack: Stack
+
+    @property
+    def grpc_port(self) -> int:
+        return int(self.stack.address("gateway").rsplit(":", 1)[1])
+
+    @property
+    def http_port(self) -> int:
+        return int(self.stack.http_address.rsplit(":", 1)[1])
+
+    def stop(self) -> None:
+        self.stack.stop()
+
+
 @dataclass
 class Edge:
-    """The public services and the gateway in-process, on their own event loop and thread."""
+    """The public services and the gateway as processes; the tests' reads of the database on an
+    event loop of their own, on a thread."""
 
-    database_url: str
-    nats_url: str
+    make: StackFactory
     loop: asyncio.AbstractEventLoop = field(default_factory=asyncio.new_event_loop)
     thread: threading.Thread | None = None
-    table: TableService | None = None
-    scoring: ScoringService | None = None
-    lobby: LobbyService | None = None
-    gateway: Gateway | None = None
+    stack: Stack | None = None
+    gateway: GatewayAt | None = None
+    events: PostgresEventStore | None = None  # the table service's log, read as an operator would
+    timers_for: set[str] = field(default_factory=set)  # the tables whose turn timers may fire
     channels: dict[str, grpc.Channel] = field(default_factory=dict)
     http: httpx.Client | None = None
     # the world the tests attack
@@ -150,57 +181,90 @@ class Edge:
     table_id: str = ""
     service_token: str = ""
     admin_token: str = ""
+    _freezer: asyncio.Task[None] | None = None
+
+    @property
+    def database_url(self) -> str:
+        assert self.stack is not None
+        return self.stack.database_url
 
     # -------------------------------------------------------------- lifecycle
 
     def start(self) -> None:
-        self.thread = threading.Thread(target=self.loop.run_forever, name="edge-services", daemon=True)
+        self.thread = threading.Thread(target=self.loop.run_forever, name="edge-reads", daemon=True)
         self.thread.start()
-        self.call(self._start())
-        for name, port in self.ports().items():
-            self.channels[name] = grpc.insecure_channel(
-                f"127.0.0.1:{port}", options=[("grpc.max_send_message_length", 8 << 20)]
+        rates = {"OKEY_RATE_LIMIT": "100000", "OKEY_RATE_BURST": "100000"}
+        self.stack = self.make(EDGE_SERVICES, env=EDGE_ENV | rates, label="edge", private_nats=True)
+        self.gateway = GatewayAt(self.stack)
+        self.call(self._open())
+        for name in EDGE_SERVICES:
+            self.channels[CHANNEL_NAMES[name]] = grpc.insecure_channel(
+                self.stack.address(name), options=[("grpc.max_send_message_length", 8 << 20)]
             )
-        assert self.gateway is not None
-        self.http = httpx.Client(base_url=f"http://127.0.0.1:{self.gateway.http_port}", timeout=RPC_TIMEOUT_S)
+        self.http = httpx.Client(base_url=f"http://{self.stack.http_address}", timeout=RPC_TIMEOUT_S)
         self.service_token = issue_token("resilience-tests", "service")
         self.admin_token = issue_token("resilience-admin", "admin")
 
-    async def _start(self) -> None:
-        tag = uuid.uuid4().hex[:8]
-        self.table = TableService(self.database_url, self.nats_url, "127.0.0.1:0", grace_ms=300)
-        await self.table.start()
-        assert self.table.timers is not None
-        self.table.timers.stop()  # no turn times out while a test runs: the requests are the only writers
-        self.scoring = ScoringService(self.database_url, self.nats_url, "127.0.0.1:0", durable=f"scoring-{tag}")
-        await self.scoring.start()
-        self.lobby = LobbyService(
-            self.database_url, self.nats_url, "127.0.0.1:0", f"127.0.0.1:{self.table.port}", durable=f"lobby-{tag}"
-        )
-        await self.lobby.start()
-        self.gateway = Gateway("127.0.0.1:0", "127.0.0.1:0", environ=self.gateway_env())
-        await self.gateway.start()
+    async def _open(self) -> None:
+        self.events = await PostgresEventStore.connect(self.database_url, min_size=1, max_size=4)
+        self._freezer = asyncio.create_task(self._freeze_timers())
+
+    async def _freeze_timers(self) -> None:
+        """No turn times out while a test runs (the requests are the only writers): every turn
+        timer about to fall due is moved a day on, but those of ``timers_for``. The table service
+        has no setting that turns its timers off, so this is done on its database."""
+        assert self.events is not None
+        while True:
+            try:
+                async with self.events.pool.acquire() as conn:
+                    await conn.execute(
+                        "UPDATE okey_timers SET due_at = now() + interval '1 day' "
+                        "WHERE due_at < now() + interval '1 minute' AND NOT (stream_id = ANY($1::text[]))",
+                        sorted(self.timers_for),
+                    )
+            except (OSError, asyncpg.PostgresError) as exc:  # the server restarting: try again
+                print(f"edge: timers not frozen this round: {exc!r}")
+            await asyncio.sleep(0.1)
+
+    def let_timer_fire(self, table_id: str) -> None:
+        """The table's turn timer is due now: the table service fires it (its own poller)."""
+        self.timers_for.add(table_id)
+        self.call(self._execute("UPDATE okey_timers SET due_at = now() WHERE stream_id = $1", table_id))
 
     def gateway_env(self, rate: str = "100000", burst: str = "100000") -> dict[str, str]:
-        assert self.table and self.scoring and self.lobby
+        assert self.stack is not None
         return {
-            "OKEY_TABLE_ADDR": f"127.0.0.1:{self.table.port}",
-            "OKEY_SCORING_ADDR": f"127.0.0.1:{self.scoring.port}",
-            "OKEY_LOBBY_ADDR": f"127.0.0.1:{self.lobby.port}",
+            "OKEY_TABLE_ADDR": self.stack.address("table"),
+            "OKEY_SCORING_ADDR": self.stack.address("scoring"),
+            "OKEY_LOBBY_ADDR": self.stack.address("lobby"),
             "OKEY_RATE_LIMIT": rate,
             "OKEY_RATE_BURST": burst,
         }
 
+    def extra_gateway(self, **env: str) -> GatewayAt:
+        """Another gateway process in front of the same services, with ``env`` (its limits, say)."""
+        assert self.stack is not None
+        stack = self.make(
+            ("gateway",),
+            env=EDGE_ENV | self.gateway_env() | env,
+            database_url=self.database_url,
+            nats_url=self.stack.nats_url,
+            label=f"gateway-{uuid.uuid4().hex[:6]}",
+        )
+        return GatewayAt(stack)
+
     def stop(self) -> None:
+        """The clients and the reads; the processes are the stack fixture's to stop."""
         if self.http is not None:
             self.http.close()
         for ch in self.channels.values():
             ch.close()
 
         async def _stop() -> None:
-            for svc in (self.gateway, self.lobby, self.scoring, self.table):
-                if svc is not None:
-                    await svc.stop(grace_s=1.0)
+            if self._freezer is not None:
+                self._freezer.cancel()
+            if self.events is not None:
+                await self.events.close()
 
         try:
             self.call(_stop(), timeout=60)
@@ -211,17 +275,8 @@ class Edge:
             self.loop.close()
 
     def call(self, coro: Coroutine[Any, Any, T], timeout: float = 60.0) -> T:
-        """Run a coroutine on the services' loop and wait for its result."""
+        """Run a coroutine on the reads' loop and wait for its result."""
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
-
-    def ports(self) -> dict[str, int]:
-        assert self.table and self.scoring and self.lobby and self.gateway
-        return {
-            "okey.v1.TableService": self.table.port,
-            "okey.v1.ScoringService": self.scoring.port,
-            "okey.v1.LobbyService": self.lobby.port,
-            "gateway": self.gateway.grpc_port,
-        }
 
     # -------------------------------------------------------------- the world
 
@@ -297,14 +352,21 @@ class Edge:
         turn = self.view(None).turn
         return [v for i, v in enumerate(self.victims) if i != turn]
 
+    def stored_events(self, table_id: str = "") -> list[tuple[StoredEvent, Event]]:
+        """The table's log from PostgreSQL, each stored event with its okeycore event."""
+        assert self.events is not None
+        stored = self.call(self.events.read_stream(table_id or self.table_id))
+        return [(st, event_from_dict({"type": st.type, **st.data})) for st in stored]
+
     def private_state(self, table_id: str = "") -> Any:
-        """The table's full state (every rack, the deck order), from the event store."""
-        assert self.table is not None and self.table.app is not None
-        return self.call(self.table.app.load(table_id or self.table_id, fresh=True)).state
+        """The table's full state (every rack, the deck order): its log folded with okeycore."""
+        events = [ev for _, ev in self.stored_events(table_id)]
+        first = events[0]
+        assert isinstance(first, TableCreated)
+        return engine_for(first.options.game).fold(None, events)
 
     def private_events(self, table_id: str = "") -> list[Any]:
-        assert self.table is not None and self.table.app is not None
-        return [ev for _, ev in self.call(self.table.app.events(table_id or self.table_id))]
+        return [ev for _, ev in self.stored_events(table_id)]
 
     def snapshot(self) -> dict[str, Any]:
         """Everything a refused request must leave as it was: the table's version and every seat's
@@ -336,6 +398,13 @@ class Edge:
         conn = await asyncpg.connect(self.database_url)
         try:
             return await conn.fetchval(sql, *args)
+        finally:
+            await conn.close()
+
+    async def _execute(self, sql: str, *args: Any) -> None:
+        conn = await asyncpg.connect(self.database_url)
+        try:
+            await conn.execute(sql, *args)
         finally:
             await conn.close()
 
@@ -374,29 +443,16 @@ class Edge:
 
 
 @contextmanager
-def running_edge(database_url: str) -> Iterator[Edge]:
-    """A fresh database on the session's PostgreSQL, a private NATS, the services, the world."""
-    name = f"okey_res_{uuid.uuid4().hex[:12]}"
-
-    async def admin(sql: str) -> None:
-        conn = await asyncpg.connect(database_url)
-        try:
-            await conn.execute(sql)
-        finally:
-            await conn.close()
-
-    asyncio.run(admin(f'CREATE DATABASE "{name}"'))
+def running_edge(make: StackFactory) -> Iterator[Edge]:
+    """The services on a fresh database and a NATS of their own (from ``make``, a stack
+    factory of tests/conftest.py), and the world."""
+    edge = Edge(make)
     try:
-        with EmbeddedNats() as nats:
-            edge = Edge(with_database(database_url, name), nats.url)
-            try:
-                edge.start()
-                edge.build_world()
-                yield edge
-            finally:
-                edge.stop()
+        edge.start()
+        edge.build_world()
+        yield edge
     finally:
-        asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        edge.stop()
 
 
 # ------------------------------------------------------------------ calling and checking

@@ -25,8 +25,10 @@ import websockets.sync.client as ws_client
 from edge_helpers import (
     RPC_TIMEOUT_S,
     Edge,
+    GatewayAt,
     Outcome,
     Player,
+    StackFactory,
     Tally,
     check_http,
     parallel,
@@ -48,7 +50,7 @@ from okeyplatform.grpcserver import error_reason
 from okeytools.export import export_lines
 from websockets.exceptions import ConnectionClosed
 
-from services.gateway.main import Gateway
+from services.lobby.policy import Limits
 
 TALLY = Tally()
 ROUTES = ("direct", "gateway", "http")
@@ -56,8 +58,8 @@ DENIED = {"direct": "PERMISSION_DENIED", "gateway": "PERMISSION_DENIED", "http":
 
 
 @pytest.fixture(scope="module")
-def edge(database_url: str, pytestconfig: pytest.Config) -> Iterator[Edge]:
-    with running_edge(database_url) as e:
+def edge(make_module_stack: StackFactory, pytestconfig: pytest.Config) -> Iterator[Edge]:
+    with running_edge(make_module_stack) as e:
         yield e
     TALLY.report(pytestconfig, "abuse")
 
@@ -126,8 +128,7 @@ class Truth:
     _memo: dict[tuple[int | None, int], set[int]] = field(default_factory=dict)
 
     def refresh(self) -> None:
-        assert self.edge.table is not None and self.edge.table.app is not None
-        pairs = self.edge.call(self.edge.table.app.events(self.table_id))
+        pairs = self.edge.stored_events(self.table_id)
         self.events = [(st.version, st.hand, ev) for st, ev in pairs]
 
     def hidden(self, viewer: int | None, version: int) -> set[int]:
@@ -424,8 +425,8 @@ def _check_export(truth: Truth, line: dict[str, Any]) -> int:
 
 
 def _store(edge: Edge) -> Any:
-    assert edge.table is not None
-    return edge.table.store
+    assert edge.events is not None
+    return edge.events
 
 
 async def _collect(lines: Any) -> list[str]:
@@ -478,8 +479,7 @@ def test_a_request_flood_is_rate_limited_per_caller(edge: Edge) -> None:
     """A gateway at 1 request/s (burst 5): one caller's flood of 20 at once gets 429 RATE_LIMITED
     (HTTP) or RESOURCE_EXHAUSTED (gRPC) past what its bucket holds, while another caller is
     still served."""
-    gw = Gateway("127.0.0.1:0", "127.0.0.1:0", environ=edge.gateway_env(rate="1", burst="5"))
-    edge.call(gw.start())
+    gw = edge.extra_gateway(OKEY_RATE_LIMIT="1", OKEY_RATE_BURST="5")
     leaderboard = rpc("ScoringService.GetLeaderboard")
 
     def allowed_at_most(elapsed: float) -> int:
@@ -531,7 +531,7 @@ def test_a_request_flood_is_rate_limited_per_caller(edge: Edge) -> None:
         assert 5 <= codes.count("OK") <= allowed_at_most(elapsed), (codes, elapsed)
         print(f"request flood: {20 + 1 + 12} requests")
     finally:
-        edge.call(gw.stop(grace_s=1.0))
+        gw.stop()
     edge.healthy()
 
 
@@ -763,7 +763,7 @@ def test_15_3_a_player_cannot_freeze_a_table_by_spending_the_timers_command_id(e
     """The timer's and the bots' command ids are predictable (``timer:<version>``). A player who
     plays their own move under the id the timer will use next must not turn the timeout into a
     "duplicate": the timer still appends its TimeOut, so the table keeps moving."""
-    assert edge.mallory is not None and edge.table is not None and edge.table.app is not None
+    assert edge.mallory is not None
     m = edge.mallory
     create = tpb.CreateTableRequest(options=common_pb2.TableOptions(game=common_pb2.GAME_OKEY, turn_seconds=5))
     for p in (m.player_id, "", "", ""):
@@ -795,14 +795,10 @@ def test_15_3_a_player_cannot_freeze_a_table_by_spending_the_timers_command_id(e
     assert r.status_code == 200, r.text
     after = edge.view(None, table_id)
     assert after.version == view.version + 1 and after.turn == 1
-    app = edge.table.app
-    real = app.clock
-    app.clock = lambda: real() + 60_000  # the next seat's 5 s have run out
-    try:
-        fired = edge.call(app.fire_timer(table_id))
-    finally:
-        app.clock = real
-    assert fired is not None and not fired.duplicate
+    edge.let_timer_fire(table_id)  # the next seat's 5 s have run out: the table service's own timer fires
+    deadline = time.monotonic() + 20
+    while edge.view(None, table_id).version == after.version and time.monotonic() < deadline:
+        time.sleep(0.1)
     timed = edge.view(None, table_id)
     assert timed.version > after.version and timed.timed_out  # the TimeOut was appended
     assert edge.private_events(table_id)[-1].type == "TurnTimedOut"
@@ -838,10 +834,8 @@ def test_15_2_a_table_with_an_int64_stake_or_hand_prize_is_refused_everywhere(ed
     edge.healthy()
 
 
-def _extra_gateway(edge: Edge, **env: str) -> Gateway:
-    gw = Gateway("127.0.0.1:0", "127.0.0.1:0", environ=edge.gateway_env() | env)
-    edge.call(gw.start())
-    return gw
+def _extra_gateway(edge: Edge, **env: str) -> GatewayAt:
+    return edge.extra_gateway(**env)
 
 
 def test_15_7_a_spoofed_x_forwarded_for_does_not_dodge_the_per_address_limit(edge: Edge) -> None:
@@ -862,7 +856,7 @@ def test_15_7_a_spoofed_x_forwarded_for_does_not_dodge_the_per_address_limit(edg
             assert codes.count(429) >= 4, codes
             assert all(c in (200, 429) for c in codes), codes
     finally:
-        edge.call(gw.stop(grace_s=1.0))
+        gw.stop()
     # From a configured proxy, the forwarded address is the caller's: each one has its own burst.
     gw = _extra_gateway(edge, OKEY_RATE_LIMIT="0.5", OKEY_RATE_BURST="3", OKEY_TRUSTED_PROXIES="127.0.0.1")
     try:
@@ -877,7 +871,7 @@ def test_15_7_a_spoofed_x_forwarded_for_does_not_dodge_the_per_address_limit(edg
             ]
             assert 429 not in codes, codes
     finally:
-        edge.call(gw.stop(grace_s=1.0))
+        gw.stop()
 
 
 def test_15_9_silent_and_half_sent_connections_are_closed_and_capped(edge: Edge) -> None:
@@ -912,7 +906,7 @@ def test_15_9_silent_and_half_sent_connections_are_closed_and_capped(edge: Edge)
             assert http.get("/healthz").status_code == 200
             assert http.get("/healthz").status_code == 200
     finally:
-        edge.call(gw.stop(grace_s=1.0))
+        gw.stop()
 
 
 def test_15_10_the_web_page_cannot_be_framed_sniffed_or_fed_foreign_script(edge: Edge) -> None:
@@ -981,7 +975,7 @@ def test_15_5_a_player_cannot_open_tables_or_watch_streams_without_end(edge: Edg
     edge.healthy()
 
 
-def _from(edge: Edge, source: str, gw: Gateway | None = None) -> httpx.Client:
+def _from(edge: Edge, source: str, gw: GatewayAt | None = None) -> httpx.Client:
     """An HTTP client of the gateway whose connections come from ``source`` (any 127.x.y.z is
     this machine): one address of its own, apart from the other tests' 127.0.0.1."""
     port = (gw or edge.gateway).http_port  # type: ignore[union-attr]
@@ -998,8 +992,7 @@ def test_15_7_one_device_or_address_cannot_mint_accounts_and_chips(edge: Edge) -
     429 TOO_MANY_ACCOUNTS; the daily chips once per device and a few times per address, whatever
     the accounts (a puppet's ClaimDailyChips: 429 DAILY_CHIPS_TAKEN). A client's own
     x-okey-client-addr or X-Forwarded-For changes nothing; another address is not limited by it."""
-    assert edge.lobby is not None and edge.lobby.app is not None
-    daily_chips = edge.lobby.app.limits.daily_chips
+    daily_chips = Limits().daily_chips  # the lobby's (no environment overrides it here)
     sign_in = rpc("LobbyService.SignInGuest")
     refusals: dict[str, str] = {}
     with _from(edge, "127.0.0.57") as http:
@@ -1115,7 +1108,7 @@ def test_15_8_several_tokens_of_one_address_share_the_rate_limit(edge: Edge) -> 
         assert all("per player" in r.json()["message"] for r in answers if r.status_code != 200)
     finally:
         channel.close()
-        edge.call(gw.stop(grace_s=1.0))
+        gw.stop()
     edge.healthy()
 
 

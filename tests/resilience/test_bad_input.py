@@ -27,6 +27,7 @@ from edge_helpers import (
     Edge,
     Outcome,
     Rpc,
+    StackFactory,
     Tally,
     grpc_call,
     http_call,
@@ -58,8 +59,8 @@ TALLY = Tally()
 
 
 @pytest.fixture(scope="module")
-def edge(database_url: str, pytestconfig: pytest.Config) -> Iterator[Edge]:
-    with running_edge(database_url) as e:
+def edge(make_module_stack: StackFactory, pytestconfig: pytest.Config) -> Iterator[Edge]:
+    with running_edge(make_module_stack) as e:
         yield e
     TALLY.report(pytestconfig, "bad_input")
 
@@ -590,7 +591,7 @@ def test_a_replayed_command_appends_nothing(edge: Edge) -> None:
     out = send(edge, act, "proto", "direct", edge.victims[turn].token, first)
     assert out.ok and not out.body.duplicate
     version = out.body.version
-    log = edge.call(edge.table.app.store.read_stream(table))  # type: ignore[union-attr]
+    log = [st for st, _ in edge.stored_events(table)]
     other = tpb.ActRequest(table_id=table, command_id="once", seat=turn, discard={"tile_id": rack[0].id})
     for route in ("direct", "gateway", "http"):
         for req in (first, other):
@@ -602,18 +603,16 @@ def test_a_replayed_command_appends_nothing(edge: Edge) -> None:
         out = send(edge, act, "proto", route, edge.victims[(turn + 1) % 4].token, first)
         TALLY.add("replayed-command", out)
         assert out.code in ("PERMISSION_DENIED", "403"), out
-    assert edge.call(edge.table.app.store.read_stream(table)) == log  # type: ignore[union-attr]
+    assert [st for st, _ in edge.stored_events(table)] == log
     assert edge.view(None, table).version == version
 
 
 def test_requests_for_unknown_tables_leave_nothing_behind(edge: Edge) -> None:
     """Acts on 300 made-up table ids (valid-looking, too long, with a trailing newline) are
-    NOT_FOUND and leave no per-table lock behind (they used to pile up for ever: a memory leak
-    any caller could drive); a table id with a trailing newline cannot be created either."""
-    assert edge.table is not None and edge.table.app is not None
-    app = edge.table.app
+    NOT_FOUND (and leave no per-table lock behind: the table service's own test, in
+    tests/table/test_table_grpc.py, counts its locks); a table id with a trailing newline cannot
+    be created either."""
     act = next(r for r in RPCS if r.name == "Act")
-    locks_before = len(app._locks)
     token = edge.victims[1].token
     for i in range(300):
         table_id = [f"ghost-{i}", f"g{i}" * 40, f"ghost-{i}\n"][i % 3]
@@ -621,7 +620,6 @@ def test_requests_for_unknown_tables_leave_nothing_behind(edge: Edge) -> None:
         out = send(edge, act, "proto", ("direct", "gateway", "http")[i % 3], token, req)
         TALLY.add("unknown-table", out)
         assert out.code in ("NOT_FOUND", "404") and out.reason == "TABLE_NOT_FOUND", out
-    assert len(app._locks) <= locks_before
     create = tpb.CreateTableRequest(table_id="ghost\n", options=common_pb2.TableOptions(game=common_pb2.GAME_OKEY))
     create_table = next(r for r in RPCS if r.name == "CreateTable")
     out = send(edge, create_table, "proto", "direct", edge.service_token, create)  # a service may name ids

@@ -387,3 +387,21 @@ async def test_an_admin_watches_as_a_spectator_and_never_sees_or_moves_a_seat(
     assert classic_view_from_pb(await admin.view("t-admin")).version == spectator.version  # nothing moved
     mine = classic_view_from_pb(await client_for(PLAYERS[turn]).view("t-admin", turn))
     assert len(mine.rack) in (14, 15)  # the seat's own player still sees it
+
+
+async def test_acts_on_unknown_tables_leave_no_lock_behind(
+    table_service: TableService, client_for: Callable[..., TableClient]
+) -> None:
+    """Acts on 300 made-up table ids (valid-looking, too long, with a trailing newline) are
+    NOT_FOUND and leave no per-table lock behind (they used to pile up for ever: a memory leak
+    any caller could drive). The resilience suite sends them on every route, to the processes;
+    the locks are counted here, in the service itself."""
+    assert table_service.app is not None
+    locks_before = len(table_service.app._locks)
+    player = client_for(PLAYERS[1])
+    for i in range(300):
+        table_id = [f"ghost-{i}", f"g{i}" * 40, f"ghost-{i}\n"][i % 3]
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await player.act(table_id, Draw(seat=1))
+        assert err.value.code() == grpc.StatusCode.NOT_FOUND and error_reason(err.value) == "TABLE_NOT_FOUND"
+    assert len(table_service.app._locks) <= locks_before
