@@ -1,7 +1,8 @@
-"""The whole stack for the resilience tests: every service as its own process (``okey serve``,
-through ``okeytools.stack.Stack``) on PRIVATE embedded PostgreSQL and NATS, so tests may
-kill services and stop or restart the servers even when OKEY_DATABASE_URL / OKEY_NATS_URL point
-at shared servers.
+"""The whole stack for the resilience tests: every service as its own process (the stack factory
+of tests/stacks.py, as ``make_stack`` builds them) on PRIVATE embedded PostgreSQL and NATS, so
+tests may kill services and stop or restart the servers even when OKEY_DATABASE_URL /
+OKEY_NATS_URL point at shared servers. (The bad-input and abuse suites use
+``make_module_stack`` instead: they break no server.)
 
 ``stack`` (session scope, shared by every module here) yields a ``ResilienceStack``
 (resilience_stack.py; ``from resilience_stack import ResilienceStack`` for type hints):
@@ -22,36 +23,28 @@ requests use one subject per table or client.
 from __future__ import annotations
 
 import os
-import tempfile
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from okeyplatform.auth import token_secret
 from okeytools.embedded import EmbeddedNats, EmbeddedPostgres
-from okeytools.stack import Stack
+from okeytools.stack import ALL_SERVICES
 from resilience_stack import ResilienceStack
+from stacks import stack_factory
 
 __all__ = ["ResilienceStack", "stack"]
 
 
 @pytest.fixture(scope="session")
-def stack() -> Iterator[ResilienceStack]:
-    token_secret()  # the tests and the service processes share OKEY_TOKEN_SECRET
-    log_dir = Path(tempfile.mkdtemp(prefix="okey-resilience-logs-"))
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ResilienceStack]:
+    logs = tmp_path_factory.mktemp("resilience-services")
     env = {
         "OKEY_LOG_LEVEL": os.environ.get("OKEY_RESILIENCE_LOG_LEVEL", "WARNING"),
-        "OKEY_LOG_FORMAT": "json",
-        "OKEY_BOTS_STRATEGY": "greedy",  # cheap decisions: the 2-core machine runs everything
         "OKEY_TIMEOUT_GRACE_MS": "1000",
     }
     t0 = time.monotonic()
-    with EmbeddedPostgres() as pg, EmbeddedNats() as nats_server:
-        st = Stack(pg.url, nats_server.url, log_dir=log_dir, extra_env=env)
-        try:
-            st.start()
-            print(f"\nresilience stack up in {time.monotonic() - t0:.1f} s (logs in {log_dir})")
-            yield ResilienceStack(st, pg, nats_server, log_dir)
-        finally:
-            st.stop()
+    with EmbeddedPostgres() as pg, EmbeddedNats() as nats_server, stack_factory(pg.url, nats_server.url, logs) as make:
+        st = make(ALL_SERVICES, env=env, database_url=pg.url, label="all")
+        assert st.log_dir is not None
+        print(f"\nresilience stack up in {time.monotonic() - t0:.1f} s (logs in {st.log_dir})")
+        yield ResilienceStack(st, pg, nats_server, st.log_dir)
