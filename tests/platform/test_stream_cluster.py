@@ -10,22 +10,21 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nats
 import pytest
+from okeyplatform.eventstore import PostgresEventStore
 from okeyplatform.relay import TABLE_STREAM
 from okeytools.embedded import free_port, nats_server_binary
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scoring"))
 from scoring_helpers import append, simulated, wait_version
+from stacks import StackFactory
 
-from services.bots.main import BotsService
-from services.lobby.main import LobbyService
-from services.scoring.main import ScoringService
-from services.table.main import TableService
+from services.scoring.store import ScoringStore
 
 
 @dataclass
@@ -118,22 +117,19 @@ async def _stream(url: str) -> tuple[int, float, int, int]:
         await nc.close()
 
 
-@pytest.fixture
-async def env(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[None]:
-    monkeypatch.setenv("OKEY_STREAM_REPLICAS", "3")
-    monkeypatch.setenv("OKEY_STREAM_MAX_AGE", "72h")
-    monkeypatch.setenv("OKEY_STREAM_MAX_BYTES", "1G")
-    yield
+STREAM_ENV = {"OKEY_STREAM_REPLICAS": "3", "OKEY_STREAM_MAX_AGE": "72h", "OKEY_STREAM_MAX_BYTES": "1G"}
 
 
 async def test_15_4_consumers_keep_the_streams_three_replicas_and_one_node_killed_loses_nothing(
-    cluster: Cluster, fresh_database_url: str, env: None
+    cluster: Cluster, make_stack: StackFactory
 ) -> None:
     url = cluster.url(0)
     await _jetstream_ready(url)
-    table = TableService(fresh_database_url, url, "127.0.0.1:0")
-    await table.start()
-    started: list[object] = [table]
+    services = ("table", "scoring", "lobby", "bots")
+    stack = make_stack(services, env=STREAM_ENV, nats_url=url, label="cluster", start=False)
+    await asyncio.to_thread(stack.start_one, "table")
+    events = await PostgresEventStore.connect(stack.database_url, min_size=1, max_size=4)
+    scores = await ScoringStore.connect(stack.database_url, min_size=1, max_size=2)
     try:
         want = (3, 72 * 3600.0, 1 << 30)
         for _ in range(100):  # the relay creates the stream from the OKEY_STREAM_* settings
@@ -144,39 +140,30 @@ async def test_15_4_consumers_keep_the_streams_three_replicas_and_one_node_kille
                 pass
             await asyncio.sleep(0.1)
         assert (await _stream(url))[:3] == want
-        scoring = ScoringService(fresh_database_url, url, "127.0.0.1:0")
-        lobby = LobbyService(fresh_database_url, url, "127.0.0.1:0", f"127.0.0.1:{table.port}")
-        bots = BotsService(url, f"127.0.0.1:{table.port}", "127.0.0.1:0", "greedy")
-        for svc in (scoring, lobby, bots):
-            await svc.start()
-            started.append(svc)
+        for name in services[1:]:
+            await asyncio.to_thread(stack.start_one, name)
             await asyncio.sleep(1.0)  # each consumer has bound (and once, reset the replicas to 1)
-            assert (await _stream(url))[:3] == want, type(svc).__name__
-        assert table.store is not None and scoring.store is not None
+            assert (await _stream(url))[:3] == want, name
         first = simulated("c1", 7, ("ali", "", "", ""))
-        await append(table.store, "c1", first)
-        await wait_version(scoring.store, "c1", len(first), timeout=60)
+        await append(events, "c1", first)
+        await wait_version(scores, "c1", len(first), timeout=60)
         # One node (not the one the services connected to) killed: the stream keeps going on two.
         cluster.kill(2)
         second = simulated("c2", 8, ("ayse", "", "", ""))
-        await append(table.store, "c2", second)
-        await wait_version(scoring.store, "c2", len(second), timeout=60)
+        await append(events, "c2", second)
+        await wait_version(scores, "c2", len(second), timeout=60)
         replicas, _, _, messages = await _stream(url)
         assert replicas == 3 and messages == len(first) + len(second)  # nothing lost, nothing twice
         # The node comes back; consumers reconnecting change nothing either.
         cluster.start(2)
         await _jetstream_ready(cluster.url(2))
-        await scoring.stop(grace_s=1.0)
-        started.remove(scoring)
-        again = ScoringService(fresh_database_url, url, "127.0.0.1:0")
-        await again.start()
-        started.append(again)
+        await asyncio.to_thread(stack.restart, "scoring")
         await asyncio.sleep(1.0)
         assert (await _stream(url))[:3] == want
         assert (await _stream(cluster.url(2)))[3] == len(first) + len(second)
     finally:
-        for svc in reversed(started):
-            await svc.stop(grace_s=1.0)  # type: ignore[attr-defined]
+        await scores.close()
+        await events.close()
 
 
 def test_stream_settings_read_the_environment_and_refuse_nonsense() -> None:
