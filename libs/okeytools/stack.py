@@ -97,11 +97,11 @@ class Stack:
             env["OKEY_TOKEN_SECRET"] = os.environ["OKEY_TOKEN_SECRET"]
         for name in ALL_SERVICES:
             port = DEFAULT_PORTS[name] if self.fixed_ports else free_port()
-            address = env.get(ADDR_ENV[name]) if self.fixed_ports and env.get(ADDR_ENV[name]) else f"127.0.0.1:{port}"
-            if name not in self.services and self.extra_env.get(ADDR_ENV[name]):
-                # a service another stack runs: this one's services call it where it is (a second
-                # gateway with other limits in front of a running stack, say)
-                address = self.extra_env[ADDR_ENV[name]]
+            # A service another stack runs keeps the address given: this one's services call it
+            # where it is (a second gateway with other limits in front of a running stack, say).
+            given = self.extra_env.get(ADDR_ENV[name]) if name not in self.services else None
+            fixed = env.get(ADDR_ENV[name]) if self.fixed_ports else None
+            address = given or fixed or f"127.0.0.1:{port}"
             env[ADDR_ENV[name]] = address
             self.procs[name] = ServiceProcess(name, address)
         http = env.get("OKEY_GATEWAY_HTTP_ADDR") if self.fixed_ports else None
