@@ -16,6 +16,7 @@ import sys
 import tempfile
 import threading
 import time
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -161,7 +162,7 @@ def _close_all_at_exit() -> None:
             server.close()
 
 
-class _EmbeddedServer:
+class _EmbeddedServer(ABC):
     """A server process we own: start, wait until it answers, stop (then kill), start again."""
 
     kind: ClassVar[str] = "server"
@@ -219,8 +220,9 @@ class _EmbeddedServer:
         return self._proc.pid if self.running and self._proc is not None else None
 
     @property
-    def url(self) -> str:  # pragma: no cover - overridden
-        raise NotImplementedError
+    @abstractmethod
+    def url(self) -> str:
+        """The URL clients connect with."""
 
     @property
     def owns_data_dir(self) -> bool:
@@ -231,9 +233,11 @@ class _EmbeddedServer:
 
     def _prepare(self, base: Path) -> None:
         """Make ``base`` ready for a start (create, initialise). Runs before every start."""
+        return None  # a hook: nothing to prepare by default
 
-    def _command(self, port: int) -> list[str]:  # pragma: no cover - overridden
-        raise NotImplementedError
+    @abstractmethod
+    def _command(self, port: int) -> list[str]:
+        """The server's command line, listening on ``port``."""
 
     def _env(self) -> dict[str, str] | None:
         """The environment of the server process (None: ours)."""
@@ -243,9 +247,9 @@ class _EmbeddedServer:
         """The user the server process runs as (None: ourselves)."""
         return None
 
-    def _probe(self) -> bool:  # pragma: no cover - overridden
+    @abstractmethod
+    def _probe(self) -> bool:
         """True once the server answers like a working server."""
-        raise NotImplementedError
 
     # -- lifecycle
 
