@@ -16,7 +16,7 @@ import grpc
 from okeycore.options import OptionsError
 
 from .auth import TokenError
-from .grpcserver import rich_error
+from .grpcserver import WrappingInterceptor, rich_error
 
 __all__ = [
     "AppError",
@@ -110,17 +110,12 @@ def to_status(err: AppError) -> grpc.Status:
     return rich_error(err.status, err.reason, err.message, **err.metadata)
 
 
-class AppErrors(grpc.aio.ServerInterceptor):
+class AppErrors(WrappingInterceptor):
     """The one place an AppError becomes a gRPC status: every handler of the server is wrapped
     so that what :func:`as_app_error` recognises aborts the call with :func:`to_status`, and
     anything else propagates as before (UNKNOWN, logged by grpc)."""
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Any],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> Any:
-        handler = await continuation(handler_call_details)
+    def _wrap(self, handler: Any) -> Any:
         if handler is None or handler.request_streaming:
             return handler
         if handler.unary_unary is not None:

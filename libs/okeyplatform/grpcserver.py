@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from abc import abstractmethod
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
@@ -15,7 +16,7 @@ from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 from grpc_status import rpc_status
 
-__all__ = ["build_server", "rich_error", "RequestReader", "DOMAIN", "MAX_MESSAGE_BYTES"]
+__all__ = ["build_server", "rich_error", "RequestReader", "WrappingInterceptor", "DOMAIN", "MAX_MESSAGE_BYTES"]
 
 DOMAIN = "okey.v1"
 MAX_MESSAGE_BYTES = 1 << 20
@@ -54,10 +55,10 @@ def build_server(
     return server, health, port
 
 
-class RequestReader(grpc.aio.ServerInterceptor):
-    """Reads every unary request itself, so that bytes which are not the method's message, or
-    text no service can store (PostgreSQL refuses NUL characters), are INVALID_ARGUMENT with a
-    reason (``MALFORMED_REQUEST``, ``INVALID_TEXT``) instead of an unhandled exception (UNKNOWN)."""
+class WrappingInterceptor(grpc.aio.ServerInterceptor):
+    """An interceptor that wraps each method's handler (``_wrap``), once per method rather than
+    on every call: a method's handler does not change, so its wrapper is built the first time and
+    reused."""
 
     def __init__(self) -> None:
         # method -> (the service's handler, our wrapper of it): a method's handler does not
@@ -78,6 +79,16 @@ class RequestReader(grpc.aio.ServerInterceptor):
         if handler is not None and len(self._wrapped) < 1024:  # known methods only: unknown names get None
             self._wrapped[method] = (handler, wrapped)
         return wrapped
+
+    @abstractmethod
+    def _wrap(self, handler: Any) -> Any:
+        """The handler to serve in place of ``handler`` (None for an unknown method)."""
+
+
+class RequestReader(WrappingInterceptor):
+    """Reads every unary request itself, so that bytes which are not the method's message, or
+    text no service can store (PostgreSQL refuses NUL characters), are INVALID_ARGUMENT with a
+    reason (``MALFORMED_REQUEST``, ``INVALID_TEXT``) instead of an unhandled exception (UNKNOWN)."""
 
     def _wrap(self, handler: Any) -> Any:
         if handler is None or handler.request_deserializer is None or handler.request_streaming:
