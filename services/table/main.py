@@ -89,10 +89,11 @@ class TableService(InProcess[Any]):
 
     database_url: str
     nats_url: str
-    address: str = DEFAULT_ADDR
-    grace_ms: int = 3000
-    reuse_port: bool = False
-    listen_idle_s: float = 5.0
+    # The options a test may set; their defaults are TableConfig's (one place).
+    address: str = TableConfig.address
+    grace_ms: int = TableConfig.grace_ms
+    reuse_port: bool = TableConfig.reuse_port
+    listen_idle_s: float = TableConfig.listen_idle_s
     port: int = 0
     host: ServiceHost[TableParts] | None = field(default=None, repr=False)
 
