@@ -13,11 +13,17 @@ the consumer never creates or changes the stream (:func:`~okeyplatform.relay.bin
 Who applies is the consumer's ``applier``: the scoring projection (which keeps its applied
 versions in its own rows), or :class:`VersionedApplier`, the applied-version record for any
 handler: ``handler(conn, item)`` runs inside the transaction that records the version, so its
-writes on ``conn`` happen exactly once."""
+writes on ``conn`` happen exactly once; or :class:`ConcurrentApplier`, for a handler whose effects
+lie outside the database and are idempotent (the bots' commands, whose ids the table keeps): its
+tables run at once, each table's events in order, and the versions handled are recorded after.
+
+A message that is not a table event at all (``decode`` raises :class:`RejectedMessage`) is logged,
+counted and acknowledged: nothing a publisher puts on the subjects stops a consumer."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -42,20 +48,26 @@ __all__ = [
     "BatchResult",
     "Applier",
     "FatalEvent",
+    "RejectedMessage",
+    "RetryLater",
+    "ConcurrentApplier",
     "EventItem",
     "decode_item",
     "APPLIED",
     "DUPLICATE",
     "HELD",
     "PARKED",
+    "RETRY",
     "CONSUMER_MIGRATIONS",
     "migrate_consumer_versions",
+    "record_versions",
 ]
 
 APPLIED = "APPLIED"
 DUPLICATE = "DUPLICATE"  # at or below the applied version: already applied
 HELD = "HELD"  # ahead of a gap: not applied until the missing versions are
 PARKED = "PARKED"  # its table is parked: an event of it could not be applied (the applier's call)
+RETRY = "RETRY"  # not applied now (a service it needs is away): handed back, tried again later
 
 
 class _Item(Protocol):
@@ -94,6 +106,17 @@ class FatalEvent(Exception):
         self.version = version
 
 
+class RejectedMessage(Exception):
+    """Raised by ``decode``: the message is no table event envelope (no table, no version). The
+    consumer logs it and acknowledges it; the PostgreSQL log, the truth, never holds such a thing."""
+
+
+class RetryLater(Exception):
+    """Raised by a :class:`ConcurrentApplier` handler: this event cannot be handled now (the
+    service its effect goes to is unreachable); it and its table's later events in the batch are
+    handed back and delivered again after a delay."""
+
+
 @dataclass(frozen=True, slots=True)
 class EventItem:
     """A table event envelope as an item of the consumer (what :class:`VersionedApplier` hands on)."""
@@ -117,7 +140,7 @@ def decode_item(data: bytes, headers: Mapping[str, str] | None = None) -> EventI
     try:
         return EventItem(decode_envelope(data, headers))
     except BadEnvelope as exc:
-        raise FatalEvent(f"not a table event envelope: {exc}") from None
+        raise RejectedMessage(f"not a table event envelope: {exc}") from None
 
 
 class TableEventConsumer(Generic[I]):
@@ -128,7 +151,15 @@ class TableEventConsumer(Generic[I]):
     transaction), HELD (past a gap) or PARKED; :class:`VersionedApplier` is that record for any
     handler. ``decode`` turns a message into an item (``table_id``, ``version``, ``recorded_at``);
     ``log_reader`` reads versions the stream no longer holds from the PostgreSQL log; ``fatal``
-    (with ``table_id`` and ``version``) stops the consumer after the events before it."""
+    (with ``table_id`` and ``version``) stops the consumer after the events before it.
+
+    ``in_flight`` batches are handled at once (1: one after the other; more only with an applier
+    that keeps each table's events in order across batches, like :class:`ConcurrentApplier`).
+    While a batch is handled its messages are kept in progress, so ``ack_wait_s`` only bounds how
+    long the events a dead replica held wait before another replica gets them. ``deliver``: where
+    a new durable starts (``ALL`` the stream's first event; ``NEW`` only events published after).
+    An event handed back (RETRY) is delivered again after a growing delay, and given up (logged,
+    acknowledged) at its ``max_retries``-th delivery."""
 
     def __init__(
         self,
@@ -144,8 +175,16 @@ class TableEventConsumer(Generic[I]):
         fatal: type[Exception] = FatalEvent,
         ack_wait_s: float = 60.0,
         component: str = "table-consumer",
+        in_flight: int = 1,
+        deliver: DeliverPolicy = DeliverPolicy.ALL,
+        max_retries: int = 20,
     ) -> None:
+        if in_flight < 1:
+            raise ValueError("in_flight: at least 1")
         self.app = applier
+        self.in_flight = in_flight
+        self.deliver = deliver
+        self.max_retries = max_retries
         self.decode = decode
         self.fatal = fatal
         self.ack_wait_s = ack_wait_s
@@ -161,6 +200,9 @@ class TableEventConsumer(Generic[I]):
         self.applied = 0
         self.duplicates = 0
         self.held = 0
+        self.retried = 0  # events handed back for a later try (RETRY)
+        self.given_up = 0  # events still RETRY after max_retries deliveries (acknowledged, logged)
+        self.rejected = 0  # messages that were no table event (acknowledged, logged)
         self.gap_fills = 0  # missing versions read back from the stream
         self.log_fills = 0  # missing versions read back from the PostgreSQL log
         self.last_lag_s = 0.0
@@ -184,24 +226,59 @@ class TableEventConsumer(Generic[I]):
                 return
             self.ready.set()
             backoff = 0.2
+            slots = asyncio.Semaphore(self.in_flight)
+            running: set[asyncio.Task[None]] = set()
             while not self._stop.is_set():
+                await slots.acquire()
+                for t in [t for t in running if t.done()]:
+                    running.discard(t)
+                    t.result()  # a batch that stopped on a fatal event stops the consumer
                 try:
                     msgs = await psub.fetch(self.batch, timeout=1.0)
                 except TimeoutError:
+                    slots.release()
                     continue
                 except (nats.errors.Error, OSError) as exc:
+                    slots.release()
                     self.log.warning("fetch_retry", error=repr(exc), backoff=backoff)
                     await self._sleep(backoff)
                     backoff = min(backoff * 2, 5.0)
                     continue
                 backoff = 0.2
-                await self._handle(js, msgs)
+                if self.in_flight == 1:
+                    try:
+                        await self._handle_kept(js, msgs)
+                    finally:
+                        slots.release()
+                else:
+                    task = asyncio.create_task(self._handle_kept(js, msgs))
+                    task.add_done_callback(lambda _t: slots.release())
+                    running.add(task)
+            for t in running:
+                t.cancel()
+            for t in running:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await t
         except self.fatal as exc:
             self.error = exc
             self.log.error("projector_stopped", error=str(exc))
             raise
         finally:
             await nc.close()
+
+    async def _handle_kept(self, js: JetStreamContext, msgs: list[Msg]) -> None:
+        """``_handle``, the messages kept in progress meanwhile (a long batch is not redelivered
+        under it; a dead replica's batch is, after ``ack_wait_s``)."""
+        work = asyncio.ensure_future(self._handle(js, msgs))
+        try:
+            while not (await asyncio.wait({work}, timeout=self.ack_wait_s / 3))[0]:
+                for m in msgs:
+                    with contextlib.suppress(Exception):  # NATS away a moment: the next beat may pass
+                        await m.in_progress()
+        except asyncio.CancelledError:
+            work.cancel()
+            raise
+        work.result()
 
     async def _connect(self) -> Any:
         """NATS, waiting for it while it is down at start (None when asked to stop first)."""
@@ -220,7 +297,7 @@ class TableEventConsumer(Generic[I]):
                     durable=self.durable,
                     stream=self.stream,
                     config=ConsumerConfig(
-                        deliver_policy=DeliverPolicy.ALL,
+                        deliver_policy=self.deliver,
                         ack_policy=AckPolicy.EXPLICIT,
                         ack_wait=self.ack_wait_s,
                         max_deliver=-1,
@@ -234,7 +311,19 @@ class TableEventConsumer(Generic[I]):
         return None
 
     async def _handle(self, js: JetStreamContext, msgs: list[Msg]) -> None:
-        items = [self.decode(m.data, m.headers) for m in msgs]
+        items: list[I] = []
+        kept: list[Msg] = []
+        for m in msgs:
+            try:
+                items.append(self.decode(m.data, m.headers))
+                kept.append(m)
+            except RejectedMessage as exc:
+                self.rejected += 1
+                self.log.warning("message_rejected", subject=m.subject, error=str(exc))
+                await m.ack()
+        msgs = kept
+        if not msgs:
+            return
         error: Exception | None = None
         while True:
             try:
@@ -277,6 +366,15 @@ class TableEventConsumer(Generic[I]):
                 delay = min(0.1 * 2 ** min(n, 6), 5.0)
                 self.log.info("event_held_back", table=m.subject, delay_s=delay)
                 await m.nak(delay=delay)
+            elif o == RETRY:
+                n = m.metadata.num_delivered or 1
+                if n >= self.max_retries:
+                    self.given_up += 1
+                    self.log.error("event_given_up", table=m.subject, deliveries=n)
+                    await m.ack()
+                    continue
+                self.retried += 1
+                await m.nak(delay=min(0.5 * 2 ** min(n - 1, 4), 5.0))
             else:
                 self.duplicates += o == DUPLICATE
                 self.parked += o == PARKED  # acknowledged: the log keeps it for `okey replay`
@@ -446,13 +544,7 @@ class VersionedApplier(Generic[I]):
         self.gaps = gaps
 
     async def versions(self, conn: asyncpg.Connection, table_ids: Sequence[str], lock: bool = False) -> dict[str, int]:
-        rows = await conn.fetch(
-            "SELECT table_id, version FROM okey_consumer_versions WHERE consumer = $1 AND table_id = ANY($2::text[])"
-            + (" ORDER BY table_id FOR UPDATE" if lock else ""),
-            self.name,
-            list(table_ids),
-        )
-        return {r["table_id"]: r["version"] for r in rows}
+        return await _read_versions(conn, self.name, table_ids, lock)
 
     async def apply(self, items: Sequence[I]) -> BatchResult:
         by_table: dict[str, list[int]] = {}
@@ -460,7 +552,15 @@ class VersionedApplier(Generic[I]):
             by_table.setdefault(it.table_id, []).append(i)
         result = BatchResult([""] * len(items), {})
         async with self.pool.acquire() as conn, conn.transaction():
-            known = await self.versions(conn, sorted(by_table), lock=True)
+            # A row for every table first (version 0: none applied), so the lock below holds
+            # even for a table's first events: two replicas given them at once apply them once.
+            await conn.execute(
+                "INSERT INTO okey_consumer_versions (consumer, table_id, version) "
+                "SELECT $1, t, 0 FROM unnest($2::text[]) AS t ORDER BY t ON CONFLICT DO NOTHING",
+                self.name,
+                sorted(by_table),
+            )
+            known = {t: v for t, v in (await self.versions(conn, sorted(by_table), lock=True)).items() if v > 0}
             for table_id, idxs in sorted(by_table.items()):
                 idxs.sort(key=lambda i: items[i].version)
                 current = known.get(table_id)
@@ -477,12 +577,113 @@ class VersionedApplier(Generic[I]):
                         result.outcomes[i] = HELD
                         result.held.append(i)
                 result.versions[table_id] = current or 0
-                if current is not None and current != known.get(table_id):
-                    await conn.execute(
-                        "INSERT INTO okey_consumer_versions (consumer, table_id, version) VALUES ($1, $2, $3) "
-                        "ON CONFLICT (consumer, table_id) DO UPDATE SET version = EXCLUDED.version",
-                        self.name,
-                        table_id,
-                        current,
-                    )
+            moved = {t: v for t, v in result.versions.items() if v and v != known.get(t)}
+            await record_versions(conn, self.name, moved)
         return result
+
+
+async def record_versions(conn: asyncpg.Connection, name: str, versions: Mapping[str, int]) -> None:
+    """Consumer ``name``'s applied version of each table, never moved back."""
+    if not versions:
+        return
+    tables = sorted(versions)
+    await conn.execute(
+        "INSERT INTO okey_consumer_versions (consumer, table_id, version) "
+        "SELECT $1, t, v FROM unnest($2::text[], $3::int[]) AS x(t, v) "
+        "ON CONFLICT (consumer, table_id) DO UPDATE "
+        "SET version = GREATEST(okey_consumer_versions.version, EXCLUDED.version)",
+        name,
+        tables,
+        [versions[t] for t in tables],
+    )
+
+
+class ConcurrentApplier(Generic[I]):
+    """The applied-version record for a handler whose effects lie outside the database and are
+    idempotent (the bots: each command's id is fixed by the view it was decided on, and the table
+    keeps one command per id). A batch's tables are handled at once (at most ``concurrency``),
+    each table's events in version order, and not inside a transaction; the versions handled are
+    recorded after, in one short one. A version at or below the record is a DUPLICATE. Gaps do
+    not matter (the handler acts on the latest state), so a version past one is handled.
+
+    ``handler(item)`` raising :class:`RetryLater` hands that event and its table's later ones in
+    the batch back (RETRY); any other exception is logged and the event counts as handled, so one
+    table's bug does not stop the others. Each table's events run under a lock of this applier,
+    so batches handled at once (the consumer's ``in_flight``) keep a table's order."""
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        name: str,
+        handler: Callable[[I], Awaitable[None]],
+        concurrency: int = 64,
+        component: str = "table-consumer",
+    ) -> None:
+        self.pool = pool
+        self.name = name
+        self.handler = handler
+        self.failed = 0  # events whose handler raised (logged, counted as handled)
+        self.log = get_logger(component=component)
+        self._sem = asyncio.Semaphore(concurrency)
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    def _lock(self, table_id: str) -> asyncio.Lock:
+        lock = self._locks.get(table_id)
+        if lock is None:
+            if len(self._locks) > 10_000:
+                self._locks = {k: v for k, v in self._locks.items() if v.locked()}
+            lock = self._locks[table_id] = asyncio.Lock()
+        return lock
+
+    async def apply(self, items: Sequence[I]) -> BatchResult:
+        by_table: dict[str, list[int]] = {}
+        for i, it in enumerate(items):
+            by_table.setdefault(it.table_id, []).append(i)
+        result = BatchResult([""] * len(items), {})
+        async with self.pool.acquire() as conn:
+            known = await _read_versions(conn, self.name, sorted(by_table))
+        handled: dict[str, int] = {}
+
+        async def table(table_id: str, idxs: list[int]) -> None:
+            idxs.sort(key=lambda i: items[i].version)
+            current = known.get(table_id, 0)
+            async with self._lock(table_id):
+                for k, i in enumerate(idxs):
+                    it = items[i]
+                    if it.version <= current:
+                        result.outcomes[i] = DUPLICATE
+                        continue
+                    try:
+                        async with self._sem:
+                            await self.handler(it)
+                    except RetryLater as exc:
+                        self.log.info("event_retry_later", table_id=table_id, version=it.version, why=str(exc))
+                        for j in idxs[k:]:
+                            result.outcomes[j] = RETRY
+                        break
+                    except Exception as exc:
+                        self.failed += 1
+                        self.log.error("handle_failed", table_id=table_id, version=it.version, error=repr(exc))
+                    current = it.version
+                    result.outcomes[i] = APPLIED
+                    result.applied += 1
+            result.versions[table_id] = current
+            if current > known.get(table_id, 0):
+                handled[table_id] = current
+
+        await asyncio.gather(*(table(t, idxs) for t, idxs in by_table.items()))
+        async with self.pool.acquire() as conn:
+            await record_versions(conn, self.name, handled)
+        return result
+
+
+async def _read_versions(
+    conn: asyncpg.Connection, name: str, table_ids: Sequence[str], lock: bool = False
+) -> dict[str, int]:
+    rows = await conn.fetch(
+        "SELECT table_id, version FROM okey_consumer_versions WHERE consumer = $1 AND table_id = ANY($2::text[])"
+        + (" ORDER BY table_id FOR UPDATE" if lock else ""),
+        name,
+        list(table_ids),
+    )
+    return {r["table_id"]: r["version"] for r in rows}

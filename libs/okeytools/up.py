@@ -111,7 +111,7 @@ def run_migrate(args: argparse.Namespace) -> int:
         try:
             applied = await migrate(conn)
             done.append(f"eventstore: {len(applied)} applied")
-            for module in ("services.scoring.store", "services.lobby.store"):
+            for module in ("services.scoring.store", "services.lobby.store", "services.bots.consumer"):
                 try:
                     mod = importlib.import_module(module)
                 except ImportError:

@@ -1,153 +1,82 @@
-"""Table events from JetStream to the bots: a durable consumer with a deliver (queue) group, so
-replicas share the work; one event is handled by one replica, and events of one table are
-handled one at a time within a replica."""
+"""Table events to the bots: okeyplatform's one :class:`~okeyplatform.consumer.TableEventConsumer`
+(durable pull consumer of OKEY_TABLES, shared by every bots replica, so one event goes to one
+replica) with a :class:`~okeyplatform.consumer.ConcurrentApplier`: a batch's tables are played at
+once, each table's events in order, and each table's handled version is recorded in
+``okey_consumer_versions`` under the durable's name, so an event redelivered after a replica died, or
+published twice, calls no bot again. The bots' effect is commands to the table, whose ids are
+fixed by the view they were decided on (``bot:<kind>:<table>:<view version>:<seat>``): if a replica
+dies after playing and before recording, the replay of the same view sends the same ids and the
+table answers them as duplicates. A turn is never played twice.
+
+A table service that cannot be reached hands the event back (:class:`RetryLater`): it is
+delivered again after a delay, to whichever replica asks first."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-
+import asyncpg
 import grpc
-import nats
-from nats.aio.msg import Msg
-from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
-from okeyplatform.contract import BadEnvelope, Envelope, decode_envelope
-from okeyplatform.logs import get_logger
-from okeyplatform.relay import TABLE_STREAM, bind_table_stream
+from nats.js.api import DeliverPolicy
+from okeyplatform.consumer import (
+    ConcurrentApplier,
+    EventItem,
+    RetryLater,
+    TableEventConsumer,
+    decode_item,
+    migrate_consumer_versions,
+)
 
 from .app import BotsApp
 
-__all__ = ["EventFollower", "DURABLE", "QUEUE"]
+__all__ = ["DURABLE", "ACK_WAIT_S", "bots_consumer", "migrate_schema"]
 
-DURABLE = "bots"
-QUEUE = "bots"
+DURABLE = (
+    "bots-events"  # the pull consumer (and its name in the record); "bots" was the push consumer of earlier releases
+)
 ACK_WAIT_S = 5.0
+"""Short: the events a killed replica held go to another within seconds, not after the table's
+turn timer. A batch being played is kept in progress, so a slow one is not redelivered under it."""
 
 
-class EventFollower:
-    """Follows ``okey.table.>`` until ``stop()``. A message is acknowledged once handled; when the
-    table service cannot be reached it is handed back for a later try (by any replica)."""
+NOT_RETRIED = frozenset(
+    {
+        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.PERMISSION_DENIED,
+        grpc.StatusCode.UNAUTHENTICATED,
+        grpc.StatusCode.UNIMPLEMENTED,
+    }
+)
+"""Answers a later try would get again; the rest (unavailable, deadline, a store restarting
+behind the table service) are tried again, at most ``TableEventConsumer.max_retries`` times."""
 
-    def __init__(
-        self,
-        app: BotsApp,
-        nats_url: str,
-        durable: str = DURABLE,
-        queue: str = QUEUE,
-        stream: str = TABLE_STREAM,
-        subject: str = "okey.table.>",
-        concurrency: int = 64,
-    ) -> None:
-        self.app = app
-        self.nats_url = nats_url
-        self.durable = durable
-        self.queue = queue
-        self.stream = stream
-        self.subject = subject
-        self.ready = asyncio.Event()
-        self.handled = 0
-        self.log = get_logger(component="bots-follower")
-        self._stop = asyncio.Event()
-        self._sem = asyncio.Semaphore(concurrency)
-        self._tables: dict[str, asyncio.Lock] = {}
-        self._tasks: set[asyncio.Task[None]] = set()
 
-    def stop(self) -> None:
-        self._stop.set()
+async def migrate_schema(conn: asyncpg.Connection) -> list[int]:
+    """The bots' only table: the applied-version record (``okey migrate`` applies it too)."""
+    return await migrate_consumer_versions(conn)
 
-    async def run(self) -> None:
-        nc = await nats.connect(
-            self.nats_url,
-            max_reconnect_attempts=-1,
-            reconnect_time_wait=0.5,
-            connect_timeout=2,
-            error_cb=self._on_error,
-        )
+
+def bots_consumer(
+    app: BotsApp, pool: asyncpg.Pool, nats_url: str, durable: str = DURABLE, concurrency: int = 64
+) -> TableEventConsumer[EventItem]:
+    """The bots' consumer: a new durable starts at events published after it (the bots act on
+    tables in play, not on history); batches of 64 with 8 in flight, so a slow table does not
+    hold the others back."""
+
+    async def play(item: EventItem) -> None:
         try:
-            js = nc.jetstream()
-            backoff = 0.2
-            sub = None
-            while sub is None and not self._stop.is_set():
-                try:
-                    await bind_table_stream(js)
-                    sub = await js.subscribe(
-                        self.subject,
-                        queue=self.queue,
-                        durable=self.durable,
-                        stream=self.stream,
-                        cb=self._on_message,
-                        manual_ack=True,
-                        config=ConsumerConfig(
-                            deliver_policy=DeliverPolicy.NEW,
-                            ack_policy=AckPolicy.EXPLICIT,
-                            ack_wait=ACK_WAIT_S,
-                            max_deliver=20,
-                            max_ack_pending=10_000,
-                        ),
-                    )
-                except (nats.errors.Error, OSError, TimeoutError) as exc:
-                    self.log.warning("subscribe_retry", error=repr(exc), backoff=backoff)
-                    await self._sleep(backoff)
-                    backoff = min(backoff * 2, 5.0)
-            self.ready.set()
-            await self._stop.wait()
-            if sub is not None:
-                await sub.unsubscribe()
-            for t in list(self._tasks):
-                t.cancel()
-        finally:
-            await nc.close()
-
-    async def _on_error(self, exc: Exception) -> None:
-        self.log.warning("nats_error", error=str(exc))
-
-    async def _sleep(self, seconds: float) -> None:
-        try:
-            await asyncio.wait_for(self._stop.wait(), timeout=seconds)
-        except TimeoutError:
-            pass
-
-    async def _on_message(self, msg: Msg) -> None:
-        task = asyncio.create_task(self._handle(msg))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _handle(self, msg: Msg) -> None:
-        try:
-            env = decode_envelope(msg.data, msg.headers)
-        except BadEnvelope as exc:
-            self.log.warning("bad_message", subject=msg.subject, error=str(exc))
-            await msg.ack()
-            return
-        table_id = env.table_id
-        lock = self._tables.get(table_id)
-        if lock is None:
-            if len(self._tables) > 10_000:
-                self._tables = {k: v for k, v in self._tables.items() if v.locked()}
-            lock = self._tables[table_id] = asyncio.Lock()
-        work = asyncio.ensure_future(self._play(lock, env))
-        # A short ack wait, kept alive while we work: when a replica dies (kill -9) the events it
-        # held are redelivered within seconds, not after the table's turn timer.
-        try:
-            while not (await asyncio.wait({work}, timeout=ACK_WAIT_S / 3))[0]:
-                with contextlib.suppress(Exception):  # NATS away for a moment: the next beat may pass
-                    await msg.in_progress()
-        except asyncio.CancelledError:
-            work.cancel()
-            raise
-        try:
-            work.result()
+            await app.handle(item.envelope)
         except grpc.aio.AioRpcError as err:
-            self.log.warning("table_unreachable", table_id=table_id, code=err.code().name)
-            await msg.nak(delay=1.0)
-            return
-        except Exception as exc:  # a bug must not stop the other tables' bots
-            self.log.error("handle_failed", table_id=table_id, error=repr(exc))
-            await msg.ack()
-            return
-        self.handled += 1
-        await msg.ack()
+            if err.code() in NOT_RETRIED:
+                raise  # a bug of ours or a credential problem: logged, the event counts as handled
+            raise RetryLater(f"table service: {err.code().name}") from None
 
-    async def _play(self, lock: asyncio.Lock, env: Envelope) -> None:
-        async with self._sem, lock:
-            await self.app.handle(env)
+    return TableEventConsumer(
+        ConcurrentApplier(pool, durable, play, concurrency=concurrency, component="bots-consumer"),
+        nats_url,
+        decode_item,
+        durable,
+        batch=64,
+        in_flight=8,
+        ack_wait_s=ACK_WAIT_S,
+        deliver=DeliverPolicy.NEW,
+        component="bots-consumer",
+    )

@@ -1,6 +1,6 @@
 """The bots service's composition root: ``bootstrap`` declares its parts (the table client with
-its renewing service credential, the event follower, the health entry) on an okeyplatform
-ServiceHost."""
+its renewing service credential, the pool of its applied-version record, the event consumer, the
+health entry) on an okeyplatform ServiceHost."""
 
 from __future__ import annotations
 
@@ -9,13 +9,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import asyncpg
 from okeyplatform.auth import ServiceCredential
 from okeyplatform.client import TableClient
+from okeyplatform.consumer import EventItem, TableEventConsumer
 from okeyplatform.host import InProcess, Part, ServiceHost, run_service
 
 from .api import SERVICE_NAME
 from .app import BotsApp
-from .consumer import DURABLE, QUEUE, EventFollower
+from .consumer import DURABLE, bots_consumer, migrate_schema
 
 __all__ = ["BotsService", "BotsConfig", "BotsParts", "bootstrap", "DEFAULT_ADDR", "main"]
 
@@ -25,23 +27,29 @@ TOKEN_TTL_S = 24 * 3600
 
 @dataclass(frozen=True)
 class BotsConfig:
+    """``database_url`` holds the bots' applied-version record (one small table); ``durable`` is
+    the JetStream durable every replica shares."""
+
     nats_url: str
+    database_url: str
     table_addr: str = "127.0.0.1:50061"
     address: str = DEFAULT_ADDR
     strategy: str = "strong"
     durable: str = DURABLE
-    queue: str = QUEUE
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> BotsConfig:
-        """``OKEY_NATS_URL``, ``OKEY_TABLE_ADDR``, ``OKEY_BOTS_ADDR``, ``OKEY_BOTS_STRATEGY``
-        (random, greedy or strong; default strong); tokens are signed with ``OKEY_TOKEN_SECRET``."""
+        """``OKEY_NATS_URL``, ``OKEY_BOTS_DATABASE_URL`` (default ``OKEY_DATABASE_URL``),
+        ``OKEY_TABLE_ADDR``, ``OKEY_BOTS_ADDR``, ``OKEY_BOTS_STRATEGY`` (random, greedy or strong;
+        default strong), ``OKEY_BOTS_DURABLE``; tokens are signed with ``OKEY_TOKEN_SECRET``."""
         e = os.environ if env is None else env
         return cls(
             nats_url=e["OKEY_NATS_URL"],
+            database_url=e.get("OKEY_BOTS_DATABASE_URL") or e["OKEY_DATABASE_URL"],
             table_addr=e.get("OKEY_TABLE_ADDR", "127.0.0.1:50061"),
             address=e.get("OKEY_BOTS_ADDR", DEFAULT_ADDR),
             strategy=e.get("OKEY_BOTS_STRATEGY", "strong"),
+            durable=e.get("OKEY_BOTS_DURABLE") or DURABLE,
         )
 
 
@@ -49,20 +57,23 @@ class BotsConfig:
 class BotsParts:
     client: TableClient
     app: BotsApp
-    follower: EventFollower
+    consumer: TableEventConsumer[EventItem]
 
 
 def bootstrap(config: BotsConfig) -> ServiceHost[BotsParts]:
     """The bots serve no API of their own: the host reports ``okey.v1.Bots`` SERVING once the
-    follower has subscribed."""
+    consumer has bound to the stream."""
 
     async def setup(host: ServiceHost[BotsParts]) -> BotsParts:
-        client = TableClient(config.table_addr, ServiceCredential("bots", ttl_s=TOKEN_TTL_S))
-        host.on_close(client.close)
-        app = BotsApp(client, config.strategy)
-        follower = EventFollower(app, config.nats_url, durable=config.durable, queue=config.queue)
-        host.background(follower, ready=follower.ready)
-        return BotsParts(client, app, follower)
+        app = BotsApp(TableClient(config.table_addr, ServiceCredential("bots", ttl_s=TOKEN_TTL_S)), config.strategy)
+        host.on_close(app.client.close)
+        pool = await asyncpg.create_pool(config.database_url, min_size=1, max_size=4)
+        host.on_close(pool.close)
+        async with pool.acquire() as conn:
+            await migrate_schema(conn)
+        consumer = bots_consumer(app, pool, config.nats_url, config.durable)
+        host.background(consumer, ready=consumer.ready)
+        return BotsParts(app.client, app, consumer)
 
     return ServiceHost("bots", config.address, setup, health_names=[SERVICE_NAME])
 
@@ -72,20 +83,22 @@ class BotsService(InProcess[Any]):
     """The bots service in this process (tests, ``okey up``): the host ``bootstrap`` builds."""
 
     nats_url: str
+    database_url: str
     table_addr: str
     address: str = DEFAULT_ADDR
     strategy: str = "strong"
     durable: str = DURABLE
-    queue: str = QUEUE
     port: int = 0
     host: ServiceHost[BotsParts] | None = field(default=None, repr=False)
 
     async def start(self) -> None:
-        config = BotsConfig(self.nats_url, self.table_addr, self.address, self.strategy, self.durable, self.queue)
+        config = BotsConfig(
+            self.nats_url, self.database_url, self.table_addr, self.address, self.strategy, self.durable
+        )
         await self.launch(bootstrap(config))
 
     app = Part("app")
-    follower = Part("follower")
+    consumer = Part("consumer")
     client = Part("client")
 
 

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 import asyncpg
 from okeycore.events import MatchEnded, SeatLeft
 from okeycore.okey101 import HandEnded101
-from okeyplatform.consumer import EventItem, FatalEvent, TableEventConsumer, VersionedApplier
+from okeyplatform.consumer import EventItem, RejectedMessage, TableEventConsumer, VersionedApplier
 from okeyplatform.contract import BadEnvelope, Envelope, UnreadableEvent, decode_envelope, encode_envelope, nats_headers
 from okeyplatform.eventstore import PostgresEventStore
 from okeyplatform.logs import get_logger
@@ -88,13 +88,14 @@ class Unreadable:
 
 def decode(data: bytes, headers: Mapping[str, str] | None = None) -> EventItem | Unreadable:
     """A message of the table subjects as the consumer's item; a message that is no table event
-    envelope at all (no table, no version) stops the consumer: :class:`FatalEvent`."""
+    envelope at all (no table, no version) is :class:`RejectedMessage`: the consumer logs it and
+    goes on (a stray publish on the table subjects must not stop the lobby's payouts)."""
     try:
         return EventItem(decode_envelope(data, headers))
     except UnreadableEvent as exc:
         return Unreadable(exc.table_id, exc.version, datetime.now(UTC), str(exc))
     except BadEnvelope as exc:
-        raise FatalEvent(f"not a table event envelope: {exc}") from None
+        raise RejectedMessage(f"not a table event envelope: {exc}") from None
 
 
 class LobbyEffects:

@@ -70,14 +70,15 @@ class LobbyConfig:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> LobbyConfig:
-        """``OKEY_DATABASE_URL``, ``OKEY_NATS_URL``, ``OKEY_LOBBY_ADDR``, ``OKEY_TABLE_ADDR`` and
-        the limits of :func:`limits_from_env`."""
+        """``OKEY_DATABASE_URL``, ``OKEY_NATS_URL``, ``OKEY_LOBBY_ADDR``, ``OKEY_TABLE_ADDR``,
+        ``OKEY_LOBBY_DURABLE`` and the limits of :func:`limits_from_env`."""
         e = os.environ if env is None else env
         return cls(
             database_url=e["OKEY_DATABASE_URL"],
             nats_url=e["OKEY_NATS_URL"],
             address=e.get("OKEY_LOBBY_ADDR", DEFAULT_ADDR),
             table_address=e.get("OKEY_TABLE_ADDR", DEFAULT_TABLE_ADDR),
+            durable=e.get("OKEY_LOBBY_DURABLE") or DURABLE,
             limits=limits_from_env(e),
         )
 

@@ -12,20 +12,16 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
 
-from okeyplatform.consumer import TableEventConsumer
+from okeyplatform.consumer import RejectedMessage, TableEventConsumer
 from okeyplatform.contract import BadEnvelope, UnreadableEvent, decode_envelope
 from okeyplatform.relay import TABLE_STREAM
 
 from .app import Item, ScoringApp
 from .projection import ProjectionError
 
-__all__ = ["Projector", "BadMessage", "decode_message", "DURABLE"]
+__all__ = ["Projector", "decode_message", "DURABLE"]
 
 DURABLE = "scoring"
-
-
-class BadMessage(ProjectionError):
-    """A message on okey.table.> that is not a table event envelope."""
 
 
 def decode_message(data: bytes, headers: Mapping[str, str] | None = None) -> Item:
@@ -36,7 +32,8 @@ def decode_message(data: bytes, headers: Mapping[str, str] | None = None) -> Ite
     except UnreadableEvent as exc:
         return Item(exc.table_id, exc.version, datetime.now(UTC), exc)
     except BadEnvelope as exc:
-        raise BadMessage(str(exc)) from None
+        # no table event at all: the consumer logs and acknowledges it (the log never holds one)
+        raise RejectedMessage(str(exc)) from None
     return Item(env.table_id, env.version, env.time, env.event)
 
 

@@ -53,6 +53,7 @@ class ScoringConfig:
             nats_url=e["OKEY_NATS_URL"],
             address=e.get("OKEY_SCORING_ADDR", DEFAULT_ADDR),
             events_url=e.get("OKEY_DATABASE_URL"),
+            durable=e.get("OKEY_SCORING_DURABLE") or DURABLE,
         )
 
 

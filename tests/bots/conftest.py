@@ -28,16 +28,17 @@ async def table_service(fresh_database_url: str, nats_url: str) -> AsyncIterator
 
 @pytest.fixture
 async def start_bots(
-    table_service: TableService, nats_url: str
+    table_service: TableService, nats_url: str, fresh_database_url: str
 ) -> AsyncIterator[Callable[..., Awaitable[BotsService]]]:
-    """Start a bots replica; replicas given the same ``group`` share one durable queue consumer."""
+    """Start a bots replica; replicas given the same ``group`` share one durable consumer (and the
+    applied-version record, in the table service's database)."""
     started: list[BotsService] = []
     suffix = uuid.uuid4().hex[:8]
 
     async def start(group: str = "bots", strategy: str = "strong") -> BotsService:
         name = f"{group}-{suffix}"
         svc = BotsService(
-            nats_url, f"127.0.0.1:{table_service.port}", "127.0.0.1:0", strategy, durable=name, queue=name
+            nats_url, fresh_database_url, f"127.0.0.1:{table_service.port}", "127.0.0.1:0", strategy, durable=name
         )
         await svc.start()
         started.append(svc)

@@ -104,8 +104,8 @@ async def test_two_replicas_share_the_work_and_never_play_a_turn_twice(
     events = await _events(table_service, table_id)
     assert not any(isinstance(e, TurnTimedOut) for e in events)
     _assert_each_turn_played_once(events)
-    assert a.follower is not None and b.follower is not None
-    assert a.follower.handled > 0 and b.follower.handled > 0  # the queue group split the events
+    assert a.consumer is not None and b.consumer is not None
+    assert a.consumer.applied > 0 and b.consumer.applied > 0  # the shared durable split the events
 
 
 async def test_replicas_that_both_see_every_event_still_play_each_turn_once(

@@ -1,6 +1,8 @@
 """The one table event consumer over a real PostgreSQL and NATS: the applied-version record
 makes a redelivered event a no-op, a version past a gap waits for the missing one, and the
-handler's writes share the transaction that records the version."""
+handler's writes share the transaction that records the version; the concurrent applier (the
+bots') hands back what cannot be done now and never moves a record back; a message that is no
+table event is set aside without stopping anything."""
 
 from __future__ import annotations
 
@@ -15,11 +17,15 @@ from okeyplatform.consumer import (
     APPLIED,
     DUPLICATE,
     HELD,
+    RETRY,
+    ConcurrentApplier,
     EventItem,
+    RetryLater,
     TableEventConsumer,
     VersionedApplier,
     decode_item,
     migrate_consumer_versions,
+    record_versions,
 )
 from okeyplatform.contract import encode_envelope, nats_headers
 from okeyplatform.eventstore import StoredEvent
@@ -121,6 +127,101 @@ async def test_the_consumer_applies_in_order_once_across_redelivery(
         rows = await pool.fetch("SELECT version FROM seen WHERE table_id = $1 ORDER BY 1", table)
         assert [r[0] for r in rows] == [1, 2, 3]
         assert consumer.duplicates >= 1 and consumer.applied == 3
+    finally:
+        consumer.stop()
+        await asyncio.wait_for(task, 10)
+        await pool.close()
+
+
+async def test_two_replicas_given_a_tables_first_version_at_once_apply_it_once(fresh_database_url: str) -> None:
+    # No record row yet for the table: the applier creates it before locking, so the second
+    # transaction waits for the first and then sees version 1 as a duplicate.
+    pool = await _pool(fresh_database_url)
+    try:
+        started = asyncio.Event()
+
+        async def slow(conn: asyncpg.Connection, item: EventItem) -> None:
+            started.set()
+            await asyncio.sleep(0.3)
+            await conn.execute("INSERT INTO seen VALUES ($1, $2) ON CONFLICT DO NOTHING", item.table_id, item.version)
+            await conn.execute("CREATE TABLE IF NOT EXISTS calls (n INT)")
+            await conn.execute("INSERT INTO calls VALUES (1)")
+
+        a, b = VersionedApplier(pool, "test", slow), VersionedApplier(pool, "test", slow)
+        first = asyncio.create_task(a.apply([_item("t", 1)]))
+        await started.wait()
+        second = await b.apply([_item("t", 1)])
+        assert (await first).outcomes == [APPLIED]
+        assert second.outcomes == [DUPLICATE]
+        assert await pool.fetchval("SELECT count(*) FROM calls") == 1
+    finally:
+        await pool.close()
+
+
+async def test_the_concurrent_applier_hands_back_what_cannot_be_done_now(fresh_database_url: str) -> None:
+    pool = await _pool(fresh_database_url)
+    try:
+        done: list[tuple[str, int]] = []
+
+        async def handler(item: EventItem) -> None:
+            if item.table_id == "away" and item.version == 2:
+                raise RetryLater("table service unreachable")
+            if item.table_id == "buggy":
+                raise KeyError("a bug")
+            done.append((item.table_id, item.version))
+
+        applier = ConcurrentApplier(pool, "bots-test", handler)
+        items = [_item("away", 1), _item("away", 2), _item("away", 3), _item("ok", 5), _item("buggy", 1)]
+        got = await applier.apply(items)
+        # away: 1 played, 2 handed back with the later 3 (a table's order holds); a gap (ok at 5)
+        # does not matter; a handler's bug is logged and counted, the event handled.
+        assert got.outcomes == [APPLIED, RETRY, RETRY, APPLIED, APPLIED]
+        assert sorted(done) == [("away", 1), ("ok", 5)]
+        assert applier.failed == 1
+        async with pool.acquire() as conn:
+            assert await VersionedApplier(pool, "bots-test", _seen).versions(conn, ["away", "ok", "buggy"]) == {
+                "away": 1,
+                "ok": 5,
+                "buggy": 1,
+            }
+        again = await applier.apply([_item("away", 1), _item("ok", 4), _item("ok", 5), _item("ok", 6)])
+        assert again.outcomes == [DUPLICATE, DUPLICATE, DUPLICATE, APPLIED]
+        # a replica that read the record before ``again`` wrote it, finishing later, never moves it back
+        async with pool.acquire() as conn:
+            await record_versions(conn, "bots-test", {"ok": 5})
+            assert await VersionedApplier(pool, "bots-test", _seen).versions(conn, ["ok"]) == {"ok": 6}
+    finally:
+        await pool.close()
+
+
+async def test_a_message_that_is_no_table_event_is_set_aside_and_the_consumer_goes_on(
+    fresh_database_url: str, nats_url: str, jetstream: JetStreamContext
+) -> None:
+    await ensure_table_stream(jetstream)
+    table = f"r-{uuid.uuid4().hex[:10]}"
+    pool = await _pool(fresh_database_url)
+    consumer = TableEventConsumer(
+        VersionedApplier(pool, "test", _seen),
+        nats_url,
+        decode_item,
+        durable=f"test-{table}",
+        subject=table_subject(table),
+        component="test-consumer",
+    )
+    task = asyncio.create_task(consumer.run())
+    try:
+        await asyncio.wait_for(consumer.ready.wait(), 10)
+        await jetstream.publish(table_subject(table), b"not an envelope")
+        await jetstream.publish(table_subject(table), b"\x00\xff" * 40, headers={"Okey-Version": "x"})
+        for version in (1, 2):
+            st = _stored(table, version)
+            await jetstream.publish(table_subject(table), encode_envelope(st), headers=nats_headers(st))
+        for _ in range(200):
+            if await pool.fetchval("SELECT count(*) FROM seen WHERE table_id = $1", table) == 2:
+                break
+            await asyncio.sleep(0.05)
+        assert await pool.fetchval("SELECT count(*) FROM seen WHERE table_id = $1", table) == 2
+        assert consumer.rejected == 2 and consumer.error is None and not task.done()
     finally:
         consumer.stop()
         await asyncio.wait_for(task, 10)
