@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Coroutine
-from typing import Any, TypeVar
+from collections.abc import Coroutine, Hashable
+from typing import Any, Generic, TypeVar
 
-__all__ = ["run", "loop_name"]
+__all__ = ["run", "loop_name", "KeyedLocks"]
 
 T = TypeVar("T")
 
@@ -37,3 +37,27 @@ def run(main: Coroutine[Any, Any, T]) -> T:
 
         return uvloop.run(main)
     return asyncio.run(main)
+
+
+K = TypeVar("K", bound=Hashable)
+
+
+class KeyedLocks(Generic[K]):
+    """One asyncio lock per key (a table, a table's seat), made when first asked for. Past
+    ``limit`` keys, the locks nobody holds are dropped, so the map stays small however many
+    tables come and go."""
+
+    def __init__(self, limit: int = 10_000) -> None:
+        self.limit = limit
+        self._locks: dict[K, asyncio.Lock] = {}
+
+    def __call__(self, key: K) -> asyncio.Lock:
+        lock = self._locks.get(key)
+        if lock is None:
+            if len(self._locks) > self.limit:
+                self._locks = {k: v for k, v in self._locks.items() if v.locked()}
+            lock = self._locks[key] = asyncio.Lock()
+        return lock
+
+    def __len__(self) -> int:
+        return len(self._locks)

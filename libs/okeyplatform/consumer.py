@@ -36,6 +36,7 @@ from nats.aio.msg import Msg
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.client import JetStreamContext
 
+from .aioloop import KeyedLocks
 from .bus import connect_nats, pause
 from .contract import BadEnvelope, Envelope, decode_envelope
 from .eventstore import migrate
@@ -625,15 +626,7 @@ class ConcurrentApplier(Generic[I]):
         self.failed = 0  # events whose handler raised (logged, counted as handled)
         self.log = get_logger(component=component)
         self._sem = asyncio.Semaphore(concurrency)
-        self._locks: dict[str, asyncio.Lock] = {}
-
-    def _lock(self, table_id: str) -> asyncio.Lock:
-        lock = self._locks.get(table_id)
-        if lock is None:
-            if len(self._locks) > 10_000:
-                self._locks = {k: v for k, v in self._locks.items() if v.locked()}
-            lock = self._locks[table_id] = asyncio.Lock()
-        return lock
+        self._lock: KeyedLocks[str] = KeyedLocks()
 
     async def apply(self, items: Sequence[I]) -> BatchResult:
         by_table: dict[str, list[int]] = {}

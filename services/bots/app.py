@@ -22,6 +22,7 @@ from okeycore.events import HandStarted
 from okeycore.options import Game
 from okeycore.strategy import STRATEGIES, Strategy
 from okeycore.strategy101 import STRATEGIES_101
+from okeyplatform.aioloop import KeyedLocks
 from okeyplatform.client import TableClient
 from okeyplatform.contract import Envelope
 from okeyplatform.grpcserver import error_reason
@@ -74,18 +75,12 @@ class BotsApp:
         self.strategy = strategy
         self.make_strategy = make_strategy or (lambda name, seed: STRATEGIES[name](seed))
         self.log = get_logger(component="bots")
-        self._locks: dict[tuple[str, int], asyncio.Lock] = {}
+        self._seat_locks: KeyedLocks[tuple[str, int]] = KeyedLocks()
         self.commands = 0
         self.refused = 0
 
     def _lock(self, table_id: str, seat: int) -> asyncio.Lock:
-        key = (table_id, seat)
-        lock = self._locks.get(key)
-        if lock is None:
-            if len(self._locks) > 10_000:
-                self._locks = {k: v for k, v in self._locks.items() if v.locked()}
-            lock = self._locks[key] = asyncio.Lock()
-        return lock
+        return self._seat_locks((table_id, seat))
 
     async def handle(self, env: Envelope) -> Played:
         """One table event: play whatever it calls a bot to play."""

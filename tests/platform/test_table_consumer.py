@@ -52,6 +52,23 @@ async def _pool(url: str) -> asyncpg.Pool:
     return pool
 
 
+async def _started(
+    pool: asyncpg.Pool, nats_url: str, table: str
+) -> tuple[TableEventConsumer[EventItem], asyncio.Task[None]]:
+    """A consumer of one table's subject with the record over ``_seen``, bound and running."""
+    consumer = TableEventConsumer(
+        VersionedApplier(pool, "test", _seen),
+        nats_url,
+        decode_item,
+        durable=f"test-{table}",
+        subject=table_subject(table),
+        component="test-consumer",
+    )
+    task = asyncio.create_task(consumer.run())
+    await asyncio.wait_for(consumer.ready.wait(), 10)
+    return consumer, task
+
+
 async def _seen(conn: asyncpg.Connection, item: EventItem) -> None:
     """The handler's effect, on the consumer's transaction connection."""
     await conn.execute("INSERT INTO seen VALUES ($1, $2)", item.table_id, item.version)
@@ -99,17 +116,8 @@ async def test_the_consumer_applies_in_order_once_across_redelivery(
     await ensure_table_stream(jetstream)
     table = f"c-{uuid.uuid4().hex[:10]}"
     pool = await _pool(fresh_database_url)
-    consumer = TableEventConsumer(
-        VersionedApplier(pool, "test", _seen),
-        nats_url,
-        decode_item,
-        durable=f"test-{table}",
-        subject=table_subject(table),
-        component="test-consumer",
-    )
-    task = asyncio.create_task(consumer.run())
+    consumer, task = await _started(pool, nats_url, table)
     try:
-        await asyncio.wait_for(consumer.ready.wait(), 10)
 
         async def publish(version: int, msg_id: str | None = None) -> None:
             st = _stored(table, version)
@@ -200,17 +208,8 @@ async def test_a_message_that_is_no_table_event_is_set_aside_and_the_consumer_go
     await ensure_table_stream(jetstream)
     table = f"r-{uuid.uuid4().hex[:10]}"
     pool = await _pool(fresh_database_url)
-    consumer = TableEventConsumer(
-        VersionedApplier(pool, "test", _seen),
-        nats_url,
-        decode_item,
-        durable=f"test-{table}",
-        subject=table_subject(table),
-        component="test-consumer",
-    )
-    task = asyncio.create_task(consumer.run())
+    consumer, task = await _started(pool, nats_url, table)
     try:
-        await asyncio.wait_for(consumer.ready.wait(), 10)
         await jetstream.publish(table_subject(table), b"not an envelope")
         await jetstream.publish(table_subject(table), b"\x00\xff" * 40, headers={"Okey-Version": "x"})
         for version in (1, 2):

@@ -489,7 +489,9 @@ def test_oversized_requests_are_refused_on_every_route(edge: Edge) -> None:
             n += 1
     watch = next(r for r in RPCS if r.streaming)
     out = ws_call(edge, watch, {"tableId": "t" * 100_000, "token": token})
-    assert out.code == "414" and not out.ok, out  # the upgrade request itself is refused, at once
+    # the upgrade request itself is refused, at once: 414 when websockets' parser sees the whole
+    # over-long request line in one read, 400 when it arrives in pieces (seen once in a full run)
+    assert out.code in ("414", "400") and not out.ok, out
     TALLY.add("oversized", out)
     n += 1
     print(f"oversized: {n} cases")
