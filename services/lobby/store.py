@@ -173,6 +173,21 @@ MIGRATIONS: list[tuple[int, str]] = [
         CREATE INDEX lobby_revocations_expires ON lobby_revocations (expires_at);
         """,
     ),
+    (
+        5,
+        # Device credentials (issue 19.1): the random secret a client keeps signs it in to the
+        # same account again. Only its SHA-256 is stored (the secret is 256 random bits, so a
+        # slow password hash would add nothing); a stolen table of hashes signs nobody in.
+        """
+        CREATE TABLE lobby_device_credentials (
+            secret_hash  BYTEA PRIMARY KEY,
+            player_id    TEXT NOT NULL REFERENCES lobby_players (player_id) ON DELETE CASCADE,
+            created_at   TIMESTAMPTZ NOT NULL,
+            last_used_at TIMESTAMPTZ NOT NULL
+        );
+        CREATE INDEX lobby_device_credentials_player ON lobby_device_credentials (player_id);
+        """,
+    ),
 ]
 
 
