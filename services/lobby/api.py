@@ -145,6 +145,17 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):
             chips_granted=s.chips_granted,
             device_secret=s.device_secret,
             returning=s.returning,
+            refresh_token=s.session.refresh_token,
+            refresh_expires_at=_ts(s.session.refresh_expires_at),
+        )
+
+    async def RefreshSession(self, request: pb.RefreshSessionRequest, context: Any) -> pb.RefreshSessionResponse:
+        s = await self.app.refresh_session(request.refresh_token)
+        return pb.RefreshSessionResponse(
+            token=s.token,
+            token_expires_at=_ts(s.expires_at),
+            refresh_token=s.refresh_token,
+            refresh_expires_at=_ts(s.refresh_expires_at),
         )
 
     async def GetPlayer(self, request: pb.GetPlayerRequest, context: Any) -> pb.GetPlayerResponse:

@@ -42,6 +42,7 @@ class LobbyApp:
         # players and accounts
         self.sign_in_guest = players.sign_in_guest
         self.sign_in = players.sign_in
+        self.refresh_session = players.refresh
         self.profile = players.profile
         self.sign_out = players.sign_out
         self.revocations = players.revocations

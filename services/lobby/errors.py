@@ -18,6 +18,7 @@ __all__ = [
     "Flood",
     "Unavailable",
     "Unauthenticated",
+    "Raced",
     "StartFailed",
     "InsufficientChips",
     "UniqueTaken",
@@ -50,6 +51,10 @@ class Flood(app.ResourceExhausted):
 
 class Unauthenticated(app.Unauthenticated):
     """A credential the lobby does not know (UNAUTHENTICATED)."""
+
+
+class Raced(app.Aborted):
+    """Another request did this a moment ago: nothing changed; look again, then retry (ABORTED)."""
 
 
 class Unavailable(app.Unavailable):

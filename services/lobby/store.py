@@ -188,6 +188,26 @@ MIGRATIONS: list[tuple[int, str]] = [
         CREATE INDEX lobby_device_credentials_player ON lobby_device_credentials (player_id);
         """,
     ),
+    (
+        6,
+        # Sessions (issue 19.2): each sign-in starts a family of refresh tokens; a refresh uses
+        # one (used_at) and adds the next. Only the tokens' SHA-256 is stored. A token used a
+        # second time is a stolen copy: its whole family is revoked.
+        """
+        CREATE TABLE lobby_sessions (
+            token_hash BYTEA PRIMARY KEY,
+            family_id  TEXT NOT NULL,
+            player_id  TEXT NOT NULL REFERENCES lobby_players (player_id) ON DELETE CASCADE,
+            issued_at  TIMESTAMPTZ NOT NULL,
+            expires_at TIMESTAMPTZ NOT NULL,
+            used_at    TIMESTAMPTZ,
+            revoked_at TIMESTAMPTZ
+        );
+        CREATE INDEX lobby_sessions_family ON lobby_sessions (family_id);
+        CREATE INDEX lobby_sessions_player ON lobby_sessions (player_id);
+        CREATE INDEX lobby_sessions_expires ON lobby_sessions (expires_at);
+        """,
+    ),
 ]
 
 

@@ -7,6 +7,7 @@ import { setLang, tr, translateStatic } from "./i18n.js";
 import { S, hintsKey } from "./state.js";
 import { loadMethods, whenUnauthorized } from "./api.js";
 import { bindSignin, decodeToken, renderWho, showSignin, signOut, useToken } from "./signin.js";
+import { refreshSession } from "./session.js";
 import { bindLobby, renderCreateOptions, renderTables, showLobby } from "./lobby.js";
 import { bindTable, enterTable, renderTable } from "./table.js";
 import { bindReport, renderChats, renderReportReasons } from "./chat.js";
@@ -70,6 +71,7 @@ async function boot() {
   const token = store.get("okey.token");
   const claims = decodeToken(token);
   if (claims && (!claims.exp || claims.exp * 1000 > Date.now())) useToken(token);
+  else if (claims && (await refreshSession())) useToken(S.token); // expired while away: the session renews it
   route();
 }
 

@@ -7,6 +7,7 @@ import { tr } from "./i18n.js";
 import { S, go, show } from "./state.js";
 import { api, errText, hasMethod, serviceMissing } from "./api.js";
 import { leaveTable } from "./table.js";
+import { endSession, keepSession, scheduleRefresh } from "./session.js";
 
 export function decodeToken(token) {
   const parts = String(token || "").trim().split(".");
@@ -29,6 +30,7 @@ export function useToken(token, name, chips) {
   store.set("okey.token", S.token);
   if (name) store.set("okey.name", name);
   renderWho();
+  scheduleRefresh();
   return true;
 }
 
@@ -37,6 +39,7 @@ export function signOut(message) {
   S.token = null;
   S.me = null;
   store.del("okey.token");
+  endSession();
   renderWho();
   location.hash = "";
   showSignin(message);
@@ -77,6 +80,7 @@ function signedIn(r, name) {
   const shown = r.player ? r.player.displayName : name;
   if (shown) store.set("okey.accountName", shown);
   useToken(r.token, shown, r.player ? num(r.player.chips) : undefined);
+  keepSession(r);
   go("#/lobby");
 }
 

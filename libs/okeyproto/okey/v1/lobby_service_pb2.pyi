@@ -105,7 +105,7 @@ class SignInGuestRequest(_message.Message):
     def __init__(self, display_name: _Optional[str] = ..., device_id: _Optional[str] = ..., device_secret: _Optional[str] = ...) -> None: ...
 
 class SignInGuestResponse(_message.Message):
-    __slots__ = ("player", "token", "token_expires_at", "device_id", "chips_granted", "device_secret", "returning")
+    __slots__ = ("player", "token", "token_expires_at", "device_id", "chips_granted", "device_secret", "returning", "refresh_token", "refresh_expires_at")
     PLAYER_FIELD_NUMBER: _ClassVar[int]
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     TOKEN_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
@@ -113,6 +113,8 @@ class SignInGuestResponse(_message.Message):
     CHIPS_GRANTED_FIELD_NUMBER: _ClassVar[int]
     DEVICE_SECRET_FIELD_NUMBER: _ClassVar[int]
     RETURNING_FIELD_NUMBER: _ClassVar[int]
+    REFRESH_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    REFRESH_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
     player: PlayerProfile
     token: str
     token_expires_at: _timestamp_pb2.Timestamp
@@ -120,7 +122,27 @@ class SignInGuestResponse(_message.Message):
     chips_granted: int
     device_secret: str
     returning: bool
-    def __init__(self, player: _Optional[_Union[PlayerProfile, _Mapping]] = ..., token: _Optional[str] = ..., token_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., device_id: _Optional[str] = ..., chips_granted: _Optional[int] = ..., device_secret: _Optional[str] = ..., returning: _Optional[bool] = ...) -> None: ...
+    refresh_token: str
+    refresh_expires_at: _timestamp_pb2.Timestamp
+    def __init__(self, player: _Optional[_Union[PlayerProfile, _Mapping]] = ..., token: _Optional[str] = ..., token_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., device_id: _Optional[str] = ..., chips_granted: _Optional[int] = ..., device_secret: _Optional[str] = ..., returning: _Optional[bool] = ..., refresh_token: _Optional[str] = ..., refresh_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class RefreshSessionRequest(_message.Message):
+    __slots__ = ("refresh_token",)
+    REFRESH_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    refresh_token: str
+    def __init__(self, refresh_token: _Optional[str] = ...) -> None: ...
+
+class RefreshSessionResponse(_message.Message):
+    __slots__ = ("token", "token_expires_at", "refresh_token", "refresh_expires_at")
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    REFRESH_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    REFRESH_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    token_expires_at: _timestamp_pb2.Timestamp
+    refresh_token: str
+    refresh_expires_at: _timestamp_pb2.Timestamp
+    def __init__(self, token: _Optional[str] = ..., token_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., refresh_token: _Optional[str] = ..., refresh_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class GetPlayerRequest(_message.Message):
     __slots__ = ("player_id",)

@@ -63,6 +63,11 @@ class LobbyServiceStub:
                 request_serializer=okey_dot_v1_dot_lobby__service__pb2.SignOutRequest.SerializeToString,
                 response_deserializer=okey_dot_v1_dot_lobby__service__pb2.SignOutResponse.FromString,
                 _registered_method=True)
+        self.RefreshSession = channel.unary_unary(
+                '/okey.v1.LobbyService/RefreshSession',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.RefreshSessionRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.RefreshSessionResponse.FromString,
+                _registered_method=True)
         self.GetPlayer = channel.unary_unary(
                 '/okey.v1.LobbyService/GetPlayer',
                 request_serializer=okey_dot_v1_dot_lobby__service__pb2.GetPlayerRequest.SerializeToString,
@@ -182,6 +187,15 @@ class LobbyServiceServicer:
     def SignOut(self, request, context):
         """Sign out everywhere: every token of the caller issued so far is refused by every service
         within seconds (as after a ban). Sign in again for a new token.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RefreshSession(self, request, context):
+        """The next access token and refresh token of a session (no bearer token needed: the access
+        token may have expired). The refresh token given is used up; using one twice ends the
+        session (REFRESH_REUSED).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -318,6 +332,11 @@ def add_LobbyServiceServicer_to_server(servicer, server):
                     servicer.SignOut,
                     request_deserializer=okey_dot_v1_dot_lobby__service__pb2.SignOutRequest.FromString,
                     response_serializer=okey_dot_v1_dot_lobby__service__pb2.SignOutResponse.SerializeToString,
+            ),
+            'RefreshSession': grpc.unary_unary_rpc_method_handler(
+                    servicer.RefreshSession,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.RefreshSessionRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.RefreshSessionResponse.SerializeToString,
             ),
             'GetPlayer': grpc.unary_unary_rpc_method_handler(
                     servicer.GetPlayer,
@@ -478,6 +497,33 @@ class LobbyService:
             '/okey.v1.LobbyService/SignOut',
             okey_dot_v1_dot_lobby__service__pb2.SignOutRequest.SerializeToString,
             okey_dot_v1_dot_lobby__service__pb2.SignOutResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RefreshSession(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/RefreshSession',
+            okey_dot_v1_dot_lobby__service__pb2.RefreshSessionRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.RefreshSessionResponse.FromString,
             options,
             channel_credentials,
             insecure,
