@@ -61,7 +61,7 @@ async function signIn(ev) {
     const r = await api("LobbyService", "SignInGuest", { displayName: name, deviceId: store.get("okey.device") || "" });
     if (r.deviceId) store.set("okey.device", r.deviceId);
     useToken(r.token, r.player ? r.player.displayName : name, r.player ? num(r.player.chips) : undefined);
-    go("#/lobby");
+    go(location.hash.startsWith("#/join/") ? location.hash : "#/lobby"); // a share link waits for the sign-in
   } catch (e) {
     if (serviceMissing(e)) showNoLobby();
     else { err.textContent = errText(e); err.hidden = false; $("#signin-name").focus(); }
