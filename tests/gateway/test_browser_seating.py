@@ -127,7 +127,9 @@ async def test_two_browsers_join_a_private_table_by_its_code_and_its_share_link(
     await page.click(f'#my-tables article[data-table="{table["tableId"]}"] button.primary')
     for who in (ayse, baris, cem):
         await who.page.wait_for_selector("#screen-table:not([hidden])", timeout=TIMEOUT_MS)
-        await who.page.wait_for_function("() => /950/.test(document.querySelector('#who-chips').textContent)", timeout=20_000)
+        await who.page.wait_for_function(
+            "() => /950/.test(document.querySelector('#who-chips').textContent)", timeout=20_000
+        )
     await baris.page.reload()
     await baris.page.wait_for_selector("#screen-table:not([hidden]), #screen-lobby:not([hidden])")
     assert await baris.chips_shown() == 950  # after a reload too
