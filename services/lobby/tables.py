@@ -6,6 +6,7 @@ movements are the ledger's (ledger.py), in the same unit of work as the table ro
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ __all__ = [
 WAITING, STARTING, PLAYING, FINISHED, CANCELLED = "WAITING", "STARTING", "PLAYING", "FINISHED", "CANCELLED"
 QUICK_CANDIDATES = 20  # waiting tables quick play tries, and the caller's own tables it looks at
 MY_TABLES_MAX = 50
+QUICK_LOCK = "quick-play:"  # the key prefix of quick play's lock, one lock per set of options
 
 
 class TableStarter(Protocol):
@@ -282,28 +284,32 @@ class Tables:
         """Seat the caller with people: a table whose match the caller already plays (not left)
         comes back as it is, never a second one; else a public waiting table with exactly these
         options where the caller waits already, else the one of them with the most people
-        seated (then the oldest); a table is opened only when none takes the caller."""
+        seated (then the oldest); a table is opened only when none takes the caller. Quick plays
+        with the same options take turns, so two at once meet at one table."""
         options = self._validated(options)
-        async with self.store.unit() as uow:
-            mine = await uow.tables.tables_of_player(who.subject, (WAITING, STARTING, PLAYING), QUICK_CANDIDATES)
-            candidates = await uow.tables.quick_candidates(options.game.value, options.to_dict(), QUICK_CANDIDATES)
-        wanted = options.to_dict()
-        in_play = [t for t in mine if t.status != WAITING]
-        waiting_here = [t for t in mine if t.status == WAITING and not t.private and t.options == wanted]
-        for t in in_play + waiting_here:
-            card = await self.table_card(who, t.table_id)
-            seat = next((s.seat for s in card.seats if s.player_id == who.subject), None)
-            if seat is not None:
-                return card, seat, False, False
-        for t in candidates:
-            try:
-                card, seat, started = await self.join(who, t.table_id)
-                return card, seat, False, started
-            except Refused as exc:
-                if exc.reason not in ("SEAT_TAKEN", "TABLE_FULL", "NOT_WAITING", "SAME_DEVICE", "ALREADY_SEATED"):
-                    raise
-        card, seat = await self.open_table(who, options)
-        return card, seat, True, False
+        # Two players asking at once must meet at one table, not open one each: the search and
+        # the sit hold one lock per set of options (at most a moment; see LobbyStore.serialized).
+        async with self.store.serialized(QUICK_LOCK + json.dumps(options.to_dict(), sort_keys=True)):
+            async with self.store.unit() as uow:
+                mine = await uow.tables.tables_of_player(who.subject, (WAITING, STARTING, PLAYING), QUICK_CANDIDATES)
+                candidates = await uow.tables.quick_candidates(options.game.value, options.to_dict(), QUICK_CANDIDATES)
+            wanted = options.to_dict()
+            in_play = [t for t in mine if t.status != WAITING]
+            waiting_here = [t for t in mine if t.status == WAITING and not t.private and t.options == wanted]
+            for t in in_play + waiting_here:
+                card = await self.table_card(who, t.table_id)
+                seat = next((s.seat for s in card.seats if s.player_id == who.subject), None)
+                if seat is not None:
+                    return card, seat, False, False
+            for t in candidates:
+                try:
+                    card, seat, started = await self.join(who, t.table_id)
+                    return card, seat, False, started
+                except Refused as exc:
+                    if exc.reason not in ("SEAT_TAKEN", "TABLE_FULL", "NOT_WAITING", "SAME_DEVICE", "ALREADY_SEATED"):
+                        raise
+            card, seat = await self.open_table(who, options)
+            return card, seat, True, False
 
     async def my_tables(self, who: Identity, limit: int = 0) -> list[TableCard]:
         """The caller's own tables (a seat not left) that wait, start or are being played,

@@ -5,6 +5,7 @@ the end."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from dataclasses import replace
 
@@ -182,6 +183,35 @@ async def test_quick_play_never_seats_a_player_twice(app: LobbyApp, guest: Guest
     await app.leave(a, card.table.table_id)
     fresh, _, opened, _ = await app.quick_play(a, CLASSIC)
     assert opened and fresh.table.table_id != card.table.table_id
+
+
+async def test_players_asking_quick_play_at_once_meet_at_one_table(
+    app: LobbyApp, guest: Guest, fake_tables: FakeTables, lobby_store: LobbyStore
+) -> None:
+    people = [await guest() for _ in range(4)]
+    results = await asyncio.gather(*(app.quick_play(p, STAKE) for p in people))
+    assert sum(opened for _, _, opened, _ in results) == 1  # one table opened, three sat at it
+    assert len({card.table.table_id for card, _, _, _ in results}) == 1
+    assert sorted(seat for _, seat, _, _ in results) == [0, 1, 2, 3]
+    assert sum(started for _, _, _, started in results) == 1 and len(fake_tables.created) == 1
+    by_seat = {seat: p.subject for p, (_, seat, _, _) in zip(people, results, strict=True)}
+    assert fake_tables.created[0][2] == tuple(by_seat[i] for i in range(4))  # the match has all four
+    await assert_ledger_invariants(lobby_store)
+
+
+async def test_a_serialized_section_has_one_holder_and_a_waiter_gives_up_after_its_wait(
+    lobby_store: LobbyStore,
+) -> None:
+    inside: list[str] = []
+    async with lobby_store.serialized("k", wait_s=0.1) as first:
+        assert first
+        async with lobby_store.serialized("k", wait_s=0.1) as second:
+            inside.append("second" if second else "unserialized")
+        async with lobby_store.serialized("other", wait_s=0.1) as other:
+            assert other  # another key is another lock
+    async with lobby_store.serialized("k", wait_s=0.1) as again:
+        assert again  # released at the end
+    assert inside == ["unserialized"]
 
 
 # ------------------------------------------------------------------ over gRPC, the real table service
