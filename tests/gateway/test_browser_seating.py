@@ -122,6 +122,12 @@ async def test_two_browsers_join_a_private_table_by_its_code_and_its_share_link(
     )
     assert "3/4" in (await page.text_content("#my-tables") or "")
     await page.screenshot(path=str(ARTIFACTS / "private-table.png"), full_page=True)
+    # At phone width the waiting room and its share link fit the screen.
+    await page.set_viewport_size({"width": 390, "height": 844})
+    box = await page.locator("#my-tables-panel").bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+    await page.locator("#my-tables-panel").screenshot(path=str(ARTIFACTS / "private-table-phone.png"))
+    await page.set_viewport_size({"width": 1280, "height": 900})
 
     # ---- the creator starts with a bot: all three go to the table; the chips follow the held stake
     await page.click(f'#my-tables article[data-table="{table["tableId"]}"] button.primary')
