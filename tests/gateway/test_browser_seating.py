@@ -30,6 +30,11 @@ def seat_stack(make_module_stack: Callable[..., okeystack.Stack]) -> okeystack.S
 
 
 @pytest.fixture
+def base(seat_stack: okeystack.Stack) -> str:
+    return f"http://{seat_stack.http_address}"
+
+
+@pytest.fixture
 async def browser() -> AsyncIterator[Any]:
     chromium = _chromium()
     async_playwright = _playwright()
@@ -80,10 +85,7 @@ class Person:
         return list(await self.page.evaluate("() => okeyApp.state.myTables || []"))
 
 
-async def test_two_browsers_join_a_private_table_by_its_code_and_its_share_link(
-    seat_stack: okeystack.Stack, browser: Any
-) -> None:
-    base = f"http://{seat_stack.http_address}"
+async def test_two_browsers_join_a_private_table_by_its_code_and_its_share_link(base: str, browser: Any) -> None:
     ayse = await Person.sign_in(browser, base, "Ayşe Özel")
     page = ayse.page
     # ---- a private table with a stake, without bots: confirmed, then its waiting room with the code
@@ -143,10 +145,7 @@ async def test_two_browsers_join_a_private_table_by_its_code_and_its_share_link(
         assert not who.errors, who.errors
 
 
-async def test_quick_play_seats_the_second_person_at_the_first_persons_waiting_table(
-    seat_stack: okeystack.Stack, browser: Any
-) -> None:
-    base = f"http://{seat_stack.http_address}"
+async def test_quick_play_seats_the_second_person_at_the_first_persons_waiting_table(base: str, browser: Any) -> None:
     first = await Person.sign_in(browser, base, "Deniz Hızlı")
     await first.page.select_option("#quick-game", "OKEY")
     await first.page.select_option("#quick-stake", "100")
@@ -180,10 +179,7 @@ async def test_quick_play_seats_the_second_person_at_the_first_persons_waiting_t
     assert not first.errors and not second.errors, first.errors + second.errors
 
 
-async def test_the_stake_is_confirmed_before_sitting_and_the_profile_is_one_click_away(
-    seat_stack: okeystack.Stack, browser: Any
-) -> None:
-    base = f"http://{seat_stack.http_address}"
+async def test_the_stake_is_confirmed_before_sitting_and_the_profile_is_one_click_away(base: str, browser: Any) -> None:
     me = await Person.sign_in(browser, base, "Fikret Jeton")
     page = me.page
     assert await me.chips_shown() == 1000
