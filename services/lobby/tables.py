@@ -494,12 +494,12 @@ def _seat_conflict(exc: UniqueTaken) -> Refused:
     return Refused("that seat was just taken", "SEAT_TAKEN")
 
 
-# 10 characters of 32 (no I, O, 0 or 1 to misread): 50 random bits, so a code is not guessed
-# (a million tries find one of ten thousand private tables with odds of about 1 in 100,000),
+# 12 characters of 32 (no I, O, 0 or 1 to misread): 60 random bits, so a code is not guessed
+# (a million tries find one of ten thousand private tables with odds of about 1 in 10^8),
 # and no call lists private tables: ListTables shows only public ones, ListMyTables the
 # caller's own, GetTableCard and JoinTable need the exact code.
 _INVITE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
-INVITE_LENGTH = 10
+INVITE_LENGTH = 12
 
 
 def _invite_code() -> str:

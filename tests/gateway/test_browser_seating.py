@@ -95,8 +95,9 @@ async def test_two_browsers_join_a_private_table_by_its_code_and_its_share_link(
     await page.click("#create-submit")
     await ayse.confirm_stake(50, 1000)
     await page.wait_for_selector("#my-tables-panel:not([hidden]) .invite-code", timeout=TIMEOUT_MS)
-    code = (await page.text_content("#my-tables .invite-code") or "").strip()
-    assert re.fullmatch(r"[A-Z2-9]{10}", code), code
+    shown = (await page.text_content("#my-tables .invite-code") or "").strip()
+    assert re.fullmatch(r"[A-Z2-9]{4} [A-Z2-9]{4} [A-Z2-9]{4}", shown), shown  # in groups of four
+    code = shown.replace(" ", "")
     link = await page.input_value("#my-tables .share-link")
     assert link.endswith(f"#/join/{code}")
     assert await page.input_value("#opt-stake") == "0"  # the stake is not kept for the next table

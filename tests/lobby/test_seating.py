@@ -77,7 +77,7 @@ async def test_an_invite_code_is_long_random_and_private_tables_stay_out_of_the_
     for _ in range(3):
         card, _ = await app.open_table(me, CLASSIC, private=True)
         code = card.table.invite_code or ""
-        assert re.fullmatch(f"[A-HJ-NP-Z2-9]{{{INVITE_LENGTH}}}", code), code  # 50 bits, no I/O/0/1
+        assert re.fullmatch(f"[A-HJ-NP-Z2-9]{{{INVITE_LENGTH}}}", code), code  # 60 bits, no I/O/0/1
         codes.add(code)
         await app.leave(me, card.table.table_id)
     assert len(codes) == 3
@@ -103,7 +103,7 @@ async def test_joining_by_the_invite_code_alone_as_a_person_types_it(app: LobbyA
     me, friend = await guest(), await guest()
     card, _ = await app.open_table(me, STAKE, private=True)
     code = card.table.invite_code or ""
-    typed = f" {code[:5].lower()}-{code[5:]} "
+    typed = f" {code[:5].lower()}-{code[5:9]} {code[9:]}"
     assert normal_invite(typed) == code and normal_invite("Şş" + code) == code
     seen = await app.table_card(friend, invite_code=typed)
     assert seen.table.table_id == card.table.table_id and not seen.show_invite  # not seated yet

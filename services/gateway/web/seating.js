@@ -53,7 +53,7 @@ function inviteBox(t) {
   const link = shareLink(t.inviteCode);
   const linkId = "share-" + t.tableId;
   return h("div", { class: "invite" },
-    h("p", {}, tr("seating.code"), " ", h("strong", { class: "invite-code", "data-code": t.inviteCode }, t.inviteCode)),
+    h("p", {}, tr("seating.code"), " ", h("strong", { class: "invite-code", "data-code": t.inviteCode }, t.inviteCode.replace(/(.{4})(?=.)/g, "$1 "))),
     h("label", { for: linkId }, tr("seating.link")),
     h("div", { class: "row" },
       h("input", { id: linkId, class: "share-link", readonly: true, value: link, onfocus: (e) => e.target.select() }),
