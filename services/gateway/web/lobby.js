@@ -8,7 +8,7 @@ import { api, errText, hasMethod, serviceMissing } from "./api.js";
 import { leaveTable } from "./table.js";
 import { startChat } from "./chat.js";
 import { confirmStake, keepChipsCurrent } from "./wallet.js";
-import { bindSeating, fillWithBots, gameName, joinListed, leaveWaiting, refreshMyTables, renderMyTables, seatLine, statusName } from "./seating.js";
+import { bindSeating, fillWithBots, openWithoutLobby, gameName, joinListed, leaveWaiting, refreshMyTables, renderMyTables, seatLine, statusName } from "./seating.js";
 
 // The table-option spec (app.js's OPTIONS, one per option of RULES.md section 5), set at boot.
 let OPTIONS = [];
@@ -207,12 +207,7 @@ async function createTable(ev) {
         $("#lobby-unavailable").hidden = false;
       }
     }
-    // No lobby: open the table on the table service directly, the player in seat 0, bots elsewhere.
-    const count = game === "OKEY101" ? num(options.seats || 4) : 4;
-    const seats = [{ playerId: S.me.id }];
-    for (let i = 1; i < count; i++) seats.push({ playerId: "" });
-    const r = await api("TableService", "CreateTable", { options, seats });
-    location.hash = `#/table/${r.tableId}/0`;
+    await openWithoutLobby(options);
   } catch (e) {
     err.textContent = errText(e);
     err.hidden = false;

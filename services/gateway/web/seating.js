@@ -167,12 +167,26 @@ export async function joinByCode(raw) {
   }
 }
 
+/** No lobby: open the table on the table service directly, the player in seat 0, bots elsewhere (no chips). */
+export async function openWithoutLobby(options) {
+  const count = options.game === "GAME_OKEY101" ? num(options.seats || 4) : 4;
+  const seats = [{ playerId: S.me.id }];
+  for (let i = 1; i < count; i++) seats.push({ playerId: "" });
+  const r = await api("TableService", "CreateTable", { options, seats });
+  go(`#/table/${r.tableId}/0`);
+}
+
 /** Quick play at the chosen game and stake (asked first); the stake box goes back to none after. */
 export async function quickPlay() {
   const game = $("#quick-game").value;
   const stake = num($("#quick-stake").value);
-  if (!(await confirmStake(stake, tr("game." + game)))) return;
   const btn = $("#quick-play");
+  if (S.lobbyDown || !hasMethod("LobbyService", "QuickPlay")) { // no lobby, no people and no chips: bots
+    btn.disabled = true;
+    try { await openWithoutLobby({ game: "GAME_" + game }); } catch (e) { toast(errText(e)); } finally { btn.disabled = false; }
+    return;
+  }
+  if (!(await confirmStake(stake, tr("game." + game)))) return;
   btn.disabled = true;
   try {
     const r = await api("LobbyService", "QuickPlay", { options: { game: "GAME_" + game, stake } });
