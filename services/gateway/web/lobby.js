@@ -48,7 +48,6 @@ async function refreshLobby() {
   }
 }
 
-
 function ruleText(rule) {
   if (currentLang() === "tr" && rule.label) return rule.label;
   const title = tr("opt." + rule.option);

@@ -2,7 +2,7 @@
 // every sit, and every 15 s while signed in, so a pot paid at the table shows without a
 // reload), and the stake confirmation every sit at a table with a stake goes through
 // (issue 18.4): a dialog with the stake, the chips now and the chips left after sitting.
-import { $, num } from "./dom.js";
+import { $, num, store } from "./dom.js";
 import { tr } from "./i18n.js";
 import { S } from "./state.js";
 import { api, hasMethod } from "./api.js";
@@ -20,6 +20,7 @@ export async function refreshChips() {
       S.me.name = r.player.displayName || S.me.name;
       S.me.chips = num(r.player.chips);
       S.me.nextDaily = r.player.nextDailyChipsAt || "";
+      store.set("okey.name", S.me.name);
       renderWho();
       return S.me.chips;
     }
