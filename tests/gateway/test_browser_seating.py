@@ -223,4 +223,17 @@ async def test_the_stake_is_confirmed_before_sitting_and_the_profile_is_one_clic
     await page.wait_for_selector("#profile-stats p, #profile-stats table")
     await page.wait_for_selector("#leaderboard p, #leaderboard table")
     await page.click("#profile-close")
+    # In English the new panels and the dialog are English too, and the code box is reachable by keyboard.
+    await page.click(".lang button[data-lang=en]")
+    assert await page.text_content("#quick-title") == "Quick play"
+    assert await page.text_content("#code-title") == "Join with a code"
+    await page.select_option("#quick-stake", "100")
+    await page.click("#quick-play")
+    await page.wait_for_selector("#stake-dialog[open]")
+    assert await page.text_content("#stake-title") == "Confirm the stake"
+    assert "100 chips" in (await page.text_content("#stake-amount") or "")
+    await page.click("#stake-cancel")
+    await page.focus("#quick-play")
+    await page.keyboard.press("Tab")
+    assert await page.evaluate("() => document.activeElement.id") == "code-input"
     assert not me.errors, me.errors
