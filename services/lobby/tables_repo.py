@@ -191,9 +191,10 @@ class TablesRepo(Repository):
         """The tables in ``statuses`` where ``player_id`` holds a seat they have not left, newest
         first, at most ``limit`` (public and private alike: they are the player's own)."""
         rows = await self.conn.fetch(
-            f"SELECT {_TABLE_COLS} FROM lobby_tables t WHERE t.status = ANY($2::text[]) AND EXISTS ("
-            "SELECT 1 FROM lobby_seats s WHERE s.table_id = t.table_id AND s.player_id = $1 AND s.left_at IS NULL) "
-            "ORDER BY t.created_at DESC, t.table_id LIMIT $3",
+            # From the player's seats (lobby_seats_player), not from every table in play.
+            f"SELECT {_TABLE_COLS} FROM lobby_tables WHERE table_id IN (SELECT s.table_id FROM lobby_seats s "
+            "WHERE s.player_id = $1 AND s.left_at IS NULL) AND status = ANY($2::text[]) "
+            "ORDER BY created_at DESC, table_id LIMIT $3",
             player_id,
             list(statuses),
             limit,
