@@ -251,7 +251,8 @@ class LobbyStore:
             candidate = await self.pool.acquire()
             try:
                 got = await candidate.fetchval("SELECT pg_try_advisory_lock($1)", lock_id)
-            except BaseException:
+            except BaseException:  # cancelled, perhaps holding it: a closed session holds no lock
+                candidate.terminate()
                 await self.pool.release(candidate)
                 raise
             if got:
@@ -269,5 +270,8 @@ class LobbyStore:
         finally:
             try:
                 await conn.execute("SELECT pg_advisory_unlock($1)", lock_id)
+            except BaseException:  # not unlocked: the session ends, and its lock with it
+                conn.terminate()
+                raise
             finally:
                 await self.pool.release(conn)
