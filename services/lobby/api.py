@@ -199,6 +199,11 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):
         )
         return pb.ListTablesResponse(tables=[table_pb(c) for c in cards], next_page_token=token)
 
+    async def ListMyTables(self, request: pb.ListMyTablesRequest, context: Any) -> pb.ListMyTablesResponse:
+        who = self._who(context)
+        cards = await self.app.my_tables(who, request.limit)
+        return pb.ListMyTablesResponse(tables=[table_pb(c) for c in cards])
+
     async def GetTableCard(self, request: pb.GetTableCardRequest, context: Any) -> pb.GetTableCardResponse:
         who = self._who(context)
         card = await self.app.table_card(who, request.table_id, request.invite_code)

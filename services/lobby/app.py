@@ -54,6 +54,7 @@ class LobbyApp:
         self.open_table = seating.open_table
         self.table_card = seating.table_card
         self.list_tables = seating.list_tables
+        self.my_tables = seating.my_tables
         self.join = seating.join
         self.fill_with_bots = seating.fill_with_bots
         self.quick_play = seating.quick_play

@@ -4,13 +4,17 @@ the service's start) and its unit of work. Each subdomain keeps its SQL in its o
 on one connection that gives every repository that same connection, so a use case that touches
 several subdomains (a ban frees seats, a match start holds stakes) commits or fails as one.
 
-Lock order, kept by every unit so no two deadlock: table rows, then quota rows (in the order of
+Lock order, kept by every unit so no two deadlock: quick play's advisory lock (taken before any
+unit, by ``LobbyStore.serialized``), table rows, then quota rows (in the order of
 the list given to :meth:`PlayersRepo.take_quotas`: a device's before an address's, accounts
 before chip grants), then ledger accounts sorted by name (``bank`` < ``house`` < ``player:*`` <
 ``pot:*``)."""
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -252,3 +256,42 @@ class LobbyStore:
             return
         async with self.pool.acquire() as conn, conn.transaction():
             yield Unit(conn)
+
+    @asynccontextmanager
+    async def serialized(self, key: str, wait_s: float = 2.0) -> AsyncIterator[bool]:
+        """One holder at a time of ``key``, across every lobby replica (a PostgreSQL session
+        advisory lock), for a use case whose steps are several units of work (quick play's
+        search, then its sit). A waiter holds no connection (it tries again every 20 ms), so
+        waiters cannot starve the holder's units of connections; after ``wait_s`` it goes on
+        unserialized (yields False) rather than fail."""
+        lock_id = int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big", signed=True)
+        deadline = time.monotonic() + wait_s
+        conn = None
+        while conn is None:
+            candidate = await self.pool.acquire()
+            try:
+                got = await candidate.fetchval("SELECT pg_try_advisory_lock($1)", lock_id)
+            except BaseException:  # cancelled, perhaps holding it: a closed session holds no lock
+                candidate.terminate()
+                await self.pool.release(candidate)
+                raise
+            if got:
+                conn = candidate
+                break
+            await self.pool.release(candidate)
+            if time.monotonic() >= deadline:
+                break
+            await asyncio.sleep(0.02)
+        if conn is None:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            try:
+                await conn.execute("SELECT pg_advisory_unlock($1)", lock_id)
+            except BaseException:  # not unlocked: the session ends, and its lock with it
+                conn.terminate()
+                raise
+            finally:
+                await self.pool.release(conn)

@@ -81,7 +81,7 @@ function signedIn(r, name) {
   if (shown) store.set("okey.accountName", shown);
   useToken(r.token, shown, r.player ? num(r.player.chips) : undefined);
   keepSession(r);
-  go("#/lobby");
+  go(location.hash.startsWith("#/join/") ? location.hash : "#/lobby"); // a share link waits for the sign-in
 }
 
 async function signInAgain() {

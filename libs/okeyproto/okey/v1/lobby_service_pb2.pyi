@@ -302,6 +302,18 @@ class ListTablesResponse(_message.Message):
     next_page_token: str
     def __init__(self, tables: _Optional[_Iterable[_Union[LobbyTable, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
+class ListMyTablesRequest(_message.Message):
+    __slots__ = ("limit",)
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    limit: int
+    def __init__(self, limit: _Optional[int] = ...) -> None: ...
+
+class ListMyTablesResponse(_message.Message):
+    __slots__ = ("tables",)
+    TABLES_FIELD_NUMBER: _ClassVar[int]
+    tables: _containers.RepeatedCompositeFieldContainer[LobbyTable]
+    def __init__(self, tables: _Optional[_Iterable[_Union[LobbyTable, _Mapping]]] = ...) -> None: ...
+
 class GetTableCardRequest(_message.Message):
     __slots__ = ("table_id", "invite_code")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]

@@ -93,6 +93,11 @@ class LobbyServiceStub:
                 request_serializer=okey_dot_v1_dot_lobby__service__pb2.ListTablesRequest.SerializeToString,
                 response_deserializer=okey_dot_v1_dot_lobby__service__pb2.ListTablesResponse.FromString,
                 _registered_method=True)
+        self.ListMyTables = channel.unary_unary(
+                '/okey.v1.LobbyService/ListMyTables',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.ListMyTablesRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.ListMyTablesResponse.FromString,
+                _registered_method=True)
         self.GetTableCard = channel.unary_unary(
                 '/okey.v1.LobbyService/GetTableCard',
                 request_serializer=okey_dot_v1_dot_lobby__service__pb2.GetTableCardRequest.SerializeToString,
@@ -236,6 +241,14 @@ class LobbyServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListMyTables(self, request, context):
+        """The caller's own tables (a seat not left) that wait, start or are being played, public
+        and private, newest first, with the invite code of the private ones. Only the caller's.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetTableCard(self, request, context):
         """One table's card, by id or (for a private table) by invite code.
         """
@@ -258,7 +271,9 @@ class LobbyServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def QuickPlay(self, request, context):
-        """Sit at an open public table with these options, or open one.
+        """Sit with people: the table whose match the caller plays comes back (never a second
+        seat); else the public waiting table with exactly these options that has the most people
+        seated (then the oldest); a table is opened, waiting for people, only when none fits.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -362,6 +377,11 @@ def add_LobbyServiceServicer_to_server(servicer, server):
                     servicer.ListTables,
                     request_deserializer=okey_dot_v1_dot_lobby__service__pb2.ListTablesRequest.FromString,
                     response_serializer=okey_dot_v1_dot_lobby__service__pb2.ListTablesResponse.SerializeToString,
+            ),
+            'ListMyTables': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListMyTables,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.ListMyTablesRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.ListMyTablesResponse.SerializeToString,
             ),
             'GetTableCard': grpc.unary_unary_rpc_method_handler(
                     servicer.GetTableCard,
@@ -659,6 +679,33 @@ class LobbyService:
             '/okey.v1.LobbyService/ListTables',
             okey_dot_v1_dot_lobby__service__pb2.ListTablesRequest.SerializeToString,
             okey_dot_v1_dot_lobby__service__pb2.ListTablesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListMyTables(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/ListMyTables',
+            okey_dot_v1_dot_lobby__service__pb2.ListMyTablesRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.ListMyTablesResponse.FromString,
             options,
             channel_credentials,
             insecure,
