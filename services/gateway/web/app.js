@@ -2,14 +2,17 @@
 // build step): it holds the table-option spec the create form is drawn from, wires the screens'
 // listeners, routes by the URL's hash, and boots. What each module owns: docs/design.md,
 // "The web client".
-import { $, $$, store } from "./dom.js";
+import { $, $$, store, toast } from "./dom.js";
 import { setLang, tr, translateStatic } from "./i18n.js";
 import { S, hintsKey } from "./state.js";
-import { loadMethods, whenUnauthorized } from "./api.js";
+import { errText, loadMethods, whenUnauthorized } from "./api.js";
 import { bindSignin, decodeToken, renderWho, showSignin, signOut, useToken } from "./signin.js";
 import { bindLobby, renderCreateOptions, renderTables, showLobby } from "./lobby.js";
 import { bindTable, enterTable, renderTable } from "./table.js";
 import { bindReport, renderChats, renderReportReasons } from "./chat.js";
+import { setRackHints } from "./rack.js";
+import { rackHint } from "./fits.js";
+import { currentTable, rememberTable } from "./resume.js";
 
 // Every option of RULES.md section 5, in that order: its JSON name, its games, its kind.
 const OPTIONS = [
@@ -50,11 +53,22 @@ function applyLang() {
   renderChats();
 }
 
-function route() {
+async function route() {
   if (!S.token) { showSignin(); return; }
   const m = location.hash.match(/^#\/table\/([A-Za-z0-9_-]+)(?:\/(\d+))?/);
-  if (m) enterTable(m[1], m[2] !== undefined ? Number(m[2]) : null);
-  else showLobby();
+  if (m) {
+    await enterTable(m[1], m[2] !== undefined ? Number(m[2]) : null);
+    if (S.t && S.t.id === m[1]) rememberTable();
+    return;
+  }
+  // Opening the site while seated at a match in play goes to that table [issue 18.9].
+  const bare = !location.hash || location.hash === "#" || location.hash === "#/";
+  if (bare) {
+    const to = await currentTable();
+    const still = !location.hash || location.hash === "#" || location.hash === "#/";
+    if (to && still && S.token) { location.replace(to); return; }
+  }
+  showLobby();
 }
 
 async function boot() {
@@ -63,6 +77,7 @@ async function boot() {
   bindSignin();
   bindLobby(OPTIONS);
   bindTable();
+  setRackHints(rackHint);
   bindReport();
   window.addEventListener("hashchange", route);
   applyLang();
@@ -78,6 +93,9 @@ window.okeyApp = {
   state: S,
   dropSocket() { if (S.t && S.t.ws) S.t.ws.close(4000, "test"); },
   version() { return S.t ? S.t.version : 0; },
+  // Show a refusal as the page shows one, by its reason code ({reason, code, message}, and what
+  // was sent: {command, body} or {name}); returns the text (the refusal test scans every code).
+  showRefusal(err, ctx) { const text = errText(err, ctx); toast(text); return text; },
   hintsFresh() { return !!(S.t && S.t.view && S.t.hints && S.t.hintsKey === hintsKey(S.t)); },
 };
 

@@ -64,7 +64,7 @@ async function signIn(ev) {
     go("#/lobby");
   } catch (e) {
     if (serviceMissing(e)) showNoLobby();
-    else { err.textContent = errText(e); err.hidden = false; $("#signin-name").focus(); }
+    else { err.textContent = errText(e, { name }); err.hidden = false; $("#signin-name").focus(); }
   } finally {
     btn.disabled = false;
     btn.textContent = tr("signin.submit");
