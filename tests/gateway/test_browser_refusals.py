@@ -33,6 +33,37 @@ SERVER_LIKE = "tile 87 does not fit meld 3 [O-SIDE-2]; meld 1: a run needs 3 til
 TOAST_JS = "(b) => { const t = document.querySelector('#toast'); return !t.hidden && t.textContent !== b; }"
 REFUSAL_JS = "([code, msg, ctx]) => okeyApp.showRefusal({reason: code, code: 'FAILED_PRECONDITION', message: msg}, ctx)"
 NAMED = re.compile(r"^1\. per geçerli değil \(((Kırmızı|Sarı|Mavi|Siyah) \d+|Okey|Sahte okey)\)")
+# A run of the colour of a rack tile (not an okey) that the tile extends at the start, as the
+# only meld on the table, with AddTile allowed or not; returns the tile's id and name.
+INJECT_RUN_JS = """(allow) => {
+  const t = okeyApp.state.t, v = t.view, okey = v.okey.code;
+  const tile = v.rack.find((x) => x.code !== okey && x.code !== 'F' && Number(x.code.slice(1)) <= 10);
+  if (!tile) return null;
+  const c = tile.code[0], n = Number(tile.code.slice(1));
+  const codes = [1, 2, 3].map((k) => c + (n + k));
+  const tiles = codes.map((code, k) => ({ id: 900 + k, code }));
+  v.melds = [{ owner: 1, kind: 'MELD_KIND_RUN', tiles, standsFor: codes }];
+  v.allowed = (v.allowed || []).filter((a) => a !== 'AddTile').concat(allow ? ['AddTile'] : []);
+  t.hints = null;
+  t.selected = [];
+  const names = { R: 'Kırmızı', Y: 'Sarı', B: 'Mavi', K: 'Siyah' };
+  return { id: tile.id, name: names[c] + ' ' + n };
+}"""
+# Hints marking every rack tile, then a HandStarted event with the view as it is (the page's own
+# applyView); the rack's markers counted before and right after.
+REDEAL_JS = """async () => {
+  const live = await import('/live.js');
+  const t = okeyApp.state.t;
+  t.hints = { tiles: t.view.rack.map((x) => ({ tile: x, finishes: true, penalised: true })) };
+  t.selected = [];
+  document.querySelector('#rack button.tile').click();
+  document.querySelector('#rack button.tile').click();
+  const before = document.querySelectorAll('#rack .mk').length;
+  const v = JSON.parse(JSON.stringify(t.view));
+  v.version = t.version + 1;
+  live.applyView(v, { kind: 'HandStarted', version: v.version, handStarted: { hand: v.hand, starter: t.seat } });
+  return { before, after: document.querySelectorAll('#rack .mk').length, hints: t.hints };
+}"""
 PAGE_TEXT_JS = "(id) => document.body.innerText.split(id).join(' ')"
 
 
@@ -174,6 +205,31 @@ async def test_refusals_are_turkish_on_a_tr_page_and_a_reload_returns_to_the_tab
                     shown[code] = text
             assert len(shown) == len(found.codes)
             _check_tr_text(await page.evaluate(PAGE_TEXT_JS, table_id), words, "table after every code")
+
+            # ---- the add control only where the selected tile fits, naming it: a run on the table
+            # that a rack tile extends at its start (set into the view; the next view replaces it)
+            picked = await page.evaluate(INJECT_RUN_JS, True)
+            assert picked, "no rack tile to extend a run with"
+            tile_sel = f'#rack button[data-tile="{picked["id"]}"]'
+            await page.click(tile_sel)
+            adds = page.locator("#melds-area [data-add]")
+            assert await adds.count() == 1 and await page.get_attribute("#melds-area [data-add]", "data-add") == "start"
+            assert await adds.first.text_content() == tr["fits.add_start"].replace("{tile}", picked["name"])
+            assert await page.locator("#melds-area .meld.fits").count() == 1
+            assert await page.locator(f"{tile_sel} .mk.add").count() == 1
+            assert "işlenir" in str(await page.get_attribute(tile_sel, "aria-label"))
+            _check_tr_text(await page.evaluate(PAGE_TEXT_JS, table_id), words, "table with a meld control")
+            await page.evaluate(INJECT_RUN_JS, False)  # the same run, but AddTile not allowed
+            await page.click(tile_sel)
+            await page.click(tile_sel)
+            assert await page.locator("#melds-area [data-add]").count() == 0
+            assert await page.locator("#rack .mk.add").count() == 0
+            await page.click(tile_sel)  # deselect
+
+            # ---- a new deal (here a re-deal of the same hand number, as after a void hand) shows
+            # none of the last hints: every tile marked before, none right after the deal
+            marks = await page.evaluate(REDEAL_JS)
+            assert marks["before"] > 0 and marks["after"] == 0 and marks["hints"] is None, marks
 
             # ---- reload mid-hand: the site's address without #/table comes back to the table
             st = await page.evaluate(STATE_JS)
