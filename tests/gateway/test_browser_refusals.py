@@ -4,9 +4,11 @@ reason code, with tiles named as players name them — two provoked through the 
 lobby refuses at sign-in; opening with every tile, and with a one-tile meld), and every reason
 code the services define through the page's own error-showing function, each given the kind of
 English, rule-id and tile-id message the servers send — and then the TR page's text is scanned:
-no rule ids, no "tile <n>", none of the servers' English words. The add and take-okey controls do
-not show before the seat may use them. Reloading the site (no #/table in the address) mid-hand
-returns to the table. Screenshots: artifacts/refusal-tr.png, artifacts/reload-mid-hand.png."""
+no rule ids, no "tile <n>", none of the servers' English words. The add and take-okey controls
+and the + markers do not show before the seat may use them, and show (naming the tile) only at
+a meld the selected tile fits when AddTile is allowed. A new deal shows none of the last hints.
+Reloading the site (no #/table in the address) mid-hand returns to the table; the lobby button
+still shows the lobby. Screenshots: artifacts/refusal-tr.png, artifacts/reload-mid-hand.png."""
 
 from __future__ import annotations
 
