@@ -249,6 +249,14 @@ async def test_refusals_are_turkish_on_a_tr_page_and_a_reload_returns_to_the_tab
             await page.screenshot(path=str(ARTIFACTS / "reload-mid-hand.png"), full_page=True)
             _check_tr_text(await page.evaluate(PAGE_TEXT_JS, table_id), words, "table after reload")
 
+            # The English page: "Canlı" is "Live", and a refusal is English without ids.
+            await page.click(".lang button[data-lang=en]")
+            assert await page.text_content("#conn") == "Live"
+            en_text = await page.evaluate(REFUSAL_JS, ["TILE_DOES_NOT_FIT", SERVER_LIKE, {}])
+            assert en_text == strings("en")["err.TILE_DOES_NOT_FIT"], en_text
+            await page.click(".lang button[data-lang=tr]")
+            assert await page.text_content("#conn") == "Canlı"
+
             # The lobby button still shows the lobby (only the bare address goes to the table).
             await page.click("#back-lobby")
             await page.wait_for_selector("#screen-lobby:not([hidden])")
