@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -28,6 +28,7 @@ __all__ = [
     "PostgresEventStore",
     "MIGRATIONS",
     "migrate",
+    "open_pool",
     "KEEP_TIMER",
 ]
 
@@ -289,6 +290,27 @@ async def _no_reset(_conn: asyncpg.Connection) -> None:
     return None
 
 
+async def open_pool(
+    dsn: str,
+    migrate_with: Callable[[asyncpg.Connection], Awaitable[Any]],
+    min_size: int = 2,
+    max_size: int = 10,
+    init: Callable[[asyncpg.Connection], Awaitable[None]] | None = None,
+) -> asyncpg.Pool:
+    """A service's pool on its database, its schema brought up to date (``migrate_with``) first.
+    Our connections hold no session state (LISTEN and advisory locks use connections of their
+    own), so the pool's reset round trip on every release is skipped."""
+    pool = await asyncpg.create_pool(dsn, min_size=min_size, max_size=max_size, init=init, reset=_no_reset)
+    assert pool is not None
+    try:
+        async with pool.acquire() as conn:
+            await migrate_with(conn)
+    except BaseException:
+        await pool.close()
+        raise
+    return pool
+
+
 def _ts(ms: int) -> datetime:
     return datetime.fromtimestamp(ms / 1000, UTC)
 
@@ -322,13 +344,7 @@ class PostgresEventStore:
 
     @classmethod
     async def connect(cls, dsn: str, min_size: int = 2, max_size: int = 10) -> PostgresEventStore:
-        # Connections hold no session state (LISTEN and advisory locks use their own), so the
-        # pool's reset round trip on every release is skipped.
-        pool = await asyncpg.create_pool(dsn, min_size=min_size, max_size=max_size, reset=_no_reset)
-        assert pool is not None
-        async with pool.acquire() as conn:
-            await migrate(conn)
-        return cls(pool)
+        return cls(await open_pool(dsn, migrate, min_size, max_size))
 
     async def close(self) -> None:
         await self.pool.close()

@@ -9,10 +9,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import asyncpg
 from okeyplatform.auth import ServiceCredential
 from okeyplatform.client import TableClient
 from okeyplatform.consumer import EventItem, TableEventConsumer
+from okeyplatform.eventstore import open_pool
 from okeyplatform.host import InProcess, Part, ServiceHost, run_service
 
 from .api import SERVICE_NAME
@@ -67,10 +67,8 @@ def bootstrap(config: BotsConfig) -> ServiceHost[BotsParts]:
     async def setup(host: ServiceHost[BotsParts]) -> BotsParts:
         app = BotsApp(TableClient(config.table_addr, ServiceCredential("bots", ttl_s=TOKEN_TTL_S)), config.strategy)
         host.on_close(app.client.close)
-        pool = await asyncpg.create_pool(config.database_url, min_size=1, max_size=4)
+        pool = await open_pool(config.database_url, migrate_schema, min_size=1, max_size=4)
         host.on_close(pool.close)
-        async with pool.acquire() as conn:
-            await migrate_schema(conn)
         consumer = bots_consumer(app, pool, config.nats_url, config.durable)
         host.background(consumer, ready=consumer.ready)
         return BotsParts(app.client, app, consumer)

@@ -135,14 +135,16 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):
 
     async def SignInGuest(self, request: pb.SignInGuestRequest, context: Any) -> pb.SignInGuestResponse:
         address = client_address_from_metadata(context.invocation_metadata())  # the gateway's
-        player, token, expires, granted = await self.app.sign_in_guest(request.display_name, request.device_id, address)
-        profile = await self.app.profile(Identity(player.player_id, "player", player.device_id), "")
+        s = await self.app.sign_in(request.display_name, request.device_id, address, request.device_secret)
+        profile = await self.app.profile(Identity(s.player.player_id, "player", s.player.device_id), "")
         return pb.SignInGuestResponse(
             player=profile_pb(profile),
-            token=token,
-            token_expires_at=_ts(expires),
-            device_id=player.device_id,
-            chips_granted=granted,
+            token=s.token,
+            token_expires_at=_ts(s.expires_at),
+            device_id=s.player.device_id,
+            chips_granted=s.chips_granted,
+            device_secret=s.device_secret,
+            returning=s.returning,
         )
 
     async def GetPlayer(self, request: pb.GetPlayerRequest, context: Any) -> pb.GetPlayerResponse:

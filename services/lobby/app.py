@@ -41,6 +41,7 @@ class LobbyApp:
         players, ledger, seating, chat, reporting = self.players, self.ledger, self.tables, self.chat, self.reporting
         # players and accounts
         self.sign_in_guest = players.sign_in_guest
+        self.sign_in = players.sign_in
         self.profile = players.profile
         self.sign_out = players.sign_out
         self.revocations = players.revocations

@@ -17,6 +17,7 @@ __all__ = [
     "Exists",
     "Flood",
     "Unavailable",
+    "Unauthenticated",
     "StartFailed",
     "InsufficientChips",
     "UniqueTaken",
@@ -45,6 +46,10 @@ class Exists(app.AlreadyExists):
 
 class Flood(app.ResourceExhausted):
     """A quota or a rate limit reached (RESOURCE_EXHAUSTED)."""
+
+
+class Unauthenticated(app.Unauthenticated):
+    """A credential the lobby does not know (UNAUTHENTICATED)."""
 
 
 class Unavailable(app.Unavailable):

@@ -1,10 +1,12 @@
 """Players and their accounts: guest sign-in (a valid unique name, the sock-puppet quotas per
-device and address, the first daily chips, a signed token), profiles, signing out everywhere and
-the token revocations every service asks for; and the check every other subdomain makes before
-a player sits or writes: known to the lobby, not banned."""
+device and address, the first daily chips, a signed token, and a device credential that signs the
+same device in to the same account again), profiles, signing out everywhere and the token
+revocations every service asks for; and the check every other subdomain makes before a player
+sits or writes: known to the lobby, not banned."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 import secrets
 from collections.abc import Awaitable, Callable
@@ -15,16 +17,33 @@ from okeyplatform.auth import Identity, issue_token, revoke
 from okeyplatform.logs import get_logger
 
 from . import moderation
-from .errors import Exists, Flood, Forbidden, Invalid, NotFound, Refused, UniqueTaken
+from .errors import Exists, Flood, Forbidden, Invalid, NotFound, Refused, Unauthenticated, UniqueTaken
 from .ledger import Ledger, grant_key
 from .ledger_repo import player_account
 from .players_repo import PlayerRow
 from .policy import Limits, banned_text, grant_day, later, next_day_start, quotas
 from .store import LobbyStore, Unit
 
-__all__ = ["Players", "Profile", "active_player"]
+__all__ = ["Players", "Profile", "SignedIn", "active_player", "credential_hash"]
 
 DEVICE_ID = re.compile(r"^[^\s\x00-\x1f\x7f]{1,128}$")  # what a client says its device is: no spaces
+DEVICE_SECRET = re.compile(r"^[A-Za-z0-9_-]{32,128}$")  # what the lobby issues: token_urlsafe(32), 43 characters
+
+
+def credential_hash(secret: str) -> bytes:
+    """What is stored of a device credential (256 random bits: SHA-256 is enough, OWASP's advice
+    for high-entropy secrets; a password would want argon2id)."""
+    return hashlib.sha256(secret.encode()).digest()
+
+
+@dataclass(frozen=True)
+class SignedIn:
+    player: PlayerRow
+    token: str
+    expires_at: datetime
+    chips_granted: int
+    device_secret: str  # keep it: signing in with it returns this account
+    returning: bool  # signed in with a device credential (not a new account)
 
 
 @dataclass(frozen=True)
@@ -91,12 +110,49 @@ class Players:
 
     # ------------------------------------------------------------ guests and profiles
 
+    async def sign_in(self, display_name: str, device_id: str, address: str = "", device_secret: str = "") -> SignedIn:
+        """With ``device_secret`` (a device credential this lobby issued): that account again, with
+        its chips and stats, a new token and the day's chips if not yet claimed (UNAUTHENTICATED
+        DEVICE_UNKNOWN for a credential it does not know). Without: a new account
+        (:meth:`sign_in_guest`) and its device credential."""
+        if not device_secret:
+            return await self._new_guest(display_name, device_id, address)
+        if not DEVICE_SECRET.match(device_secret):
+            raise Invalid("device_secret: the credential a sign-in returned, unchanged", "INVALID_ARGUMENT")
+        now = self.clock()
+        async with self.store.unit() as uow:
+            player = await uow.players.by_credential(credential_hash(device_secret), now)
+            if player is None:
+                raise Unauthenticated(
+                    "Bu cihazın hesabı bulunamadı; yeni bir hesapla devam et. "
+                    "(This device's account was not found: continue with a new account.)",
+                    "DEVICE_UNKNOWN",
+                )
+            until = later(player.banned_until, await uow.reports.device_banned_until(player.device_id))
+            if until is not None and until > now:
+                raise Forbidden(banned_text(until), "BANNED")
+            granted = await self.ledger.grant_daily(uow, player.player_id, now, player.device_id, address)
+        token = self._token(player)
+        self.log.info("guest_signed_in_again", player_id=player.player_id)
+        return SignedIn(player, token, now + timedelta(seconds=self.limits.token_ttl_s), granted, device_secret, True)
+
+    def _token(self, player: PlayerRow) -> str:
+        return issue_token(
+            player.player_id, "player", ttl_s=self.limits.token_ttl_s, secret=self.token_secret, device=player.device_id
+        )
+
     async def sign_in_guest(
         self, display_name: str, device_id: str, address: str = ""
     ) -> tuple[PlayerRow, str, datetime, int]:
-        """A new guest: a unique valid name, the first daily chips, a signed token. A device and an
-        address open a few accounts a day, and the daily chips go to a few of them (Limits): past
-        that, RESOURCE_EXHAUSTED TOO_MANY_ACCOUNTS, or an account without the day's chips."""
+        """A new guest account (:meth:`sign_in` without a credential), as a tuple."""
+        s = await self._new_guest(display_name, device_id, address)
+        return s.player, s.token, s.expires_at, s.chips_granted
+
+    async def _new_guest(self, display_name: str, device_id: str, address: str) -> SignedIn:
+        """A new guest: a unique valid name, the first daily chips, a signed token, a device
+        credential. A device and an address open a few accounts a day, and the daily chips go to a
+        few of them (Limits): past that, RESOURCE_EXHAUSTED TOO_MANY_ACCOUNTS, or an account
+        without the day's chips."""
         try:
             shown = moderation.check_display_name(display_name)
         except moderation.NameRejected as exc:
@@ -120,11 +176,10 @@ class Players:
                 raise Exists(f"'{shown}' adı alınmış; başka bir ad seç. (That name is taken.)", "NAME_TAKEN") from None
             await uow.ledger.open_account(player_account(row.player_id))
             granted = await self.ledger.grant_daily(uow, row.player_id, now, device, address)
-        token = issue_token(
-            row.player_id, "player", ttl_s=self.limits.token_ttl_s, secret=self.token_secret, device=device
-        )
+            secret = secrets.token_urlsafe(32)
+            await uow.players.add_credential(credential_hash(secret), row.player_id, now)
         self.log.info("guest_signed_in", player_id=row.player_id)
-        return row, token, now + timedelta(seconds=self.limits.token_ttl_s), granted
+        return SignedIn(row, self._token(row), now + timedelta(seconds=self.limits.token_ttl_s), granted, secret, False)
 
     async def profile(self, who: Identity, player_id: str) -> Profile:
         target = player_id or who.subject

@@ -1,5 +1,5 @@
-"""The players' rows (``lobby_players``), their token revocations and the daily quotas per device
-and address that sign-ups and chip grants take from."""
+"""The players' rows (``lobby_players``), their device credentials, their token revocations and
+the daily quotas per device and address that sign-ups and chip grants take from."""
 
 from __future__ import annotations
 
@@ -79,6 +79,27 @@ class PlayersRepo(Repository):
         await self.conn.execute("DELETE FROM lobby_revocations WHERE expires_at <= $1", now)
         rows = await self.conn.fetch("SELECT player_id, not_before FROM lobby_revocations WHERE expires_at > $1", now)
         return [(r["player_id"], r["not_before"]) for r in rows]
+
+    # ------------------------------------------------------------ device credentials
+
+    async def add_credential(self, secret_hash: bytes, player_id: str, now: datetime) -> None:
+        await self.conn.execute(
+            "INSERT INTO lobby_device_credentials (secret_hash, player_id, created_at, last_used_at) "
+            "VALUES ($1, $2, $3, $3)",
+            secret_hash,
+            player_id,
+            now,
+        )
+
+    async def by_credential(self, secret_hash: bytes, now: datetime) -> PlayerRow | None:
+        """The player a device credential signs in (its last use moved to ``now``), or None."""
+        r = await self.conn.fetchrow(
+            "WITH used AS (UPDATE lobby_device_credentials SET last_used_at = $2 WHERE secret_hash = $1 "
+            "RETURNING player_id) SELECT p.* FROM lobby_players p JOIN used USING (player_id)",
+            secret_hash,
+            now,
+        )
+        return _player(r) if r else None
 
     # ------------------------------------------------------------ daily quotas
 

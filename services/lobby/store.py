@@ -16,7 +16,7 @@ from contextlib import asynccontextmanager
 
 import asyncpg
 from okeyplatform.consumer import migrate_consumer_versions
-from okeyplatform.eventstore import migrate
+from okeyplatform.eventstore import migrate, open_pool
 
 from .chat_repo import ChatRepo
 from .ledger_repo import LedgerRepo
@@ -173,6 +173,21 @@ MIGRATIONS: list[tuple[int, str]] = [
         CREATE INDEX lobby_revocations_expires ON lobby_revocations (expires_at);
         """,
     ),
+    (
+        5,
+        # Device credentials (issue 19.1): the random secret a client keeps signs it in to the
+        # same account again. Only its SHA-256 is stored (the secret is 256 random bits, so a
+        # slow password hash would add nothing); a stolen table of hashes signs nobody in.
+        """
+        CREATE TABLE lobby_device_credentials (
+            secret_hash  BYTEA PRIMARY KEY,
+            player_id    TEXT NOT NULL REFERENCES lobby_players (player_id) ON DELETE CASCADE,
+            created_at   TIMESTAMPTZ NOT NULL,
+            last_used_at TIMESTAMPTZ NOT NULL
+        );
+        CREATE INDEX lobby_device_credentials_player ON lobby_device_credentials (player_id);
+        """,
+    ),
 ]
 
 
@@ -197,21 +212,13 @@ async def migrate_schema(conn: asyncpg.Connection) -> str:
     return f"{len(applied)} applied"
 
 
-async def _no_reset(_conn: asyncpg.Connection) -> None:
-    return None
-
-
 class LobbyStore:
     def __init__(self, pool: asyncpg.Pool) -> None:
         self.pool = pool
 
     @classmethod
     async def connect(cls, dsn: str, min_size: int = 2, max_size: int = 10) -> LobbyStore:
-        pool = await asyncpg.create_pool(dsn, min_size=min_size, max_size=max_size, reset=_no_reset)
-        assert pool is not None
-        async with pool.acquire() as conn:
-            await migrate_schema(conn)
-        return cls(pool)
+        return cls(await open_pool(dsn, migrate_schema, min_size, max_size))
 
     async def close(self) -> None:
         await self.pool.close()

@@ -9,7 +9,7 @@ from datetime import date
 from typing import Any
 
 import asyncpg
-from okeyplatform.eventstore import migrate
+from okeyplatform.eventstore import migrate, open_pool
 
 from .projection import COUNTER_FIELDS, WEEKLY_FIELDS, Changes, Counters, HandRow, MatchRow, SeatRow, TableAcc
 
@@ -186,10 +186,6 @@ async def _init(conn: asyncpg.Connection) -> None:
     await conn.set_type_codec("jsonb", encoder=_jsonb_out, decoder=_jsonb_in, schema="pg_catalog", format="binary")
 
 
-async def _no_reset(_conn: asyncpg.Connection) -> None:
-    return None
-
-
 def _prefix(schema: str | None) -> str:
     return f'"{schema}".' if schema else ""
 
@@ -216,11 +212,7 @@ class ScoringStore:
 
     @classmethod
     async def connect(cls, dsn: str, min_size: int = 1, max_size: int = 8) -> ScoringStore:
-        pool = await asyncpg.create_pool(dsn, min_size=min_size, max_size=max_size, init=_init, reset=_no_reset)
-        assert pool is not None
-        async with pool.acquire() as conn:
-            await migrate(conn, MIGRATIONS, scope=SCOPE)
-        return cls(pool)
+        return cls(await open_pool(dsn, migrate_schema, min_size, max_size, init=_init))
 
     async def close(self) -> None:
         await self.pool.close()
