@@ -7,8 +7,9 @@ English, rule-id and tile-id message the servers send — and then the TR page's
 no rule ids, no "tile <n>", none of the servers' English words. The add and take-okey controls
 and the + markers do not show before the seat may use them, and show (naming the tile) only at
 a meld the selected tile fits when AddTile is allowed. A new deal shows none of the last hints.
-Reloading the site (no #/table in the address) mid-hand returns to the table; the lobby button
-still shows the lobby. Screenshots: artifacts/refusal-tr.png, artifacts/reload-mid-hand.png."""
+Reloading the site (no #/table in the address) mid-hand returns to the table, and so does signing
+out and in again as the same account; the lobby button still shows the lobby. Screenshots:
+artifacts/refusal-tr.png, artifacts/reload-mid-hand.png."""
 
 from __future__ import annotations
 
@@ -248,6 +249,19 @@ async def test_refusals_are_turkish_on_a_tr_page_and_a_reload_returns_to_the_tab
             await page.wait_for_timeout(300)
             await page.screenshot(path=str(ARTIFACTS / "reload-mid-hand.png"), full_page=True)
             _check_tr_text(await page.evaluate(PAGE_TEXT_JS, table_id), words, "table after reload")
+
+            # Signing out and in again as the same account ("continue as") returns to the table too.
+            await page.click("#sign-out")
+            await page.wait_for_selector("#signout-dialog[open]")
+            await page.click("#signout-confirm")
+            await page.wait_for_selector("#signin-again:not([hidden])")
+            await page.click("#signin-again-go")
+            await page.wait_for_function(
+                "(id) => { const t = okeyApp.state.t; return t && t.id === id && t.view && t.live; }",
+                arg=table_id,
+                timeout=20_000,
+            )
+            assert await page.locator("#screen-table").is_visible()
 
             # The English page: "Canlı" is "Live", and a refusal is English without ids.
             await page.click(".lang button[data-lang=en]")

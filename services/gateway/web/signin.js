@@ -77,7 +77,7 @@ function signedIn(r, name) {
   const shown = r.player ? r.player.displayName : name;
   if (shown) store.set("okey.accountName", shown);
   useToken(r.token, shown, r.player ? num(r.player.chips) : undefined);
-  go("#/lobby");
+  go(""); // the router shows the lobby, or the table this player sits at in play (resume.js)
 }
 
 async function signInAgain() {
