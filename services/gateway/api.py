@@ -50,14 +50,20 @@ WEB_DIR = Path(__file__).parent / "web"
 log = get_logger(component="gateway")
 
 
-def _reason(err: grpc.aio.AioRpcError) -> str:
+def _error_info(err: grpc.aio.AioRpcError) -> tuple[str, dict[str, str]]:
+    """The refusal's stable reason and its ErrorInfo metadata (what a client may show: a
+    password's ``why``, a lockout's ``retry_after_s``); the status name when it has none."""
     st = rpc_status.from_call(err)  # type: ignore[arg-type]
     if st is not None:
         for d in st.details:
             info = error_details_pb2.ErrorInfo()
             if d.Unpack(info):
-                return str(info.reason)
-    return err.code().name
+                return str(info.reason), dict(info.metadata)
+    return err.code().name, {}
+
+
+def _reason(err: grpc.aio.AioRpcError) -> str:
+    return _error_info(err)[0]
 
 
 def _forward_metadata(md: Any, caller: Caller) -> list[tuple[str, str]]:
@@ -131,8 +137,11 @@ class GrpcProxy(grpc.GenericRpcHandler):
 # ------------------------------------------------------------------ HTTP / JSON
 
 
-def _error(status: int, code: str, reason: str, message: str) -> JSONResponse:
-    return JSONResponse({"code": code, "reason": reason, "message": message}, status_code=status)
+def _error(status: int, code: str, reason: str, message: str, metadata: dict[str, str] | None = None) -> JSONResponse:
+    body: dict[str, object] = {"code": code, "reason": reason, "message": message}
+    if metadata:
+        body["metadata"] = metadata
+    return JSONResponse(body, status_code=status)
 
 
 def _refusal(err: AppError) -> JSONResponse:
@@ -280,7 +289,8 @@ def build_http_app(upstreams: Upstreams, limiter: RateLimiter, cors_origins: lis
         try:
             resp = await call(req, metadata=md, timeout=UPSTREAM_TIMEOUT_S)
         except grpc.aio.AioRpcError as err:
-            return _error(http_status(err.code()), err.code().name, _reason(err), err.details() or "")
+            reason, metadata = _error_info(err)
+            return _error(http_status(err.code()), err.code().name, reason, err.details() or "", metadata)
         return Response(
             json_format.MessageToJson(resp, indent=None, always_print_fields_with_no_presence=False),
             media_type="application/json",

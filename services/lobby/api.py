@@ -17,7 +17,7 @@ from .app import LobbyApp
 from .cards import rule_lines
 from .chat_repo import MessageRow
 from .ledger_repo import EntryRow
-from .players import Profile
+from .players import Profile, SignedIn
 from .reports_repo import ReportRow
 from .tables import TableCard
 
@@ -136,6 +136,9 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):
     async def SignInGuest(self, request: pb.SignInGuestRequest, context: Any) -> pb.SignInGuestResponse:
         address = client_address_from_metadata(context.invocation_metadata())  # the gateway's
         s = await self.app.sign_in(request.display_name, request.device_id, address, request.device_secret)
+        return await self._signed_in(s)
+
+    async def _signed_in(self, s: SignedIn) -> pb.SignInGuestResponse:
         profile = await self.app.profile(Identity(s.player.player_id, "player", s.player.device_id), "")
         return pb.SignInGuestResponse(
             player=profile_pb(profile),
@@ -147,7 +150,49 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):
             returning=s.returning,
             refresh_token=s.session.refresh_token,
             refresh_expires_at=_ts(s.session.refresh_expires_at),
+            device_ref=s.device_ref,
         )
+
+    async def LinkEmail(self, request: pb.LinkEmailRequest, context: Any) -> pb.LinkEmailResponse:
+        await self.app.link_email(self._who(context), request.email, request.password)
+        return pb.LinkEmailResponse()
+
+    async def ChangePassword(self, request: pb.ChangePasswordRequest, context: Any) -> pb.ChangePasswordResponse:
+        s = await self.app.change_password(self._who(context), request.current_password, request.new_password)
+        return pb.ChangePasswordResponse(
+            token=s.token,
+            token_expires_at=_ts(s.expires_at),
+            refresh_token=s.refresh_token,
+            refresh_expires_at=_ts(s.refresh_expires_at),
+        )
+
+    async def SignInEmail(self, request: pb.SignInEmailRequest, context: Any) -> pb.SignInEmailResponse:
+        s = await self.app.sign_in_email(request.email, request.password)
+        return pb.SignInEmailResponse(signed_in=await self._signed_in(s))
+
+    async def CreateLinkCode(self, request: pb.CreateLinkCodeRequest, context: Any) -> pb.CreateLinkCodeResponse:
+        code, expires = await self.app.create_link_code(self._who(context))
+        return pb.CreateLinkCodeResponse(code=code, expires_at=_ts(expires))
+
+    async def SignInWithLinkCode(
+        self, request: pb.SignInWithLinkCodeRequest, context: Any
+    ) -> pb.SignInWithLinkCodeResponse:
+        s = await self.app.sign_in_link_code(request.code)
+        return pb.SignInWithLinkCodeResponse(signed_in=await self._signed_in(s))
+
+    async def ListDevices(self, request: pb.ListDevicesRequest, context: Any) -> pb.ListDevicesResponse:
+        devices, email = await self.app.devices(self._who(context))
+        return pb.ListDevicesResponse(
+            devices=[
+                pb.Device(device_ref=d.device_ref, created_at=_ts(d.created_at), last_used_at=_ts(d.last_used_at))
+                for d in devices
+            ],
+            email=email,
+        )
+
+    async def UnlinkDevice(self, request: pb.UnlinkDeviceRequest, context: Any) -> pb.UnlinkDeviceResponse:
+        await self.app.unlink_device(self._who(context), request.device_ref)
+        return pb.UnlinkDeviceResponse()
 
     async def RefreshSession(self, request: pb.RefreshSessionRequest, context: Any) -> pb.RefreshSessionResponse:
         s = await self.app.refresh_session(request.refresh_token)

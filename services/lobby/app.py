@@ -1,5 +1,5 @@
 """The lobby's use cases behind one object: ``LobbyApp`` builds the use-case objects of each
-subdomain over one store (players.py, ledger.py, tables.py, chat.py, reports.py) and offers their
+subdomain over one store (players.py, logins.py, ledger.py, tables.py, chat.py, reports.py) and offers their
 calls under one name each, as api.py and consumer.py call them. The rules live in those modules;
 this is only their composition."""
 
@@ -10,6 +10,7 @@ from datetime import datetime
 
 from .chat import Chat
 from .ledger import Ledger
+from .logins import Logins
 from .players import Players
 from .policy import Limits, utcnow
 from .reports import Reports
@@ -34,6 +35,7 @@ class LobbyApp:
         self.limits = limits
         self.ledger = Ledger(store, clock, limits)
         self.players = Players(store, self.ledger, clock, limits, token_secret)
+        self.logins = Logins(store, self.players, clock, limits)
         self.tables = Tables(store, tables, clock, limits)
         self.chat = Chat(store, clock, limits)
         self.reporting = Reports(store, self.players, self.tables, clock, limits)
@@ -47,6 +49,14 @@ class LobbyApp:
         self.sign_out = players.sign_out
         self.revocations = players.revocations
         self.forget_old_quotas = players.forget_old_quotas
+        logins = self.logins
+        self.link_email = logins.link_email
+        self.change_password = logins.change_password
+        self.sign_in_email = logins.sign_in_email
+        self.create_link_code = logins.create_link_code
+        self.sign_in_link_code = logins.sign_in_link_code
+        self.devices = logins.devices
+        self.unlink_device = logins.unlink_device
         # the ledger
         self.chips = ledger.chips
         self.claim_daily_chips = ledger.claim_daily_chips

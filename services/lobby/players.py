@@ -56,7 +56,8 @@ class SignedIn:
     session: Session
     chips_granted: int
     device_secret: str  # keep it: signing in with it returns this account
-    returning: bool  # signed in with a device credential (not a new account)
+    returning: bool  # an existing account (a device credential, a login, a link code)
+    device_ref: str = ""  # the device credential's public id (ListDevices, UnlinkDevice)
 
     @property
     def token(self) -> str:
@@ -144,27 +145,33 @@ class Players:
             raise Invalid("device_secret: the credential a sign-in returned, unchanged", "INVALID_ARGUMENT")
         now = self.clock()
         async with self.store.unit() as uow:
-            player = await uow.players.by_credential(credential_hash(device_secret), now)
-            if player is None:
+            found = await uow.players.by_credential(credential_hash(device_secret), now)
+            if found is None:
                 raise Unauthenticated(
                     "Bu cihazın hesabı bulunamadı; yeni bir hesapla devam et. "
                     "(This device's account was not found: continue with a new account.)",
                     "DEVICE_UNKNOWN",
                 )
+            player, device_ref = found
             until = later(player.banned_until, await uow.reports.device_banned_until(player.device_id))
             if until is not None and until > now:
                 raise Forbidden(banned_text(until), "BANNED")
             granted = await self.ledger.grant_daily(uow, player.player_id, now, player.device_id, address)
-            session = await self._start_session(uow, player, now)
+            session = await self.start_session(uow, player, device_ref, now)
         self.log.info("guest_signed_in_again", player_id=player.player_id)
-        return SignedIn(player, session, granted, device_secret, True)
+        return SignedIn(player, session, granted, device_secret, True, device_ref)
 
-    async def _start_session(self, uow: Unit, player: PlayerRow, now: datetime, family: str = "") -> Session:
-        """An access token and a new refresh token (of ``family``, else of a new family: a sign-in)."""
+    async def start_session(
+        self, uow: Unit, player: PlayerRow, device_ref: str, now: datetime, family: str = ""
+    ) -> Session:
+        """An access token and a new refresh token (of ``family``, else of a new family: a
+        sign-in) for the device ``device_ref``."""
         refresh = secrets.token_urlsafe(32)
         refresh_expires = now + timedelta(seconds=self.limits.refresh_ttl_s)
         family = family or "f-" + secrets.token_hex(12)
-        await uow.players.add_session(credential_hash(refresh), family, player.player_id, now, refresh_expires)
+        await uow.players.add_session(
+            credential_hash(refresh), family, player.player_id, device_ref, now, refresh_expires
+        )
         token = issue_token(
             player.player_id, "player", ttl_s=self.limits.token_ttl_s, secret=self.token_secret, device=player.device_id
         )
@@ -202,7 +209,7 @@ class Players:
             else:
                 player = await active_player(uow, Identity(row.player_id, "player"), now)
                 await uow.players.use_session(key, now)
-                session = await self._start_session(uow, player, now, row.family_id)
+                session = await self.start_session(uow, player, row.device_ref, now, row.family_id)
         if reused is not None:
             await self.revoked(reused, before)
             self.log.warning("refresh_token_reused", player_id=reused)
@@ -248,11 +255,16 @@ class Players:
                 raise Exists(f"'{shown}' adı alınmış; başka bir ad seç. (That name is taken.)", "NAME_TAKEN") from None
             await uow.ledger.open_account(player_account(row.player_id))
             granted = await self.ledger.grant_daily(uow, row.player_id, now, device, address)
-            secret = secrets.token_urlsafe(32)
-            await uow.players.add_credential(credential_hash(secret), row.player_id, now)
-            session = await self._start_session(uow, row, now)
+            secret, device_ref = await self.new_device(uow, row.player_id, now)
+            session = await self.start_session(uow, row, device_ref, now)
         self.log.info("guest_signed_in", player_id=row.player_id)
-        return SignedIn(row, session, granted, secret, False)
+        return SignedIn(row, session, granted, secret, False, device_ref)
+
+    async def new_device(self, uow: Unit, player_id: str, now: datetime) -> tuple[str, str]:
+        """A device credential for the account: the secret (for the client only) and its public ref."""
+        secret, device_ref = secrets.token_urlsafe(32), "d-" + secrets.token_hex(8)
+        await uow.players.add_credential(credential_hash(secret), device_ref, player_id, now)
+        return secret, device_ref
 
     async def profile(self, who: Identity, player_id: str) -> Profile:
         target = player_id or who.subject

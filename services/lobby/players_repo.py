@@ -30,6 +30,7 @@ class PlayerRow:
 class SessionRow:
     family_id: str
     player_id: str
+    device_ref: str  # the device credential the session was started with ('' without one)
     issued_at: datetime
     expires_at: datetime
     used_at: datetime | None  # rotated: the next token of the family was issued
@@ -92,36 +93,40 @@ class PlayersRepo(Repository):
 
     # ------------------------------------------------------------ device credentials
 
-    async def add_credential(self, secret_hash: bytes, player_id: str, now: datetime) -> None:
+    async def add_credential(self, secret_hash: bytes, device_ref: str, player_id: str, now: datetime) -> None:
         await self.conn.execute(
-            "INSERT INTO lobby_device_credentials (secret_hash, player_id, created_at, last_used_at) "
-            "VALUES ($1, $2, $3, $3)",
+            "INSERT INTO lobby_device_credentials (secret_hash, device_ref, player_id, created_at, last_used_at) "
+            "VALUES ($1, $2, $3, $4, $4)",
             secret_hash,
+            device_ref,
             player_id,
             now,
         )
 
-    async def by_credential(self, secret_hash: bytes, now: datetime) -> PlayerRow | None:
-        """The player a device credential signs in (its last use moved to ``now``), or None."""
+    async def by_credential(self, secret_hash: bytes, now: datetime) -> tuple[PlayerRow, str] | None:
+        """The player a device credential signs in and the device's public ref (its last use
+        moved to ``now``), or None."""
         r = await self.conn.fetchrow(
             "WITH used AS (UPDATE lobby_device_credentials SET last_used_at = $2 WHERE secret_hash = $1 "
-            "RETURNING player_id) SELECT p.* FROM lobby_players p JOIN used USING (player_id)",
+            "RETURNING player_id, device_ref) SELECT p.*, used.device_ref AS used_ref "
+            "FROM lobby_players p JOIN used USING (player_id)",
             secret_hash,
             now,
         )
-        return _player(r) if r else None
+        return (_player(r), r["used_ref"]) if r else None
 
     # ------------------------------------------------------------ sessions (refresh tokens)
 
     async def add_session(
-        self, token_hash: bytes, family_id: str, player_id: str, now: datetime, expires_at: datetime
+        self, token_hash: bytes, family_id: str, player_id: str, device_ref: str, now: datetime, expires_at: datetime
     ) -> None:
         await self.conn.execute(
-            "INSERT INTO lobby_sessions (token_hash, family_id, player_id, issued_at, expires_at) "
-            "VALUES ($1, $2, $3, $4, $5)",
+            "INSERT INTO lobby_sessions (token_hash, family_id, player_id, device_ref, issued_at, expires_at) "
+            "VALUES ($1, $2, $3, $4, $5, $6)",
             token_hash,
             family_id,
             player_id,
+            device_ref,
             now,
             expires_at,
         )
@@ -132,7 +137,13 @@ class PlayersRepo(Repository):
         if r is None:
             return None
         return SessionRow(
-            r["family_id"], r["player_id"], r["issued_at"], r["expires_at"], r["used_at"], r["revoked_at"]
+            r["family_id"],
+            r["player_id"],
+            r["device_ref"],
+            r["issued_at"],
+            r["expires_at"],
+            r["used_at"],
+            r["revoked_at"],
         )
 
     async def use_session(self, token_hash: bytes, now: datetime) -> None:

@@ -24,6 +24,7 @@ from okeyplatform.eventstore import migrate, open_pool
 
 from .chat_repo import ChatRepo
 from .ledger_repo import LedgerRepo
+from .logins_repo import LoginsRepo
 from .players_repo import PlayersRepo
 from .reports_repo import ReportsRepo
 from .tables_repo import TablesRepo
@@ -212,6 +213,36 @@ MIGRATIONS: list[tuple[int, str]] = [
         CREATE INDEX lobby_sessions_expires ON lobby_sessions (expires_at);
         """,
     ),
+    (
+        7,
+        # Linked logins (issue 19.3): an e-mail and an argon2id password hash per account, with
+        # the failures that lock it for a while; one-time link codes (hashed) that open the
+        # account on another device; a public id per device credential (list, unlink) that each
+        # session keeps, so unlinking a device ends that device's sessions.
+        """
+        CREATE TABLE lobby_logins (
+            player_id     TEXT PRIMARY KEY REFERENCES lobby_players (player_id) ON DELETE CASCADE,
+            email_key     TEXT NOT NULL UNIQUE,
+            email         TEXT NOT NULL,
+            password_hash TEXT NOT NULL,
+            failures      INT NOT NULL DEFAULT 0,
+            locked_until  TIMESTAMPTZ,
+            linked_at     TIMESTAMPTZ NOT NULL
+        );
+        CREATE TABLE lobby_link_codes (
+            code_hash  BYTEA PRIMARY KEY,
+            player_id  TEXT NOT NULL REFERENCES lobby_players (player_id) ON DELETE CASCADE,
+            created_at TIMESTAMPTZ NOT NULL,
+            expires_at TIMESTAMPTZ NOT NULL
+        );
+        CREATE INDEX lobby_link_codes_player ON lobby_link_codes (player_id);
+        ALTER TABLE lobby_device_credentials ADD COLUMN device_ref TEXT;
+        UPDATE lobby_device_credentials SET device_ref = 'd-' || encode(substr(secret_hash, 1, 8), 'hex');
+        ALTER TABLE lobby_device_credentials ALTER COLUMN device_ref SET NOT NULL;
+        CREATE UNIQUE INDEX lobby_device_credentials_ref ON lobby_device_credentials (device_ref);
+        ALTER TABLE lobby_sessions ADD COLUMN device_ref TEXT NOT NULL DEFAULT '';
+        """,
+    ),
 ]
 
 
@@ -222,6 +253,7 @@ class Unit:
     def __init__(self, conn: asyncpg.Connection) -> None:
         self.conn = conn
         self.players = PlayersRepo(conn)
+        self.logins = LoginsRepo(conn)
         self.ledger = LedgerRepo(conn)
         self.tables = TablesRepo(conn)
         self.chat = ChatRepo(conn)

@@ -40,6 +40,7 @@ FORWARDED = {
     ("services/lobby/players.py", "exc.reason"): "NameRejected(...)",
     ("services/gateway/api.py", "err.reason"): "an AppError's reason",
     ("services/gateway/api.py", "_reason(err)"): "an upstream's ErrorInfo reason, or the status name",
+    ("services/gateway/api.py", "reason"): "an upstream's ErrorInfo reason, or the status name (_error_info)",
 }
 
 

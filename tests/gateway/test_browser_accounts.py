@@ -140,3 +140,93 @@ async def test_two_tabs_renew_one_session_without_spending_a_refresh_token_twice
         finally:
             await browser.close()
     assert not errors, errors
+
+
+async def test_the_account_moves_to_other_devices_by_email_and_by_link_code(
+    make_stack: Callable[..., okeystack.Stack],
+) -> None:
+    env = {
+        "OKEY_RATE_LIMIT": "1000",
+        "OKEY_RATE_BURST": "1000",
+        "OKEY_MAX_ACCOUNTS_PER_ADDRESS": "0",
+        "OKEY_DAILY_GRANTS_PER_ADDRESS": "0",
+    }
+    st = make_stack(("table", "lobby", "gateway"), env=env, label="devices", private_nats=True)
+    base = f"http://{st.http_address}"
+    async_playwright = _playwright()
+    ARTIFACTS.mkdir(exist_ok=True)
+    errors: list[str] = []
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=_chromium(), headless=True, args=CHROMIUM_ARGS)
+        try:
+
+            async def device() -> Any:
+                ctx = await browser.new_context(viewport={"width": 1280, "height": 900}, locale="tr-TR")
+                page = await ctx.new_page()
+                page.on("pageerror", lambda e: errors.append(str(e)))
+                await page.goto(base + "/")
+                await page.wait_for_selector("#screen-signin:not([hidden])")
+                return page
+
+            phone = await device()
+            await phone.fill("#signin-name", "Çok Cihaz")
+            await phone.click("#signin-submit")
+            await phone.wait_for_selector("#screen-lobby:not([hidden])")
+            player = await phone.evaluate(ME_JS)
+
+            # Link an e-mail: a common password is refused in Turkish, a good one is taken.
+            await phone.click("#account-open")
+            await phone.wait_for_selector("#account-dialog[open]", timeout=TIMEOUT_MS)
+            assert "Henüz e-posta bağlı değil" in (await phone.text_content("#account-email-state") or "")
+            await phone.fill("#link-email", "cok.cihaz@example.com")
+            await phone.fill("#link-password", "galatasaray")
+            await phone.click("#link-email-submit")
+            await phone.wait_for_function(
+                "() => /yaygın/.test(document.querySelector('#account-email-result').textContent)"
+            )
+            await phone.fill("#link-password", "dört taş bir okey")
+            await phone.click("#link-email-submit")
+            await phone.wait_for_function(
+                "() => /bağlandı/.test(document.querySelector('#account-email-result').textContent)"
+            )
+            await phone.wait_for_selector("#change-password-form:not([hidden])")  # the dialog redraws
+            assert await phone.is_hidden("#link-email-form")
+            await phone.click("#link-code-create")
+            await phone.wait_for_function(
+                "() => /[0-9A-Z]{5}-[0-9A-Z]{5}/.test(document.querySelector('#link-code').textContent)"
+            )
+            code = re.search(r"[0-9A-Z]{5}-[0-9A-Z]{5}", await phone.text_content("#link-code") or "")
+            assert code
+            await phone.screenshot(path=str(ARTIFACTS / "account.png"))
+            await phone.click("#account-close")
+
+            # A tablet with the link code, a laptop with the e-mail and password: the same player.
+            tablet = await device()
+            await tablet.click("#other-signin summary")
+            await tablet.fill("#link-code-input", code.group(0).lower())
+            await tablet.click("#link-code-submit")
+            await tablet.wait_for_selector("#screen-lobby:not([hidden])", timeout=TIMEOUT_MS)
+            assert await tablet.evaluate(ME_JS) == player
+            laptop = await device()
+            await laptop.click("#other-signin summary")
+            await laptop.fill("#email-input", "COK.CIHAZ@example.com")
+            await laptop.fill("#password-input", "yanlış şifre burada")
+            await laptop.click("#email-submit")
+            await laptop.wait_for_selector("#email-error:not([hidden])")
+            assert "E-posta ya da şifre yanlış" in (await laptop.text_content("#email-error") or "")
+            await laptop.fill("#password-input", "dört taş bir okey")
+            await laptop.click("#email-submit")
+            await laptop.wait_for_selector("#screen-lobby:not([hidden])", timeout=TIMEOUT_MS)
+            assert await laptop.evaluate(ME_JS) == player
+
+            # The phone sees three devices, itself marked, and removes the laptop.
+            laptop_ref = await laptop.evaluate("() => localStorage.getItem('okey.deviceRef')")
+            await phone.click("#account-open")
+            await phone.wait_for_selector("#account-dialog[open]")
+            assert await phone.locator("#device-list li").count() == 3
+            assert await phone.locator("#device-list li strong").count() == 1
+            await phone.click(f"#device-list li[data-ref='{laptop_ref}'] button")
+            await phone.wait_for_function("() => document.querySelectorAll('#device-list li').length === 2")
+        finally:
+            await browser.close()
+    assert not errors, errors

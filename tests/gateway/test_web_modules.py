@@ -111,3 +111,10 @@ def test_the_string_table_rule_counts_only_strings_as_data() -> None:
     """The line count above leaves out string-table lines only, never code."""
     assert _code_lines('    "a.b": "text {x}",\n    "c":\n      "wrapped, text",\n\n  },\n') == 1  # the brace
     assert _code_lines('const x = "a";\nfoo("b");\n  return "c";\n') == 3
+
+
+def test_every_element_id_of_the_page_is_unique() -> None:
+    # Two screens once both had a #code-input: the second one's form could never be filled.
+    ids = re.findall(r'\sid="([^"]+)"', (WEB / "index.html").read_text(encoding="utf-8"))
+    twice = sorted({i for i in ids if ids.count(i) > 1})
+    assert not twice, f"ids used more than once in index.html: {twice}"

@@ -164,3 +164,38 @@ def test_19_2_refresh_tokens_rotate_and_a_reused_one_ends_the_session(stack: Res
 
 def _chips_ok(http: httpx.Client, token: str) -> bool:
     return _post(http, "/okey.v1.LobbyService/GetChips", {}, token).status_code == 200
+
+
+def test_19_3_an_email_or_a_link_code_opens_the_account_on_a_second_device(stack: ResilienceStack) -> None:
+    stack.ensure_up()
+    with httpx.Client(base_url=stack.http, timeout=HTTP_TIMEOUT_S) as http:
+        first = _post(http, SIGN_IN, {"displayName": f"Tasinan {uuid.uuid4().hex[:4]}", "deviceId": "phone"}).json()
+        player, token = first["player"]["playerId"], first["token"]
+        email = f"t-{uuid.uuid4().hex[:8]}@example.com"
+        r = _post(http, "/okey.v1.LobbyService/LinkEmail", {"email": email, "password": "masa-dort-taş"}, token)
+        assert r.status_code == 200, r.text
+        # A second device, with no token: the e-mail and the password.
+        r = _post(http, "/okey.v1.LobbyService/SignInEmail", {"email": email.upper(), "password": "masa-dort-taş"})
+        assert r.status_code == 200, r.text
+        second = r.json()["signedIn"]
+        assert second["player"]["playerId"] == player and second["deviceSecret"] != first["deviceSecret"]
+        assert _chips_ok(http, second["token"])
+        wrong = _post(http, "/okey.v1.LobbyService/SignInEmail", {"email": email, "password": "yanlış-şifre"})
+        assert wrong.status_code == 401 and wrong.json()["reason"] == "LOGIN_FAILED", wrong.text
+        # A third device, password-less: a link code the first shows, once.
+        r = _post(http, "/okey.v1.LobbyService/CreateLinkCode", {}, token)
+        assert r.status_code == 200, r.text
+        code = r.json()["code"]
+        third = _post(http, "/okey.v1.LobbyService/SignInWithLinkCode", {"code": code})
+        assert third.status_code == 200 and third.json()["signedIn"]["player"]["playerId"] == player, third.text
+        again = _post(http, "/okey.v1.LobbyService/SignInWithLinkCode", {"code": code})
+        assert again.status_code == 401 and again.json()["reason"] == "LINK_CODE_INVALID", again.text
+        # The account lists its three devices, and forgets one.
+        r = _post(http, "/okey.v1.LobbyService/ListDevices", {}, token)
+        assert r.status_code == 200 and r.json()["email"] == email, r.text
+        refs = {d["deviceRef"] for d in r.json()["devices"]}
+        assert len(refs) == 3 and first["deviceRef"] in refs
+        ref = third.json()["signedIn"]["deviceRef"]
+        assert _post(http, "/okey.v1.LobbyService/UnlinkDevice", {"deviceRef": ref}, token).status_code == 200
+        gone = _post(http, SIGN_IN, {"deviceSecret": third.json()["signedIn"]["deviceSecret"]})
+        assert gone.status_code == 401 and gone.json()["reason"] == "DEVICE_UNKNOWN", gone.text

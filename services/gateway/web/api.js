@@ -11,6 +11,7 @@ export class ApiError extends Error {
     this.status = status;
     this.code = (body && body.code) || "";
     this.reason = (body && body.reason) || "";
+    this.metadata = (body && body.metadata) || {};
   }
 }
 

@@ -14,6 +14,7 @@ import { bindReport, renderChats, renderReportReasons } from "./chat.js";
 import { joinByCode, renderMyTables } from "./seating.js";
 import { keepChipsCurrent } from "./wallet.js";
 import { bindProfile } from "./profile.js";
+import { bindAccount } from "./account.js";
 import { setRackHints } from "./rack.js";
 import { rackHint } from "./fits.js";
 import { currentTable, rememberTable } from "./resume.js";
@@ -94,6 +95,7 @@ async function boot() {
   setRackHints(rackHint);
   bindReport();
   bindProfile();
+  bindAccount();
   window.addEventListener("hashchange", route);
   applyLang();
   await loadMethods();

@@ -101,6 +101,8 @@ function details(reason, e, ctx) {
     }
     case "INVALID_NAME":
       return { ...p, variant: nameVariant(ctx.name) };
+    case "WEAK_PASSWORD":
+      return { ...p, variant: (e.metadata && e.metadata.why) || "" };
     case "NOT_YOUR_TURN":
       if (v && is101(v) === false && ctx.command === "showIndicator") return { ...p, variant: "indicator" };
       break;

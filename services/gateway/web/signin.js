@@ -77,6 +77,7 @@ async function signIn(ev) {
 function signedIn(r, name) {
   if (r.deviceId) store.set("okey.device", r.deviceId);
   if (r.deviceSecret) store.set("okey.deviceSecret", r.deviceSecret);
+  if (r.deviceRef) store.set("okey.deviceRef", r.deviceRef);
   const shown = r.player ? r.player.displayName : name;
   if (shown) store.set("okey.accountName", shown);
   useToken(r.token, shown, r.player ? num(r.player.chips) : undefined);
@@ -142,8 +143,32 @@ export function showSignin(message) {
   (store.get("okey.deviceSecret") ? $("#signin-again-go") : $("#signin-name")).focus();
 }
 
+// The account from another device: a linked e-mail and password, or a link code that device
+// showed. Either gives this device a credential of its own ("Continue as" from then on).
+function otherDeviceForm(form, method, body, errEl) {
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const err = $(errEl);
+    err.hidden = true;
+    const btn = form.querySelector("button[type=submit]");
+    btn.disabled = true;
+    try {
+      const r = await api("LobbyService", method, body());
+      signedIn(r.signedIn || {}, "");
+      form.reset();
+    } catch (e) {
+      err.textContent = errText(e);
+      err.hidden = false;
+    } finally {
+      btn.disabled = false;
+    }
+  });
+}
+
 export function bindSignin() {
   $("#signin-form").addEventListener("submit", signIn);
+  otherDeviceForm($("#email-form"), "SignInEmail", () => ({ email: $("#email-input").value.trim(), password: $("#password-input").value }), "#email-error");
+  otherDeviceForm($("#link-code-form"), "SignInWithLinkCode", () => ({ code: $("#link-code-input").value.trim() }), "#link-code-error");
   $("#token-form").addEventListener("submit", signInWithToken);
   $("#signin-again-go").addEventListener("click", signInAgain);
   $("#signin-new").addEventListener("click", () => {

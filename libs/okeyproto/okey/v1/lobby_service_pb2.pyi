@@ -105,7 +105,7 @@ class SignInGuestRequest(_message.Message):
     def __init__(self, display_name: _Optional[str] = ..., device_id: _Optional[str] = ..., device_secret: _Optional[str] = ...) -> None: ...
 
 class SignInGuestResponse(_message.Message):
-    __slots__ = ("player", "token", "token_expires_at", "device_id", "chips_granted", "device_secret", "returning", "refresh_token", "refresh_expires_at")
+    __slots__ = ("player", "token", "token_expires_at", "device_id", "chips_granted", "device_secret", "returning", "refresh_token", "refresh_expires_at", "device_ref")
     PLAYER_FIELD_NUMBER: _ClassVar[int]
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     TOKEN_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
@@ -115,6 +115,7 @@ class SignInGuestResponse(_message.Message):
     RETURNING_FIELD_NUMBER: _ClassVar[int]
     REFRESH_TOKEN_FIELD_NUMBER: _ClassVar[int]
     REFRESH_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    DEVICE_REF_FIELD_NUMBER: _ClassVar[int]
     player: PlayerProfile
     token: str
     token_expires_at: _timestamp_pb2.Timestamp
@@ -124,7 +125,110 @@ class SignInGuestResponse(_message.Message):
     returning: bool
     refresh_token: str
     refresh_expires_at: _timestamp_pb2.Timestamp
-    def __init__(self, player: _Optional[_Union[PlayerProfile, _Mapping]] = ..., token: _Optional[str] = ..., token_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., device_id: _Optional[str] = ..., chips_granted: _Optional[int] = ..., device_secret: _Optional[str] = ..., returning: _Optional[bool] = ..., refresh_token: _Optional[str] = ..., refresh_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    device_ref: str
+    def __init__(self, player: _Optional[_Union[PlayerProfile, _Mapping]] = ..., token: _Optional[str] = ..., token_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., device_id: _Optional[str] = ..., chips_granted: _Optional[int] = ..., device_secret: _Optional[str] = ..., returning: _Optional[bool] = ..., refresh_token: _Optional[str] = ..., refresh_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., device_ref: _Optional[str] = ...) -> None: ...
+
+class LinkEmailRequest(_message.Message):
+    __slots__ = ("email", "password")
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    PASSWORD_FIELD_NUMBER: _ClassVar[int]
+    email: str
+    password: str
+    def __init__(self, email: _Optional[str] = ..., password: _Optional[str] = ...) -> None: ...
+
+class LinkEmailResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ChangePasswordRequest(_message.Message):
+    __slots__ = ("current_password", "new_password")
+    CURRENT_PASSWORD_FIELD_NUMBER: _ClassVar[int]
+    NEW_PASSWORD_FIELD_NUMBER: _ClassVar[int]
+    current_password: str
+    new_password: str
+    def __init__(self, current_password: _Optional[str] = ..., new_password: _Optional[str] = ...) -> None: ...
+
+class ChangePasswordResponse(_message.Message):
+    __slots__ = ("token", "token_expires_at", "refresh_token", "refresh_expires_at")
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    REFRESH_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    REFRESH_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    token_expires_at: _timestamp_pb2.Timestamp
+    refresh_token: str
+    refresh_expires_at: _timestamp_pb2.Timestamp
+    def __init__(self, token: _Optional[str] = ..., token_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., refresh_token: _Optional[str] = ..., refresh_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class SignInEmailRequest(_message.Message):
+    __slots__ = ("email", "password")
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    PASSWORD_FIELD_NUMBER: _ClassVar[int]
+    email: str
+    password: str
+    def __init__(self, email: _Optional[str] = ..., password: _Optional[str] = ...) -> None: ...
+
+class SignInEmailResponse(_message.Message):
+    __slots__ = ("signed_in",)
+    SIGNED_IN_FIELD_NUMBER: _ClassVar[int]
+    signed_in: SignInGuestResponse
+    def __init__(self, signed_in: _Optional[_Union[SignInGuestResponse, _Mapping]] = ...) -> None: ...
+
+class CreateLinkCodeRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class CreateLinkCodeResponse(_message.Message):
+    __slots__ = ("code", "expires_at")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    code: str
+    expires_at: _timestamp_pb2.Timestamp
+    def __init__(self, code: _Optional[str] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class SignInWithLinkCodeRequest(_message.Message):
+    __slots__ = ("code",)
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    code: str
+    def __init__(self, code: _Optional[str] = ...) -> None: ...
+
+class SignInWithLinkCodeResponse(_message.Message):
+    __slots__ = ("signed_in",)
+    SIGNED_IN_FIELD_NUMBER: _ClassVar[int]
+    signed_in: SignInGuestResponse
+    def __init__(self, signed_in: _Optional[_Union[SignInGuestResponse, _Mapping]] = ...) -> None: ...
+
+class ListDevicesRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class Device(_message.Message):
+    __slots__ = ("device_ref", "created_at", "last_used_at")
+    DEVICE_REF_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    LAST_USED_AT_FIELD_NUMBER: _ClassVar[int]
+    device_ref: str
+    created_at: _timestamp_pb2.Timestamp
+    last_used_at: _timestamp_pb2.Timestamp
+    def __init__(self, device_ref: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_used_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ListDevicesResponse(_message.Message):
+    __slots__ = ("devices", "email")
+    DEVICES_FIELD_NUMBER: _ClassVar[int]
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    devices: _containers.RepeatedCompositeFieldContainer[Device]
+    email: str
+    def __init__(self, devices: _Optional[_Iterable[_Union[Device, _Mapping]]] = ..., email: _Optional[str] = ...) -> None: ...
+
+class UnlinkDeviceRequest(_message.Message):
+    __slots__ = ("device_ref",)
+    DEVICE_REF_FIELD_NUMBER: _ClassVar[int]
+    device_ref: str
+    def __init__(self, device_ref: _Optional[str] = ...) -> None: ...
+
+class UnlinkDeviceResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
 
 class RefreshSessionRequest(_message.Message):
     __slots__ = ("refresh_token",)

@@ -68,6 +68,41 @@ class LobbyServiceStub:
                 request_serializer=okey_dot_v1_dot_lobby__service__pb2.RefreshSessionRequest.SerializeToString,
                 response_deserializer=okey_dot_v1_dot_lobby__service__pb2.RefreshSessionResponse.FromString,
                 _registered_method=True)
+        self.LinkEmail = channel.unary_unary(
+                '/okey.v1.LobbyService/LinkEmail',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.LinkEmailRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.LinkEmailResponse.FromString,
+                _registered_method=True)
+        self.ChangePassword = channel.unary_unary(
+                '/okey.v1.LobbyService/ChangePassword',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.ChangePasswordRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.ChangePasswordResponse.FromString,
+                _registered_method=True)
+        self.SignInEmail = channel.unary_unary(
+                '/okey.v1.LobbyService/SignInEmail',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.SignInEmailRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.SignInEmailResponse.FromString,
+                _registered_method=True)
+        self.CreateLinkCode = channel.unary_unary(
+                '/okey.v1.LobbyService/CreateLinkCode',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.CreateLinkCodeRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.CreateLinkCodeResponse.FromString,
+                _registered_method=True)
+        self.SignInWithLinkCode = channel.unary_unary(
+                '/okey.v1.LobbyService/SignInWithLinkCode',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.SignInWithLinkCodeRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.SignInWithLinkCodeResponse.FromString,
+                _registered_method=True)
+        self.ListDevices = channel.unary_unary(
+                '/okey.v1.LobbyService/ListDevices',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.ListDevicesRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.ListDevicesResponse.FromString,
+                _registered_method=True)
+        self.UnlinkDevice = channel.unary_unary(
+                '/okey.v1.LobbyService/UnlinkDevice',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.UnlinkDeviceRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.UnlinkDeviceResponse.FromString,
+                _registered_method=True)
         self.GetPlayer = channel.unary_unary(
                 '/okey.v1.LobbyService/GetPlayer',
                 request_serializer=okey_dot_v1_dot_lobby__service__pb2.GetPlayerRequest.SerializeToString,
@@ -201,6 +236,55 @@ class LobbyServiceServicer:
         """The next access token and refresh token of a session (no bearer token needed: the access
         token may have expired). The refresh token given is used up; using one twice ends the
         session (REFRESH_REUSED).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def LinkEmail(self, request, context):
+        """Link an e-mail and a password to the caller's account, so it opens on other devices.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ChangePassword(self, request, context):
+        """A new password: every session and token of the account ends; the caller gets a new one.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SignInEmail(self, request, context):
+        """Sign in on this device with a linked e-mail and password (no bearer token needed).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateLinkCode(self, request, context):
+        """A one-time code (10 minutes) to type on another device: the password-less way over.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SignInWithLinkCode(self, request, context):
+        """Sign in on this device with a link code another device showed (no bearer token needed).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListDevices(self, request, context):
+        """The caller's devices (their device credentials) and linked e-mail.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UnlinkDevice(self, request, context):
+        """Forget one of the caller's devices: it signs nobody in any more, and its sessions end.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -352,6 +436,41 @@ def add_LobbyServiceServicer_to_server(servicer, server):
                     servicer.RefreshSession,
                     request_deserializer=okey_dot_v1_dot_lobby__service__pb2.RefreshSessionRequest.FromString,
                     response_serializer=okey_dot_v1_dot_lobby__service__pb2.RefreshSessionResponse.SerializeToString,
+            ),
+            'LinkEmail': grpc.unary_unary_rpc_method_handler(
+                    servicer.LinkEmail,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.LinkEmailRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.LinkEmailResponse.SerializeToString,
+            ),
+            'ChangePassword': grpc.unary_unary_rpc_method_handler(
+                    servicer.ChangePassword,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.ChangePasswordRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.ChangePasswordResponse.SerializeToString,
+            ),
+            'SignInEmail': grpc.unary_unary_rpc_method_handler(
+                    servicer.SignInEmail,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.SignInEmailRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.SignInEmailResponse.SerializeToString,
+            ),
+            'CreateLinkCode': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateLinkCode,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.CreateLinkCodeRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.CreateLinkCodeResponse.SerializeToString,
+            ),
+            'SignInWithLinkCode': grpc.unary_unary_rpc_method_handler(
+                    servicer.SignInWithLinkCode,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.SignInWithLinkCodeRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.SignInWithLinkCodeResponse.SerializeToString,
+            ),
+            'ListDevices': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListDevices,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.ListDevicesRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.ListDevicesResponse.SerializeToString,
+            ),
+            'UnlinkDevice': grpc.unary_unary_rpc_method_handler(
+                    servicer.UnlinkDevice,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.UnlinkDeviceRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.UnlinkDeviceResponse.SerializeToString,
             ),
             'GetPlayer': grpc.unary_unary_rpc_method_handler(
                     servicer.GetPlayer,
@@ -544,6 +663,195 @@ class LobbyService:
             '/okey.v1.LobbyService/RefreshSession',
             okey_dot_v1_dot_lobby__service__pb2.RefreshSessionRequest.SerializeToString,
             okey_dot_v1_dot_lobby__service__pb2.RefreshSessionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LinkEmail(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/LinkEmail',
+            okey_dot_v1_dot_lobby__service__pb2.LinkEmailRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.LinkEmailResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ChangePassword(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/ChangePassword',
+            okey_dot_v1_dot_lobby__service__pb2.ChangePasswordRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.ChangePasswordResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SignInEmail(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/SignInEmail',
+            okey_dot_v1_dot_lobby__service__pb2.SignInEmailRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.SignInEmailResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateLinkCode(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/CreateLinkCode',
+            okey_dot_v1_dot_lobby__service__pb2.CreateLinkCodeRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.CreateLinkCodeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SignInWithLinkCode(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/SignInWithLinkCode',
+            okey_dot_v1_dot_lobby__service__pb2.SignInWithLinkCodeRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.SignInWithLinkCodeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListDevices(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/ListDevices',
+            okey_dot_v1_dot_lobby__service__pb2.ListDevicesRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.ListDevicesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UnlinkDevice(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/UnlinkDevice',
+            okey_dot_v1_dot_lobby__service__pb2.UnlinkDeviceRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.UnlinkDeviceResponse.FromString,
             options,
             channel_credentials,
             insecure,

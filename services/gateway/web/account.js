@@ -1,0 +1,104 @@
+// The account dialog, one click from the top bar (issue 19.3, 19.5): link an e-mail and a
+// password (or change the password, which ends the other devices' sessions), a one-time link
+// code to type on another device, and the account's devices, any of which can be removed.
+import { $, h, store, toast } from "./dom.js";
+import { currentLang, tr } from "./i18n.js";
+import { S } from "./state.js";
+import { api, errText } from "./api.js";
+import { keepSession } from "./session.js";
+import { signOut, useToken } from "./signin.js";
+
+function when(ts) {
+  const d = ts ? new Date(ts) : null;
+  return d && !isNaN(d) ? d.toLocaleString(currentLang() === "en" ? "en-GB" : "tr-TR", { dateStyle: "short", timeStyle: "short" }) : "";
+}
+
+async function render() {
+  const r = await api("LobbyService", "ListDevices", {});
+  const email = r.email || "";
+  $("#account-email-state").textContent = email ? tr("account.email.linked", { email }) : tr("account.email.none");
+  $("#link-email-form").hidden = !!email;
+  $("#change-password-form").hidden = !email;
+  const mine = store.get("okey.deviceRef");
+  const list = $("#device-list");
+  list.replaceChildren();
+  for (const d of r.devices || []) {
+    const label = tr("account.device", { created: when(d.createdAt), used: when(d.lastUsedAt) });
+    const li = h("li", { class: "device", dataset: { ref: d.deviceRef } }, label);
+    if (d.deviceRef === mine) li.append(" · ", h("strong", {}, tr("account.device.this")));
+    const btn = h("button", { type: "button", class: "link" }, tr("account.device.unlink"));
+    btn.addEventListener("click", () => unlink(d.deviceRef, d.deviceRef === mine));
+    li.append(" ", btn);
+    list.append(li);
+  }
+}
+
+async function unlink(ref, mine) {
+  try {
+    await api("LobbyService", "UnlinkDevice", { deviceRef: ref });
+    toast(tr("account.device.unlinked"));
+    if (mine) {
+      // this device forgot itself: nothing to continue as
+      store.del("okey.deviceSecret");
+      store.del("okey.deviceRef");
+      $("#account-dialog").close();
+      signOut();
+      return;
+    }
+    await render();
+  } catch (e) {
+    toast(errText(e));
+  }
+}
+
+async function linkEmail(ev) {
+  ev.preventDefault();
+  const out = $("#account-email-result");
+  try {
+    await api("LobbyService", "LinkEmail", { email: $("#link-email").value.trim(), password: $("#link-password").value });
+    $("#link-email-form").reset();
+    out.textContent = tr("account.email.done");
+    await render();
+  } catch (e) {
+    out.textContent = errText(e);
+  }
+}
+
+async function changePassword(ev) {
+  ev.preventDefault();
+  const out = $("#account-email-result");
+  try {
+    const r = await api("LobbyService", "ChangePassword", {
+      currentPassword: $("#current-password").value,
+      newPassword: $("#new-password").value,
+    });
+    useToken(r.token, S.me && S.me.name);
+    keepSession(r);
+    $("#change-password-form").reset();
+    out.textContent = tr("account.password.changed");
+  } catch (e) {
+    out.textContent = errText(e);
+  }
+}
+
+async function createCode() {
+  try {
+    const r = await api("LobbyService", "CreateLinkCode", {});
+    $("#link-code").textContent = tr("account.code.shown", { code: r.code, when: when(r.expiresAt) });
+  } catch (e) {
+    $("#link-code").textContent = errText(e);
+  }
+}
+
+export function bindAccount() {
+  $("#account-open").addEventListener("click", async () => {
+    $("#account-email-result").textContent = "";
+    $("#link-code").textContent = "";
+    try { await render(); } catch (e) { toast(errText(e)); return; }
+    $("#account-dialog").showModal();
+  });
+  $("#account-close").addEventListener("click", () => $("#account-dialog").close());
+  $("#link-email-form").addEventListener("submit", linkEmail);
+  $("#change-password-form").addEventListener("submit", changePassword);
+  $("#link-code-create").addEventListener("click", createCode);
+}
