@@ -97,6 +97,9 @@ class TableView:
     # The seat commands (by name) this seat may send now, each asked of ``can``: what a client
     # enables. A spectator may send none. A tuple when the view came over the wire.
     allowed: tuple[str, ...] | Allowed = ()
+    # Between hands: when the next hand is dealt (0: no break), and the seats ready [P-BREAK-1].
+    break_due_ms: int = 0
+    ready: tuple[int, ...] = ()
 
     @property
     def okey(self) -> Face | None:
@@ -121,6 +124,8 @@ def table_view(state: TableState[Any], seat: int | None, allowed: Allowed) -> di
         "result": state.result,
         "rules_version": state.rules_version,
         "allowed": allowed,
+        "break_due_ms": state.break_due_ms if state.in_break else 0,
+        "ready": state.ready if state.in_break else (),
     }
 
 
