@@ -224,3 +224,17 @@ def test_P_BREAK_1_folding_a_match_with_breaks_rebuilds_it_and_the_106_tiles_hol
     assert t.engine.fold(None, decoded) == t.state
     assert t.state.version == len(events)
     assert {"BreakStarted", "SeatReady"} <= set(EVENT_TYPES)
+
+
+@pytest.mark.parametrize("options", GAMES)
+def test_P_BREAK_1_the_finished_hand_keeps_its_own_indicator_after_the_next_deal(options: TableOptions) -> None:
+    """Issue 18.6: the last hand's result is drawn with that hand's indicator and okey."""
+    t = _table(options)
+    assert t.view(0).last_hand_indicator == -1 and t.view(0).last_hand_okey is None
+    _end_hand(t)
+    first = t.state.indicator
+    assert t.view(0).last_hand_indicator == first == t.view(0).indicator
+    t.deal(random.Random(7).sample(range(TILE_COUNT), TILE_COUNT))
+    v = t.view(0)
+    assert v.indicator != first and v.last_hand_indicator == first
+    assert v.last_hand_okey == t.engine.fold(None, t.events[:2]).okey and v.last_hand_okey != v.okey

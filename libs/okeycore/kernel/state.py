@@ -59,6 +59,7 @@ class TableState(Generic[SeatT]):
     rules_version: int = 1  # the rules the table was created under (TableCreated)
     break_due_ms: int = 0  # between hands: when the next hand is dealt (0: no break) [P-BREAK-1]
     ready: tuple[int, ...] = ()  # the seats whose person is ready for the next hand [P-BREAK-2]
+    last_indicator: int = -1  # the indicator of the last hand that ended, once the next is dealt
 
     @property
     def in_break(self) -> bool:
