@@ -409,6 +409,8 @@ const STRINGS = {
     "handend.readyCount": "{n}/{of} oyuncu hazır",
     "ev.breakStarted": "Mola: yeni el birazdan dağıtılacak",
     "ev.seatReady": "{name} yeni ele hazır",
+    "err.NOT_IN_BREAK": "Şu an eller arası mola yok.",
+    "err.ALREADY_READY": "Zaten hazırsın; diğerleri bekleniyor.",
   },
 
   en: {
@@ -784,5 +786,7 @@ const STRINGS = {
     "handend.readyCount": "{n} of {of} players ready",
     "ev.breakStarted": "A break: the next hand is dealt shortly",
     "ev.seatReady": "{name} is ready for the next hand",
+    "err.NOT_IN_BREAK": "There is no break between hands now.",
+    "err.ALREADY_READY": "You are already ready; waiting for the others.",
   },
 };
