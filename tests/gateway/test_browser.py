@@ -210,6 +210,9 @@ async def test_browser_signs_in_opens_a_bot_table_and_plays_a_hand(stack: Stack)
             await page.select_option("#create-game", "OKEY")
             await page.fill("#opt-match_points", "2")
             await page.fill("#opt-turn_seconds", "60")
+            # no break between hands: this test plays one hand in its time budget (the break and
+            # its end-of-hand screen are the next test's) [P-BREAK-4]
+            await page.fill("#opt-hand_break_seconds", "0")
             assert await page.is_checked("#create-fill")
             await page.click("#create-submit")
             await page.wait_for_selector("#screen-table:not([hidden])")
