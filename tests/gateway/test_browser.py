@@ -325,13 +325,15 @@ async def _play_seat_to_hand_end(grpc_addr: str, token: str, table_id: str, seat
     """The person's own seat, played over gRPC with the page's token (a greedy bot's moves), so
     the hand ends in seconds; the page only watches until its end-of-hand screen."""
     from okeycore.bots import GreedyBot
-    from okeyplatform.protoconv import classic_view_from_pb
+    from okeycore.bots101 import GreedyBot101
+    from okeyplatform.protoconv import seat_view_from_pb
 
     client = TableClient(grpc_addr, token)
-    bot = GreedyBot(7)
+    bots: dict[bool, Any] = {False: GreedyBot(7), True: GreedyBot101(7)}
     try:
         while not stop.is_set():
-            v = classic_view_from_pb(await client.view(table_id, seat))
+            v = seat_view_from_pb(await client.view(table_id, seat))
+            bot = bots[v.options.game.value == "OKEY101"]
             if v.hand > 1 or v.phase.value != "PLAYING":
                 return
             if v.turn != seat:
@@ -343,12 +345,16 @@ async def _play_seat_to_hand_end(grpc_addr: str, token: str, table_id: str, seat
         await client.close()
 
 
+@pytest.mark.parametrize("game", ["OKEY", "OKEY101"])
 @pytest.mark.parametrize("stack", ["all"], indirect=True)
-async def test_P_BREAK_3_the_end_of_hand_screen_counts_down_and_ready_deals_the_next_hand(stack: Stack) -> None:
+async def test_P_BREAK_3_the_end_of_hand_screen_counts_down_and_ready_deals_the_next_hand(
+    stack: Stack, game: str
+) -> None:
     """A person at a table with bots: when the hand ends the page shows the end-of-hand screen
     (the hand's indicator and okey, each seat's points and why), its countdown to the table's
     deal goes down, and pressing "Hazır" (the only person is then ready) deals the next hand at
-    once [P-BREAK-1] [P-BREAK-2] [P-BREAK-3]. Screenshot: artifacts/end-of-hand.png."""
+    once [P-BREAK-1] [P-BREAK-2] [P-BREAK-3]. Screenshots: artifacts/end-of-hand.png (classic)
+    and end-of-hand-101.png."""
     chromium = _chromium()
     async_playwright = _playwright()
     ARTIFACTS.mkdir(exist_ok=True)
@@ -377,7 +383,7 @@ async def test_P_BREAK_3_the_end_of_hand_screen_counts_down_and_ready_deals_the_
                 await page.fill("#token-input", issue_token("browser-break"))
                 await page.click("#token-form button[type=submit]")
             await page.wait_for_selector("#screen-lobby:not([hidden])")
-            await page.select_option("#create-game", "OKEY")
+            await page.select_option("#create-game", game)
             await page.fill("#opt-hand_break_seconds", "20")  # long enough to watch it count down
             await page.click("#create-submit")
             await page.wait_for_selector("#screen-table:not([hidden])")
@@ -405,7 +411,12 @@ async def test_P_BREAK_3_the_end_of_hand_screen_counts_down_and_ready_deals_the_
             later = int(await page.get_attribute("#handend-countdown", "data-seconds") or 0)
             assert 0 < later < first, (first, later)  # it counts down to the table's deal
             assert "saniye" in (await page.text_content("#handend-countdown") or "")
-            await page.screenshot(path=str(ARTIFACTS / "end-of-hand.png"), full_page=True)
+            if game == "OKEY101":  # every seat's points say why: finished, opened (with pairs) or not [D-2]
+                reasons = await screen.locator(".handend-scores tbody td:nth-child(3)").all_text_contents()
+                assert len(reasons) == 4 and all(r.strip() for r in reasons), reasons
+            await page.screenshot(
+                path=str(ARTIFACTS / ("end-of-hand.png" if game == "OKEY" else "end-of-hand-101.png")), full_page=True
+            )
 
             # ---- Hazır: the only person is ready, so the table deals the next hand at once
             assert (await page.text_content("#handend-ready")) == "Hazır"
