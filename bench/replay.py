@@ -51,6 +51,7 @@ def bot_match(table_id: str, seed: int) -> list[Event]:
         colored=rng.random() < 0.3,
         partners=rng.random() < 0.2,
         penalties=rng.random() < 0.3,
+        hand_break_seconds=0,  # simulated without breaks: the players are written in afterwards
     )
     players = [f"p{rng.randrange(PLAYER_POOL)}" for _ in range(4)]
     if rng.random() < 0.25:

@@ -14,6 +14,7 @@ from .kernel.codec import decode_event, event_to_dict
 from .kernel.events import (
     KERNEL_EVENTS,
     AutopilotEnded,
+    BreakStarted,
     DrawSource,
     Event,
     HandEndReason,
@@ -21,6 +22,7 @@ from .kernel.events import (
     MatchEnded,
     PenaltyApplied,
     SeatLeft,
+    SeatReady,
     TableCreated,
     TileDiscarded,
     TileDrawn,
@@ -52,6 +54,8 @@ __all__ = [
     "SeatLeft",
     "PenaltyApplied",
     "MatchEnded",
+    "BreakStarted",
+    "SeatReady",
     # classic Okey's
     "IndicatorShown",
     "PairsDeclared",

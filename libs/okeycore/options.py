@@ -32,6 +32,7 @@ sums over a match stay far inside int64 wherever they are stored."""
 BOUNDS: dict[str, tuple[int, int]] = {
     "match_points": (1, 1000),
     "turn_seconds": (5, 120),
+    "hand_break_seconds": (0, 30),
     "stake": (0, MAX_CHIPS),
     "hand_prize": (0, MAX_CHIPS),
 }
@@ -39,11 +40,12 @@ BOUNDS: dict[str, tuple[int, int]] = {
 ``rounds`` take listed values. The table service enforces them (the authority); the lobby, the
 protos' docs and the web form follow this table."""
 
-RULES_VERSION = 2
+RULES_VERSION = 3
 """The version of the rules a new table is created under, recorded in ``TableCreated``. A table
 keeps the rules it was created under, so a log replays as it was decided. 1: before the referee's
 audit; 2: a discard that could take an okey back is penalised [O-PEN-1], and a FOLDING opening is
-everything laid in the opening turn [O-OPEN-3]."""
+everything laid in the opening turn [O-OPEN-3]; 3: a break of ``hand_break_seconds`` between
+hands while a person is seated [P-BREAK-1] (a table of version 2 or less deals at once)."""
 
 
 class OptionsError(ValueError):
@@ -86,7 +88,7 @@ class Mode101(StrEnum):
 
 
 # The options of each game, in the order of RULES.md section 5 (the lobby card's order too).
-COMMON_OPTIONS = ("turn_seconds", "stake")
+COMMON_OPTIONS = ("turn_seconds", "hand_break_seconds", "stake")
 CLASSIC_OPTIONS = (
     "match_points",
     "indicator",
@@ -100,9 +102,20 @@ CLASSIC_OPTIONS = (
     "pairs_declaration",
     "deck_end",
     "turn_seconds",
+    "hand_break_seconds",
     "stake",
 )
-OKEY101_OPTIONS = ("turn_seconds", "seats", "wrap", "mode", "rounds", "discard_penalty", "stake", "hand_prize")
+OKEY101_OPTIONS = (
+    "turn_seconds",
+    "hand_break_seconds",
+    "seats",
+    "wrap",
+    "mode",
+    "rounds",
+    "discard_penalty",
+    "stake",
+    "hand_prize",
+)
 
 
 def options_of(game: Game) -> tuple[str, ...]:
@@ -127,6 +140,7 @@ class TableOptions:
     pairs_declaration: PairsDeclaration = PairsDeclaration.MARKER
     deck_end: DeckEnd = DeckEnd.DEAD_HAND
     turn_seconds: int = 20
+    hand_break_seconds: int = 6  # the break between hands while a person is seated [P-BREAK-1]
     seats: int = 4
     wrap: bool = False
     mode: Mode101 = Mode101.PLAIN

@@ -109,12 +109,13 @@ class Table:
         indicator: str | None = None,
         deck_top: str = "",
         first_starter: int = 0,
-        now_ms: int = 0,
+        now_ms: int | None = None,
     ) -> list[Event]:
         """Deal the next hand from a deal order (106 tile ids); or, with ``indicator``, from racks
         written as tile codes seat by seat (``"R1 R2 F ..."``, a short rack is topped up with
         unused tiles) with ``deck_top`` codes on top of the deck. ``first_starter`` only matters
-        for the first hand: later ones start where the rules say."""
+        for the first hand: later ones start where the rules say. ``now_ms`` unset: 0, or when
+        the break between hands is due (a script waits it out) [P-BREAK-3]."""
         if indicator is None:
             order = tuple(cast(Sequence[int], order_or_racks))
         else:
@@ -127,11 +128,14 @@ class Table:
                 used.update(got)
                 ids.append(got)
             order = arrange_deal(ids[:-1], ind[0], ids[-1], starter, DEALS[self.state.options.game])
+        if now_ms is None:
+            now_ms = self.state.break_due_ms if self.state.in_break else 0
         return self.apply(StartHand(order=order, first_starter=first_starter, now_ms=now_ms))
 
     def next_starter(self, first_starter: int = 0) -> int:
         """Who starts the next hand: the engine says (a trial deal, not applied)."""
-        got = self.engine.decide(self.state, StartHand(order=tuple(range(TILE_COUNT)), first_starter=first_starter))
+        trial = StartHand(order=tuple(range(TILE_COUNT)), first_starter=first_starter, now_ms=2**62)  # past any break
+        got = self.engine.decide(self.state, trial)
         if isinstance(got, RuleViolation):
             raise self.error(str(got))
         start = got[0]

@@ -47,6 +47,8 @@ def command_request(table_id: str, command: C.Command, command_id: str | None = 
         req.take_back.SetInParent()
     elif isinstance(command, C.LeaveSeat):
         req.leave_seat.SetInParent()
+    elif isinstance(command, C.Ready):
+        req.ready.SetInParent()
     elif isinstance(command, okey101.OpenMelds):
         for group in command.melds:
             req.open_melds.melds.add().ids.extend(group)

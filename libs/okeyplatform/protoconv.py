@@ -114,6 +114,11 @@ def view_pb(view: Any, players: Sequence[str] = ()) -> table_service_pb2.SeatVie
     okey = getattr(view, "okey", None)
     if okey is not None and getattr(view, "indicator", -1) >= 0:
         msg.okey.CopyFrom(common_pb2.Tile(id=-1, code=str(okey)))
+    last_okey = getattr(view, "last_hand_okey", None)
+    if last_okey is not None:
+        msg.last_hand_okey.CopyFrom(common_pb2.Tile(id=-1, code=str(last_okey)))
+    else:
+        msg.ClearField("last_hand_indicator")
     if getattr(view, "side_tile", -1) < 0:
         msg.ClearField("side_tile")
     if getattr(view, "held_side_tile", -1) < 0:

@@ -48,11 +48,13 @@ __all__ = ["ReplayReport", "LogVerifier", "replay", "run_replay"]
 # ------------------------------------------------------------------ verification with okeycore
 
 
+_CLOCK_FIELDS = ("deadline_ms", "due_ms")  # a turn's deadline, the break's end [P-BREAK-1]
+
+
 def _norm(e: Event) -> Event:
     """Deadlines come from the caller's clock, not from the rules: left out of comparisons."""
-    if hasattr(e, "deadline_ms"):
-        return replace(e, **{"deadline_ms": 0})
-    return e
+    clock = {name: 0 for name in _CLOCK_FIELDS if hasattr(e, name)}
+    return replace(e, **clock) if clock else e
 
 
 def _difference(recorded: Event, decided: Event) -> str:

@@ -58,6 +58,9 @@ def _label(option: str, o: TableOptions) -> str:
         if o.deck_end is DeckEnd.DEAD_HAND
         else "Deste biterse son şans: yandan yalnız bitmek için alınır",
         "turn_seconds": f"Hamle süresi {o.turn_seconds} saniye",
+        "hand_break_seconds": f"Eller arasında {o.hand_break_seconds} saniye mola; herkes hazırsa hemen dağıtılır"
+        if o.hand_break_seconds
+        else "Eller arasında mola yok",
         "seats": f"{o.seats} kişilik",
         "wrap": "12-13-1 serisi geçerli" if o.wrap else "13'ten sonra 1 gelmez",
         "mode": "Katlamalı" if o.mode is Mode101.FOLDING else "Düz",

@@ -18,6 +18,7 @@ from okeycore import okey101
 from okeycore.events import (
     EVENT_TYPES,
     AutopilotEnded,
+    BreakStarted,
     Event,
     HandEnded,
     HandStarted,
@@ -26,6 +27,7 @@ from okeycore.events import (
     PairsDeclared,
     PenaltyApplied,
     SeatLeft,
+    SeatReady,
     TableCreated,
     TileDiscarded,
     TileDrawn,
@@ -65,6 +67,8 @@ IGNORED: frozenset[type[Event]] = frozenset(
         okey101.MeldsOpened,
         okey101.TileAdded,
         okey101.OkeyTaken,
+        BreakStarted,  # the pause between hands [P-BREAK-1]
+        SeatReady,
     }
 )
 """Event classes known to change no score: they only move the table's applied version. Any

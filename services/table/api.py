@@ -74,6 +74,7 @@ def _command(req: pb.ActRequest) -> Callable[[int], C.Command]:
         "pass": C.Pass,
         "take_back": C.TakeBack,
         "leave_seat": C.LeaveSeat,
+        "ready": C.Ready,
     }
     cls = simple[kind]
     return lambda now: cls(seat=seat, now_ms=now)

@@ -147,7 +147,8 @@ class TableApp:
         return tuple(order), secrets.token_hex(16)
 
     def _follow_ups(self, engine: Engine, state: Any, now: int) -> list[Event]:
-        """System commands the table issues itself: the next hand after a hand ends."""
+        """System commands the table issues itself: the next hand after a hand ends (refused
+        while a break runs, until every person is ready [P-BREAK-3])."""
         if state.phase in (Phase.NEW, Phase.HAND_OVER):
             order, salt = self._deal()
             got = engine.decide(state, StartHand(order=order, salt=salt, now_ms=now))
@@ -177,7 +178,7 @@ class TableApp:
                 applied.append(e)
                 new.append(NewEvent(e.type, _data(e), s.hand))
             pending = self._follow_ups(engine, s, now)
-        due = s.deadline_ms if s.phase is Phase.PLAYING and s.deadline_ms else None
+        due = _due(s)
         res = await self.store.append(table_id, version, new, command_id, due, traceparent)
         self._remember(table_id, Loaded(s, engine))
         pairs = list(zip(res.events, applied, strict=True))
@@ -355,6 +356,8 @@ class TableApp:
         [C-TIME-1]. Idempotent across replicas through the command id."""
         loaded = await self.load(table_id, fresh=True)
         s = loaded.state
+        if s.in_break:
+            return await self._end_break(table_id, s)
         if s.phase is not Phase.PLAYING:
             await self.store.set_timer(table_id, None)
             return None
@@ -370,6 +373,20 @@ class TableApp:
 
         try:
             return await self.act(table_id, f"timer:{s.version}", make)
+        except RuleError as err:
+            self.log.info("timer_noop", table_id=table_id, code=err.code)
+            return None
+
+    async def _end_break(self, table_id: str, s: Any) -> ActResult | None:
+        """The break between hands is due: deal the next hand [P-BREAK-3]."""
+        if self.clock() < s.break_due_ms:
+            await self.store.set_timer(table_id, s.break_due_ms)  # not due yet: put the timer back
+            return None
+        order, salt = self._deal()
+        try:
+            return await self.act(
+                table_id, f"timer:{s.version}", lambda now_ms: StartHand(order=order, salt=salt, now_ms=now_ms)
+            )
         except RuleError as err:
             self.log.info("timer_noop", table_id=table_id, code=err.code)
             return None
@@ -429,6 +446,15 @@ class TableApp:
         if not stored and after_version == 0:
             raise TableNotFound(f"no table {table_id!r}")
         return _pairs(stored)
+
+
+def _due(state: Any) -> int | None:
+    """When the table's timer fires: the turn's deadline, or the end of the break between hands."""
+    if state.phase is Phase.PLAYING and state.deadline_ms:
+        return int(state.deadline_ms)
+    if state.in_break:
+        return int(state.break_due_ms)
+    return None
 
 
 def _command_key(identity: Identity | None, seat: int | None, command_id: str) -> str:

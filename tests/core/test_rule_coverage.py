@@ -33,7 +33,11 @@ DECISION_IDS = "D-1 D-2 D-3 D-4 D-5 D-6 D-7 D-8 D-9 D-10".split()
 # (D-10, leaving mid-match as a table event, left it with issue 16: SeatLeft in the kernel.)
 PENDING: dict[str, str] = {}
 
-ALL_IDS = CLASSIC_RULE_IDS + OKEY101_RULE_IDS + DECISION_IDS
+# The table's own pacing rules, stated in docs/rules-and-engine.md ("The break between hands").
+PACING_IDS = "P-BREAK-1 P-BREAK-2 P-BREAK-3 P-BREAK-4".split()
+DOCS = HERE.parents[1] / "docs" / "rules-and-engine.md"
+
+ALL_IDS = CLASSIC_RULE_IDS + OKEY101_RULE_IDS + DECISION_IDS + PACING_IDS
 
 
 def _test_names() -> set[str]:
@@ -69,3 +73,8 @@ def test_the_rule_id_lists_match_rules_md() -> None:
     assert sorted(set(re.findall(r"\[([TMC]-[A-Z]+-\d+)\]", classic))) == sorted(CLASSIC_RULE_IDS)
     assert sorted(set(re.findall(r"\[(O-[A-Z]+-\d+)\]", okey101))) == sorted(OKEY101_RULE_IDS)
     assert sorted(set(re.findall(r"\[(D-\d+)\]", decisions))) == sorted(DECISION_IDS)
+
+
+def test_the_pacing_rule_ids_are_the_ones_the_engine_docs_state() -> None:
+    text = DOCS.read_text(encoding="utf-8")
+    assert sorted(set(re.findall(r"\[(P-[A-Z]+-\d+)\]", text))) == sorted(PACING_IDS)

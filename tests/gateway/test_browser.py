@@ -210,6 +210,9 @@ async def test_browser_signs_in_opens_a_bot_table_and_plays_a_hand(stack: Stack)
             await page.select_option("#create-game", "OKEY")
             await page.fill("#opt-match_points", "2")
             await page.fill("#opt-turn_seconds", "60")
+            # no break between hands: this test plays one hand in its time budget (the break and
+            # its end-of-hand screen are the next test's) [P-BREAK-4]
+            await page.fill("#opt-hand_break_seconds", "0")
             assert await page.is_checked("#create-fill")
             await page.click("#create-submit")
             await page.wait_for_selector("#screen-table:not([hidden])")
@@ -318,3 +321,119 @@ async def test_browser_signs_in_opens_a_bot_table_and_plays_a_hand(stack: Stack)
     print(
         f"browser test: {time.monotonic() - t0:.1f}s; services running {sorted(stack.running)}; skipped {stack.skipped}"
     )
+
+
+async def _play_seat_to_hand_end(grpc_addr: str, token: str, table_id: str, seat: int, stop: asyncio.Event) -> None:
+    """The person's own seat, played over gRPC with the page's token (a greedy bot's moves), so
+    the hand ends in seconds; the page only watches until its end-of-hand screen."""
+    from okeycore.bots import GreedyBot
+    from okeycore.bots101 import GreedyBot101
+    from okeyplatform.protoconv import seat_view_from_pb
+
+    client = TableClient(grpc_addr, token)
+    bots: dict[bool, Any] = {False: GreedyBot(7), True: GreedyBot101(7)}
+    try:
+        while not stop.is_set():
+            v = seat_view_from_pb(await client.view(table_id, seat))
+            bot = bots[v.options.game.value == "OKEY101"]
+            if v.hand > 1 or v.phase.value != "PLAYING":
+                return
+            if v.turn != seat:
+                await asyncio.sleep(0.03)
+                continue
+            with contextlib.suppress(Exception):
+                await client.act(table_id, bot.act(v))
+    finally:
+        await client.close()
+
+
+@pytest.mark.parametrize("game", ["OKEY", "OKEY101"])
+@pytest.mark.parametrize("stack", ["all"], indirect=True)
+async def test_P_BREAK_3_the_end_of_hand_screen_counts_down_and_ready_deals_the_next_hand(
+    stack: Stack, game: str
+) -> None:
+    """A person at a table with bots: when the hand ends the page shows the end-of-hand screen
+    (the hand's indicator and okey, each seat's points and why), its countdown to the table's
+    deal goes down, and pressing "Hazır" (the only person is then ready) deals the next hand at
+    once [P-BREAK-1] [P-BREAK-2] [P-BREAK-3]. Screenshots: artifacts/end-of-hand.png (classic)
+    and end-of-hand-101.png."""
+    chromium = _chromium()
+    async_playwright = _playwright()
+    ARTIFACTS.mkdir(exist_ok=True)
+    errors: list[str] = []
+    stop = asyncio.Event()
+    tasks: list[asyncio.Task[None]] = []
+    profile = tempfile.mkdtemp(prefix="okey-chromium-")
+    async with async_playwright() as pw:
+        ctx = await pw.chromium.launch_persistent_context(
+            profile,
+            executable_path=chromium,
+            headless=True,
+            args=CHROMIUM_ARGS,
+            viewport={"width": 1280, "height": 900},
+            locale="tr-TR",
+        )
+        try:
+            page = await ctx.new_page()
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            await page.goto(stack.base + "/")
+            await page.wait_for_selector("#screen-signin:not([hidden])")
+            await page.fill("#signin-name", "Molaci")
+            await page.click("#signin-submit")
+            if "lobby" not in stack.running:
+                await page.wait_for_selector("#nolobby:not([hidden])")
+                await page.fill("#token-input", issue_token("browser-break"))
+                await page.click("#token-form button[type=submit]")
+            await page.wait_for_selector("#screen-lobby:not([hidden])")
+            await page.select_option("#create-game", game)
+            await page.fill("#opt-hand_break_seconds", "20")  # long enough to watch it count down
+            await page.click("#create-submit")
+            await page.wait_for_selector("#screen-table:not([hidden])")
+            await page.wait_for_function(
+                "() => { const t = okeyApp.state.t; return t && t.view && t.live; }", timeout=20_000
+            )
+            st = await page.evaluate(STATE_JS)
+            token = await page.evaluate("() => okeyApp.state.token")
+            grpc_addr = stack.processes.address("table")
+            tasks.append(asyncio.create_task(_play_seat_to_hand_end(grpc_addr, token, st["id"], st["seat"], stop)))
+            if "bots" not in stack.running:
+                tasks.append(asyncio.create_task(_play_other_seats(grpc_addr, st["id"], st["seat"], stop)))
+
+            # ---- the hand ends: the end-of-hand screen, its facts and its countdown
+            await page.wait_for_selector("#handend[open] #handend-ready", timeout=60_000)
+            assert (await page.evaluate(STATE_JS))["hand"] == 1
+            screen = page.locator("#handend")
+            assert "1. el bitti" in (await screen.locator("h3").text_content() or "")
+            assert await screen.locator(".handend-scores tbody tr").count() == 4
+            # that hand's indicator and okey, named as players name them
+            assert await screen.locator(".handend-okey .tile").count() == 2
+            first = int(await page.get_attribute("#handend-countdown", "data-seconds") or 0)
+            assert 10 <= first <= 20, first
+            await page.wait_for_timeout(2300)
+            later = int(await page.get_attribute("#handend-countdown", "data-seconds") or 0)
+            assert 0 < later < first, (first, later)  # it counts down to the table's deal
+            assert "saniye" in (await page.text_content("#handend-countdown") or "")
+            if game == "OKEY101":  # every seat's points say why: finished, opened (with pairs) or not [D-2]
+                reasons = await screen.locator(".handend-scores tbody td:nth-child(3)").all_text_contents()
+                assert len(reasons) == 4 and all(r.strip() for r in reasons), reasons
+            await page.screenshot(
+                path=str(ARTIFACTS / ("end-of-hand.png" if game == "OKEY" else "end-of-hand-101.png")), full_page=True
+            )
+
+            # ---- Hazır: the only person is ready, so the table deals the next hand at once
+            assert (await page.text_content("#handend-ready")) == "Hazır"
+            await page.click("#handend-ready")
+            await page.wait_for_function(
+                "() => okeyApp.state.t.view.hand == 2 && okeyApp.state.t.view.phase === 'PHASE_PLAYING'",
+                timeout=5_000,  # well before the 20 s break would have ended
+            )
+            await page.wait_for_selector("#handend", state="hidden", timeout=5_000)
+            assert not await page.locator("#handend[open]").count()
+        finally:
+            stop.set()
+            for t in tasks:
+                with contextlib.suppress(Exception):
+                    await t
+            await ctx.close()
+            shutil.rmtree(profile, ignore_errors=True)
+    assert not errors, errors

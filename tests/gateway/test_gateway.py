@@ -10,7 +10,7 @@ import httpx
 import pytest
 import websockets
 from gateway_helpers import GatewayStack
-from okeycore.options import TableOptions
+from okeycore.options import RULES_VERSION, TableOptions
 from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient
 from okeyplatform.grpcserver import error_reason
@@ -152,4 +152,4 @@ async def test_http_create_table_refuses_other_game_options_and_pairs_only_with_
         r = await http.post("/api/okey.v1.TableService/GetView", json={"tableId": "gw-opt-ok"}, headers=lobby)
         got = r.json()["view"]["options"]
         assert got["indicatorTiming"] == "INDICATOR_TIMING_FIRST_TURN" and "rounds" not in got, got
-        assert r.json()["view"]["rulesVersion"] == 2
+        assert r.json()["view"]["rulesVersion"] == RULES_VERSION

@@ -9,6 +9,7 @@ import time
 
 import grpc
 import pytest
+from breaks import ready_all
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 from lobby_helpers import Stack
@@ -42,6 +43,8 @@ async def play_to_end(clients: list[TableClient], table_id: str) -> int:
         v = classic_view_from_pb(await clients[0].view(table_id, 0))
         if v.phase.value == "MATCH_OVER":
             return moves
+        if await ready_all(clients, table_id, v):  # the break between hands [P-BREAK-3]
+            continue
         seat = v.turn
         view = classic_view_from_pb(await clients[seat].view(table_id, seat))
         await clients[seat].act(table_id, bots[seat].act(view))

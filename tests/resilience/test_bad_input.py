@@ -567,6 +567,7 @@ def test_commands_out_of_turn_or_for_another_seat_are_refused_and_change_nothing
                     "INDICATOR_DISABLED",
                     "NOT_ON_AUTOPILOT",
                     "UNKNOWN_COMMAND",
+                    "NOT_IN_BREAK",  # Ready while a hand is played [P-BREAK-2]
                 }, out
 
     run()

@@ -93,7 +93,8 @@ class Script(Table):
                 mine.append(rest.pop(0))
             order += mine
         order += [ind, *rest]
-        self.do(StartHand(order=tuple(order), first_starter=0))
+        due = s.break_due_ms if s.in_break else 0  # the break between hands is waited out [P-BREAK-3]
+        self.do(StartHand(order=tuple(order), first_starter=0, now_ms=due))
         return starter
 
     def show(self, seat: int) -> None:
@@ -165,8 +166,14 @@ def match_b(table_id: str = "match-b") -> Script:
 
 
 def simulated(table_id: str, seed: int, players: Sequence[str], **options: Any) -> list[Event]:
-    """A whole classic match between greedy bots, with ``players`` in its TableCreated."""
-    sim = Simulator(TableOptions(**options), [GreedyBot(i) for i in range(4)], seed=seed, table_id=table_id)
+    """A whole classic match between greedy bots, with ``players`` in its TableCreated (played
+    with no break between hands, as a table of persons with ``hand_break_seconds=0``)."""
+    sim = Simulator(
+        TableOptions(**{"hand_break_seconds": 0, **options}),
+        [GreedyBot(i) for i in range(4)],
+        seed=seed,
+        table_id=table_id,
+    )
     events = sim.play_match().events
     first = events[0]
     assert isinstance(first, TableCreated)
@@ -178,7 +185,7 @@ def simulated_101(table_id: str, seed: int, players: Sequence[str], **options: A
     from okeycore.options import Game
     from okeycore.simulate101 import Simulator101
 
-    opts = TableOptions(game=Game.OKEY101, **options)
+    opts = TableOptions(game=Game.OKEY101, **{"hand_break_seconds": 0, **options})
     sim = Simulator101(opts, [GreedyBot101(i) for i in range(opts.seats)], seed=seed, table_id=table_id)
     events = sim.play_match().events
     first = events[0]

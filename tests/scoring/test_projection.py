@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 from okeycore.events import EVENT_TYPES, HandEnded, event_to_dict
+from okeycore.options import RULES_VERSION
 from okeytools.replay import LogVerifier
 from scoring_helpers import match_a, match_b, simulated
 
@@ -177,11 +178,11 @@ def test_log_verifier_keeps_an_old_tables_rules_and_reports_what_todays_rules_wo
     assert v.checked["discards"] == 2
     assert v.rules_difference_count == 1
     (note,) = v.rules_differences
-    assert "rules version 1, now 2" in note and "seat 1's discard" in note and "PenaltyApplied" in note
+    assert f"rules version 1, now {RULES_VERSION}" in note and "seat 1's discard" in note and "PenaltyApplied" in note
     # The same log claiming today's rules is corrupt: the penalty is missing. (Every discard is
     # re-decided, so a penalty dropped mid-hand is caught, not only at a hand's end.)
     created = events[0]
-    new = [replace(created, rules_version=2), *events[1:]]  # type: ignore[type-var]
+    new = [replace(created, rules_version=RULES_VERSION), *events[1:]]  # type: ignore[type-var]
     bad = LogVerifier()
     for n, e in enumerate(new, 1):
         bad.feed("new101", n, event_to_dict(e))  # type: ignore[arg-type]

@@ -13,6 +13,7 @@ from typing import Any
 import grpc
 import nats
 import pytest
+from breaks import ready_all
 from okey.v1 import common_pb2
 from okey.v1 import scoring_service_pb2 as pb
 from okeycore.bots import GreedyBot
@@ -181,6 +182,8 @@ async def play_to_end(clients: list[TableClient], table_id: str) -> int:
         v = classic_view_from_pb(await clients[0].view(table_id, 0))
         if v.phase.value == "MATCH_OVER":
             return v.version
+        if await ready_all(clients, table_id, v):  # the break between hands [P-BREAK-3]
+            continue
         seat = v.turn
         await clients[seat].act(
             table_id, bots[seat].act(classic_view_from_pb(await clients[seat].view(table_id, seat)))

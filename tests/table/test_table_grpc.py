@@ -8,6 +8,7 @@ from typing import Any
 
 import grpc
 import pytest
+from breaks import ready_all
 from nats.js.client import JetStreamContext
 from okeycore.bots import GreedyBot
 from okeycore.commands import Discard, Draw
@@ -33,6 +34,8 @@ async def play_to_end(
         v = classic_view_from_pb(await clients[0].view(table_id, 0))
         if v.phase.value == "MATCH_OVER":
             return moves
+        if await ready_all(clients, table_id, v):  # the break between hands [P-BREAK-3]
+            continue
         seat = v.turn
         view = classic_view_from_pb(await clients[seat].view(table_id, seat))
         if service is not None and service.app is not None:
@@ -230,6 +233,9 @@ async def test_full_okey101_match_through_grpc_with_exact_views(
         spectator = seat_view_from_pb(await clients[0].view("match-101"))
         if spectator.phase.value == "MATCH_OVER":
             break
+        if await ready_all(clients, "match-101", spectator):  # the break between hands [P-BREAK-3]
+            kinds.add("break")
+            continue
         seat = spectator.turn
         view = seat_view_from_pb(await clients[seat].view("match-101", seat))
         # what came over the wire is exactly okeycore's view of that seat
@@ -242,6 +248,11 @@ async def test_full_okey101_match_through_grpc_with_exact_views(
     assert final.phase.value == "MATCH_OVER" and final.result is not None
     assert final.hand == 3  # [O-DEAL-2] a fixed number of hands
     assert "melds_opened" in kinds and "hand_ended101" in kinds
+    # Each hand's end started a break, and Ready through gRPC ended it [P-BREAK-1] [P-BREAK-3].
+    assert "break" in kinds and "break_started" in kinds
+    logged = [e.WhichOneof("event") for e in await clients[0].events("match-101")]
+    assert logged.count("break_started") == 2 and logged.count("seat_ready") == 4
+    assert logged.index("seat_ready") < logged.index("hand_started", logged.index("break_started"))
     # the winners have the lowest total [O-DEAL-3]
     assert all(final.result.scores[w] == min(final.result.scores) for w in final.result.winners)
 

@@ -9,6 +9,7 @@ import shutil
 import sys
 from collections.abc import Callable
 
+from breaks import ready_all
 from okeycore.bots import GreedyBot
 from okeycore.options import TableOptions
 from okeyplatform.auth import issue_token
@@ -76,6 +77,8 @@ async def test_verify_deal_checks_a_finished_hand(
         v = classic_view_from_pb(await clients[0].view("t-fair", 0))
         if v.hand >= 2:
             break
+        if await ready_all(clients, "t-fair", v):  # the break between hands [P-BREAK-3]
+            continue
         seat = v.turn
         await clients[seat].act(
             "t-fair", bots[seat].act(classic_view_from_pb(await clients[seat].view("t-fair", seat)))

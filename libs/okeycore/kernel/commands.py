@@ -20,6 +20,7 @@ __all__ = [
     "ForceMove",
     "TakeBack",
     "LeaveSeat",
+    "Ready",
 ]
 
 
@@ -87,3 +88,8 @@ class TakeBack(SeatCommand):
 @dataclass(frozen=True, slots=True)
 class LeaveSeat(SeatCommand):
     """The player leaves the match: a bot plays the seat from now on, for good [C-LEAVE-1] [D-10]."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ready(SeatCommand):
+    """The person at the seat is ready for the next hand, during the break [P-BREAK-2]."""

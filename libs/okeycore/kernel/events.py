@@ -23,6 +23,8 @@ __all__ = [
     "PenaltyApplied",
     "HandEnd",
     "MatchEnded",
+    "BreakStarted",
+    "SeatReady",
     "KERNEL_EVENTS",
     "to_move",
 ]
@@ -169,6 +171,24 @@ class MatchEnded(Event):
     remainder: int
 
 
+@dataclass(frozen=True, slots=True)
+class BreakStarted(Event):
+    """Hand ``hand`` is over and the match goes on: the next hand is dealt at ``due_ms``, or as
+    soon as every person seated is ready, whichever comes first [P-BREAK-1] [P-BREAK-3]."""
+
+    type: ClassVar[str] = "BreakStarted"
+    hand: int
+    due_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatReady(SeatEvent):
+    """The person at ``seat`` is ready for the next hand [P-BREAK-2]. Nobody has to move after it."""
+
+    type: ClassVar[str] = "SeatReady"
+    to_move_field: ClassVar[str] = ""
+
+
 KERNEL_EVENTS: tuple[type[Event], ...] = (
     TableCreated,
     HandStarted,
@@ -179,6 +199,8 @@ KERNEL_EVENTS: tuple[type[Event], ...] = (
     PenaltyApplied,
     MatchEnded,
     SeatLeft,
+    BreakStarted,
+    SeatReady,
 )
 """The kernel's events, in the order the registry lists them."""
 

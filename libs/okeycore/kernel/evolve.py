@@ -12,10 +12,12 @@ from typing import Any, Generic, TypeVar
 from ..options import TableOptions
 from .events import (
     AutopilotEnded,
+    BreakStarted,
     Event,
     HandStarted,
     MatchEnded,
     SeatLeft,
+    SeatReady,
     TableCreated,
     TileDiscarded,
     TurnTimedOut,
@@ -88,6 +90,8 @@ class Evolver(Generic[S]):
             AutopilotEnded: _autopilot_ended,
             MatchEnded: _match_ended,
             SeatLeft: _seat_left,
+            BreakStarted: _break_started,
+            SeatReady: _seat_ready,
             TableCreated: self._created,
         }
         self._steps: dict[type[Event], Step[S]] = {**kernel, **own.by_event}
@@ -168,6 +172,10 @@ class Evolver(Generic[S]):
             timed_out=False,
             deal_order=e.order,
             deal_salt=e.salt,
+            break_due_ms=0,
+            ready=(),
+            # The finished hand's indicator, for its result (a voided 101 hand dealt again: the same).
+            last_indicator=s.indicator if e.hand != s.hand else s.last_indicator,
             **self._new_hand,
         )
 
@@ -193,3 +201,11 @@ def _seat_left(s: S, e: SeatLeft) -> S:
     seats = set_seat(s.seats, e.seat, update(s.seats[e.seat], left=True))
     players = tuple("" if i == e.seat else p for i, p in enumerate(s.players))
     return update(s, seats=seats, players=players, version=s.version + 1)
+
+
+def _break_started(s: S, e: BreakStarted) -> S:
+    return update(s, version=s.version + 1, break_due_ms=e.due_ms, ready=())  # [P-BREAK-1]
+
+
+def _seat_ready(s: S, e: SeatReady) -> S:
+    return update(s, version=s.version + 1, ready=(*s.ready, e.seat))  # [P-BREAK-2]

@@ -57,6 +57,19 @@ class TableState(Generic[SeatT]):
     deal_salt: str = ""
     players: tuple[str, ...] = ()  # who sits where ("" for a bot seat)
     rules_version: int = 1  # the rules the table was created under (TableCreated)
+    break_due_ms: int = 0  # between hands: when the next hand is dealt (0: no break) [P-BREAK-1]
+    ready: tuple[int, ...] = ()  # the seats whose person is ready for the next hand [P-BREAK-2]
+    last_indicator: int = -1  # the indicator of the last hand that ended, once the next is dealt
+
+    @property
+    def in_break(self) -> bool:
+        """Between two hands of a match, waiting for the next deal [P-BREAK-1]."""
+        return self.phase is Phase.HAND_OVER and self.break_due_ms > 0
+
+    @property
+    def persons(self) -> tuple[int, ...]:
+        """The seats a person plays (not a bot's, not left) [P-BREAK-2]."""
+        return tuple(i for i, p in enumerate(self.players) if p and not self.seats[i].left)
 
     @property
     def okey(self) -> Face:

@@ -20,13 +20,25 @@ from .commands import (
     Discard,
     ForceMove,
     LeaveSeat,
+    Ready,
     SeatCommand,
     StartHand,
     TakeBack,
     TimeOut,
 )
 from .dealing import DealSpec, deal, is_full_order
-from .events import AutopilotEnded, Event, HandStarted, MatchEnded, SeatLeft, TableCreated, TurnTimedOut
+from .events import (
+    AutopilotEnded,
+    BreakStarted,
+    Event,
+    HandEnd,
+    HandStarted,
+    MatchEnded,
+    SeatLeft,
+    SeatReady,
+    TableCreated,
+    TurnTimedOut,
+)
 from .state import Phase, TableState
 from .view import Allowed
 
@@ -45,6 +57,8 @@ __all__ = [
     "check_in_hand",
     "check_turn",
     "deadline",
+    "BREAK_RULES_VERSION",
+    "takes_break",
     "split_pot",
     "match_ended",
     "revealed",
@@ -105,6 +119,25 @@ def check_turn(state: TableState[Any], seat: object) -> RuleViolation | None:
 def deadline(state: TableState[Any], now_ms: int) -> int:
     """When a turn starting now runs out (``turn_seconds``) [C-TIME-1]."""
     return now_ms + state.options.turn_seconds * 1000
+
+
+BREAK_RULES_VERSION = 3
+"""The first rules version with a break between hands: an older table deals at once, as its log
+was decided [P-BREAK-4]."""
+
+
+def takes_break(state: TableState[Any]) -> bool:
+    """Does a hand's end start a break here: a table of the rules with breaks, a break of more
+    than 0 seconds and a person seated; a bot-only table deals at once [P-BREAK-4]."""
+    return state.rules_version >= BREAK_RULES_VERSION and state.options.hand_break_seconds > 0 and bool(state.persons)
+
+
+def _with_break(state: TableState[Any], events: list[Event], now_ms: int) -> list[Event]:
+    """A hand's end that does not end the match is followed by the break [P-BREAK-1]."""
+    ended = next((e for e in events if isinstance(e, HandEnd)), None)
+    if ended is None or not takes_break(state) or any(isinstance(e, MatchEnded) for e in events):
+        return events
+    return [*events, BreakStarted(ended.hand, now_ms + state.options.hand_break_seconds * 1000)]
 
 
 def split_pot(pot: int, winners: int) -> tuple[int, int]:
@@ -189,12 +222,14 @@ class Dispatcher(Generic[S]):
             ForceMove: (None, self._force_move),
             TakeBack: (check_seat, self._take_back),
             LeaveSeat: (check_seat, self._leave_seat),
+            Ready: (check_seat, self._ready),
         }
         self._deciders = {**kernel, **rules.deciders.by_command}
         self._seat_commands: dict[str, SeatCheck[S]] = {
             **rules.deciders.seat_commands,
             "TakeBack": plain(TakeBack),
             "LeaveSeat": plain(LeaveSeat),
+            "Ready": plain(Ready),
         }
         self._seat_command_names = tuple(self._seat_commands)  # fixed per game: not rebuilt per view
 
@@ -214,7 +249,8 @@ class Dispatcher(Generic[S]):
             bad = needs(state, command.seat)  # type: ignore[attr-defined]  # a seat command's
             if bad:
                 return bad
-        return fn(state, command)
+        got = fn(state, command)
+        return _with_break(state, got, command.now_ms) if isinstance(got, list) and got else got
 
     def can(self, state: S | None, command: Command) -> RuleViolation | None:
         """None when ``command`` would be accepted now, else the rule it breaks (ask before acting)."""
@@ -252,6 +288,8 @@ class Dispatcher(Generic[S]):
     def _start_hand(self, state: S, cmd: StartHand) -> Decision:
         if state.phase is Phase.PLAYING:
             return violation("HAND_IN_PROGRESS", "a hand is already being played")
+        if state.in_break and cmd.now_ms < state.break_due_ms and not set(state.persons) <= set(state.ready):
+            return violation("NOT_DUE", "the break between hands is not over yet")  # [P-BREAK-3]
         if not is_full_order(cmd.order):
             return violation("BAD_DEAL", "a deal must order each of the 106 tile ids exactly once")
         n = len(state.seats)
@@ -303,6 +341,17 @@ class Dispatcher(Generic[S]):
         if not state.seats[cmd.seat].autopilot:
             return violation("NOT_ON_AUTOPILOT", "this seat is not on autopilot")
         return [AutopilotEnded(cmd.seat)]  # [D-5]
+
+    def _ready(self, state: S, cmd: Ready) -> Decision:
+        """A person says they are ready for the next hand; the last one's cuts the break short
+        (the table service deals at once) [P-BREAK-2] [P-BREAK-3]."""
+        if not state.in_break:
+            return violation("NOT_IN_BREAK", "there is no break between hands now")
+        if cmd.seat not in state.persons:
+            return violation("BOT_SEAT", "a bot plays this seat: it is never waited for")
+        if cmd.seat in state.ready:
+            return violation("ALREADY_READY", "this seat is already ready for the next hand")
+        return [SeatReady(cmd.seat)]
 
     def _leave_seat(self, state: S, cmd: LeaveSeat) -> Decision:
         """Whenever the match is not over, between hands too; the turn stays where it is (the

@@ -97,10 +97,20 @@ class TableView:
     # The seat commands (by name) this seat may send now, each asked of ``can``: what a client
     # enables. A spectator may send none. A tuple when the view came over the wire.
     allowed: tuple[str, ...] | Allowed = ()
+    # Between hands: when the next hand is dealt (0: no break), and the seats ready [P-BREAK-1].
+    break_due_ms: int = 0
+    ready: tuple[int, ...] = ()
+    # The indicator of the last hand that ended (-1: none yet): its result is shown with its own
+    # okey, not the next hand's.
+    last_hand_indicator: int = -1
 
     @property
     def okey(self) -> Face | None:
         return okey_face(face_of_id(self.indicator)) if self.indicator >= 0 else None
+
+    @property
+    def last_hand_okey(self) -> Face | None:
+        return okey_face(face_of_id(self.last_hand_indicator)) if self.last_hand_indicator >= 0 else None
 
 
 def table_view(state: TableState[Any], seat: int | None, allowed: Allowed) -> dict[str, Any]:
@@ -121,7 +131,16 @@ def table_view(state: TableState[Any], seat: int | None, allowed: Allowed) -> di
         "result": state.result,
         "rules_version": state.rules_version,
         "allowed": allowed,
+        "break_due_ms": state.break_due_ms if state.in_break else 0,
+        "ready": state.ready if state.in_break else (),
+        "last_hand_indicator": _last_hand_indicator(state),
     }
+
+
+def _last_hand_indicator(state: TableState[Any]) -> int:
+    if state.phase is Phase.PLAYING:
+        return state.last_indicator
+    return state.indicator if state.phase is not Phase.NEW else -1
 
 
 def seat_public(i: int, s: Seat, hidden: bool) -> dict[str, Any]:

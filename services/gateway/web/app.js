@@ -37,6 +37,7 @@ const OPTIONS = [
     values: ["MARKER", "BINDING"] },
   { name: "deck_end", json: "deckEnd", games: ["OKEY"], type: "enum", prefix: "DECK_END_", values: ["DEAD_HAND", "LAST_CHANCE"] },
   { name: "turn_seconds", json: "turnSeconds", games: ["OKEY", "OKEY101"], type: "int", min: 5, max: 120, def: 20 },
+  { name: "hand_break_seconds", json: "handBreakSeconds", games: ["OKEY", "OKEY101"], type: "int", min: 0, max: 30, def: 6 },
   { name: "seats", json: "seats", games: ["OKEY101"], type: "choice", values: [4, 2] },
   { name: "wrap", json: "wrap", games: ["OKEY101"], type: "bool", def: false },
   { name: "mode", json: "mode", games: ["OKEY101"], type: "enum", prefix: "MODE_", values: ["PLAIN", "FOLDING"] },

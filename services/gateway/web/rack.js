@@ -18,22 +18,29 @@ export function face(code) {
   return { colour: code[0], number: Number(code.slice(1)) };
 }
 
-export function tileName(code) {
+// The okey's code: the open hand's, or `okey` when given (a finished hand's result, issue 18.6).
+function okeyCode(okey) {
+  if (okey !== undefined) return okey;
+  return S.t && S.t.view && S.t.view.okey ? S.t.view.okey.code : "";
+}
+
+export function tileName(code, okeyOf) {
   const f = face(code);
   if (!f) return tr("tile.hidden");
   if (f.fake) {
-    const okey = S.t && S.t.view && S.t.view.okey ? S.t.view.okey.code : "";
+    const okey = okeyCode(okeyOf);
     return okey ? tr("tile.fake.as", { face: tileName(okey) }) : tr("tile.fake");
   }
   return `${tr("colour." + f.colour)} ${f.number}`;
 }
 
-export function isOkey(code) {
-  const okey = S.t && S.t.view && S.t.view.okey ? S.t.view.okey.code : "";
+export function isOkey(code, okeyOf) {
+  const okey = okeyCode(okeyOf);
   return !!code && code !== "F" && code === okey;
 }
 
-// A tile as an element: a button when `button`, else a span. Markers come from the hints.
+// A tile as an element: a button when `button`, else a span. Markers come from the hints;
+// `okey` (a code) draws it with another hand's okey than the open one.
 export function tileEl(tile, opts = {}) {
   const code = tile && tile.code ? tile.code : "";
   const f = face(code);
@@ -41,11 +48,12 @@ export function tileEl(tile, opts = {}) {
   if (!f) cls.push("back");
   else if (f.fake) cls.push("fake");
   else cls.push("c-" + (COLOURS[f.colour] || "K"));
-  if (isOkey(code)) cls.push("okey");
+  const okey = isOkey(code, opts.okey);
+  if (okey) cls.push("okey");
   if (opts.small) cls.push("small");
   if (opts.extra) cls.push(opts.extra);
-  let label = tileName(code);
-  if (isOkey(code)) label += `, ${tr("tile.okey")}`;
+  let label = tileName(code, opts.okey);
+  if (okey) label += `, ${tr("tile.okey")}`;
   const marks = [];
   const hint = opts.hint;
   if (hint) {
@@ -55,7 +63,7 @@ export function tileEl(tile, opts = {}) {
     if (hint.takesOkey) marks.push(["↔", "take", hint.takeLabel || tr("hints.mark.takes")]);
   }
   if (marks.length) label += ". " + marks.map((m) => m[2]).join("; ");
-  const okeyFace = f && f.fake && S.t && S.t.view && S.t.view.okey ? face(S.t.view.okey.code) : null;
+  const okeyFace = f && f.fake && okeyCode(opts.okey) ? face(okeyCode(opts.okey)) : null;
   const body = [];
   if (!f) body.push(h("span", { class: "n", "aria-hidden": "true" }, ""));
   else if (f.fake) {
@@ -65,7 +73,7 @@ export function tileEl(tile, opts = {}) {
     body.push(h("span", { class: "n", "aria-hidden": "true" }, f.number));
     body.push(h("span", { class: "dot", "aria-hidden": "true" }));
   }
-  if (isOkey(code)) body.push(h("span", { class: "star", "aria-hidden": "true" }, "★"));
+  if (okey) body.push(h("span", { class: "star", "aria-hidden": "true" }, "★"));
   if (marks.length) {
     body.push(h("span", { class: "marks", "aria-hidden": "true" }, marks.map((m) => h("span", { class: "mk " + m[1] }, m[0]))));
   }

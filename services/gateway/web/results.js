@@ -7,6 +7,7 @@ import { api, hasMethod, serviceMissing } from "./api.js";
 import { tileEl } from "./rack.js";
 
 export function renderLastHand(v) {
+  const okey = v.lastHandOkey && v.lastHandOkey.code ? v.lastHandOkey.code : undefined; // that hand's okey (issue 18.6)
   const panel = $("#lasthand-panel");
   const body = $("#lasthand-body");
   const lh = v.lastHand;
@@ -21,7 +22,8 @@ export function renderLastHand(v) {
     const finished = lh101.reason === "HAND_END_REASON_FINISHED";
     const kinds = [lh101.okeyFinish && tr("result.finished.okey"), lh101.pairFinish && tr("result.finished.pairs"), lh101.elden && tr("result.finished.elden")].filter(Boolean);
     parts.push(h("p", {}, tr("table.hand", { hand: num(lh101.hand) }), ": ",
-      finished ? tr("result.finished", { name: seatName(num(lh101.finisher)) }) + (kinds.length ? ` (${kinds.join(", ")})` : "") : tr("result.deck")));
+      finished ? tr("result.finished", { name: seatName(num(lh101.finisher)) }) + (kinds.length ? ` (${kinds.join(", ")})` : "")
+        : (lh101.deltas || []).some((d) => num(d) !== 0) ? tr("handend.deck101") : tr("result.deck")));
     if (num(lh101.multiplier) > 1) parts.push(h("p", {}, tr("result.multiplier", { n: num(lh101.multiplier) })));
     parts.push(deltaTable(lh101.deltas, tr("result.deltas")));
   } else if (lv && num(lv.hand) >= num(lh && lh.hand)) {
@@ -32,8 +34,8 @@ export function renderLastHand(v) {
     parts.push(h("p", {}, tr("table.hand", { hand: num(lh.hand) }), ": ",
       finished ? tr("result.finished", { name: seatName(num(lh.finisher)) }) + (kinds.length ? ` (${kinds.join(", ")})` : "") : tr("result.deck")));
     if (finished && (lh.arrangement || []).length) {
-      parts.push(h("div", { class: "arrangement" }, (lh.arrangement || []).map((g) => h("span", { class: "meld-tiles" }, (g.tiles || []).map((x) => tileEl(x, { small: true })))),
-        lh.finalTile ? h("span", { class: "final" }, "→ ", tileEl(lh.finalTile, { small: true })) : null));
+      parts.push(h("div", { class: "arrangement" }, (lh.arrangement || []).map((g) => h("span", { class: "meld-tiles" }, (g.tiles || []).map((x) => tileEl(x, { small: true, okey })))),
+        lh.finalTile ? h("span", { class: "final" }, "→ ", tileEl(lh.finalTile, { small: true, okey })) : null));
     }
     if (num(lh.multiplier) > 1) parts.push(h("p", {}, tr("result.multiplier", { n: num(lh.multiplier) })));
     parts.push(deltaTable(lh.deltas, tr("result.deltas")));

@@ -13,6 +13,7 @@ import { renderMelds } from "./melds.js";
 import { renderHints } from "./hints.js";
 import { refreshHands, renderHands, renderLastHand } from "./results.js";
 import { startChat, stopChat } from "./chat.js";
+import { renderHandEnd } from "./handend.js";
 
 export function leaveTable() {
   const t = S.t;
@@ -26,6 +27,8 @@ export function leaveTable() {
   document.body.classList.remove("my-turn");
   const d = $("#result-dialog");
   if (d.open) d.close();
+  const he = $("#handend");
+  if (he && he.open) he.close();
 }
 
 export async function enterTable(id, seat) {
@@ -118,6 +121,7 @@ export function renderTable() {
   renderActions();
   renderHints(v);
   renderLastHand(v);
+  renderHandEnd(v);
   renderHands();
   renderLog(t);
   tick();

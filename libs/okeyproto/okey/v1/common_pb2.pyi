@@ -85,7 +85,7 @@ class TileGroup(_message.Message):
     def __init__(self, tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ...) -> None: ...
 
 class TableOptions(_message.Message):
-    __slots__ = ("game", "match_points", "indicator", "indicator_scoring", "colored", "partners", "duel", "penalties", "discard_history", "pairs_declaration", "deck_end", "turn_seconds", "seats", "wrap", "mode", "rounds", "discard_penalty", "stake", "hand_prize", "indicator_timing")
+    __slots__ = ("game", "match_points", "indicator", "indicator_scoring", "colored", "partners", "duel", "penalties", "discard_history", "pairs_declaration", "deck_end", "turn_seconds", "seats", "wrap", "mode", "rounds", "discard_penalty", "stake", "hand_prize", "indicator_timing", "hand_break_seconds")
     GAME_FIELD_NUMBER: _ClassVar[int]
     MATCH_POINTS_FIELD_NUMBER: _ClassVar[int]
     INDICATOR_FIELD_NUMBER: _ClassVar[int]
@@ -106,6 +106,7 @@ class TableOptions(_message.Message):
     STAKE_FIELD_NUMBER: _ClassVar[int]
     HAND_PRIZE_FIELD_NUMBER: _ClassVar[int]
     INDICATOR_TIMING_FIELD_NUMBER: _ClassVar[int]
+    HAND_BREAK_SECONDS_FIELD_NUMBER: _ClassVar[int]
     game: Game
     match_points: int
     indicator: bool
@@ -126,4 +127,5 @@ class TableOptions(_message.Message):
     stake: int
     hand_prize: int
     indicator_timing: IndicatorTiming
-    def __init__(self, game: _Optional[_Union[Game, str]] = ..., match_points: _Optional[int] = ..., indicator: _Optional[bool] = ..., indicator_scoring: _Optional[_Union[IndicatorScoring, str]] = ..., colored: _Optional[bool] = ..., partners: _Optional[bool] = ..., duel: _Optional[bool] = ..., penalties: _Optional[bool] = ..., discard_history: _Optional[_Union[DiscardHistory, str]] = ..., pairs_declaration: _Optional[_Union[PairsDeclaration, str]] = ..., deck_end: _Optional[_Union[DeckEnd, str]] = ..., turn_seconds: _Optional[int] = ..., seats: _Optional[int] = ..., wrap: _Optional[bool] = ..., mode: _Optional[_Union[Mode, str]] = ..., rounds: _Optional[int] = ..., discard_penalty: _Optional[bool] = ..., stake: _Optional[int] = ..., hand_prize: _Optional[int] = ..., indicator_timing: _Optional[_Union[IndicatorTiming, str]] = ...) -> None: ...
+    hand_break_seconds: int
+    def __init__(self, game: _Optional[_Union[Game, str]] = ..., match_points: _Optional[int] = ..., indicator: _Optional[bool] = ..., indicator_scoring: _Optional[_Union[IndicatorScoring, str]] = ..., colored: _Optional[bool] = ..., partners: _Optional[bool] = ..., duel: _Optional[bool] = ..., penalties: _Optional[bool] = ..., discard_history: _Optional[_Union[DiscardHistory, str]] = ..., pairs_declaration: _Optional[_Union[PairsDeclaration, str]] = ..., deck_end: _Optional[_Union[DeckEnd, str]] = ..., turn_seconds: _Optional[int] = ..., seats: _Optional[int] = ..., wrap: _Optional[bool] = ..., mode: _Optional[_Union[Mode, str]] = ..., rounds: _Optional[int] = ..., discard_penalty: _Optional[bool] = ..., stake: _Optional[int] = ..., hand_prize: _Optional[int] = ..., indicator_timing: _Optional[_Union[IndicatorTiming, str]] = ..., hand_break_seconds: _Optional[int] = ...) -> None: ...

@@ -172,7 +172,7 @@ class TakeBackCommand(_message.Message):
     def __init__(self) -> None: ...
 
 class ActRequest(_message.Message):
-    __slots__ = ("table_id", "command_id", "seat", "draw", "take_discard", "discard", "finish", "show_indicator", "declare_pairs", "turn_to_okey", "take_back", "open_melds", "add_tile", "take_okey", "return_side_tile", "leave_seat")
+    __slots__ = ("table_id", "command_id", "seat", "draw", "take_discard", "discard", "finish", "show_indicator", "declare_pairs", "turn_to_okey", "take_back", "open_melds", "add_tile", "take_okey", "return_side_tile", "leave_seat", "ready")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -190,6 +190,7 @@ class ActRequest(_message.Message):
     TAKE_OKEY_FIELD_NUMBER: _ClassVar[int]
     RETURN_SIDE_TILE_FIELD_NUMBER: _ClassVar[int]
     LEAVE_SEAT_FIELD_NUMBER: _ClassVar[int]
+    READY_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     command_id: str
     seat: int
@@ -206,7 +207,8 @@ class ActRequest(_message.Message):
     take_okey: TakeOkeyCommand
     return_side_tile: ReturnSideTileCommand
     leave_seat: LeaveSeatCommand
-    def __init__(self, table_id: _Optional[str] = ..., command_id: _Optional[str] = ..., seat: _Optional[int] = ..., draw: _Optional[_Union[DrawCommand, _Mapping]] = ..., take_discard: _Optional[_Union[TakeDiscardCommand, _Mapping]] = ..., discard: _Optional[_Union[DiscardCommand, _Mapping]] = ..., finish: _Optional[_Union[FinishCommand, _Mapping]] = ..., show_indicator: _Optional[_Union[ShowIndicatorCommand, _Mapping]] = ..., declare_pairs: _Optional[_Union[DeclarePairsCommand, _Mapping]] = ..., turn_to_okey: _Optional[_Union[TurnToOkeyCommand, _Mapping]] = ..., take_back: _Optional[_Union[TakeBackCommand, _Mapping]] = ..., open_melds: _Optional[_Union[OpenMeldsCommand, _Mapping]] = ..., add_tile: _Optional[_Union[AddTileCommand, _Mapping]] = ..., take_okey: _Optional[_Union[TakeOkeyCommand, _Mapping]] = ..., return_side_tile: _Optional[_Union[ReturnSideTileCommand, _Mapping]] = ..., leave_seat: _Optional[_Union[LeaveSeatCommand, _Mapping]] = ..., **kwargs) -> None: ...
+    ready: ReadyCommand
+    def __init__(self, table_id: _Optional[str] = ..., command_id: _Optional[str] = ..., seat: _Optional[int] = ..., draw: _Optional[_Union[DrawCommand, _Mapping]] = ..., take_discard: _Optional[_Union[TakeDiscardCommand, _Mapping]] = ..., discard: _Optional[_Union[DiscardCommand, _Mapping]] = ..., finish: _Optional[_Union[FinishCommand, _Mapping]] = ..., show_indicator: _Optional[_Union[ShowIndicatorCommand, _Mapping]] = ..., declare_pairs: _Optional[_Union[DeclarePairsCommand, _Mapping]] = ..., turn_to_okey: _Optional[_Union[TurnToOkeyCommand, _Mapping]] = ..., take_back: _Optional[_Union[TakeBackCommand, _Mapping]] = ..., open_melds: _Optional[_Union[OpenMeldsCommand, _Mapping]] = ..., add_tile: _Optional[_Union[AddTileCommand, _Mapping]] = ..., take_okey: _Optional[_Union[TakeOkeyCommand, _Mapping]] = ..., return_side_tile: _Optional[_Union[ReturnSideTileCommand, _Mapping]] = ..., leave_seat: _Optional[_Union[LeaveSeatCommand, _Mapping]] = ..., ready: _Optional[_Union[ReadyCommand, _Mapping]] = ..., **kwargs) -> None: ...
 
 class OpenMeldsCommand(_message.Message):
     __slots__ = ("melds", "kinds")
@@ -239,6 +241,10 @@ class ReturnSideTileCommand(_message.Message):
     def __init__(self) -> None: ...
 
 class LeaveSeatCommand(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ReadyCommand(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
@@ -339,7 +345,7 @@ class SeatPublic(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., tiles: _Optional[int] = ..., pile: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., pile_size: _Optional[int] = ..., score: _Optional[int] = ..., declared_pairs: _Optional[bool] = ..., turned_to_okey: _Optional[bool] = ..., autopilot: _Optional[bool] = ..., rack: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., player_id: _Optional[str] = ..., penalties: _Optional[int] = ..., opening: _Optional[_Union[_events_pb2.Opening, str]] = ..., opening_value: _Optional[int] = ..., left: _Optional[bool] = ...) -> None: ...
 
 class SeatView(_message.Message):
-    __slots__ = ("table_id", "version", "options", "phase", "hand", "seat", "rack", "indicator", "okey", "deck_count", "turn", "stage", "deadline_ms", "timed_out", "indicator_shown", "side_tile", "seats", "last_hand", "result", "melds", "run_threshold", "pair_threshold", "held_side_tile", "can_return_side", "table_moved", "run_adds", "last_hand101", "last_void", "rules_version", "moved", "allowed")
+    __slots__ = ("table_id", "version", "options", "phase", "hand", "seat", "rack", "indicator", "okey", "deck_count", "turn", "stage", "deadline_ms", "timed_out", "indicator_shown", "side_tile", "seats", "last_hand", "result", "melds", "run_threshold", "pair_threshold", "held_side_tile", "can_return_side", "table_moved", "run_adds", "last_hand101", "last_void", "rules_version", "moved", "allowed", "break_due_ms", "ready", "last_hand_indicator", "last_hand_okey")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
@@ -371,6 +377,10 @@ class SeatView(_message.Message):
     RULES_VERSION_FIELD_NUMBER: _ClassVar[int]
     MOVED_FIELD_NUMBER: _ClassVar[int]
     ALLOWED_FIELD_NUMBER: _ClassVar[int]
+    BREAK_DUE_MS_FIELD_NUMBER: _ClassVar[int]
+    READY_FIELD_NUMBER: _ClassVar[int]
+    LAST_HAND_INDICATOR_FIELD_NUMBER: _ClassVar[int]
+    LAST_HAND_OKEY_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     version: int
     options: _common_pb2.TableOptions
@@ -402,4 +412,8 @@ class SeatView(_message.Message):
     rules_version: int
     moved: bool
     allowed: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, table_id: _Optional[str] = ..., version: _Optional[int] = ..., options: _Optional[_Union[_common_pb2.TableOptions, _Mapping]] = ..., phase: _Optional[_Union[Phase, str]] = ..., hand: _Optional[int] = ..., seat: _Optional[int] = ..., rack: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., indicator: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., okey: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., deck_count: _Optional[int] = ..., turn: _Optional[int] = ..., stage: _Optional[_Union[Stage, str]] = ..., deadline_ms: _Optional[int] = ..., timed_out: _Optional[bool] = ..., indicator_shown: _Optional[bool] = ..., side_tile: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatPublic, _Mapping]]] = ..., last_hand: _Optional[_Union[_events_pb2.HandEnded, _Mapping]] = ..., result: _Optional[_Union[_events_pb2.MatchEnded, _Mapping]] = ..., melds: _Optional[_Iterable[_Union[_events_pb2.TableMeld, _Mapping]]] = ..., run_threshold: _Optional[int] = ..., pair_threshold: _Optional[int] = ..., held_side_tile: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., can_return_side: _Optional[bool] = ..., table_moved: _Optional[bool] = ..., run_adds: _Optional[int] = ..., last_hand101: _Optional[_Union[_events_pb2.HandEnded101, _Mapping]] = ..., last_void: _Optional[_Union[_events_pb2.HandVoided, _Mapping]] = ..., rules_version: _Optional[int] = ..., moved: _Optional[bool] = ..., allowed: _Optional[_Iterable[str]] = ...) -> None: ...
+    break_due_ms: int
+    ready: _containers.RepeatedScalarFieldContainer[int]
+    last_hand_indicator: _common_pb2.Tile
+    last_hand_okey: _common_pb2.Tile
+    def __init__(self, table_id: _Optional[str] = ..., version: _Optional[int] = ..., options: _Optional[_Union[_common_pb2.TableOptions, _Mapping]] = ..., phase: _Optional[_Union[Phase, str]] = ..., hand: _Optional[int] = ..., seat: _Optional[int] = ..., rack: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., indicator: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., okey: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., deck_count: _Optional[int] = ..., turn: _Optional[int] = ..., stage: _Optional[_Union[Stage, str]] = ..., deadline_ms: _Optional[int] = ..., timed_out: _Optional[bool] = ..., indicator_shown: _Optional[bool] = ..., side_tile: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatPublic, _Mapping]]] = ..., last_hand: _Optional[_Union[_events_pb2.HandEnded, _Mapping]] = ..., result: _Optional[_Union[_events_pb2.MatchEnded, _Mapping]] = ..., melds: _Optional[_Iterable[_Union[_events_pb2.TableMeld, _Mapping]]] = ..., run_threshold: _Optional[int] = ..., pair_threshold: _Optional[int] = ..., held_side_tile: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., can_return_side: _Optional[bool] = ..., table_moved: _Optional[bool] = ..., run_adds: _Optional[int] = ..., last_hand101: _Optional[_Union[_events_pb2.HandEnded101, _Mapping]] = ..., last_void: _Optional[_Union[_events_pb2.HandVoided, _Mapping]] = ..., rules_version: _Optional[int] = ..., moved: _Optional[bool] = ..., allowed: _Optional[_Iterable[str]] = ..., break_due_ms: _Optional[int] = ..., ready: _Optional[_Iterable[int]] = ..., last_hand_indicator: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., last_hand_okey: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ...) -> None: ...

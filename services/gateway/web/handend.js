@@ -1,0 +1,141 @@
+// The end-of-hand screen, shown during the table's break between hands [P-BREAK-1]: the
+// finisher's tiles laid out in melds with THAT hand's indicator and okey (the view's
+// lastHandIndicator / lastHandOkey, never the next hand's), each seat's points and why, a
+// countdown to the next deal (the view's breakDueMs) and the Ready button [P-BREAK-2]. The break
+// itself is the table service's: this screen only shows it.
+import { $, h, num } from "./dom.js";
+import { currentLang, tr } from "./i18n.js";
+import { S, is101, seatName } from "./state.js";
+import { act } from "./actions.js";
+import { tileEl } from "./rack.js";
+
+const fmt = (d) => (d > 0 ? "+" + d : String(d));
+
+function dialog() {
+  let d = $("#handend");
+  if (!d) {
+    d = h("dialog", { id: "handend", class: "handend", "aria-labelledby": "handend-title" });
+    $("#screen-table").append(d);
+  }
+  return d;
+}
+
+/** Show, refresh or hide the screen for the open table's view (called on every render). */
+export function renderHandEnd(v) {
+  const d = dialog();
+  const t = S.t;
+  const due = num(v && v.breakDueMs);
+  if (!t || !v || v.phase !== "PHASE_HAND_OVER" || !due) {
+    if (d.open) d.close();
+    return;
+  }
+  const key = `${t.id}:${num(v.version)}:${currentLang()}`;
+  if (d.dataset.key !== key) {
+    d.dataset.key = key;
+    d.replaceChildren(...content(t, v));
+  }
+  if (!d.open) {
+    d.show(); // not modal: the table, its chat and log stay usable behind it
+    const b = d.querySelector("#handend-ready");
+    if (b && !b.disabled) b.focus({ preventScroll: true });
+  }
+  tickHandEnd();
+}
+
+function content(t, v) {
+  const hand = num(v.hand);
+  const okey = v.lastHandOkey && v.lastHandOkey.code ? v.lastHandOkey.code : "";
+  const tiles = (xs) => h("span", { class: "meld-tiles" }, (xs || []).map((x) => tileEl(x, { small: true, okey })));
+  const out = [h("h3", { id: "handend-title" }, tr("handend.title", { hand }))];
+  const indicator = v.lastHandIndicator && v.lastHandIndicator.code ? v.lastHandIndicator : null;
+  if (indicator) {
+    out.push(h("p", { class: "handend-okey" }, tr("handend.indicator"), " ", tileEl(indicator, { small: true, okey }),
+      " ", tr("handend.okey"), " ", tileEl({ id: -1, code: okey }, { small: true, okey })));
+  }
+  const lh = is101(v) ? v.lastHand101 : v.lastHand;
+  if (!lh || num(lh.hand) !== hand) return out; // a voided 101 hand: the side panel says so
+  const finished = lh.reason === "HAND_END_REASON_FINISHED";
+  const finisher = finished ? num(lh.finisher) : -1;
+  const kinds = is101(v)
+    ? [lh.okeyFinish && tr("result.finished.okey"), lh.pairFinish && tr("result.finished.pairs"), lh.elden && tr("result.finished.elden")]
+    : [lh.okeyFinish && tr("result.finished.okey"), lh.pairsFinish && tr("result.finished.pairs"), lh.coloredFinish && tr("result.finished.colored")];
+  const how = kinds.filter(Boolean);
+  out.push(h("p", { class: "handend-what" }, finished
+    ? tr("result.finished", { name: seatName(finisher) }) + (how.length ? ` (${how.join(", ")})` : "")
+    : deckLine(v, lh)));
+  if (num(lh.multiplier) > 1) out.push(h("p", {}, tr("result.multiplier", { n: num(lh.multiplier) })));
+  if (finished) {
+    // The finisher's melds: the finishing arrangement (classic), its melds on the table (101).
+    const groups = is101(v)
+      ? (v.melds || []).filter((m) => num(m.owner) === finisher).map((m) => m.tiles)
+      : (lh.arrangement || []).map((g) => g.tiles);
+    out.push(h("div", { class: "arrangement handend-melds", "aria-label": tr("handend.melds", { name: seatName(finisher) }) },
+      groups.map(tiles), lh.finalTile && lh.finalTile.code ? h("span", { class: "final" }, "→ ", tileEl(lh.finalTile, { small: true, okey })) : null));
+  }
+  out.push(scoreTable(v, lh, finisher));
+  out.push(h("p", { id: "handend-countdown", class: "handend-countdown", role: "timer", "aria-live": "off" }));
+  out.push(readyLine(t, v));
+  return out;
+}
+
+// What a hand whose deck ran out actually scored [C-DECK-1] [D-2] (issue 18.6: a 101 hand was
+// said to score nothing while every seat was charged).
+function deckLine(v, lh) {
+  const moved = (lh.deltas || []).some((d) => num(d) !== 0);
+  if (!moved) return tr("result.deck");
+  return is101(v) ? tr("handend.deck101") : tr("handend.deckScored");
+}
+
+function why(v, lh, seat, finisher) {
+  if (seat === finisher) return tr("handend.why.finished");
+  if (!is101(v)) return finisher >= 0 ? tr("handend.why.lost") : "";
+  const pub = (v.seats || [])[seat] || {};
+  const left = ((lh.racks || [])[seat] || {}).tiles || [];
+  if (pub.opening === "OPENING_PAIRS") return tr("handend.why.pairs", { n: left.length });
+  if (pub.opening === "OPENING_RUNS") return tr("handend.why.tiles", { n: left.length });
+  return tr("handend.why.notOpened");
+}
+
+function scoreTable(v, lh, finisher) {
+  const n = (v.seats || []).length;
+  const cols = ["handend.col.seat", "handend.col.points", "handend.col.why", "handend.col.total"];
+  const hundred = is101(v);
+  return h("table", { class: "mini handend-scores" },
+    h("caption", { class: "sr-only" }, tr("result.deltas")),
+    h("thead", {}, h("tr", {}, cols.map((k) => h("th", { scope: "col" }, tr(k))))),
+    h("tbody", {}, Array.from({ length: n }, (_, i) => {
+      const pen = hundred ? num((lh.penalties || [])[i]) : 0;
+      const reason = [why(v, lh, i, finisher), pen ? tr("handend.why.penalties", { n: fmt(pen) }) : ""].filter(Boolean).join("; ");
+      const total = hundred ? num((lh.totals || [])[i]) : num(((v.seats || [])[i] || {}).score);
+      return h("tr", { class: i === finisher ? "winner" : "" },
+        h("th", { scope: "row" }, seatName(i)), h("td", {}, fmt(num((lh.deltas || [])[i]))), h("td", {}, reason), h("td", {}, total));
+    })));
+}
+
+function readyLine(t, v) {
+  const ready = new Set((v.ready || []).map(num));
+  const persons = (v.seats || []).filter((s) => s.playerId && !s.left).length;
+  const may = new Set(v.allowed || []);
+  const line = h("p", { class: "handend-ready" });
+  if (t.seat !== null && may.has("Ready")) {
+    line.append(h("button", { type: "button", id: "handend-ready", class: "primary", disabled: t.busy ? "" : null,
+      onclick: () => act("ready") }, tr("handend.ready")));
+  } else if (t.seat !== null && ready.has(t.seat)) {
+    line.append(h("span", { class: "done" }, tr("handend.readyDone")));
+  }
+  if (persons > 1) line.append(" ", h("span", { class: "help" }, tr("handend.readyCount", { n: ready.size, of: persons })));
+  return line;
+}
+
+/** The countdown, from the table service's breakDueMs (the table's timer deals then). */
+export function tickHandEnd() {
+  const el = $("#handend-countdown");
+  const t = S.t;
+  if (!el || !t || !t.view) return;
+  const left = Math.max(0, num(t.view.breakDueMs) - Date.now());
+  const s = Math.ceil(left / 1000);
+  el.textContent = s > 0 ? tr("handend.countdown", { s }) : tr("handend.dealing");
+  el.dataset.seconds = String(s);
+}
+
+setInterval(tickHandEnd, 250);
