@@ -168,7 +168,7 @@ const STRINGS = {
     "table.hand101": "El {hand}/{rounds}",
     "table.deck": "Deste",
     "table.deck.count": "{n} taş",
-    "table.deck.draw": "Desteden çek ({n} taş)",
+    "table.deck.draw": "Desteden çek: {n} taş",
     "table.indicator": "Gösterge",
     "table.okey": "Okey",
     "table.you": "Sen",
@@ -383,6 +383,9 @@ const STRINGS = {
     "err.UNAVAILABLE": "Hizmet şu an yanıt vermiyor.",
     "err.UNKNOWN_METHOD": "Bu özellik bu sunucuda yok.",
     "err.NO_SEAT": "Bu masada bir yeriniz yok.",
+
+    // phones [issue 18.8]
+    "phone.rotate": "Telefonu yan çevirin: Okey yatay ekranda oynanır, taşlar büyür.",
   },
 
   en: {
@@ -517,7 +520,7 @@ const STRINGS = {
     "table.hand101": "Hand {hand}/{rounds}",
     "table.deck": "Deck",
     "table.deck.count": "{n} tiles",
-    "table.deck.draw": "Draw from the deck ({n} tiles)",
+    "table.deck.draw": "Draw from the deck: {n} tiles",
     "table.indicator": "Indicator",
     "table.okey": "Okey",
     "table.you": "You",
@@ -732,5 +735,8 @@ const STRINGS = {
     "err.UNAVAILABLE": "The service is not answering right now.",
     "err.UNKNOWN_METHOD": "This server does not offer that feature.",
     "err.NO_SEAT": "You have no seat at this table.",
+
+    // phones [issue 18.8]
+    "phone.rotate": "Turn your phone sideways: Okey is played in landscape, with bigger tiles.",
   },
 };
