@@ -24,7 +24,6 @@ import json
 import os
 import shutil
 import subprocess
-import tempfile
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -149,24 +148,50 @@ async def _waiting_table(page: Any) -> None:
 
 # What is where: boxes in CSS pixels relative to the viewport, and the page's scroll extent.
 MEASURE = """() => {
-  // shown: it has a box and is what a tap at its centre hits (not clipped, not covered)
+  // shown: it has a box, and a tap at its centre or near any corner hits it (not clipped, not covered)
+  const hits = (el, x, y) => { const e = document.elementFromPoint(x, y); return !!e && el.contains(e); };
   const box = (el) => { const r = el.getBoundingClientRect();
-    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    const [l, t, rt, b] = [r.left + 3, r.top + 3, r.right - 3, r.bottom - 3];
+    const reached = hits(el, (l + rt) / 2, (t + b) / 2)
+      && hits(el, l, t) && hits(el, rt, t) && hits(el, l, b) && hits(el, rt, b);
     return {x: r.left, y: r.top, w: r.width, h: r.height,
-      shown: r.width > 0 && r.height > 0 && getComputedStyle(el).visibility !== 'hidden' && !!hit && el.contains(hit)}; };
+      shown: r.width > 0 && r.height > 0 && getComputedStyle(el).visibility !== 'hidden' && reached}; };
   const all = (sel) => Array.from(document.querySelectorAll(sel)).map(box);
   return {
     vw: window.innerWidth, vh: window.innerHeight,
     scrollW: document.documentElement.scrollWidth, scrollX: window.scrollX, scrollY: window.scrollY,
     tiles: all('#rack button.tile'), slots: all('#rack .slot'),
     actions: all('#actions button'), arrange: all('#seri-diz, #cift-diz'),
+    staging: all('#staging:not([hidden]) button'),
     deck: all('#deck'), shortcuts: all('.shortcuts'), rotate: all('.rotate-hint'),
   };
 }"""
 
 
+# Elements of a screen that stick out past its right edge (or the viewport's), outside a
+# scrolling box.
+OVERFLOWING = """(root) => {
+  const out = [];
+  const edge = Math.min(window.innerWidth, document.querySelector(root).getBoundingClientRect().right);
+  for (const el of document.querySelectorAll(root + ' *')) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.right <= edge + 1) continue;
+    let p = el.parentElement, scrolled = false;
+    for (; p && p !== document.body; p = p.parentElement) {
+      const o = getComputedStyle(p).overflowX;
+      if (o === 'auto' || o === 'scroll' || o === 'hidden') { scrolled = true; break; }
+    }
+    const what = `${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''}.${el.className}`;
+    if (!scrolled) out.push(`${what}: ${Math.round(r.right)}`);
+  }
+  return out.slice(0, 10);
+}"""
+
+
 def _inside(b: dict[str, Any], m: dict[str, Any]) -> bool:
-    return b["shown"] and b["x"] >= -0.5 and b["y"] >= -0.5 and b["x"] + b["w"] <= m["vw"] + 0.5 and b["y"] + b["h"] <= m["vh"] + 0.5
+    """``b`` is shown (tappable at its centre and corners) and wholly inside the viewport."""
+    inside_x = b["x"] >= -0.5 and b["x"] + b["w"] <= m["vw"] + 0.5
+    return bool(b["shown"]) and inside_x and b["y"] >= -0.5 and b["y"] + b["h"] <= m["vh"] + 0.5
 
 
 # ------------------------------------------------------------------ the tests
@@ -210,6 +235,9 @@ async def test_phone_landscape_101_table_fits_the_screen(browser: Any, stack: ok
         assert all(_inside(s, m) for s in m["slots"])
         assert m["actions"] and all(_inside(a, m) for a in m["actions"]), m["actions"]
         assert len(m["arrange"]) == 2 and all(_inside(a, m) for a in m["arrange"]), m["arrange"]
+        # 101's opening: stage, unstage and open sit beside the rack too
+        assert len(m["staging"]) == 3 and all(_inside(a, m) for a in m["staging"]), m["staging"]
+        await _axe(page, "the Okey 101 table, phone landscape")
     finally:
         await context.close()
     assert not errors, errors
@@ -225,6 +253,8 @@ async def test_phone_portrait_lobby_reads_and_table_asks_to_turn(browser: Any, s
         m = await page.evaluate(MEASURE)
         await page.screenshot(path=str(ARTIFACTS / "phone-portrait-lobby.png"), full_page=True)
         assert m["scrollW"] <= m["vw"], f"the portrait lobby scrolls sideways: {m['scrollW']} > {m['vw']}"
+        wide = await page.evaluate(OVERFLOWING, "#screen-lobby")
+        assert not wide, f"these stick out of the portrait lobby: {wide}"
         await _axe(page, "the lobby, phone portrait")
 
         await _open_table(page)
@@ -259,42 +289,56 @@ async def test_desktop_lobby_and_table_pass_axe_and_keep_the_keyboard_help(
     assert not errors, errors
 
 
-# Every control that should take focus: visible, enabled, not taken out of the tab order; the
-# rack's slots are one tab stop (a roving tabindex) walked with the arrow keys, so they are not
-# listed one by one.
-CONTROLS = """() => {
+# Every control that should take focus: visible and enabled (one taken out of the tab order
+# fails the test); the rack's slots are one tab stop (a roving tabindex) walked with the arrow keys, so they count as
+# one ("rack"). A control is named by its id, else by its tag, data attributes and text, which
+# survive a re-render (the lobby redraws its cards every few seconds).
+NAME_JS = """(el) => {
+  if (el.closest('#rack')) return 'rack';
+  if (el.id) return '#' + el.id;
+  const data = Object.entries(el.dataset).map(([k, v]) => k + '=' + v).join(',');
+  const text = (el.getAttribute('aria-label') || el.textContent || '').trim().slice(0, 40);
+  return el.tagName.toLowerCase() + '[' + data + ']' + text;
+}"""
+
+CONTROLS = (
+    """() => { const name = """
+    + NAME_JS
+    + """;
   const list = [];
-  for (const el of document.querySelectorAll('button, input, select, textarea, summary, a[href]')) {
-    if (el.closest('[hidden], dialog:not([open]), #rack')) continue;
-    if (el.disabled || el.tabIndex < 0) continue;
+  const sel = 'button, input, select, textarea, summary, a[href], [role=button], [role=tab], [role=checkbox],'
+    + ' [onclick]';
+  for (const el of document.querySelectorAll(sel)) {
+    if (el.closest('[hidden], dialog:not([open])') || el.disabled) continue;
     const r = el.getBoundingClientRect();
     const cs = getComputedStyle(el);
     if (r.width === 0 && r.height === 0 && !el.matches('.skip')) continue;
     if (cs.visibility === 'hidden' || cs.display === 'none') continue;
-    if (!el.id) el.dataset.kbd = el.dataset.kbd || String(list.length);
-    list.push(el.id ? '#' + el.id : `[data-kbd="${el.dataset.kbd}"]`);
+    list.push(name(el));
   }
-  return list;
+  return [...new Set(list)];
 }"""
+)
 
-FOCUSED = """() => { const el = document.activeElement; if (!el || el === document.body) return null;
-  if (el.closest('#rack')) return 'rack';
-  return el.id ? '#' + el.id : (el.dataset.kbd ? `[data-kbd="${el.dataset.kbd}"]` : el.tagName); }"""
+FOCUSED = (
+    """() => { const name = """
+    + NAME_JS
+    + """;
+  const el = document.activeElement; return !el || el === document.body ? null : name(el); }"""
+)
 
 
-async def _tab_through(page: Any, limit: int = 400) -> set[str]:
+async def _tab_through(page: Any, wanted: set[str]) -> set[str]:
+    """Tab from the top of the page until every wanted control had focus (or twice round)."""
     await page.evaluate("() => { document.activeElement && document.activeElement.blur(); window.focus(); }")
     seen: set[str] = set()
-    first: str | None = None
-    for _ in range(limit):
+    for _ in range(2 * len(wanted) + 40):
         await page.keyboard.press("Tab")
         now = await page.evaluate(FOCUSED)
-        if now is None:
-            continue
-        if now == first:
+        if now is not None:
+            seen.add(now)
+        if wanted <= seen:
             break
-        first = first or now
-        seen.add(now)
     return seen
 
 
@@ -307,16 +351,17 @@ async def test_every_control_of_the_lobby_and_the_table_is_reachable_by_keyboard
     try:
         await _waiting_table(page)
         wanted = set(await page.evaluate(CONTROLS))
-        assert "#lobby-refresh" in wanted and "#create-submit" in wanted
-        seen = await _tab_through(page)
+        assert {"#lobby-refresh", "#create-submit", "#signin-name"} & wanted == {"#lobby-refresh", "#create-submit"}
+        assert any(w.startswith("button[lang=") for w in wanted), wanted
+        seen = await _tab_through(page, wanted)
         assert wanted <= seen, f"not reachable by Tab in the lobby: {sorted(wanted - seen)}"
 
         await _open_table(page)
         wanted = set(await page.evaluate(CONTROLS))
         assert "#seri-diz" in wanted and "#back-lobby" in wanted
-        seen = await _tab_through(page)
+        assert "rack" in wanted
+        seen = await _tab_through(page, wanted)
         assert wanted <= seen, f"not reachable by Tab at the table: {sorted(wanted - seen)}"
-        assert "rack" in seen, "the rack never took focus"
         await page.focus("#rack [tabindex='0']")
         before = await page.evaluate("() => document.activeElement.dataset.slot")
         await page.keyboard.press("ArrowRight")

@@ -335,7 +335,7 @@ const STRINGS = {
     "colour.B": "Mavi",
     "colour.K": "Siyah",
     "tile.fake": "Sahte okey",
-    "tile.fake.as": "sahte okey ({face} yerine)",
+    "tile.fake.as": "sahte okey, {face} yerine",
     "tile.okey": "okey",
     "tile.hidden": "kapalı taş",
 
@@ -687,7 +687,7 @@ const STRINGS = {
     "colour.B": "Blue",
     "colour.K": "Black",
     "tile.fake": "Fake okey",
-    "tile.fake.as": "fake okey (plays as {face})",
+    "tile.fake.as": "fake okey, plays as {face}",
     "tile.okey": "okey",
     "tile.hidden": "hidden tile",
 
