@@ -32,7 +32,8 @@ import pytest
 from okeytools import stack as okeystack
 from test_browser import ARTIFACTS, CHROMIUM_ARGS, _chromium, _playwright
 
-LANDSCAPE = {"width": 844, "height": 390}
+LANDSCAPE = {"width": 844, "height": 390}  # an iPhone 12-15 on its side
+BIG_LANDSCAPE = {"width": 932, "height": 430}  # the Pro Max / Plus size
 PORTRAIT = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
 # What the test calls touch: a phone's coarse pointer without hover (Playwright's has_touch and
@@ -197,16 +198,21 @@ def _inside(b: dict[str, Any], m: dict[str, Any]) -> bool:
 # ------------------------------------------------------------------ the tests
 
 
-async def test_phone_landscape_table_fits_the_screen(browser: Any, stack: okeystack.Stack) -> None:
-    """[issue 18.8] 844x390 on a touch screen: tiles >= 40 px, rack, actions and Seri Diz / Çift
-    Diz in the viewport with the page unscrolled, no keyboard help, no sideways scroll."""
-    context, page, errors = await _signed_in(browser, stack, "Yatay Telefon", viewport=LANDSCAPE, **PHONE)
+@pytest.mark.parametrize("viewport", [LANDSCAPE, BIG_LANDSCAPE], ids=["844x390", "932x430"])
+async def test_phone_landscape_table_fits_the_screen(
+    browser: Any, stack: okeystack.Stack, viewport: dict[str, int]
+) -> None:
+    """[issue 18.8] 844x390 (and a larger phone) on a touch screen: tiles >= 40 px, rack, actions
+    and Seri Diz / Çift Diz in the viewport with the page unscrolled, no keyboard help, no
+    sideways scroll."""
+    context, page, errors = await _signed_in(browser, stack, f"Yatay {viewport['width']}", viewport=viewport, **PHONE)
     try:
         await _open_table(page)
         assert await page.evaluate("() => matchMedia('(hover: none) and (pointer: coarse)').matches")
         await page.evaluate("() => window.scrollTo(0, 0)")
         m = await page.evaluate(MEASURE)
-        await page.screenshot(path=str(ARTIFACTS / "phone-landscape-table.png"))
+        name = "phone-landscape-table" if viewport == LANDSCAPE else f"phone-landscape-table-{viewport['width']}"
+        await page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
         assert m["scrollY"] == 0 and m["scrollW"] <= m["vw"], m
         assert len(m["tiles"]) >= 14
         assert min(t["w"] for t in m["tiles"]) >= 40, [t["w"] for t in m["tiles"]]
