@@ -207,6 +207,8 @@ async def test_phone_landscape_table_fits_the_screen(
     sideways scroll."""
     context, page, errors = await _signed_in(browser, stack, f"Yatay {viewport['width']}", viewport=viewport, **PHONE)
     try:
+        lobby = await page.evaluate(MEASURE)
+        assert lobby["scrollW"] <= lobby["vw"], "the landscape lobby scrolls sideways"
         await _open_table(page)
         assert await page.evaluate("() => matchMedia('(hover: none) and (pointer: coarse)').matches")
         await page.evaluate("() => window.scrollTo(0, 0)")
@@ -280,7 +282,16 @@ async def test_desktop_lobby_and_table_pass_axe_and_keep_the_keyboard_help(
     browser: Any, stack: okeystack.Stack
 ) -> None:
     """Accessibility at desktop size: no serious or critical axe-core violation on the lobby and
-    the table; a mouse-and-keyboard screen keeps the keyboard help and shows no rotate hint."""
+    the table (and the sign-in screen before them); a mouse-and-keyboard screen keeps the keyboard
+    help and shows no rotate hint."""
+    first = await browser.new_context(locale="tr-TR", bypass_csp=True, viewport=DESKTOP)
+    try:
+        page = await first.new_page()
+        await page.goto(f"http://{stack.http_address}/")
+        await page.wait_for_selector("#screen-signin:not([hidden])")
+        await _axe(page, "the sign-in screen, desktop")
+    finally:
+        await first.close()
     context, page, errors = await _signed_in(browser, stack, "Masaüstü Erişim", viewport=DESKTOP)
     try:
         await _waiting_table(page)
