@@ -27,6 +27,7 @@ __all__ = [
     "PermissionDenied",
     "Unauthenticated",
     "ResourceExhausted",
+    "Aborted",
     "Unavailable",
     "as_app_error",
     "to_status",
@@ -85,6 +86,11 @@ class Unauthenticated(AppError):
 class ResourceExhausted(AppError):
     status = grpc.StatusCode.RESOURCE_EXHAUSTED
     default_reason = "RESOURCE_EXHAUSTED"
+
+
+class Aborted(AppError):
+    status = grpc.StatusCode.ABORTED
+    default_reason = "ABORTED"
 
 
 class Unavailable(AppError):

@@ -135,14 +135,27 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):
 
     async def SignInGuest(self, request: pb.SignInGuestRequest, context: Any) -> pb.SignInGuestResponse:
         address = client_address_from_metadata(context.invocation_metadata())  # the gateway's
-        player, token, expires, granted = await self.app.sign_in_guest(request.display_name, request.device_id, address)
-        profile = await self.app.profile(Identity(player.player_id, "player", player.device_id), "")
+        s = await self.app.sign_in(request.display_name, request.device_id, address, request.device_secret)
+        profile = await self.app.profile(Identity(s.player.player_id, "player", s.player.device_id), "")
         return pb.SignInGuestResponse(
             player=profile_pb(profile),
-            token=token,
-            token_expires_at=_ts(expires),
-            device_id=player.device_id,
-            chips_granted=granted,
+            token=s.token,
+            token_expires_at=_ts(s.expires_at),
+            device_id=s.player.device_id,
+            chips_granted=s.chips_granted,
+            device_secret=s.device_secret,
+            returning=s.returning,
+            refresh_token=s.session.refresh_token,
+            refresh_expires_at=_ts(s.session.refresh_expires_at),
+        )
+
+    async def RefreshSession(self, request: pb.RefreshSessionRequest, context: Any) -> pb.RefreshSessionResponse:
+        s = await self.app.refresh_session(request.refresh_token)
+        return pb.RefreshSessionResponse(
+            token=s.token,
+            token_expires_at=_ts(s.expires_at),
+            refresh_token=s.refresh_token,
+            refresh_expires_at=_ts(s.refresh_expires_at),
         )
 
     async def GetPlayer(self, request: pb.GetPlayerRequest, context: Any) -> pb.GetPlayerResponse:
@@ -185,6 +198,11 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):
             who, game, request.include_playing, request.page_size, request.page_token
         )
         return pb.ListTablesResponse(tables=[table_pb(c) for c in cards], next_page_token=token)
+
+    async def ListMyTables(self, request: pb.ListMyTablesRequest, context: Any) -> pb.ListMyTablesResponse:
+        who = self._who(context)
+        cards = await self.app.my_tables(who, request.limit)
+        return pb.ListMyTablesResponse(tables=[table_pb(c) for c in cards])
 
     async def GetTableCard(self, request: pb.GetTableCardRequest, context: Any) -> pb.GetTableCardResponse:
         who = self._who(context)

@@ -41,6 +41,8 @@ class LobbyApp:
         players, ledger, seating, chat, reporting = self.players, self.ledger, self.tables, self.chat, self.reporting
         # players and accounts
         self.sign_in_guest = players.sign_in_guest
+        self.sign_in = players.sign_in
+        self.refresh_session = players.refresh
         self.profile = players.profile
         self.sign_out = players.sign_out
         self.revocations = players.revocations
@@ -52,6 +54,7 @@ class LobbyApp:
         self.open_table = seating.open_table
         self.table_card = seating.table_card
         self.list_tables = seating.list_tables
+        self.my_tables = seating.my_tables
         self.join = seating.join
         self.fill_with_bots = seating.fill_with_bots
         self.quick_play = seating.quick_play

@@ -17,6 +17,8 @@ __all__ = [
     "Exists",
     "Flood",
     "Unavailable",
+    "Unauthenticated",
+    "Raced",
     "StartFailed",
     "InsufficientChips",
     "UniqueTaken",
@@ -45,6 +47,14 @@ class Exists(app.AlreadyExists):
 
 class Flood(app.ResourceExhausted):
     """A quota or a rate limit reached (RESOURCE_EXHAUSTED)."""
+
+
+class Unauthenticated(app.Unauthenticated):
+    """A credential the lobby does not know (UNAUTHENTICATED)."""
+
+
+class Raced(app.Aborted):
+    """Another request did this a moment ago: nothing changed; look again, then retry (ABORTED)."""
 
 
 class Unavailable(app.Unavailable):

@@ -44,6 +44,9 @@ def limits_from_env(env: Mapping[str, str]) -> Limits:
     """The lobby's limits, with the environment's overrides (a limit of 0: none)."""
     d = Limits()
     return Limits(
+        token_ttl_s=int(env.get("OKEY_ACCESS_TOKEN_TTL_S", str(d.token_ttl_s))),
+        refresh_ttl_s=int(env.get("OKEY_REFRESH_TOKEN_TTL_S", str(d.refresh_ttl_s))),
+        refresh_race_s=float(env.get("OKEY_REFRESH_RACE_S", str(d.refresh_race_s))),
         max_open_tables=int(env.get("OKEY_MAX_TABLES_PER_PLAYER", str(d.max_open_tables))),
         accounts_per_device=int(env.get("OKEY_MAX_ACCOUNTS_PER_DEVICE", str(d.accounts_per_device))),
         accounts_per_address=int(env.get("OKEY_MAX_ACCOUNTS_PER_ADDRESS", str(d.accounts_per_address))),

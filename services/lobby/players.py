@@ -1,10 +1,12 @@
 """Players and their accounts: guest sign-in (a valid unique name, the sock-puppet quotas per
-device and address, the first daily chips, a signed token), profiles, signing out everywhere and
-the token revocations every service asks for; and the check every other subdomain makes before
-a player sits or writes: known to the lobby, not banned."""
+device and address, the first daily chips, a signed token, and a device credential that signs the
+same device in to the same account again), profiles, signing out everywhere and the token
+revocations every service asks for; and the check every other subdomain makes before a player
+sits or writes: known to the lobby, not banned."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 import secrets
 from collections.abc import Awaitable, Callable
@@ -15,16 +17,54 @@ from okeyplatform.auth import Identity, issue_token, revoke
 from okeyplatform.logs import get_logger
 
 from . import moderation
-from .errors import Exists, Flood, Forbidden, Invalid, NotFound, Refused, UniqueTaken
+from .errors import Exists, Flood, Forbidden, Invalid, NotFound, Raced, Refused, Unauthenticated, UniqueTaken
 from .ledger import Ledger, grant_key
 from .ledger_repo import player_account
 from .players_repo import PlayerRow
 from .policy import Limits, banned_text, grant_day, later, next_day_start, quotas
 from .store import LobbyStore, Unit
 
-__all__ = ["Players", "Profile", "active_player"]
+__all__ = ["Players", "Profile", "Session", "SignedIn", "active_player", "credential_hash"]
 
 DEVICE_ID = re.compile(r"^[^\s\x00-\x1f\x7f]{1,128}$")  # what a client says its device is: no spaces
+DEVICE_SECRET = re.compile(r"^[A-Za-z0-9_-]{32,128}$")  # what the lobby issues: token_urlsafe(32), 43 characters
+
+
+def credential_hash(secret: str) -> bytes:
+    """What is stored of a device credential (256 random bits: SHA-256 is enough, OWASP's advice
+    for high-entropy secrets; a password would want argon2id)."""
+    return hashlib.sha256(secret.encode()).digest()
+
+
+REFRESH_TOKEN = DEVICE_SECRET  # the same shape: token_urlsafe(32)
+
+
+@dataclass(frozen=True)
+class Session:
+    """What a sign-in or a refresh hands the client: a short-lived access token (the bearer
+    token every service checks) and the refresh token that gets the next one."""
+
+    token: str
+    expires_at: datetime
+    refresh_token: str
+    refresh_expires_at: datetime
+
+
+@dataclass(frozen=True)
+class SignedIn:
+    player: PlayerRow
+    session: Session
+    chips_granted: int
+    device_secret: str  # keep it: signing in with it returns this account
+    returning: bool  # signed in with a device credential (not a new account)
+
+    @property
+    def token(self) -> str:
+        return self.session.token
+
+    @property
+    def expires_at(self) -> datetime:
+        return self.session.expires_at
 
 
 @dataclass(frozen=True)
@@ -66,8 +106,10 @@ class Players:
 
     async def revoke(self, uow: Unit, player_id: str, now: datetime) -> float:
         """Every token of the player issued until now is refused from here on, by every service
-        (once the unit commits; then call :meth:`revoked`)."""
+        (once the unit commits; then call :meth:`revoked`), and every session of the player ends:
+        none of its refresh tokens gets a new access token."""
         await uow.players.revoke(player_id, now, now + timedelta(seconds=self.limits.token_ttl_s))
+        await uow.players.revoke_sessions(player_id, now)
         return now.timestamp()
 
     async def revoked(self, player_id: str, before: float) -> None:
@@ -91,12 +133,98 @@ class Players:
 
     # ------------------------------------------------------------ guests and profiles
 
+    async def sign_in(self, display_name: str, device_id: str, address: str = "", device_secret: str = "") -> SignedIn:
+        """With ``device_secret`` (a device credential this lobby issued): that account again, with
+        its chips and stats, a new token and the day's chips if not yet claimed (UNAUTHENTICATED
+        DEVICE_UNKNOWN for a credential it does not know). Without: a new account
+        (:meth:`sign_in_guest`) and its device credential."""
+        if not device_secret:
+            return await self._new_guest(display_name, device_id, address)
+        if not DEVICE_SECRET.match(device_secret):
+            raise Invalid("device_secret: the credential a sign-in returned, unchanged", "INVALID_ARGUMENT")
+        now = self.clock()
+        async with self.store.unit() as uow:
+            player = await uow.players.by_credential(credential_hash(device_secret), now)
+            if player is None:
+                raise Unauthenticated(
+                    "Bu cihazın hesabı bulunamadı; yeni bir hesapla devam et. "
+                    "(This device's account was not found: continue with a new account.)",
+                    "DEVICE_UNKNOWN",
+                )
+            until = later(player.banned_until, await uow.reports.device_banned_until(player.device_id))
+            if until is not None and until > now:
+                raise Forbidden(banned_text(until), "BANNED")
+            granted = await self.ledger.grant_daily(uow, player.player_id, now, player.device_id, address)
+            session = await self._start_session(uow, player, now)
+        self.log.info("guest_signed_in_again", player_id=player.player_id)
+        return SignedIn(player, session, granted, device_secret, True)
+
+    async def _start_session(self, uow: Unit, player: PlayerRow, now: datetime, family: str = "") -> Session:
+        """An access token and a new refresh token (of ``family``, else of a new family: a sign-in)."""
+        refresh = secrets.token_urlsafe(32)
+        refresh_expires = now + timedelta(seconds=self.limits.refresh_ttl_s)
+        family = family or "f-" + secrets.token_hex(12)
+        await uow.players.add_session(credential_hash(refresh), family, player.player_id, now, refresh_expires)
+        token = issue_token(
+            player.player_id, "player", ttl_s=self.limits.token_ttl_s, secret=self.token_secret, device=player.device_id
+        )
+        return Session(token, now + timedelta(seconds=self.limits.token_ttl_s), refresh, refresh_expires)
+
+    async def refresh(self, refresh_token: str) -> Session:
+        """The next access token and refresh token of a session; the one given is used up. A
+        refresh token used a second time is a copy someone else holds: the whole session (its
+        family) ends, with every access token of the player issued so far, and the call gets
+        UNAUTHENTICATED REFRESH_REUSED (but ABORTED REFRESH_RACED, with nothing revoked and no
+        tokens, within ``Limits.refresh_race_s`` of its first use). An unknown, expired or ended
+        one: REFRESH_INVALID."""
+        if not REFRESH_TOKEN.match(refresh_token):
+            raise Invalid("refresh_token: the one the last sign-in or refresh returned", "INVALID_ARGUMENT")
+        now = self.clock()
+        key = credential_hash(refresh_token)
+        reused: str | None = None
+        async with self.store.unit() as uow:
+            row = await uow.players.session(key)
+            if row is None or row.revoked_at is not None or row.expires_at <= now:
+                raise Unauthenticated(
+                    "Oturumun sona erdi; yeniden giriş yap. (Your session has ended: sign in again.)",
+                    "REFRESH_INVALID",
+                )
+            if row.used_at is not None and (now - row.used_at).total_seconds() < self.limits.refresh_race_s:
+                raise Raced(
+                    "Oturum az önce başka bir sekmede yenilendi. "
+                    "(The session was renewed in another tab a moment ago.)",
+                    "REFRESH_RACED",
+                )
+            if row.used_at is not None:
+                await uow.players.revoke_family(row.family_id, now)
+                before = await self.revoke(uow, row.player_id, now)
+                reused = row.player_id
+            else:
+                player = await active_player(uow, Identity(row.player_id, "player"), now)
+                await uow.players.use_session(key, now)
+                session = await self._start_session(uow, player, now, row.family_id)
+        if reused is not None:
+            await self.revoked(reused, before)
+            self.log.warning("refresh_token_reused", player_id=reused)
+            raise Unauthenticated(
+                "Bu oturum başka bir yerde kullanıldı ve güvenlik için kapatıldı; yeniden giriş yap. "
+                "(This session was used elsewhere and was closed to keep your account safe: sign in again.)",
+                "REFRESH_REUSED",
+            )
+        return session
+
     async def sign_in_guest(
         self, display_name: str, device_id: str, address: str = ""
     ) -> tuple[PlayerRow, str, datetime, int]:
-        """A new guest: a unique valid name, the first daily chips, a signed token. A device and an
-        address open a few accounts a day, and the daily chips go to a few of them (Limits): past
-        that, RESOURCE_EXHAUSTED TOO_MANY_ACCOUNTS, or an account without the day's chips."""
+        """A new guest account (:meth:`sign_in` without a credential), as a tuple."""
+        s = await self._new_guest(display_name, device_id, address)
+        return s.player, s.token, s.expires_at, s.chips_granted
+
+    async def _new_guest(self, display_name: str, device_id: str, address: str) -> SignedIn:
+        """A new guest: a unique valid name, the first daily chips, a signed token, a device
+        credential. A device and an address open a few accounts a day, and the daily chips go to a
+        few of them (Limits): past that, RESOURCE_EXHAUSTED TOO_MANY_ACCOUNTS, or an account
+        without the day's chips."""
         try:
             shown = moderation.check_display_name(display_name)
         except moderation.NameRejected as exc:
@@ -120,11 +248,11 @@ class Players:
                 raise Exists(f"'{shown}' adı alınmış; başka bir ad seç. (That name is taken.)", "NAME_TAKEN") from None
             await uow.ledger.open_account(player_account(row.player_id))
             granted = await self.ledger.grant_daily(uow, row.player_id, now, device, address)
-        token = issue_token(
-            row.player_id, "player", ttl_s=self.limits.token_ttl_s, secret=self.token_secret, device=device
-        )
+            secret = secrets.token_urlsafe(32)
+            await uow.players.add_credential(credential_hash(secret), row.player_id, now)
+            session = await self._start_session(uow, row, now)
         self.log.info("guest_signed_in", player_id=row.player_id)
-        return row, token, now + timedelta(seconds=self.limits.token_ttl_s), granted
+        return SignedIn(row, session, granted, secret, False)
 
     async def profile(self, who: Identity, player_id: str) -> Profile:
         target = player_id or who.subject
@@ -145,9 +273,13 @@ class Players:
         return Profile(player, chips, next_day_start(now) if claimed else now)
 
     async def forget_old_quotas(self) -> int:
-        """Drop the daily quotas of days before yesterday (the device ids and addresses in them)."""
+        """Drop the daily quotas of days before yesterday (the device ids and addresses in them),
+        and the rows of refresh tokens past their expiry."""
         async with self.store.unit() as uow:
-            return await uow.players.forget_quotas(grant_day(self.clock()) - timedelta(days=1))
+            now = self.clock()
+            return await uow.players.forget_quotas(grant_day(now) - timedelta(days=1)) + (
+                await uow.players.forget_sessions(now)
+            )
 
 
 def _too_many_accounts(quota: str, limit: int) -> str:

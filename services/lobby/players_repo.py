@@ -1,5 +1,5 @@
-"""The players' rows (``lobby_players``), their token revocations and the daily quotas per device
-and address that sign-ups and chip grants take from."""
+"""The players' rows (``lobby_players``), their device credentials, their token revocations and
+the daily quotas per device and address that sign-ups and chip grants take from."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import asyncpg
 from .errors import NotFound
 from .repository import Repository
 
-__all__ = ["PlayersRepo", "PlayerRow"]
+__all__ = ["PlayersRepo", "PlayerRow", "SessionRow"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +24,16 @@ class PlayerRow:
     muted_until: datetime | None
     banned_until: datetime | None
     warnings: int
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRow:
+    family_id: str
+    player_id: str
+    issued_at: datetime
+    expires_at: datetime
+    used_at: datetime | None  # rotated: the next token of the family was issued
+    revoked_at: datetime | None
 
 
 def _player(r: asyncpg.Record) -> PlayerRow:
@@ -79,6 +89,73 @@ class PlayersRepo(Repository):
         await self.conn.execute("DELETE FROM lobby_revocations WHERE expires_at <= $1", now)
         rows = await self.conn.fetch("SELECT player_id, not_before FROM lobby_revocations WHERE expires_at > $1", now)
         return [(r["player_id"], r["not_before"]) for r in rows]
+
+    # ------------------------------------------------------------ device credentials
+
+    async def add_credential(self, secret_hash: bytes, player_id: str, now: datetime) -> None:
+        await self.conn.execute(
+            "INSERT INTO lobby_device_credentials (secret_hash, player_id, created_at, last_used_at) "
+            "VALUES ($1, $2, $3, $3)",
+            secret_hash,
+            player_id,
+            now,
+        )
+
+    async def by_credential(self, secret_hash: bytes, now: datetime) -> PlayerRow | None:
+        """The player a device credential signs in (its last use moved to ``now``), or None."""
+        r = await self.conn.fetchrow(
+            "WITH used AS (UPDATE lobby_device_credentials SET last_used_at = $2 WHERE secret_hash = $1 "
+            "RETURNING player_id) SELECT p.* FROM lobby_players p JOIN used USING (player_id)",
+            secret_hash,
+            now,
+        )
+        return _player(r) if r else None
+
+    # ------------------------------------------------------------ sessions (refresh tokens)
+
+    async def add_session(
+        self, token_hash: bytes, family_id: str, player_id: str, now: datetime, expires_at: datetime
+    ) -> None:
+        await self.conn.execute(
+            "INSERT INTO lobby_sessions (token_hash, family_id, player_id, issued_at, expires_at) "
+            "VALUES ($1, $2, $3, $4, $5)",
+            token_hash,
+            family_id,
+            player_id,
+            now,
+            expires_at,
+        )
+
+    async def session(self, token_hash: bytes) -> SessionRow | None:
+        """The refresh token's row, locked to the end of the unit (two uses of one token queue)."""
+        r = await self.conn.fetchrow("SELECT * FROM lobby_sessions WHERE token_hash = $1 FOR UPDATE", token_hash)
+        if r is None:
+            return None
+        return SessionRow(
+            r["family_id"], r["player_id"], r["issued_at"], r["expires_at"], r["used_at"], r["revoked_at"]
+        )
+
+    async def use_session(self, token_hash: bytes, now: datetime) -> None:
+        await self.conn.execute("UPDATE lobby_sessions SET used_at = $2 WHERE token_hash = $1", token_hash, now)
+
+    async def revoke_family(self, family_id: str, now: datetime) -> int:
+        done = await self.conn.execute(
+            "UPDATE lobby_sessions SET revoked_at = $2 WHERE family_id = $1 AND revoked_at IS NULL", family_id, now
+        )
+        return int(done.split()[-1])
+
+    async def revoke_sessions(self, player_id: str, now: datetime) -> int:
+        """Every session of the player (sign-out everywhere, a ban)."""
+        done = await self.conn.execute(
+            "UPDATE lobby_sessions SET revoked_at = $2 WHERE player_id = $1 AND revoked_at IS NULL", player_id, now
+        )
+        return int(done.split()[-1])
+
+    async def forget_sessions(self, now: datetime) -> int:
+        """Drop the rows of refresh tokens past their expiry (their family cannot be refreshed
+        through them any more; a reuse of one is refused as unknown)."""
+        done = await self.conn.execute("DELETE FROM lobby_sessions WHERE expires_at <= $1", now)
+        return int(done.split()[-1])
 
     # ------------------------------------------------------------ daily quotas
 

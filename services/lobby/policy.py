@@ -27,7 +27,13 @@ FOREVER = datetime(9999, 12, 31, tzinfo=UTC)
 class Limits:
     daily_chips: int = 1000
     max_stake: int = 1_000_000
-    token_ttl_s: int = 7 * 86400
+    token_ttl_s: int = 15 * 60  # a player's access token; RefreshSession gives the next one
+    refresh_ttl_s: int = 30 * 86400  # a refresh token unused this long ends its session
+    # A refresh token used again this soon after its first use is taken for two tabs of one
+    # browser renewing at once (their storage reaches each other late), not for a stolen copy:
+    # that call gets ABORTED REFRESH_RACED and no tokens, and nothing is revoked. Later, a second
+    # use ends the session (REFRESH_REUSED).
+    refresh_race_s: float = 10.0
     message_max: int = 200
     flood_window: timedelta = timedelta(seconds=10)
     flood_max: int = 5  # messages per window

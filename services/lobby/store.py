@@ -4,13 +4,17 @@ the service's start) and its unit of work. Each subdomain keeps its SQL in its o
 on one connection that gives every repository that same connection, so a use case that touches
 several subdomains (a ban frees seats, a match start holds stakes) commits or fails as one.
 
-Lock order, kept by every unit so no two deadlock: table rows, then quota rows (in the order of
+Lock order, kept by every unit so no two deadlock: quick play's advisory lock (taken before any
+unit, by ``LobbyStore.serialized``), table rows, then quota rows (in the order of
 the list given to :meth:`PlayersRepo.take_quotas`: a device's before an address's, accounts
 before chip grants), then ledger accounts sorted by name (``bank`` < ``house`` < ``player:*`` <
 ``pot:*``)."""
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -173,6 +177,41 @@ MIGRATIONS: list[tuple[int, str]] = [
         CREATE INDEX lobby_revocations_expires ON lobby_revocations (expires_at);
         """,
     ),
+    (
+        5,
+        # Device credentials (issue 19.1): the random secret a client keeps signs it in to the
+        # same account again. Only its SHA-256 is stored (the secret is 256 random bits, so a
+        # slow password hash would add nothing); a stolen table of hashes signs nobody in.
+        """
+        CREATE TABLE lobby_device_credentials (
+            secret_hash  BYTEA PRIMARY KEY,
+            player_id    TEXT NOT NULL REFERENCES lobby_players (player_id) ON DELETE CASCADE,
+            created_at   TIMESTAMPTZ NOT NULL,
+            last_used_at TIMESTAMPTZ NOT NULL
+        );
+        CREATE INDEX lobby_device_credentials_player ON lobby_device_credentials (player_id);
+        """,
+    ),
+    (
+        6,
+        # Sessions (issue 19.2): each sign-in starts a family of refresh tokens; a refresh uses
+        # one (used_at) and adds the next. Only the tokens' SHA-256 is stored. A token used a
+        # second time is a stolen copy: its whole family is revoked.
+        """
+        CREATE TABLE lobby_sessions (
+            token_hash BYTEA PRIMARY KEY,
+            family_id  TEXT NOT NULL,
+            player_id  TEXT NOT NULL REFERENCES lobby_players (player_id) ON DELETE CASCADE,
+            issued_at  TIMESTAMPTZ NOT NULL,
+            expires_at TIMESTAMPTZ NOT NULL,
+            used_at    TIMESTAMPTZ,
+            revoked_at TIMESTAMPTZ
+        );
+        CREATE INDEX lobby_sessions_family ON lobby_sessions (family_id);
+        CREATE INDEX lobby_sessions_player ON lobby_sessions (player_id);
+        CREATE INDEX lobby_sessions_expires ON lobby_sessions (expires_at);
+        """,
+    ),
 ]
 
 
@@ -217,3 +256,42 @@ class LobbyStore:
             return
         async with self.pool.acquire() as conn, conn.transaction():
             yield Unit(conn)
+
+    @asynccontextmanager
+    async def serialized(self, key: str, wait_s: float = 2.0) -> AsyncIterator[bool]:
+        """One holder at a time of ``key``, across every lobby replica (a PostgreSQL session
+        advisory lock), for a use case whose steps are several units of work (quick play's
+        search, then its sit). A waiter holds no connection (it tries again every 20 ms), so
+        waiters cannot starve the holder's units of connections; after ``wait_s`` it goes on
+        unserialized (yields False) rather than fail."""
+        lock_id = int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big", signed=True)
+        deadline = time.monotonic() + wait_s
+        conn = None
+        while conn is None:
+            candidate = await self.pool.acquire()
+            try:
+                got = await candidate.fetchval("SELECT pg_try_advisory_lock($1)", lock_id)
+            except BaseException:  # cancelled, perhaps holding it: a closed session holds no lock
+                candidate.terminate()
+                await self.pool.release(candidate)
+                raise
+            if got:
+                conn = candidate
+                break
+            await self.pool.release(candidate)
+            if time.monotonic() >= deadline:
+                break
+            await asyncio.sleep(0.02)
+        if conn is None:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            try:
+                await conn.execute("SELECT pg_advisory_unlock($1)", lock_id)
+            except BaseException:  # not unlocked: the session ends, and its lock with it
+                conn.terminate()
+                raise
+            finally:
+                await self.pool.release(conn)

@@ -6,6 +6,7 @@ movements are the ledger's (ledger.py), in the same unit of work as the table ro
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -37,6 +38,9 @@ __all__ = [
 ]
 
 WAITING, STARTING, PLAYING, FINISHED, CANCELLED = "WAITING", "STARTING", "PLAYING", "FINISHED", "CANCELLED"
+QUICK_CANDIDATES = 20  # waiting tables quick play tries, and the caller's own tables it looks at
+MY_TABLES_MAX = 50
+QUICK_LOCK = "quick-play:"  # the key prefix of quick play's lock, one lock per set of options
 
 
 class TableStarter(Protocol):
@@ -147,6 +151,7 @@ class Tables:
         return await self.table_card(who, table.table_id), chosen
 
     async def table_card(self, who: Identity | None, table_id: str = "", invite_code: str = "") -> TableCard:
+        invite_code = normal_invite(invite_code)
         async with self.store.unit() as uow:
             table = await uow.tables.table_by_invite(invite_code) if invite_code else await uow.tables.table(table_id)
             if table is None or (table_id and invite_code and table.table_id != table_id):
@@ -179,14 +184,24 @@ class Tables:
         self, who: Identity, table_id: str, invite_code: str = "", seat: int | None = None
     ) -> tuple[TableCard, int, bool]:
         """Take a seat [fair play: one seat per player and per device at a table]; the last
-        seat starts the match."""
+        seat starts the match. A private table needs its invite code; with the code, the table
+        id may be left empty (the code names the table)."""
         now = self.clock()
         short: list[str] = []
+        invite_code = normal_invite(invite_code)
+        if not table_id:
+            if not invite_code:
+                raise Invalid("table_id or invite_code is required", "INVALID_ARGUMENT")
+            async with self.store.unit() as uow:
+                found = await uow.tables.table_by_invite(invite_code)
+            if found is None:
+                raise NotFound("no such table", "TABLE_NOT_FOUND")
+            table_id = found.table_id
         async with self.store.unit() as uow:
             table = await uow.tables.table(table_id, lock=True)
             if table is None:
                 raise NotFound("no such table", "TABLE_NOT_FOUND")
-            if table.private and invite_code != table.invite_code:
+            if table.private and not secrets.compare_digest(invite_code, table.invite_code or "-"):
                 raise Forbidden("this private table needs its invite code", "INVITE_REQUIRED")
             player = await active_player(uow, who, now)
             if table.status != WAITING:
@@ -266,23 +281,46 @@ class Tables:
         return await self.table_card(who, table_id)
 
     async def quick_play(self, who: Identity, options: TableOptions) -> tuple[TableCard, int, bool, bool]:
-        """Sit at the oldest open public table with exactly these options, or open one."""
+        """Seat the caller with people: a table whose match the caller already plays (not left)
+        comes back as it is, never a second one; else a public waiting table with exactly these
+        options where the caller waits already, else the one of them with the most people
+        seated (then the oldest); a table is opened only when none takes the caller. Quick plays
+        with the same options take turns, so two at once meet at one table."""
         options = self._validated(options)
+        # Two players asking at once must meet at one table, not open one each: the search and
+        # the sit hold one lock per set of options (at most a moment; see LobbyStore.serialized).
+        async with self.store.serialized(QUICK_LOCK + json.dumps(options.to_dict(), sort_keys=True)):
+            async with self.store.unit() as uow:
+                mine = await uow.tables.tables_of_player(who.subject, (WAITING, STARTING, PLAYING), QUICK_CANDIDATES)
+                candidates = await uow.tables.quick_candidates(options.game.value, options.to_dict(), QUICK_CANDIDATES)
+            wanted = options.to_dict()
+            in_play = [t for t in mine if t.status != WAITING]
+            waiting_here = [t for t in mine if t.status == WAITING and not t.private and t.options == wanted]
+            for t in in_play + waiting_here:
+                card = await self.table_card(who, t.table_id)
+                seat = next((s.seat for s in card.seats if s.player_id == who.subject), None)
+                if seat is not None:
+                    return card, seat, False, False
+            for t in candidates:
+                try:
+                    card, seat, started = await self.join(who, t.table_id)
+                    return card, seat, False, started
+                except Refused as exc:
+                    if exc.reason not in ("SEAT_TAKEN", "TABLE_FULL", "NOT_WAITING", "SAME_DEVICE", "ALREADY_SEATED"):
+                        raise
+            card, seat = await self.open_table(who, options)
+            return card, seat, True, False
+
+    async def my_tables(self, who: Identity, limit: int = 0) -> list[TableCard]:
+        """The caller's own tables (a seat not left) that wait, start or are being played,
+        public or private, newest first, at most ``limit`` (default 20, at most 50). Only the
+        caller's: there is no way to ask for another player's."""
+        size = max(1, min(limit or 20, MY_TABLES_MAX))
         async with self.store.unit() as uow:
-            candidates = await uow.tables.tables((WAITING,), options.game.value, 20, options=options.to_dict())
-        for t in candidates:
-            try:
-                card, seat, started = await self.join(who, t.table_id)
-                return card, seat, False, started
-            except Refused as exc:
-                if exc.reason == "ALREADY_SEATED":
-                    card = await self.table_card(who, t.table_id)
-                    mine = next(s.seat for s in card.seats if s.player_id == who.subject)
-                    return card, mine, False, False
-                if exc.reason not in ("SEAT_TAKEN", "TABLE_FULL", "NOT_WAITING", "SAME_DEVICE"):
-                    raise
-        card, seat = await self.open_table(who, options)
-        return card, seat, True, False
+            rows = await uow.tables.tables_of_player(who.subject, (WAITING, STARTING, PLAYING), size)
+            seats = await uow.tables.seats_of_tables([t.table_id for t in rows])
+            pots = await uow.ledger.balances([pot_account(t.table_id) for t in rows])
+        return [self._make_card(t, seats[t.table_id], pots[pot_account(t.table_id)], who) for t in rows]
 
     async def leave(self, who: Identity, table_id: str) -> tuple[TableCard, int]:
         """Before the start the seat is freed; after it the stake stays in the pot and is lost,
@@ -456,8 +494,18 @@ def _seat_conflict(exc: UniqueTaken) -> Refused:
     return Refused("that seat was just taken", "SEAT_TAKEN")
 
 
+# 12 characters of 32 (no I, O, 0 or 1 to misread): 60 random bits, so a code is not guessed
+# (a million tries find one of ten thousand private tables with odds of about 1 in 10^8),
+# and no call lists private tables: ListTables shows only public ones, ListMyTables the
+# caller's own, GetTableCard and JoinTable need the exact code.
 _INVITE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+INVITE_LENGTH = 12
 
 
 def _invite_code() -> str:
-    return "".join(secrets.choice(_INVITE_ALPHABET) for _ in range(8))
+    return "".join(secrets.choice(_INVITE_ALPHABET) for _ in range(INVITE_LENGTH))
+
+
+def normal_invite(code: str) -> str:
+    """An invite code as a person types or pastes it: any case, spaces and dashes between."""
+    return "".join(c for c in code.upper() if c.isascii() and c.isalnum())[: INVITE_LENGTH * 2]

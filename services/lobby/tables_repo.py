@@ -187,6 +187,33 @@ class TablesRepo(Repository):
             "UPDATE lobby_seats SET left_at = $3 WHERE table_id = $1 AND player_id = $2", table_id, player_id, now
         )
 
+    async def tables_of_player(self, player_id: str, statuses: Sequence[str], limit: int) -> list[TableRow]:
+        """The tables in ``statuses`` where ``player_id`` holds a seat they have not left, newest
+        first, at most ``limit`` (public and private alike: they are the player's own)."""
+        rows = await self.conn.fetch(
+            # From the player's seats (lobby_seats_player), not from every table in play.
+            f"SELECT {_TABLE_COLS} FROM lobby_tables WHERE table_id IN (SELECT s.table_id FROM lobby_seats s "
+            "WHERE s.player_id = $1 AND s.left_at IS NULL) AND status = ANY($2::text[]) "
+            "ORDER BY created_at DESC, table_id LIMIT $3",
+            player_id,
+            list(statuses),
+            limit,
+        )
+        return [_table(r) for r in rows]
+
+    async def quick_candidates(self, game: str, options: dict[str, Any], limit: int) -> list[TableRow]:
+        """Public tables waiting with exactly ``options``: those with the most people seated
+        first (the closest to starting), then the oldest."""
+        rows = await self.conn.fetch(
+            f"SELECT {_TABLE_COLS} FROM lobby_tables t WHERE t.status = 'WAITING' AND NOT t.private "
+            "AND t.game = $1 AND t.options = $2::jsonb ORDER BY (SELECT count(*) FROM lobby_seats s "
+            "WHERE s.table_id = t.table_id AND s.player_id IS NOT NULL) DESC, t.created_at, t.table_id LIMIT $3",
+            game,
+            json.dumps(options),
+            limit,
+        )
+        return [_table(r) for r in rows]
+
     async def waiting_tables_of(self, player_id: str) -> list[str]:
         rows = await self.conn.fetch(
             "SELECT t.table_id FROM lobby_seats s JOIN lobby_tables t ON t.table_id = s.table_id "

@@ -41,6 +41,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ResilienceStack]
     env = {
         "OKEY_LOG_LEVEL": os.environ.get("OKEY_RESILIENCE_LOG_LEVEL", "WARNING"),
         "OKEY_TIMEOUT_GRACE_MS": "1000",
+        "OKEY_REFRESH_RACE_S": "1",  # test_accounts waits this out before it reuses a refresh token
     }
     t0 = time.monotonic()
     with EmbeddedPostgres() as pg, EmbeddedNats() as nats_server, stack_factory(pg.url, nats_server.url, logs) as make:

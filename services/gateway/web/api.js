@@ -2,6 +2,7 @@
 // token, the list of methods the gateway offers (GET /api), and the WebSocket of a table's watch.
 import { S } from "./state.js";
 import { hasString, tr } from "./i18n.js";
+import { refreshSession } from "./session.js";
 
 export class ApiError extends Error {
   constructor(status, body) {
@@ -13,12 +14,16 @@ export class ApiError extends Error {
 }
 
 let onUnauthorized = () => {};
-/** What to do when the gateway refuses the token (set at boot: sign out). */
+/** What to do when the gateway refuses the token and the session cannot renew it (set at boot: sign out). */
 export function whenUnauthorized(fn) { onUnauthorized = fn; }
-/** The token was refused (by an API call or the watch). */
-export function unauthorized() { onUnauthorized(); }
+/** The token was refused (by an API call or the watch): renew it, else sign out; true when renewed. */
+export async function unauthorized() {
+  if (await refreshSession()) return true;
+  onUnauthorized();
+  return false;
+}
 
-export async function api(service, method, body = {}) {
+export async function api(service, method, body = {}, retried = false) {
   const headers = { "content-type": "application/json" };
   if (S.token) headers.authorization = "Bearer " + S.token;
   let r;
@@ -31,7 +36,10 @@ export async function api(service, method, body = {}) {
   try { data = await r.json(); } catch { data = {}; }
   if (!r.ok) {
     const err = new ApiError(r.status, data);
-    if (err.reason === "BAD_TOKEN" && S.token) unauthorized();
+    if (err.reason === "BAD_TOKEN" && S.token) {
+      // an expired access token: renew it and send the call once more
+      if (!retried && (await unauthorized())) return api(service, method, body, true);
+    }
     throw err;
   }
   return data;

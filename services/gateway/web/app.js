@@ -7,9 +7,13 @@ import { setLang, tr, translateStatic } from "./i18n.js";
 import { S, hintsKey } from "./state.js";
 import { loadMethods, whenUnauthorized } from "./api.js";
 import { bindSignin, decodeToken, renderWho, showSignin, signOut, useToken } from "./signin.js";
+import { refreshSession } from "./session.js";
 import { bindLobby, renderCreateOptions, renderTables, showLobby } from "./lobby.js";
 import { bindTable, enterTable, renderTable } from "./table.js";
 import { bindReport, renderChats, renderReportReasons } from "./chat.js";
+import { joinByCode, renderMyTables } from "./seating.js";
+import { keepChipsCurrent } from "./wallet.js";
+import { bindProfile } from "./profile.js";
 
 // Every option of RULES.md section 5, in that order: its JSON name, its games, its kind.
 const OPTIONS = [
@@ -45,13 +49,23 @@ function applyLang() {
   renderWho();
   renderCreateOptions();
   renderReportReasons();
-  if (!$("#screen-lobby").hidden) renderTables();
+  if (!$("#screen-lobby").hidden) { renderMyTables(); renderTables(); }
   if (S.t && !$("#screen-table").hidden) renderTable();
   renderChats();
 }
 
+// #/table/<id>/<seat>: a table; #/join/<code>: a friend's share link (signed out, the sign-in
+// keeps the hash and comes back here); anything else: the lobby.
 function route() {
   if (!S.token) { showSignin(); return; }
+  keepChipsCurrent();
+  const join = location.hash.match(/^#\/join\/([A-Za-z0-9-]{1,40})$/);
+  if (join) {
+    history.replaceState(null, "", "#/lobby");
+    showLobby();
+    joinByCode(join[1]);
+    return;
+  }
   const m = location.hash.match(/^#\/table\/([A-Za-z0-9_-]+)(?:\/(\d+))?/);
   if (m) enterTable(m[1], m[2] !== undefined ? Number(m[2]) : null);
   else showLobby();
@@ -64,12 +78,14 @@ async function boot() {
   bindLobby(OPTIONS);
   bindTable();
   bindReport();
+  bindProfile();
   window.addEventListener("hashchange", route);
   applyLang();
   await loadMethods();
   const token = store.get("okey.token");
   const claims = decodeToken(token);
   if (claims && (!claims.exp || claims.exp * 1000 > Date.now())) useToken(token);
+  else if (claims && (await refreshSession())) useToken(S.token); // expired while away: the session renews it
   route();
 }
 

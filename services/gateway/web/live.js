@@ -29,7 +29,7 @@ export function connectWatch(t) {
     try { d = JSON.parse(m.data); } catch { return; }
     t.received++;
     if (d.error) {
-      if (d.error.reason === "BAD_TOKEN" || d.error.code === "UNAUTHENTICATED") { unauthorized(); return; }
+      if (d.error.reason === "BAD_TOKEN" || d.error.code === "UNAUTHENTICATED") { renewAndReconnect(t); return; }
       toast(errText(d.error));
       return;
     }
@@ -52,9 +52,14 @@ export function connectWatch(t) {
     t.ws = null;
     t.live = false;
     if (t.closing || S.t !== t) return;
-    if (ev.code === 4401) { unauthorized(); return; }
+    if (ev.code === 4401) { renewAndReconnect(t); return; }
     scheduleReconnect(t);
   };
+}
+
+// The watch's token was refused: a renewed session watches on; an ended one signs out.
+async function renewAndReconnect(t) {
+  if (await unauthorized()) scheduleReconnect(t);
 }
 
 function scheduleReconnect(t) {

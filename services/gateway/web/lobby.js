@@ -1,13 +1,14 @@
-// The lobby screen: the tables (the lobby service's list, refreshed every 5 s; a table I wait
-// at opens by itself when it starts), joining and leaving them, the create-table form drawn
-// from the table-option spec, quick play, and a table by its id.
-import { $, $$, h, num, store, toast } from "./dom.js";
+// The lobby screen: the tables (the lobby service's list and my own tables, refreshed every
+// 5 s; seating.js draws my tables' waiting rooms and opens a table I wait at when it starts),
+// joining them, the create-table form drawn from the table-option spec, and a table by its id.
+import { $, $$, h, num, toast } from "./dom.js";
 import { currentLang, hasString, tr } from "./i18n.js";
 import { S, mySeatAt, show } from "./state.js";
 import { api, errText, hasMethod, serviceMissing } from "./api.js";
 import { leaveTable } from "./table.js";
-import { renderWho } from "./signin.js";
 import { startChat } from "./chat.js";
+import { confirmStake, keepChipsCurrent } from "./wallet.js";
+import { bindSeating, fillWithBots, openWithoutLobby, gameName, joinListed, leaveWaiting, refreshMyTables, renderMyTables, seatLine, statusName } from "./seating.js";
 
 // The table-option spec (app.js's OPTIONS, one per option of RULES.md section 5), set at boot.
 let OPTIONS = [];
@@ -17,24 +18,12 @@ export function showLobby() {
   show("lobby");
   document.title = tr("app.title");
   renderCreateOptions();
+  resetStake();
   refreshLobby();
-  refreshMe();
+  keepChipsCurrent();
   clearInterval(S.lobbyTimer);
   S.lobbyTimer = setInterval(refreshLobby, 5000);
   startChat("lobby", "");
-}
-
-async function refreshMe() {
-  if (!hasMethod("LobbyService", "GetPlayer")) return;
-  try {
-    const r = await api("LobbyService", "GetPlayer", {});
-    if (r.player && S.me) {
-      S.me.name = r.player.displayName || S.me.name;
-      S.me.chips = num(r.player.chips);
-      store.set("okey.name", S.me.name);
-      renderWho();
-    }
-  } catch { /* the lobby is optional */ }
 }
 
 async function refreshLobby() {
@@ -45,30 +34,19 @@ async function refreshLobby() {
     const r = await api("LobbyService", "ListTables", { includePlaying: true, pageSize: 100 });
     const all = r.tables || [];
     const showPlaying = $("#include-playing").checked;
-    S.tables = all.filter((t) => showPlaying || statusName(t.status) === "WAITING" || mySeatAt(t) !== null);
     S.lobbyDown = false;
-    // A table I was waiting at has started: go and sit at it.
-    for (const t of all) {
-      const seat = mySeatAt(t);
-      if (seat === null) continue;
-      const status = statusName(t.status);
-      if (status === "WAITING") S.waitingAt.add(t.tableId);
-      else if (S.waitingAt.has(t.tableId) && (status === "PLAYING" || status === "STARTING")) {
-        S.waitingAt.delete(t.tableId);
-        location.hash = `#/table/${t.tableId}/${seat}`;
-        return;
-      }
-    }
+    // My tables (private ones too) are in their own panel, with their waiting rooms.
+    const own = hasMethod("LobbyService", "ListMyTables");
+    if (await refreshMyTables()) return; // a table I waited at started: gone to it
+    S.tables = all.filter((t) => (own ? mySeatAt(t) === null : true) && (showPlaying || statusName(t.status) === "WAITING" || mySeatAt(t) !== null));
     note.hidden = true;
+    renderMyTables();
     renderTables();
   } catch (e) {
     if (serviceMissing(e)) { S.lobbyDown = true; note.hidden = false; S.tables = []; renderTables(); }
     else toast(errText(e));
   }
 }
-
-function statusName(s) { return String(s || "").replace("LOBBY_TABLE_STATUS_", ""); }
-function gameName(g) { return String(g || "GAME_OKEY").replace("GAME_", ""); }
 
 function ruleText(rule) {
   if (currentLang() === "tr" && rule.label) return rule.label;
@@ -92,11 +70,7 @@ export function renderTables() {
     const mine = mySeatAt(t);
     const game = gameName(t.game);
     const titleId = "card-" + id;
-    const seats = h("ul", { class: "card-seats" }, (t.seats || []).map((s) => {
-      const who = s.bot ? tr("lobby.seat.bot") : s.playerId ? (s.displayName || s.playerId) : tr("lobby.seat.open");
-      return h("li", { class: s.playerId ? "taken" : s.bot ? "bot" : "open" },
-        h("span", { class: "seat-no" }, num(s.seat) + 1), " ", who, s.left ? ` (${tr("lobby.seat.left")})` : "");
-    }));
+    const seats = h("ul", { class: "card-seats" }, (t.seats || []).map(seatLine));
     const actions = h("div", { class: "card-actions row" });
     if (mine !== null && (status === "PLAYING" || status === "STARTING" || status === "FINISHED")) {
       actions.append(h("button", { type: "button", class: "primary", onclick: () => { location.hash = `#/table/${id}/${mine}`; } }, tr("lobby.open")));
@@ -105,10 +79,10 @@ export function renderTables() {
       if (t.creatorId === S.me.id) {
         actions.append(h("button", { type: "button", class: "primary", onclick: () => fillWithBots(id) }, tr("lobby.fill")));
       }
-      actions.append(h("button", { type: "button", onclick: () => leaveLobbyTable(id) }, tr("lobby.leave")));
+      actions.append(h("button", { type: "button", onclick: () => leaveWaiting(id, false) }, tr("lobby.leave")));
     }
     if (mine === null && status === "WAITING") {
-      actions.append(h("button", { type: "button", class: "primary", onclick: () => joinTable(id) }, tr("lobby.join")));
+      actions.append(h("button", { type: "button", class: "primary", onclick: () => joinListed(t) }, tr("lobby.join")));
     }
     box.append(h("article", { class: "card", "aria-labelledby": titleId },
       h("header", { class: "row spread" },
@@ -123,27 +97,6 @@ export function renderTables() {
       h("ul", { class: "rules", "aria-label": tr("create.rules") }, (t.rules || []).map((r) => h("li", { title: r.label || "" }, ruleText(r)))),
       actions));
   }
-}
-
-async function fillWithBots(id) {
-  try {
-    const r = await api("LobbyService", "FillWithBots", { tableId: id });
-    const seat = mySeatAt(r.table || {});
-    location.hash = `#/table/${id}/${seat === null ? 0 : seat}`;
-  } catch (e) { toast(errText(e)); }
-}
-
-async function joinTable(id) {
-  try {
-    const r = await api("LobbyService", "JoinTable", { tableId: id });
-    if (r.started) location.hash = `#/table/${id}/${num(r.seat)}`;
-    else refreshLobby();
-  } catch (e) { toast(errText(e)); }
-}
-
-async function leaveLobbyTable(id) {
-  try { await api("LobbyService", "LeaveTable", { tableId: id }); } catch (e) { toast(errText(e)); }
-  refreshLobby();
 }
 
 // ------------------------------------------------------------------ creating a table
@@ -215,13 +168,23 @@ function readOptions(game) {
   return options;
 }
 
-async function createTable(ev, quick = false) {
+// The stake (and 101's hand prize) go back to none after a sit and when the lobby opens: a stake
+// is chosen, and confirmed, each time, never kept from the last table (issue 18.4).
+function resetStake() {
+  for (const name of ["stake", "hand_prize"]) {
+    const el = $(`[data-opt="${name}"]`);
+    if (el) el.value = "0";
+  }
+}
+
+async function createTable(ev) {
   if (ev) ev.preventDefault();
   const game = $("#create-game").value;
-  const options = quick ? { game: "GAME_" + game } : readOptions(game);
-  const fill = quick ? true : $("#create-fill").checked;
+  const options = readOptions(game);
+  const fill = $("#create-fill").checked;
   const err = $("#create-error");
   err.hidden = true;
+  if (!S.lobbyDown && !(await confirmStake(options.stake, tr("game." + game)))) return;
   const btn = $("#create-submit");
   btn.disabled = true;
   btn.textContent = tr("create.busy");
@@ -229,11 +192,13 @@ async function createTable(ev, quick = false) {
     if (!S.lobbyDown && hasMethod("LobbyService", "OpenTable")) {
       try {
         const r = await api("LobbyService", "OpenTable", {
-          options, visibility: quick ? "TABLE_VISIBILITY_PUBLIC" : $("#create-visibility").value, fillWithBots: fill,
+          options, visibility: $("#create-visibility").value, fillWithBots: fill,
         });
         const id = r.table.tableId;
+        resetStake();
+        keepChipsCurrent();
         if (fill) location.hash = `#/table/${id}/${num(r.seat)}`;
-        else refreshLobby();
+        else { S.waitingAt.add(id); await refreshLobby(); $("#my-tables-panel").scrollIntoView({ block: "nearest" }); }
         return;
       } catch (e) {
         if (!serviceMissing(e)) throw e;
@@ -241,12 +206,7 @@ async function createTable(ev, quick = false) {
         $("#lobby-unavailable").hidden = false;
       }
     }
-    // No lobby: open the table on the table service directly, the player in seat 0, bots elsewhere.
-    const count = game === "OKEY101" ? num(options.seats || 4) : 4;
-    const seats = [{ playerId: S.me.id }];
-    for (let i = 1; i < count; i++) seats.push({ playerId: "" });
-    const r = await api("TableService", "CreateTable", { options, seats });
-    location.hash = `#/table/${r.tableId}/0`;
+    await openWithoutLobby(options);
   } catch (e) {
     err.textContent = errText(e);
     err.hidden = false;
@@ -262,6 +222,6 @@ export function bindLobby(options) {
   $("#include-playing").addEventListener("change", refreshLobby);
   $("#create-game").addEventListener("change", renderCreateOptions);
   $("#create-form").addEventListener("submit", (e) => createTable(e));
-  $("#quick-play").addEventListener("click", () => createTable(null, true));
+  bindSeating(refreshLobby);
   $("#byid-form").addEventListener("submit", (e) => { e.preventDefault(); location.hash = `#/table/${$("#byid-input").value.trim()}`; });
 }

@@ -1,10 +1,13 @@
-// Signing in and out: the guest sign-in through the lobby service, a pasted token when the
-// lobby is not running, the token kept in local storage, and the name and chips in the top bar.
+// Signing in and out: the guest sign-in through the lobby service, "continue as" with the device
+// credential the first sign-in returned (kept in local storage, never forgotten by signing out),
+// a pasted token when the lobby is not running, the token kept in local storage, and the name and
+// chips in the top bar.
 import { $, num, store } from "./dom.js";
 import { tr } from "./i18n.js";
 import { S, go, show } from "./state.js";
 import { api, errText, hasMethod, serviceMissing } from "./api.js";
 import { leaveTable } from "./table.js";
+import { endSession, keepSession, scheduleRefresh } from "./session.js";
 
 export function decodeToken(token) {
   const parts = String(token || "").trim().split(".");
@@ -27,6 +30,7 @@ export function useToken(token, name, chips) {
   store.set("okey.token", S.token);
   if (name) store.set("okey.name", name);
   renderWho();
+  scheduleRefresh();
   return true;
 }
 
@@ -35,6 +39,7 @@ export function signOut(message) {
   S.token = null;
   S.me = null;
   store.del("okey.token");
+  endSession();
   renderWho();
   location.hash = "";
   showSignin(message);
@@ -59,9 +64,7 @@ async function signIn(ev) {
   btn.textContent = tr("signin.busy");
   try {
     const r = await api("LobbyService", "SignInGuest", { displayName: name, deviceId: store.get("okey.device") || "" });
-    if (r.deviceId) store.set("okey.device", r.deviceId);
-    useToken(r.token, r.player ? r.player.displayName : name, r.player ? num(r.player.chips) : undefined);
-    go("#/lobby");
+    signedIn(r, name);
   } catch (e) {
     if (serviceMissing(e)) showNoLobby();
     else { err.textContent = errText(e); err.hidden = false; $("#signin-name").focus(); }
@@ -69,6 +72,49 @@ async function signIn(ev) {
     btn.disabled = false;
     btn.textContent = tr("signin.submit");
   }
+}
+
+function signedIn(r, name) {
+  if (r.deviceId) store.set("okey.device", r.deviceId);
+  if (r.deviceSecret) store.set("okey.deviceSecret", r.deviceSecret);
+  const shown = r.player ? r.player.displayName : name;
+  if (shown) store.set("okey.accountName", shown);
+  useToken(r.token, shown, r.player ? num(r.player.chips) : undefined);
+  keepSession(r);
+  go(location.hash.startsWith("#/join/") ? location.hash : "#/lobby"); // a share link waits for the sign-in
+}
+
+async function signInAgain() {
+  const err = $("#signin-again-error");
+  err.hidden = true;
+  const btn = $("#signin-again-go");
+  btn.disabled = true;
+  try {
+    signedIn(await api("LobbyService", "SignInGuest", { deviceSecret: store.get("okey.deviceSecret") }));
+  } catch (e) {
+    if (serviceMissing(e)) { showNoLobby(); return; }
+    // An account the lobby does not know any more: say so above the new-account form.
+    const shown = e && e.reason === "DEVICE_UNKNOWN" ? $("#signin-error") : err;
+    if (shown !== err) { forgetAccount(); renderAgain(); $("#signin-name").focus(); }
+    shown.textContent = errText(e);
+    shown.hidden = false;
+  } finally {
+    btn.disabled = false;
+  }
+}
+
+function forgetAccount() {
+  store.del("okey.deviceSecret");
+  store.del("okey.accountName");
+}
+
+// "Continue as <name>" when this device keeps an account; the new-account form otherwise.
+function renderAgain() {
+  const known = store.get("okey.deviceSecret");
+  const name = store.get("okey.accountName") || "";
+  $("#signin-again").hidden = !known;
+  $("#signin-form").hidden = !!known;
+  if (known) $("#signin-again-go").textContent = tr("signin.again", { name });
 }
 
 function showNoLobby() {
@@ -90,13 +136,28 @@ export function showSignin(message) {
   const err = $("#signin-error");
   if (message) { err.textContent = message; err.hidden = false; } else err.hidden = true;
   if (S.methods && !hasMethod("LobbyService", "SignInGuest")) showNoLobby();
-  $("#signin-name").focus();
+  renderAgain();
+  (store.get("okey.deviceSecret") ? $("#signin-again-go") : $("#signin-name")).focus();
 }
 
 export function bindSignin() {
   $("#signin-form").addEventListener("submit", signIn);
   $("#token-form").addEventListener("submit", signInWithToken);
-  $("#sign-out").addEventListener("click", async () => {
+  $("#signin-again-go").addEventListener("click", signInAgain);
+  $("#signin-new").addEventListener("click", () => {
+    if (!confirm(tr("signin.new.confirm", { name: store.get("okey.accountName") || "" }))) return;
+    forgetAccount();
+    renderAgain();
+    $("#signin-name").focus();
+  });
+  const dialog = $("#signout-dialog");
+  $("#sign-out").addEventListener("click", () => {
+    // Say how to come back before signing out (the device keeps its credential).
+    $("#signout-text").textContent = tr("signout.text", { name: (S.me && S.me.name) || store.get("okey.accountName") || "" });
+    dialog.showModal();
+  });
+  dialog.addEventListener("close", async () => {
+    if (dialog.returnValue !== "out") return;
     // Revoke the token at every service (not only forget it here); a failure is no reason to stay signed in.
     if (S.token && !S.lobbyDown) { try { await api("LobbyService", "SignOut", {}); } catch { /* signed out anyway */ } }
     signOut();

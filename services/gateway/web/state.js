@@ -11,6 +11,7 @@ export const S = {
   methods: null, // Set of "/okey.v1.X/Y" the gateway offers, or null when unknown
   lobbyDown: false,
   tables: [],
+  myTables: [], // the lobby's ListMyTables: tables I sit at that wait or are played (seating.js)
   waitingAt: new Set(), // tables where I sit and wait for the start
   t: null, // the open table
   chats: {},

@@ -95,26 +95,54 @@ class PlayerProfile(_message.Message):
     def __init__(self, player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., chips: _Optional[int] = ..., next_daily_chips_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., muted_until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., banned_until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., warnings: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class SignInGuestRequest(_message.Message):
-    __slots__ = ("display_name", "device_id")
+    __slots__ = ("display_name", "device_id", "device_secret")
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     DEVICE_ID_FIELD_NUMBER: _ClassVar[int]
+    DEVICE_SECRET_FIELD_NUMBER: _ClassVar[int]
     display_name: str
     device_id: str
-    def __init__(self, display_name: _Optional[str] = ..., device_id: _Optional[str] = ...) -> None: ...
+    device_secret: str
+    def __init__(self, display_name: _Optional[str] = ..., device_id: _Optional[str] = ..., device_secret: _Optional[str] = ...) -> None: ...
 
 class SignInGuestResponse(_message.Message):
-    __slots__ = ("player", "token", "token_expires_at", "device_id", "chips_granted")
+    __slots__ = ("player", "token", "token_expires_at", "device_id", "chips_granted", "device_secret", "returning", "refresh_token", "refresh_expires_at")
     PLAYER_FIELD_NUMBER: _ClassVar[int]
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     TOKEN_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
     DEVICE_ID_FIELD_NUMBER: _ClassVar[int]
     CHIPS_GRANTED_FIELD_NUMBER: _ClassVar[int]
+    DEVICE_SECRET_FIELD_NUMBER: _ClassVar[int]
+    RETURNING_FIELD_NUMBER: _ClassVar[int]
+    REFRESH_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    REFRESH_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
     player: PlayerProfile
     token: str
     token_expires_at: _timestamp_pb2.Timestamp
     device_id: str
     chips_granted: int
-    def __init__(self, player: _Optional[_Union[PlayerProfile, _Mapping]] = ..., token: _Optional[str] = ..., token_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., device_id: _Optional[str] = ..., chips_granted: _Optional[int] = ...) -> None: ...
+    device_secret: str
+    returning: bool
+    refresh_token: str
+    refresh_expires_at: _timestamp_pb2.Timestamp
+    def __init__(self, player: _Optional[_Union[PlayerProfile, _Mapping]] = ..., token: _Optional[str] = ..., token_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., device_id: _Optional[str] = ..., chips_granted: _Optional[int] = ..., device_secret: _Optional[str] = ..., returning: _Optional[bool] = ..., refresh_token: _Optional[str] = ..., refresh_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class RefreshSessionRequest(_message.Message):
+    __slots__ = ("refresh_token",)
+    REFRESH_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    refresh_token: str
+    def __init__(self, refresh_token: _Optional[str] = ...) -> None: ...
+
+class RefreshSessionResponse(_message.Message):
+    __slots__ = ("token", "token_expires_at", "refresh_token", "refresh_expires_at")
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    REFRESH_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    REFRESH_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    token_expires_at: _timestamp_pb2.Timestamp
+    refresh_token: str
+    refresh_expires_at: _timestamp_pb2.Timestamp
+    def __init__(self, token: _Optional[str] = ..., token_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., refresh_token: _Optional[str] = ..., refresh_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class GetPlayerRequest(_message.Message):
     __slots__ = ("player_id",)
@@ -273,6 +301,18 @@ class ListTablesResponse(_message.Message):
     tables: _containers.RepeatedCompositeFieldContainer[LobbyTable]
     next_page_token: str
     def __init__(self, tables: _Optional[_Iterable[_Union[LobbyTable, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class ListMyTablesRequest(_message.Message):
+    __slots__ = ("limit",)
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    limit: int
+    def __init__(self, limit: _Optional[int] = ...) -> None: ...
+
+class ListMyTablesResponse(_message.Message):
+    __slots__ = ("tables",)
+    TABLES_FIELD_NUMBER: _ClassVar[int]
+    tables: _containers.RepeatedCompositeFieldContainer[LobbyTable]
+    def __init__(self, tables: _Optional[_Iterable[_Union[LobbyTable, _Mapping]]] = ...) -> None: ...
 
 class GetTableCardRequest(_message.Message):
     __slots__ = ("table_id", "invite_code")

@@ -63,6 +63,11 @@ class LobbyServiceStub:
                 request_serializer=okey_dot_v1_dot_lobby__service__pb2.SignOutRequest.SerializeToString,
                 response_deserializer=okey_dot_v1_dot_lobby__service__pb2.SignOutResponse.FromString,
                 _registered_method=True)
+        self.RefreshSession = channel.unary_unary(
+                '/okey.v1.LobbyService/RefreshSession',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.RefreshSessionRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.RefreshSessionResponse.FromString,
+                _registered_method=True)
         self.GetPlayer = channel.unary_unary(
                 '/okey.v1.LobbyService/GetPlayer',
                 request_serializer=okey_dot_v1_dot_lobby__service__pb2.GetPlayerRequest.SerializeToString,
@@ -87,6 +92,11 @@ class LobbyServiceStub:
                 '/okey.v1.LobbyService/ListTables',
                 request_serializer=okey_dot_v1_dot_lobby__service__pb2.ListTablesRequest.SerializeToString,
                 response_deserializer=okey_dot_v1_dot_lobby__service__pb2.ListTablesResponse.FromString,
+                _registered_method=True)
+        self.ListMyTables = channel.unary_unary(
+                '/okey.v1.LobbyService/ListMyTables',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.ListMyTablesRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.ListMyTablesResponse.FromString,
                 _registered_method=True)
         self.GetTableCard = channel.unary_unary(
                 '/okey.v1.LobbyService/GetTableCard',
@@ -187,6 +197,15 @@ class LobbyServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RefreshSession(self, request, context):
+        """The next access token and refresh token of a session (no bearer token needed: the access
+        token may have expired). The refresh token given is used up; using one twice ends the
+        session (REFRESH_REUSED).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetPlayer(self, request, context):
         """A player's profile: the caller's own (chips, sanctions) or another's public one.
         """
@@ -222,6 +241,14 @@ class LobbyServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListMyTables(self, request, context):
+        """The caller's own tables (a seat not left) that wait, start or are being played, public
+        and private, newest first, with the invite code of the private ones. Only the caller's.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetTableCard(self, request, context):
         """One table's card, by id or (for a private table) by invite code.
         """
@@ -244,7 +271,9 @@ class LobbyServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def QuickPlay(self, request, context):
-        """Sit at an open public table with these options, or open one.
+        """Sit with people: the table whose match the caller plays comes back (never a second
+        seat); else the public waiting table with exactly these options that has the most people
+        seated (then the oldest); a table is opened, waiting for people, only when none fits.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -319,6 +348,11 @@ def add_LobbyServiceServicer_to_server(servicer, server):
                     request_deserializer=okey_dot_v1_dot_lobby__service__pb2.SignOutRequest.FromString,
                     response_serializer=okey_dot_v1_dot_lobby__service__pb2.SignOutResponse.SerializeToString,
             ),
+            'RefreshSession': grpc.unary_unary_rpc_method_handler(
+                    servicer.RefreshSession,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.RefreshSessionRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.RefreshSessionResponse.SerializeToString,
+            ),
             'GetPlayer': grpc.unary_unary_rpc_method_handler(
                     servicer.GetPlayer,
                     request_deserializer=okey_dot_v1_dot_lobby__service__pb2.GetPlayerRequest.FromString,
@@ -343,6 +377,11 @@ def add_LobbyServiceServicer_to_server(servicer, server):
                     servicer.ListTables,
                     request_deserializer=okey_dot_v1_dot_lobby__service__pb2.ListTablesRequest.FromString,
                     response_serializer=okey_dot_v1_dot_lobby__service__pb2.ListTablesResponse.SerializeToString,
+            ),
+            'ListMyTables': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListMyTables,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.ListMyTablesRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.ListMyTablesResponse.SerializeToString,
             ),
             'GetTableCard': grpc.unary_unary_rpc_method_handler(
                     servicer.GetTableCard,
@@ -489,6 +528,33 @@ class LobbyService:
             _registered_method=True)
 
     @staticmethod
+    def RefreshSession(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/RefreshSession',
+            okey_dot_v1_dot_lobby__service__pb2.RefreshSessionRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.RefreshSessionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
     def GetPlayer(request,
             target,
             options=(),
@@ -613,6 +679,33 @@ class LobbyService:
             '/okey.v1.LobbyService/ListTables',
             okey_dot_v1_dot_lobby__service__pb2.ListTablesRequest.SerializeToString,
             okey_dot_v1_dot_lobby__service__pb2.ListTablesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListMyTables(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/ListMyTables',
+            okey_dot_v1_dot_lobby__service__pb2.ListMyTablesRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.ListMyTablesResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,116 @@
+// The profile dialog, one click from the top bar on every screen (issue 18.4): the name and
+// chips, the daily chips (the lobby's ClaimDailyChips, once a Turkish day), the player's stats
+// and the leaderboard (the scoring service's GetPlayerStats and GetLeaderboard, names through
+// the lobby's GetPlayer).
+import { $, h, num, toast } from "./dom.js";
+import { currentLang, tr } from "./i18n.js";
+import { S } from "./state.js";
+import { api, errText, hasMethod } from "./api.js";
+import { refreshChips } from "./wallet.js";
+
+const names = new Map(); // player id -> display name, for the leaderboard
+
+function when(ts) {
+  if (!ts) return "";
+  const d = new Date(ts);
+  return isNaN(d) ? "" : d.toLocaleString(currentLang() === "en" ? "en-GB" : "tr-TR", { dateStyle: "short", timeStyle: "short" });
+}
+
+function renderHead() {
+  $("#profile-name").textContent = S.me ? S.me.name : "";
+  $("#profile-chips").textContent = S.me && S.me.chips !== undefined ? tr("signin.chips", { chips: num(S.me.chips) }) : "";
+  const next = S.me && S.me.nextDaily ? new Date(S.me.nextDaily) : null;
+  const ready = !next || next <= new Date();
+  $("#daily-next").textContent = ready ? tr("daily.ready") : tr("daily.next", { when: when(S.me.nextDaily) });
+}
+
+async function claimDaily() {
+  const btn = $("#daily-claim");
+  btn.disabled = true;
+  try {
+    const r = await api("LobbyService", "ClaimDailyChips", {});
+    if (S.me) { S.me.chips = num(r.balance); S.me.nextDaily = r.nextClaimAt || ""; }
+    const got = num(r.granted);
+    $("#daily-result").textContent = got ? tr("daily.granted", { chips: got, balance: num(r.balance) }) : tr("daily.already", { when: when(r.nextClaimAt) });
+    await refreshChips();
+    renderHead();
+  } catch (e) {
+    $("#daily-result").textContent = errText(e);
+  } finally {
+    btn.disabled = false;
+  }
+}
+
+async function renderStats() {
+  const box = $("#profile-stats");
+  box.replaceChildren();
+  if (!hasMethod("ScoringService", "GetPlayerStats")) { box.append(h("p", { class: "help" }, tr("profile.noscoring"))); return; }
+  try {
+    const r = await api("ScoringService", "GetPlayerStats", { playerId: S.me.id });
+    const stats = r.stats || [];
+    if (!stats.length) { box.append(h("p", { class: "help" }, tr("profile.nostats"))); return; }
+    box.append(h("table", { class: "stats" },
+      h("thead", {}, h("tr", {}, ["profile.game", "profile.matches", "profile.wins", "profile.hands", "profile.handsWon", "profile.chipsWon"]
+        .map((k) => h("th", { scope: "col" }, tr(k))))),
+      h("tbody", {}, stats.map((s) => h("tr", {},
+        h("th", { scope: "row" }, tr("game." + String(s.game || "GAME_OKEY").replace("GAME_", ""))),
+        h("td", {}, num(s.matches)), h("td", {}, num(s.wins)), h("td", {}, num(s.handsPlayed)),
+        h("td", {}, num(s.handsWon)), h("td", {}, num(s.chipsWon)))))));
+  } catch (e) {
+    box.append(h("p", { class: e.reason === "PLAYER_NOT_FOUND" ? "help" : "error" }, e.reason === "PLAYER_NOT_FOUND" ? tr("profile.nostats") : errText(e)));
+  }
+}
+
+async function nameOf(id) {
+  if (names.has(id)) return names.get(id);
+  let name = id;
+  try {
+    const r = await api("LobbyService", "GetPlayer", { playerId: id });
+    name = (r.player && r.player.displayName) || id;
+  } catch { /* the id, then */ }
+  names.set(id, name);
+  return name;
+}
+
+async function renderBoard() {
+  const box = $("#leaderboard");
+  box.replaceChildren();
+  if (!hasMethod("ScoringService", "GetLeaderboard")) { box.append(h("p", { class: "help" }, tr("profile.noscoring"))); return; }
+  try {
+    const r = await api("ScoringService", "GetLeaderboard", {
+      game: $("#board-game").value, period: $("#board-period").value, pageSize: 10,
+    });
+    const entries = r.entries || [];
+    if (!entries.length) { box.append(h("p", { class: "help" }, tr("board.empty"))); return; }
+    const rows = await Promise.all(entries.map(async (e) => {
+      const mine = S.me && e.playerId === S.me.id;
+      return h("tr", { class: mine ? "me" : "" },
+        h("td", {}, num(e.rank)), h("th", { scope: "row" }, await nameOf(e.playerId), mine ? ` (${tr("table.you")})` : ""),
+        h("td", {}, num(e.wins)), h("td", {}, num(e.matches)));
+    }));
+    box.append(h("table", { class: "stats" },
+      h("thead", {}, h("tr", {}, ["board.rank", "board.player", "profile.wins", "profile.matches"].map((k) => h("th", { scope: "col" }, tr(k))))),
+      h("tbody", {}, rows)));
+  } catch (e) {
+    box.append(h("p", { class: "error" }, errText(e)));
+  }
+}
+
+export async function openProfile() {
+  const dialog = $("#profile-dialog");
+  if (!S.me) return;
+  $("#daily-result").textContent = "";
+  renderHead();
+  dialog.showModal();
+  await refreshChips();
+  renderHead();
+  await Promise.all([renderStats(), renderBoard()]);
+}
+
+export function bindProfile() {
+  $("#profile-open").addEventListener("click", () => openProfile().catch((e) => toast(errText(e))));
+  $("#profile-close").addEventListener("click", () => $("#profile-dialog").close());
+  $("#daily-claim").addEventListener("click", claimDaily);
+  $("#board-game").addEventListener("change", renderBoard);
+  $("#board-period").addEventListener("change", renderBoard);
+}

@@ -1,0 +1,74 @@
+// The chips: the count in the top bar kept current (the lobby's GetPlayer on every screen, after
+// every sit, and every 15 s while signed in, so a pot paid at the table shows without a
+// reload), and the stake confirmation every sit at a table with a stake goes through
+// (issue 18.4): a dialog with the stake, the chips now and the chips left after sitting.
+import { $, num, store } from "./dom.js";
+import { tr } from "./i18n.js";
+import { S } from "./state.js";
+import { api, hasMethod } from "./api.js";
+import { renderWho } from "./signin.js";
+
+const EVERY_MS = 15000;
+let timer = null;
+
+/** The caller's chips from the lobby (GetPlayer); the top bar follows. Null when unknown. */
+export async function refreshChips() {
+  if (!S.token || !S.me || S.lobbyDown || !hasMethod("LobbyService", "GetPlayer")) return null;
+  try {
+    const r = await api("LobbyService", "GetPlayer", {});
+    if (r.player && S.me) {
+      S.me.name = r.player.displayName || S.me.name;
+      S.me.chips = num(r.player.chips);
+      S.me.nextDaily = r.player.nextDailyChipsAt || "";
+      store.set("okey.name", S.me.name);
+      renderWho();
+      return S.me.chips;
+    }
+  } catch { /* the count stays as it was */ }
+  return null;
+}
+
+/** Refresh the chips now and every 15 s from here on (once started, it keeps going while signed in). */
+export function keepChipsCurrent() {
+  refreshChips();
+  if (timer) return;
+  timer = setInterval(() => { if (S.token) refreshChips(); }, EVERY_MS);
+}
+
+/**
+ * Ask before sitting at a table with a stake: resolves true to sit, false not to. A table
+ * without a stake costs nothing and needs no question. The count is fetched first, so the
+ * dialog shows what the lobby holds now, not what the page remembered.
+ */
+export async function confirmStake(stake, what = "") {
+  stake = num(stake);
+  if (stake <= 0) return true;
+  const dialog = $("#stake-dialog");
+  if (!dialog || typeof dialog.showModal !== "function") return window.confirm(tr("stake.confirm.title") + ": " + stake);
+  const chips = await refreshChips();
+  const have = chips !== null ? chips : (S.me && S.me.chips !== undefined ? num(S.me.chips) : null);
+  $("#stake-amount").textContent = tr("stake.amount", { stake });
+  $("#stake-what").textContent = what;
+  $("#stake-what").hidden = !what;
+  const short = have !== null && have < stake;
+  $("#stake-chips").textContent = have === null ? tr("stake.chips.unknown")
+    : short ? tr("stake.short", { chips: have, stake })
+    : tr("stake.chips", { chips: have, after: have - stake });
+  $("#stake-chips").className = short ? "error" : "";
+  const ok = $("#stake-ok");
+  ok.disabled = short;
+  return new Promise((resolve) => {
+    const done = (yes) => {
+      ok.onclick = null;
+      $("#stake-cancel").onclick = null;
+      dialog.onclose = null;
+      if (dialog.open) dialog.close();
+      resolve(yes);
+    };
+    ok.onclick = () => done(true);
+    $("#stake-cancel").onclick = () => done(false);
+    dialog.onclose = () => done(false); // Escape
+    dialog.showModal();
+    (short ? $("#stake-cancel") : ok).focus();
+  });
+}

@@ -1,0 +1,142 @@
+"""Coming back to the same account in a real browser (issue 19.1, 19.5): a guest signs in, signs
+out (a dialog says how to come back), and "Continue as <name>" returns the same player with the
+same chips; an account the lobby no longer knows falls back to the new-account form. Debian's
+Chromium through Playwright, as test_browser.py. Screenshots go to artifacts/."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from okeytools import stack as okeystack
+from test_browser import ARTIFACTS, CHROMIUM_ARGS, _chromium, _playwright
+
+TIMEOUT_MS = 15_000
+ME_JS = "() => okeyApp.state.me && okeyApp.state.me.id"
+
+
+async def test_sign_out_warns_and_continue_as_returns_the_same_account(
+    make_stack: Callable[..., okeystack.Stack],
+) -> None:
+    env = {"OKEY_RATE_LIMIT": "1000", "OKEY_RATE_BURST": "1000"}
+    st = make_stack(("table", "lobby", "gateway"), env=env, label="accounts", private_nats=True)
+    base = f"http://{st.http_address}"
+    async_playwright = _playwright()
+    ARTIFACTS.mkdir(exist_ok=True)
+    errors: list[str] = []
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=_chromium(), headless=True, args=CHROMIUM_ARGS)
+        try:
+            ctx = await browser.new_context(viewport={"width": 1280, "height": 900}, locale="tr-TR")
+            page = await ctx.new_page()
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            await page.goto(base + "/")
+            await page.wait_for_selector("#screen-signin:not([hidden])")
+            assert await page.is_hidden("#signin-again")  # nothing kept on a new device
+            await page.fill("#signin-name", "Geri Dönen")
+            await page.click("#signin-submit")
+            await page.wait_for_selector("#screen-lobby:not([hidden])")
+            player = await page.evaluate(ME_JS)
+            await page.wait_for_function("() => /\\d/.test(document.querySelector('#who-chips').textContent)")
+            chips = re.sub(r"\D", "", await page.text_content("#who-chips") or "")
+            assert player and chips
+
+            # Signing out says how to come back; "Vazgeç" keeps the session.
+            await page.click("#sign-out")
+            await page.wait_for_selector("#signout-dialog[open]", timeout=TIMEOUT_MS)
+            warning = await page.text_content("#signout-text") or ""
+            assert "Geri Dönen olarak devam et" in warning, warning
+            await page.screenshot(path=str(ARTIFACTS / "sign-out-warning.png"))
+            await page.click("#signout-cancel")
+            assert await page.is_visible("#screen-lobby")
+            await page.click("#sign-out")
+            await page.wait_for_selector("#signout-dialog[open]")
+            await page.click("#signout-confirm")
+            await page.wait_for_selector("#screen-signin:not([hidden])", timeout=TIMEOUT_MS)
+
+            # The device kept its credential: one button brings the same account back.
+            await page.wait_for_selector("#signin-again:not([hidden])")
+            assert await page.is_hidden("#signin-form")
+            label = await page.text_content("#signin-again-go") or ""
+            assert label.strip() == "Geri Dönen olarak devam et", label
+            await page.screenshot(path=str(ARTIFACTS / "continue-as.png"))
+            await page.click("#signin-again-go")
+            await page.wait_for_selector("#screen-lobby:not([hidden])", timeout=TIMEOUT_MS)
+            assert await page.evaluate(ME_JS) == player
+            await page.wait_for_function("() => /\\d/.test(document.querySelector('#who-chips').textContent)")
+            assert re.sub(r"\D", "", await page.text_content("#who-chips") or "") == chips
+
+            # A credential the lobby does not know: the error is said, and the form comes back.
+            await page.evaluate("() => localStorage.setItem('okey.deviceSecret', 'A'.repeat(43))")
+            await page.evaluate("() => localStorage.removeItem('okey.token')")
+            await page.goto(base + "/")
+            await page.wait_for_selector("#signin-again:not([hidden])")
+            await page.click("#signin-again-go")
+            await page.wait_for_selector("#signin-form:not([hidden])", timeout=TIMEOUT_MS)
+            assert await page.is_hidden("#signin-again")
+            said = await page.text_content("#signin-error:not([hidden])") or ""
+            assert "cihazın hesabı bulunamadı" in said, said
+        finally:
+            await browser.close()
+    assert not errors, errors
+
+
+def _log_refreshes(page: Any, tag: str, seen: list[str]) -> None:
+    def request(r: Any) -> None:
+        if "RefreshSession" in r.url:
+            seen.append(f"{tag} sends {r.post_data}")
+
+    def response(r: Any) -> None:
+        if "RefreshSession" in r.url:
+            seen.append(f"{tag} gets {r.status}")
+
+    page.on("request", request)
+    page.on("response", response)
+
+
+async def test_two_tabs_renew_one_session_without_spending_a_refresh_token_twice(
+    make_stack: Callable[..., okeystack.Stack],
+) -> None:
+    # 62-second access tokens: the page renews a minute early, so every ~2 s, in both tabs. A
+    # refresh token spent twice would end the session (REFRESH_REUSED) and sign both tabs out.
+    env = {"OKEY_RATE_LIMIT": "1000", "OKEY_RATE_BURST": "1000", "OKEY_ACCESS_TOKEN_TTL_S": "62"}
+    st = make_stack(("table", "lobby", "gateway"), env=env, label="sessions", private_nats=True)
+    base = f"http://{st.http_address}"
+    async_playwright = _playwright()
+    errors: list[str] = []
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=_chromium(), headless=True, args=CHROMIUM_ARGS)
+        try:
+            ctx = await browser.new_context(viewport={"width": 1280, "height": 900}, locale="tr-TR")
+            first = await ctx.new_page()
+            first.on("pageerror", lambda e: errors.append(str(e)))
+            await first.goto(base + "/")
+            await first.wait_for_selector("#screen-signin:not([hidden])")
+            await first.fill("#signin-name", "İki Sekme")
+            await first.click("#signin-submit")
+            await first.wait_for_selector("#screen-lobby:not([hidden])")
+            second = await ctx.new_page()  # the same browser: the same storage, the same session
+            second.on("pageerror", lambda e: errors.append(str(e)))
+            seen: list[str] = []  # the refresh calls of both tabs, for the failure message
+            for tag, pg in (("A", first), ("B", second)):
+                _log_refreshes(pg, tag, seen)
+            await second.goto(base + "/")
+            await second.wait_for_selector("#screen-lobby:not([hidden])")
+            token0 = await first.evaluate("() => okeyApp.state.token")
+            refresh0 = await first.evaluate("() => localStorage.getItem('okey.refresh')")
+            await first.wait_for_timeout(9000)  # several renewals in each tab
+            for page in (first, second):
+                assert await page.is_visible("#screen-lobby"), "a tab was signed out:\n" + "\n".join(seen)
+                token = await page.evaluate("() => okeyApp.state.token")
+                assert token != token0
+                status = await page.evaluate(
+                    """async () => (await fetch('/api/okey.v1.LobbyService/GetChips', {method: 'POST',
+                        headers: {'content-type': 'application/json',
+                                  authorization: 'Bearer ' + okeyApp.state.token}, body: '{}'})).status"""
+                )
+                assert status == 200, "\n".join(seen)
+            assert await first.evaluate("() => localStorage.getItem('okey.refresh')") != refresh0
+        finally:
+            await browser.close()
+    assert not errors, errors

@@ -1,0 +1,166 @@
+"""Issue 19.1 and 19.2 on the whole stack, through the public gateway. A device signs in to the
+same account again: the first sign-in returns a device credential; after signing out, signing in
+with it returns the same player and chips with a token that works; an unknown, a malformed or a
+banned account's credential is refused with a stable reason; only the credential's hash is
+stored. Sessions rotate: a short-lived access token and a refresh token used once; a reused one
+ends the session and the player's access tokens at every service; sign-out and a ban end it."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import asyncpg
+import httpx
+from resilience_stack import ResilienceStack
+
+HTTP_TIMEOUT_S = 10.0
+SIGN_IN = "/okey.v1.LobbyService/SignInGuest"
+REFRESH = "/okey.v1.LobbyService/RefreshSession"
+
+
+def _post(http: httpx.Client, path: str, body: dict[str, Any], token: str | None = None) -> httpx.Response:
+    headers = {"authorization": f"Bearer {token}"} if token else {}
+    return http.post(f"/api{path}", json=body, headers=headers)
+
+
+def _chips(http: httpx.Client, token: str) -> int:
+    r = _post(http, "/okey.v1.LobbyService/GetChips", {}, token)
+    assert r.status_code == 200, r.text
+    return int(r.json().get("balance", 0))
+
+
+def _stored_hashes(database_url: str) -> list[bytes]:
+    async def read() -> list[bytes]:
+        conn = await asyncpg.connect(database_url)
+        try:
+            return [r[0] for r in await conn.fetch("SELECT secret_hash FROM lobby_device_credentials")]
+        finally:
+            await conn.close()
+
+    return asyncio.run(read())
+
+
+def test_19_1_signing_in_again_with_the_device_credential_returns_the_same_account(stack: ResilienceStack) -> None:
+    stack.ensure_up()
+    name = f"Donen {uuid.uuid4().hex[:4]}"
+    with httpx.Client(base_url=stack.http, timeout=HTTP_TIMEOUT_S) as http:
+        first = _post(http, SIGN_IN, {"displayName": name, "deviceId": uuid.uuid4().hex})
+        assert first.status_code == 200, first.text
+        body = first.json()
+        player, token, secret = body["player"]["playerId"], body["token"], body["deviceSecret"]
+        assert len(secret) >= 43 and not body.get("returning", False)
+        chips = _chips(http, token)  # 0 when the suite's address has had its daily grants
+
+        assert _post(http, "/okey.v1.LobbyService/SignOut", {}, token).status_code == 200
+        # The same name without the credential is someone else's: taken, as before.
+        taken = _post(http, SIGN_IN, {"displayName": name, "deviceId": uuid.uuid4().hex})
+        assert taken.status_code == 409 and taken.json()["reason"] == "NAME_TAKEN", taken.text
+
+        again = _post(http, SIGN_IN, {"deviceSecret": secret})
+        assert again.status_code == 200, again.text
+        back = again.json()
+        assert back["player"]["playerId"] == player and back["player"]["displayName"] == name
+        assert back["returning"] is True and back["deviceSecret"] == secret
+        assert back["token"] != token
+        assert _chips(http, back["token"]) == chips  # the day's chips were claimed at the first sign-in
+
+        # Stored hashed: the table holds SHA-256 of the secret, never the secret.
+        hashes = _stored_hashes(stack.database_url)
+        assert hashlib.sha256(secret.encode()).digest() in hashes
+        assert all(secret.encode() not in h for h in hashes)
+
+        unknown = _post(http, SIGN_IN, {"deviceSecret": "A" * 43})
+        assert unknown.status_code == 401 and unknown.json()["reason"] == "DEVICE_UNKNOWN", unknown.text
+        bad = _post(http, SIGN_IN, {"deviceSecret": "not a credential!"})
+        assert bad.status_code == 400 and bad.json()["reason"] == "INVALID_ARGUMENT", bad.text
+
+        # A banned player's credential signs nobody in while the ban lasts.
+        reporter = _post(http, SIGN_IN, {"displayName": f"Gozcu {uuid.uuid4().hex[:4]}", "deviceId": "r"}).json()
+        r = _post(
+            http,
+            "/okey.v1.LobbyService/ReportPlayer",
+            {"playerId": player, "reason": "REPORT_REASON_ABUSE", "details": "küfür"},
+            reporter["token"],
+        )
+        assert r.status_code == 200, r.text
+        r = _post(
+            http,
+            "/okey.v1.LobbyService/ResolveReport",
+            {"reportId": r.json()["reportId"], "action": "REPORT_ACTION_BAN", "durationMinutes": 60},
+            stack.token("moderator-1", "admin"),
+        )
+        assert r.status_code == 200, r.text
+        banned = _post(http, SIGN_IN, {"deviceSecret": secret})
+        assert banned.status_code == 403 and banned.json()["reason"] == "BANNED", banned.text
+        # and the ban ended its sessions: no refresh token gets a new access token
+        ended = _post(http, REFRESH, {"refreshToken": again.json()["refreshToken"]})
+        assert ended.status_code == 401 and ended.json()["reason"] == "REFRESH_INVALID", ended.text
+
+
+def _refused_everywhere(http: httpx.Client, token: str, seconds: float = 5.0) -> None:
+    """The lobby and scoring (each checks the token itself) refuse ``token`` within ``seconds``."""
+    calls = [("/okey.v1.LobbyService/GetChips", {}), ("/okey.v1.ScoringService/GetLeaderboard", {"game": "GAME_OKEY"})]
+    deadline = time.monotonic() + seconds
+    while calls and time.monotonic() < deadline:
+        calls = [(p, b) for p, b in calls if _post(http, p, b, token).status_code != 401]
+        if calls:
+            time.sleep(0.1)
+    assert not calls, f"still accepted after {seconds} s: {calls}"
+
+
+def test_19_2_refresh_tokens_rotate_and_a_reused_one_ends_the_session(stack: ResilienceStack) -> None:
+    stack.ensure_up()
+    with httpx.Client(base_url=stack.http, timeout=HTTP_TIMEOUT_S) as http:
+        first = _post(http, SIGN_IN, {"displayName": f"Oturum {uuid.uuid4().hex[:4]}", "deviceId": uuid.uuid4().hex})
+        assert first.status_code == 200, first.text
+        body = first.json()
+        token, refresh = body["token"], body["refreshToken"]
+        # A short-lived access token (15 minutes), a refresh token that lasts (30 days).
+        lifetime = datetime.fromisoformat(body["tokenExpiresAt"].replace("Z", "+00:00")) - datetime.now(UTC)
+        assert timedelta(minutes=14) < lifetime <= timedelta(minutes=15, seconds=5), lifetime
+        refresh_life = datetime.fromisoformat(body["refreshExpiresAt"].replace("Z", "+00:00")) - datetime.now(UTC)
+        assert refresh_life > timedelta(days=29), refresh_life
+
+        # Rotation: each refresh uses its token up and returns the next; needs no bearer token.
+        r = _post(http, REFRESH, {"refreshToken": refresh})
+        assert r.status_code == 200, r.text
+        second = r.json()
+        assert second["refreshToken"] != refresh and second["token"] != token
+        assert _chips_ok(http, second["token"])
+        r = _post(http, REFRESH, {"refreshToken": second["refreshToken"]})
+        assert r.status_code == 200, r.text
+        third = r.json()
+
+        # Used again at once, it is taken for two tabs renewing together: no tokens, nothing ends.
+        raced = _post(http, REFRESH, {"refreshToken": second["refreshToken"]})
+        assert raced.status_code == 409 and raced.json()["reason"] == "REFRESH_RACED", raced.text
+        time.sleep(1.2)  # past the stack's OKEY_REFRESH_RACE_S
+        # The first refresh token again (a stolen copy): the session ends, its newest refresh
+        # token with it, and the player's access tokens stop working at every service.
+        stolen = _post(http, REFRESH, {"refreshToken": refresh})
+        assert stolen.status_code == 401 and stolen.json()["reason"] == "REFRESH_REUSED", stolen.text
+        after = _post(http, REFRESH, {"refreshToken": third["refreshToken"]})
+        assert after.status_code == 401 and after.json()["reason"] == "REFRESH_INVALID", after.text
+        _refused_everywhere(http, third["token"])
+
+        # Sign-out ends the session too; unknown and malformed refresh tokens are refused.
+        fresh = _post(http, SIGN_IN, {"displayName": f"Cikis {uuid.uuid4().hex[:4]}", "deviceId": "o"}).json()
+        assert _post(http, "/okey.v1.LobbyService/SignOut", {}, fresh["token"]).status_code == 200
+        ended = _post(http, REFRESH, {"refreshToken": fresh["refreshToken"]})
+        assert ended.status_code == 401 and ended.json()["reason"] == "REFRESH_INVALID", ended.text
+        unknown = _post(http, REFRESH, {"refreshToken": "B" * 43})
+        assert unknown.status_code == 401 and unknown.json()["reason"] == "REFRESH_INVALID", unknown.text
+        bad = _post(http, REFRESH, {"refreshToken": "x"})
+        assert bad.status_code == 400, bad.text
+        # The device credential still signs the account in (a new session) after all that.
+        back = _post(http, SIGN_IN, {"deviceSecret": body["deviceSecret"]})
+        assert back.status_code == 200 and back.json()["player"]["playerId"] == body["player"]["playerId"], back.text
+
+
+def _chips_ok(http: httpx.Client, token: str) -> bool:
+    return _post(http, "/okey.v1.LobbyService/GetChips", {}, token).status_code == 200
