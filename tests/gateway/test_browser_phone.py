@@ -141,9 +141,16 @@ async def _open_table(page: Any, game: str = "GAME_OKEY") -> None:
     await page.wait_for_timeout(200)
 
 
-async def _waiting_table(page: Any) -> None:
+async def _waiting_table(page: Any, browser: Any, stack: okeystack.Stack, other: str) -> None:
+    """A waiting table of my own (under My tables) and one of ``other``'s (in the list)."""
+    context, theirs, _ = await _signed_in(browser, stack, other)
+    try:
+        await theirs.evaluate(OPEN_TABLE, ["GAME_OKEY", False])
+    finally:
+        await context.close()
     await page.evaluate(OPEN_TABLE, ["GAME_OKEY", False])
     await page.click("#lobby-refresh")
+    await page.wait_for_selector("#my-tables .card")
     await page.wait_for_selector("#tables .card")
 
 
@@ -256,7 +263,7 @@ async def test_phone_portrait_lobby_reads_and_table_asks_to_turn(browser: Any, s
     axe; at the table, a "turn your phone" hint, still no sideways scroll."""
     context, page, errors = await _signed_in(browser, stack, "Dikey Telefon", viewport=PORTRAIT, **PHONE)
     try:
-        await _waiting_table(page)
+        await _waiting_table(page, browser, stack, "Dikey Rakip")
         await page.wait_for_timeout(200)
         m = await page.evaluate(MEASURE)
         await page.screenshot(path=str(ARTIFACTS / "phone-portrait-lobby.png"), full_page=True)
@@ -294,7 +301,7 @@ async def test_desktop_lobby_and_table_pass_axe_and_keep_the_keyboard_help(
         await first.close()
     context, page, errors = await _signed_in(browser, stack, "Masaüstü Erişim", viewport=DESKTOP)
     try:
-        await _waiting_table(page)
+        await _waiting_table(page, browser, stack, "Masaüstü Rakip")
         await _axe(page, "the lobby, desktop")
         await _open_table(page)
         await _axe(page, "the table, desktop")
@@ -366,7 +373,7 @@ async def test_every_control_of_the_lobby_and_the_table_is_reachable_by_keyboard
     the arrow keys move it from slot to slot."""
     context, page, errors = await _signed_in(browser, stack, "Klavye Testi", viewport=DESKTOP)
     try:
-        await _waiting_table(page)
+        await _waiting_table(page, browser, stack, "Klavye Rakip")
         wanted = set(await page.evaluate(CONTROLS))
         assert {"#lobby-refresh", "#create-submit", "#signin-name"} & wanted == {"#lobby-refresh", "#create-submit"}
         assert any(w.startswith("button[lang=") for w in wanted), wanted
