@@ -219,6 +219,8 @@ async def test_browser_signs_in_opens_a_bot_table_and_plays_a_hand(stack: Stack)
             st = await page.evaluate(STATE_JS)
             human = st["seat"]
             assert human is not None and st["rack"] in (14, 15)
+            # no Okey 101 staging panel or table melds at a classic table (issue 18.5)
+            assert await page.locator("#staging").is_hidden() and await page.locator("#melds-area").is_hidden()
             if "bots" not in stack.running:
                 helper = asyncio.create_task(
                     _play_other_seats(stack.processes.address("table"), st["id"], human, stop_helper)

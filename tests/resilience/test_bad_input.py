@@ -520,7 +520,7 @@ def _act_strategy(edge: Edge, exclude: set[str]) -> st.SearchStrategy[Message]:
             st.one_of(st.integers(0, 3), st.integers(0, 3), st.sampled_from([-1, 4, 5, INT32[0], INT32[1]])),
             st.one_of(
                 st.sampled_from(["c1", "first-discard", "pairs-0"]),
-                st.text(st.characters(blacklist_characters="\x00"), min_size=1, max_size=20),
+                st.text(st.characters(codec="utf-8", exclude_characters="\x00"), min_size=1, max_size=20),
             ),
             st.just(fd),
             messages(fd.message_type, strings),

@@ -6,6 +6,7 @@ import { S, go, is101, me, render, selectedOne, tileById } from "./state.js";
 import { api, errText } from "./api.js";
 import { tileName } from "./rack.js";
 import { refreshView } from "./live.js";
+import { forgetTable } from "./resume.js";
 
 export async function act(name, body = {}) {
   const t = S.t;
@@ -17,7 +18,7 @@ export async function act(name, body = {}) {
     if (!t.live) refreshView(t);
     return r;
   } catch (e) {
-    toast(errText(e));
+    toast(errText(e, { command: name, body }));
     return null;
   } finally {
     t.busy = false;
@@ -31,6 +32,7 @@ async function doLeave() {
   if (!window.confirm(tr("act.leave_seat.confirm"))) return;
   const r = await act("leaveSeat");
   if (!r) return;
+  forgetTable(); // opening the site no longer comes back here
   toast(tr("act.leave_seat.done"), "info");
   go(""); // the router shows the lobby
 }

@@ -3,6 +3,7 @@
 import { S } from "./state.js";
 import { hasString, tr } from "./i18n.js";
 import { refreshSession } from "./session.js";
+import { refusalText } from "./refusals.js";
 
 export class ApiError extends Error {
   constructor(status, body) {
@@ -62,13 +63,8 @@ export function serviceMissing(e) {
   return e && (e.reason === "UNKNOWN_METHOD" || e.code === "UNAVAILABLE" || e.code === "UNIMPLEMENTED");
 }
 
-export function errText(e) {
-  if (!e) return "";
-  if (e.reason === "NETWORK") return tr("err.network");
-  if (e.reason && hasString("err." + e.reason)) return tr("err." + e.reason, { message: e.message });
-  if (e.code && hasString("err." + e.code)) return tr("err." + e.code, { message: e.message });
-  return tr("err.generic", { message: e.message || e.reason || String(e) });
-}
+/** A refusal in the page's language, by its reason code (refusals.js); ``ctx`` is what was sent. */
+export function errText(e, ctx) { return refusalText(e, ctx); }
 
 /** The live watch of a table from afterVersion on (a snapshot first, then each event with its view). */
 export function openWatch(tableId, seat, afterVersion) {

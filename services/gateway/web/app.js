@@ -2,10 +2,10 @@
 // build step): it holds the table-option spec the create form is drawn from, wires the screens'
 // listeners, routes by the URL's hash, and boots. What each module owns: docs/design.md,
 // "The web client".
-import { $, $$, store } from "./dom.js";
+import { $, $$, store, toast } from "./dom.js";
 import { setLang, tr, translateStatic } from "./i18n.js";
 import { S, hintsKey } from "./state.js";
-import { loadMethods, whenUnauthorized } from "./api.js";
+import { errText, loadMethods, whenUnauthorized } from "./api.js";
 import { bindSignin, decodeToken, renderWho, showSignin, signOut, useToken } from "./signin.js";
 import { refreshSession } from "./session.js";
 import { bindLobby, renderCreateOptions, renderTables, showLobby } from "./lobby.js";
@@ -14,6 +14,9 @@ import { bindReport, renderChats, renderReportReasons } from "./chat.js";
 import { joinByCode, renderMyTables } from "./seating.js";
 import { keepChipsCurrent } from "./wallet.js";
 import { bindProfile } from "./profile.js";
+import { setRackHints } from "./rack.js";
+import { rackHint } from "./fits.js";
+import { currentTable, rememberTable } from "./resume.js";
 
 // Every option of RULES.md section 5, in that order: its JSON name, its games, its kind.
 const OPTIONS = [
@@ -56,7 +59,7 @@ function applyLang() {
 
 // #/table/<id>/<seat>: a table; #/join/<code>: a friend's share link (signed out, the sign-in
 // keeps the hash and comes back here); anything else: the lobby.
-function route() {
+async function route() {
   if (!S.token) { showSignin(); return; }
   keepChipsCurrent();
   const join = location.hash.match(/^#\/join\/([A-Za-z0-9-]{1,40})$/);
@@ -67,8 +70,19 @@ function route() {
     return;
   }
   const m = location.hash.match(/^#\/table\/([A-Za-z0-9_-]+)(?:\/(\d+))?/);
-  if (m) enterTable(m[1], m[2] !== undefined ? Number(m[2]) : null);
-  else showLobby();
+  if (m) {
+    await enterTable(m[1], m[2] !== undefined ? Number(m[2]) : null);
+    if (S.t && S.t.id === m[1]) rememberTable();
+    return;
+  }
+  // Opening the site while seated at a match in play goes to that table [issue 18.9].
+  const bare = !location.hash || location.hash === "#" || location.hash === "#/";
+  if (bare) {
+    const to = await currentTable();
+    const still = !location.hash || location.hash === "#" || location.hash === "#/";
+    if (to && still && S.token) { location.replace(to); return; }
+  }
+  showLobby();
 }
 
 async function boot() {
@@ -77,6 +91,7 @@ async function boot() {
   bindSignin();
   bindLobby(OPTIONS);
   bindTable();
+  setRackHints(rackHint);
   bindReport();
   bindProfile();
   window.addEventListener("hashchange", route);
@@ -94,6 +109,9 @@ window.okeyApp = {
   state: S,
   dropSocket() { if (S.t && S.t.ws) S.t.ws.close(4000, "test"); },
   version() { return S.t ? S.t.version : 0; },
+  // Show a refusal as the page shows one, by its reason code ({reason, code, message}, and what
+  // was sent: {command, body} or {name}); returns the text (the refusal test scans every code).
+  showRefusal(err, ctx) { const text = errText(err, ctx); toast(text); return text; },
   hintsFresh() { return !!(S.t && S.t.view && S.t.hints && S.t.hintsKey === hintsKey(S.t)); },
 };
 

@@ -3,7 +3,7 @@
 import { $, h, num } from "./dom.js";
 import { tr } from "./i18n.js";
 import { S, arrangementIds, is101, me } from "./state.js";
-import { arrange, isOkey, tileEl } from "./rack.js";
+import { arrange, isOkey, tileEl, tileName } from "./rack.js";
 import { stageFromHints } from "./melds.js";
 
 export function renderHints(v) {
@@ -35,7 +35,7 @@ export function renderHints(v) {
         h("span", { class: "meld-tiles" }, (m.tiles || []).map((x) => tileEl(x, { small: true }))),
         " = ", num((runs.values || [])[i]),
         (runs.standsFor || [])[i] && (m.tiles || []).some((x) => isOkey(x.code) || x.code === "F")
-          ? h("span", { class: "help" }, " (", ((runs.standsFor[i].codes) || []).join(" "), ")") : null))));
+          ? h("span", { class: "help" }, " (", ((runs.standsFor[i].codes) || []).map(tileName).join(", "), ")") : null))));
       preview.append(runLine, meldList, pairLine,
         h("div", { class: "row wrap" },
           h("button", { type: "button", "data-focus": "stage-runs", disabled: !(runs.melds || []).length, onclick: () => stageFromHints("runs") }, tr("act.stage.runs")),

@@ -88,6 +88,7 @@ export function applyView(view, event) {
   t.view = view;
   t.version = num(view.version);
   syncRack(t);
+  if (event && event.handStarted) { t.hints = null; t.hintsKey = ""; } // a deal (also a void hand's new deal): no last hand's hints [issue 18.9]
   if (event) logEvent(t, event);
   if (t.dragging) t.pending = true;
   else render();
@@ -107,7 +108,9 @@ function scheduleHints(t) {
     if (S.t !== t) return;
     try {
       const r = await api("TableService", "GetHints", { tableId: t.id, seat: t.seat });
-      if (S.t !== t) return;
+      // Hints asked for an earlier view (the last hand's, when a new hand was dealt meanwhile)
+      // are dropped: the next request is already scheduled [issue 18.9].
+      if (S.t !== t || hintsKey(t) !== key) return;
       t.hints = withTileIds(r.hints || {});
       t.hintsKey = key;
       if (!t.dragging) render();

@@ -2,9 +2,11 @@
 // staging panel where the player builds the melds to open with.
 import { $, h, num } from "./dom.js";
 import { tr } from "./i18n.js";
-import { S, arrangementIds, is101, isMyTurn, render, seatName, selectedOne, stage, tileById, tileHint } from "./state.js";
-import { dragTile, isOkey, tileEl, tileName } from "./rack.js";
+import { S, arrangementIds, is101, isMyTurn, render, seatName, selectedOne, stage, tileById } from "./state.js";
+import { dragTile, tileEl, tileName } from "./rack.js";
 import { act } from "./actions.js";
+import { usableHint } from "./fits.js";
+import { playerTileName } from "./refusals.js";
 
 function stageSelected() {
   const t = S.t;
@@ -37,7 +39,9 @@ async function openStaged() {
 async function addTo(meld, atStart) {
   const id = selectedOne();
   if (id === null) return;
-  const r = await act("addTile", { tileId: id, meld, atStart });
+  const body = { tileId: id, meld };
+  if (atStart !== undefined) body.atStart = atStart;
+  const r = await act("addTile", body);
   if (r && S.t) S.t.selected = [];
 }
 
@@ -58,19 +62,23 @@ export function renderMelds(v) {
   const melds = v.melds || [];
   const one = selectedOne();
   const canPlay = isMyTurn(v) && stage(v) === "PLAY" && one !== null;
-  const hint = one !== null ? tileHint(t, one) : null;
+  // The add and take-okey controls only where the selected tile can be used: the table service
+  // allows the move and the meld takes the tile (fits.js) [issue 18.5].
+  const use = canPlay ? usableHint(t, one) : null;
+  const name = one !== null ? playerTileName((tileById(t, one) || {}).code) : "";
   const list = h("ol", { class: "melds" });
   melds.forEach((m, i) => {
     const kind = String(m.kind || "").replace("MELD_KIND_", "");
-    const hasOkey = (m.tiles || []).some((x) => isOkey(x.code));
-    const item = h("li", { class: "meld", "data-meld": i, "aria-label": `${seatName(num(m.owner))}: ${kind ? tr("melds.kind." + kind) : ""} ${meldText(m)}` },
+    const adds = use ? use.addTo.filter((x) => x.meld === i) : [];
+    const takes = !!use && use.takeFrom.includes(i);
+    const item = h("li", { class: `meld ${adds.length || takes ? "fits" : ""}`, "data-meld": i, "aria-label": `${seatName(num(m.owner))}: ${kind ? tr("melds.kind." + kind) : ""} ${meldText(m)}` },
       h("span", { class: "meld-owner" }, seatName(num(m.owner)), kind ? ` · ${tr("melds.kind." + kind)}` : ""),
       h("span", { class: "meld-tiles" }, (m.tiles || []).map((x) => tileEl(x, { small: true }))));
-    if (canPlay) {
+    if (adds.length || takes) {
       const acts = h("span", { class: "meld-actions" },
-        h("button", { type: "button", class: "small", onclick: () => addTo(i, true), "data-focus": `meld-${i}-start` }, tr("act.add_start")),
-        h("button", { type: "button", class: "small", onclick: () => addTo(i, false), "data-focus": `meld-${i}-end` }, tr("act.add_end")));
-      if (hasOkey && (!hint || hint.takesOkey)) acts.append(h("button", { type: "button", class: "small", onclick: () => takeOkey(i), "data-focus": `meld-${i}-okey` }, tr("act.take_okey")));
+        adds.map((x) => h("button", { type: "button", class: "small", "data-add": x.atStart ? "start" : "end", onclick: () => addTo(i, x.atStart), "data-focus": `meld-${i}-${x.atStart ? "start" : "end"}` },
+          tr(x.atStart ? "fits.add_start" : "fits.add_end", { tile: name }))),
+        takes ? h("button", { type: "button", class: "small", "data-take": "okey", onclick: () => takeOkey(i), "data-focus": `meld-${i}-okey` }, tr("fits.take_okey", { tile: name })) : null);
       item.append(acts);
     }
     item.addEventListener("dragover", (e) => { if (isMyTurn(v)) { e.preventDefault(); item.classList.add("over"); } });
@@ -79,7 +87,10 @@ export function renderMelds(v) {
       e.preventDefault();
       item.classList.remove("over");
       const id = dragTile(e);
-      if (id !== null) { t.selected = [id]; addTo(i, false); }
+      if (id === null) return;
+      t.selected = [id];
+      const fit = usableHint(t, id).addTo.find((x) => x.meld === i);
+      addTo(i, fit ? fit.atStart : undefined);
     });
     list.append(item);
   });

@@ -51,8 +51,8 @@ export function tileEl(tile, opts = {}) {
   if (hint) {
     if (hint.finishes) marks.push(["✓", "fin", tr("hints.mark.finishes")]);
     if (hint.penalised) marks.push(["!", "pen", tr("hints.mark.penalised")]);
-    if (hint.addable) marks.push(["+", "add", tr("hints.mark.addable")]);
-    if (hint.takesOkey) marks.push(["↔", "take", tr("hints.mark.takes")]);
+    if (hint.addable) marks.push(["+", "add", hint.addLabel || tr("hints.mark.addable")]);
+    if (hint.takesOkey) marks.push(["↔", "take", hint.takeLabel || tr("hints.mark.takes")]);
   }
   if (marks.length) label += ". " + marks.map((m) => m[2]).join("; ");
   const okeyFace = f && f.fake && S.t && S.t.view && S.t.view.okey ? face(S.t.view.okey.code) : null;
@@ -179,6 +179,11 @@ export function arrange(t, melds) {
 
 // ------------------------------------------------------------------ drawing the rack
 
+// Where a rack tile's markers come from (set at boot: fits.js's rackHint, which knows the melds).
+let hintOf = tileHint;
+/** Set how a rack tile's hint is read: (t, id) => hint. */
+export function setRackHints(fn) { hintOf = fn; }
+
 export function renderRack(v) {
   const t = S.t;
   const rack = $("#rack");
@@ -198,7 +203,7 @@ export function renderRack(v) {
       if (tile) {
         inner = tileEl(tile, {
           button: true,
-          hint: tileHint(t, id),
+          hint: hintOf(t, id),
           attrs: { tabindex: tab, draggable: "true", "aria-pressed": String(t.selected.includes(id)), "data-slot": i, "data-focus": "slot-" + i },
         });
         if (t.selected.includes(id)) inner.classList.add("selected");

@@ -67,7 +67,7 @@ async function signIn(ev) {
     signedIn(r, name);
   } catch (e) {
     if (serviceMissing(e)) showNoLobby();
-    else { err.textContent = errText(e); err.hidden = false; $("#signin-name").focus(); }
+    else { err.textContent = errText(e, { name }); err.hidden = false; $("#signin-name").focus(); }
   } finally {
     btn.disabled = false;
     btn.textContent = tr("signin.submit");
@@ -81,7 +81,9 @@ function signedIn(r, name) {
   if (shown) store.set("okey.accountName", shown);
   useToken(r.token, shown, r.player ? num(r.player.chips) : undefined);
   keepSession(r);
-  go(location.hash.startsWith("#/join/") ? location.hash : "#/lobby"); // a share link waits for the sign-in
+  // a share link waits for the sign-in; else the router shows the lobby, or the table this
+  // player sits at in play (resume.js)
+  go(location.hash.startsWith("#/join/") ? location.hash : "");
 }
 
 async function signInAgain() {
