@@ -221,7 +221,7 @@ const STRINGS = {
     "table.hand101": "El {hand}/{rounds}",
     "table.deck": "Deste",
     "table.deck.count": "{n} taş",
-    "table.deck.draw": "Desteden çek ({n} taş)",
+    "table.deck.draw": "Desteden çek: {n} taş",
     "table.indicator": "Gösterge",
     "table.okey": "Okey",
     "table.you": "Sen",
@@ -388,7 +388,7 @@ const STRINGS = {
     "colour.B": "Mavi",
     "colour.K": "Siyah",
     "tile.fake": "Sahte okey",
-    "tile.fake.as": "sahte okey ({face} yerine)",
+    "tile.fake.as": "sahte okey, {face} yerine",
     "tile.okey": "okey",
     "tile.hidden": "kapalı taş",
 
@@ -620,6 +620,9 @@ const STRINGS = {
     "ev.seatReady": "{name} yeni ele hazır",
     "err.NOT_IN_BREAK": "Şu an eller arası mola yok.",
     "err.ALREADY_READY": "Zaten hazırsın; diğerleri bekleniyor.",
+
+    // phones [issue 18.8]
+    "phone.rotate": "Telefonu yan çevirin: Okey yatay ekranda oynanır, taşlar büyür.",
   },
 
   en: {
@@ -807,7 +810,7 @@ const STRINGS = {
     "table.hand101": "Hand {hand}/{rounds}",
     "table.deck": "Deck",
     "table.deck.count": "{n} tiles",
-    "table.deck.draw": "Draw from the deck ({n} tiles)",
+    "table.deck.draw": "Draw from the deck: {n} tiles",
     "table.indicator": "Indicator",
     "table.okey": "Okey",
     "table.you": "You",
@@ -974,7 +977,7 @@ const STRINGS = {
     "colour.B": "Blue",
     "colour.K": "Black",
     "tile.fake": "Fake okey",
-    "tile.fake.as": "fake okey (plays as {face})",
+    "tile.fake.as": "fake okey, plays as {face}",
     "tile.okey": "okey",
     "tile.hidden": "hidden tile",
 
@@ -1206,5 +1209,8 @@ const STRINGS = {
     "ev.seatReady": "{name} is ready for the next hand",
     "err.NOT_IN_BREAK": "There is no break between hands now.",
     "err.ALREADY_READY": "You are already ready; waiting for the others.",
+
+    // phones [issue 18.8]
+    "phone.rotate": "Turn your phone sideways: Okey is played in landscape, with bigger tiles.",
   },
 };
