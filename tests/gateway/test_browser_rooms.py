@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from okeycore.options import CLASSIC_OPTIONS, OKEY101_OPTIONS
 from okeytools import stack as okeystack
-from test_browser import ARTIFACTS, CHROMIUM_ARGS, STATE_JS, _chromium, _playwright
+from test_browser import ARTIFACTS, STATE_JS
 
 TIMEOUT_MS = 15_000
 SHOT = {"width": 1024, "height": 640}
@@ -41,19 +41,6 @@ def rooms_stack(make_module_stack: Callable[..., okeystack.Stack]) -> okeystack.
         "OKEY_TIMEOUT_GRACE_MS": "300",
     }
     return make_module_stack(("table", "lobby", "bots", "gateway"), env=env, label="rooms", private_nats=True)
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Any]:
-    chromium = _chromium()
-    async_playwright = _playwright()
-    ARTIFACTS.mkdir(exist_ok=True)
-    async with async_playwright() as pw:
-        b = await pw.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            await b.close()
 
 
 async def _person(browser: Any, stack: okeystack.Stack, name: str, errors: list[str], **options: Any) -> Any:

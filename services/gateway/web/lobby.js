@@ -55,6 +55,7 @@ export function renderTables() {
   const box = $("#tables");
   box.replaceChildren();
   renderRooms($("#rooms"), S.tables, pickRoom);
+  $("#rooms").hidden = S.lobbyDown; // no lobby, no list to filter
   const shown = S.tables.filter((t) => inRoom(t));
   if (!shown.length) {
     const text = S.lobbyDown ? "" : tr(S.tables.length ? "rooms.none" : "lobby.none");
