@@ -227,6 +227,25 @@ async def test_the_account_moves_to_other_devices_by_email_and_by_link_code(
             assert await phone.locator("#device-list li strong").count() == 1
             await phone.click(f"#device-list li[data-ref='{laptop_ref}'] button")
             await phone.wait_for_function("() => document.querySelectorAll('#device-list li').length === 2")
+
+            # Deleting the account: the name typed again, then the sign-in screen with nothing
+            # to continue as, and the tablet's session is over too.
+            await phone.click("#account-delete summary")
+            await phone.fill("#delete-confirm", "başka biri")
+            await phone.click("#delete-account-submit")
+            await phone.wait_for_selector("#delete-account-error:not([hidden])")
+            assert "adını aynen yaz" in (await phone.text_content("#delete-account-error") or "")
+            await phone.fill("#delete-confirm", "çok cihaz")
+            await phone.click("#delete-account-submit")
+            await phone.wait_for_selector("#screen-signin:not([hidden])", timeout=TIMEOUT_MS)
+            assert "Hesabın silindi" in (await phone.text_content("#signin-error") or "")
+            assert await phone.is_hidden("#signin-again")
+            status = await tablet.evaluate(
+                """async () => (await fetch('/api/okey.v1.LobbyService/GetChips', {method: 'POST',
+                    headers: {'content-type': 'application/json',
+                              authorization: 'Bearer ' + okeyApp.state.token}, body: '{}'})).status"""
+            )
+            assert status == 401
         finally:
             await browser.close()
     assert not errors, errors
