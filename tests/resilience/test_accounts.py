@@ -225,6 +225,13 @@ def test_19_4_a_deleted_account_is_off_the_stats_and_stays_off_after_a_replay(st
             stats = got.json() if got.status_code == 200 else None
             time.sleep(0.5)
         assert stats is not None, "no hand of the player was scored"
+        # Signing out and back in on the same device keeps the stats (issue 19.1).
+        assert _post(http, "/okey.v1.LobbyService/SignOut", {}, token).status_code == 200
+        back = _post(http, SIGN_IN, {"deviceSecret": me["deviceSecret"]}).json()
+        token = back["token"]
+        again = _post(http, "/okey.v1.ScoringService/GetPlayerStats", {"playerId": player}, token)
+        assert again.status_code == 200 and back["player"]["playerId"] == player, again.text
+        assert int(again.json()["stats"][0].get("handsPlayed", 0)) >= int(stats["stats"][0].get("handsPlayed", 0))
 
         wrong = _post(http, "/okey.v1.LobbyService/DeleteAccount", {"confirmName": "someone else"}, token)
         assert wrong.status_code == 400 and wrong.json()["reason"] == "CONFIRM_MISMATCH", wrong.text
