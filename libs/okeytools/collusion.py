@@ -203,7 +203,9 @@ async def scan_database(
 
 
 def _who(pid: str, names: dict[str, str]) -> str:
-    return f"{names[pid]} ({pid})" if pid in names else pid
+    if pid not in names:
+        return pid
+    return f"{names[pid] or 'deleted player'} ({pid})"  # an account deleted: its name is gone
 
 
 def format_report(report: CollusionReport, names: dict[str, str], min_tables: int, show_all: bool) -> str:

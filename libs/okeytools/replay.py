@@ -420,6 +420,7 @@ async def _replay(
                     report.caught_up += got.applied
             rebuilt = await scoring.versions(conn, REBUILD_SCHEMA)
             report.live_behind = sum(max(0, v - live.get(t, 0)) for t, v in rebuilt.items())
+            await scoring.forget_erased(conn, REBUILD_SCHEMA)  # deleted accounts stay off the boards
             report.tables = len(rebuilt)
             report.diff = await scoring.diff(conn)
             if swap:

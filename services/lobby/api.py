@@ -73,6 +73,7 @@ def profile_pb(p: Profile) -> pb.PlayerProfile:
         banned_until=_ts(row.banned_until) if p.chips is not None else None,
         warnings=row.warnings,
         created_at=_ts(row.created_at),
+        deleted=not row.display_name,  # a live account always has a name
     )
 
 
@@ -189,6 +190,10 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):
             ],
             email=email,
         )
+
+    async def DeleteAccount(self, request: pb.DeleteAccountRequest, context: Any) -> pb.DeleteAccountResponse:
+        await self.app.delete_account(self._who(context), request.confirm_name)
+        return pb.DeleteAccountResponse()
 
     async def UnlinkDevice(self, request: pb.UnlinkDeviceRequest, context: Any) -> pb.UnlinkDeviceResponse:
         await self.app.unlink_device(self._who(context), request.device_ref)

@@ -1,5 +1,5 @@
 """The lobby's use cases behind one object: ``LobbyApp`` builds the use-case objects of each
-subdomain over one store (players.py, logins.py, ledger.py, tables.py, chat.py, reports.py) and offers their
+subdomain over one store (players.py, logins.py, erasure.py, ledger.py, tables.py, chat.py, reports.py) and offers their
 calls under one name each, as api.py and consumer.py call them. The rules live in those modules;
 this is only their composition."""
 
@@ -9,6 +9,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from .chat import Chat
+from .erasure import Erasure, PlayerForgetter
 from .ledger import Ledger
 from .logins import Logins
 from .players import Players
@@ -28,6 +29,7 @@ class LobbyApp:
         clock: Callable[[], datetime] = utcnow,
         limits: Limits | None = None,
         token_secret: bytes | None = None,
+        forgetter: PlayerForgetter | None = None,
     ) -> None:
         limits = limits or Limits()
         self.store = store
@@ -36,6 +38,7 @@ class LobbyApp:
         self.ledger = Ledger(store, clock, limits)
         self.players = Players(store, self.ledger, clock, limits, token_secret)
         self.logins = Logins(store, self.players, clock, limits)
+        self.erasure = Erasure(store, self.players, clock, forgetter)
         self.tables = Tables(store, tables, clock, limits)
         self.chat = Chat(store, clock, limits)
         self.reporting = Reports(store, self.players, self.tables, clock, limits)
@@ -57,6 +60,8 @@ class LobbyApp:
         self.sign_in_link_code = logins.sign_in_link_code
         self.devices = logins.devices
         self.unlink_device = logins.unlink_device
+        self.delete_account = self.erasure.delete_account
+        self.forget_elsewhere = self.erasure.forget_elsewhere
         # the ledger
         self.chips = ledger.chips
         self.claim_daily_chips = ledger.claim_daily_chips

@@ -59,7 +59,7 @@ class ChatRepo(Repository):
 
     async def messages(self, channel: str, after_id: int, limit: int, viewer: str) -> list[MessageRow]:
         rows = await self.conn.fetch(
-            _MESSAGE_SELECT + "WHERE m.channel = $1 AND m.message_id > $2 AND NOT EXISTS ("
+            _MESSAGE_SELECT + "WHERE m.channel = $1 AND m.message_id > $2 AND m.text <> '' AND NOT EXISTS ("
             "SELECT 1 FROM lobby_mutes u WHERE u.player_id = $4 AND u.muted_id = m.player_id) "
             "ORDER BY m.message_id LIMIT $3",
             channel,

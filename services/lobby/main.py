@@ -21,7 +21,7 @@ from .api import SERVICE_NAME, LobbyServicer
 from .app import LobbyApp
 from .consumer import DURABLE, Unreadable, match_consumer
 from .policy import Limits
-from .starter import GrpcTableStarter
+from .starter import GrpcScoringForgetter, GrpcTableStarter
 from .store import LobbyStore
 from .timers import LobbyTimers
 
@@ -38,6 +38,7 @@ __all__ = [
 
 DEFAULT_ADDR = "127.0.0.1:50063"
 DEFAULT_TABLE_ADDR = "127.0.0.1:50061"
+DEFAULT_SCORING_ADDR = "127.0.0.1:50062"
 
 
 def limits_from_env(env: Mapping[str, str]) -> Limits:
@@ -65,6 +66,7 @@ class LobbyConfig:
     nats_url: str
     address: str = DEFAULT_ADDR
     table_address: str = DEFAULT_TABLE_ADDR
+    scoring_address: str = DEFAULT_SCORING_ADDR  # where a deleted account's stats are forgotten
     durable: str = DURABLE
     token_secret: bytes | None = None
     retry_every_s: float = 2.0
@@ -73,7 +75,7 @@ class LobbyConfig:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> LobbyConfig:
-        """``OKEY_DATABASE_URL``, ``OKEY_NATS_URL``, ``OKEY_LOBBY_ADDR``, ``OKEY_TABLE_ADDR``,
+        """``OKEY_DATABASE_URL``, ``OKEY_NATS_URL``, ``OKEY_LOBBY_ADDR``, ``OKEY_TABLE_ADDR``, ``OKEY_SCORING_ADDR``,
         ``OKEY_LOBBY_DURABLE`` and the limits of :func:`limits_from_env`."""
         e = os.environ if env is None else env
         return cls(
@@ -81,6 +83,7 @@ class LobbyConfig:
             nats_url=e["OKEY_NATS_URL"],
             address=e.get("OKEY_LOBBY_ADDR", DEFAULT_ADDR),
             table_address=e.get("OKEY_TABLE_ADDR", DEFAULT_TABLE_ADDR),
+            scoring_address=e.get("OKEY_SCORING_ADDR", DEFAULT_SCORING_ADDR),
             durable=e.get("OKEY_LOBBY_DURABLE") or DURABLE,
             limits=limits_from_env(e),
         )
@@ -108,7 +111,9 @@ def bootstrap(config: LobbyConfig) -> ServiceHost[LobbyParts]:
         host.on_close(events.close)
         starter = GrpcTableStarter(config.table_address, config.token_secret)
         host.on_close(starter.close)
-        app = LobbyApp(store, starter, token_secret=config.token_secret, limits=config.limits)
+        forgetter = GrpcScoringForgetter(config.scoring_address, config.token_secret)
+        host.on_close(forgetter.close)
+        app = LobbyApp(store, starter, token_secret=config.token_secret, limits=config.limits, forgetter=forgetter)
         # Sign-outs and bans reach every service (issue 15.11); this process knows them at once.
         for subject, before in await app.revocations():
             revoke(subject, before)

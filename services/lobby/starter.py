@@ -1,6 +1,7 @@
-"""The lobby's calls to the table service (``TableStarter``): TableService.CreateTable and a seat's
-LeaveSeat, with the lobby's own service credential (``okeyplatform.auth.ServiceCredential``,
-which renews the token at half its lifetime)."""
+"""The lobby's calls to the other services, with the lobby's own service credential
+(``okeyplatform.auth.ServiceCredential``, which renews the token at half its lifetime): the table
+service's CreateTable and a seat's LeaveSeat (``TableStarter``), and the scoring service's
+ForgetPlayer for a deleted account (``PlayerForgetter``)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from okeyplatform.grpcserver import error_reason
 
 from .errors import Refused, StartFailed, Unavailable
 
-__all__ = ["GrpcTableStarter", "TOKEN_TTL_S"]
+__all__ = ["GrpcTableStarter", "GrpcScoringForgetter", "TOKEN_TTL_S"]
 
 TOKEN_TTL_S = 3600
 _TRANSIENT = {
@@ -56,3 +57,26 @@ class GrpcTableStarter:
 
     async def close(self) -> None:
         await self.client.close()
+
+
+class GrpcScoringForgetter:
+    """ScoringService.ForgetPlayer: a deleted account's stats and leaderboard rows go."""
+
+    def __init__(self, address: str, token_secret: bytes | None = None) -> None:
+        from okey.v1 import scoring_service_pb2_grpc
+
+        self.credential = ServiceCredential("lobby", ttl_s=TOKEN_TTL_S, secret=token_secret)
+        self.channel = grpc.aio.insecure_channel(address)
+        self.stub = scoring_service_pb2_grpc.ScoringServiceStub(self.channel)
+
+    async def forget(self, player_id: str) -> None:
+        from okey.v1 import scoring_service_pb2
+
+        await self.stub.ForgetPlayer(
+            scoring_service_pb2.ForgetPlayerRequest(player_id=player_id),
+            metadata=self.credential.metadata(),
+            timeout=5.0,
+        )
+
+    async def close(self) -> None:
+        await self.channel.close()

@@ -23,6 +23,7 @@ from okeyplatform.consumer import migrate_consumer_versions
 from okeyplatform.eventstore import migrate, open_pool
 
 from .chat_repo import ChatRepo
+from .erasure_repo import ErasureRepo
 from .ledger_repo import LedgerRepo
 from .logins_repo import LoginsRepo
 from .players_repo import PlayersRepo
@@ -243,6 +244,21 @@ MIGRATIONS: list[tuple[int, str]] = [
         ALTER TABLE lobby_sessions ADD COLUMN device_ref TEXT NOT NULL DEFAULT '';
         """,
     ),
+    (
+        8,
+        # Deleted accounts (issue 19.4): the player's row stays as a tombstone (the ledger, the
+        # seats, the reports and the event log name the opaque id), with no name, no device and
+        # deleted_at; lobby_erasures remembers what the other services still have to forget.
+        """
+        ALTER TABLE lobby_players ADD COLUMN deleted_at TIMESTAMPTZ;
+        CREATE TABLE lobby_erasures (
+            player_id       TEXT PRIMARY KEY REFERENCES lobby_players (player_id),
+            requested_at    TIMESTAMPTZ NOT NULL,
+            scoring_done_at TIMESTAMPTZ
+        );
+        CREATE INDEX lobby_erasures_pending ON lobby_erasures (requested_at) WHERE scoring_done_at IS NULL;
+        """,
+    ),
 ]
 
 
@@ -254,6 +270,7 @@ class Unit:
         self.conn = conn
         self.players = PlayersRepo(conn)
         self.logins = LoginsRepo(conn)
+        self.erasure = ErasureRepo(conn)
         self.ledger = LedgerRepo(conn)
         self.tables = TablesRepo(conn)
         self.chat = ChatRepo(conn)

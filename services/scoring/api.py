@@ -150,6 +150,10 @@ class ScoringServicer(pb_grpc.ScoringServiceServicer):
         got = await self.app.player_stats(request.player_id, _game(request.game, required=False))
         return pb.GetPlayerStatsResponse(stats=[stats_pb(request.player_id, g, c) for g, c in got])
 
+    async def ForgetPlayer(self, request: pb.ForgetPlayerRequest, context: Any) -> pb.ForgetPlayerResponse:
+        await self.app.forget_player(_identity(context), request.player_id)
+        return pb.ForgetPlayerResponse()
+
     async def GetLeaderboard(self, request: pb.GetLeaderboardRequest, context: Any) -> pb.GetLeaderboardResponse:
         _identity(context)
         game = _game(request.game, required=True)

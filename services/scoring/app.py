@@ -10,9 +10,10 @@ from datetime import UTC, date, datetime
 
 import asyncpg
 from okeycore.events import Event
+from okeyplatform.auth import Identity
 from okeyplatform.consumer import APPLIED, DUPLICATE, HELD, PARKED, BatchResult
 from okeyplatform.contract import UnknownEvent, UnreadableEvent, decode_stored
-from okeyplatform.errors import FailedPrecondition, InvalidArgument, NotFound
+from okeyplatform.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
 from okeyplatform.eventstore import StoredEvent
 from okeyplatform.logs import get_logger
 
@@ -218,6 +219,15 @@ class ScoringApp:
         if table is None:
             raise NotFound(f"scoring knows no table {table_id!r}", "TABLE_NOT_FOUND")
         return table, await self.store.hands(table_id)
+
+    async def forget_player(self, who: Identity, player_id: str) -> None:
+        """The lobby's word that a player deleted their account (a service's call only)."""
+        if who.role != "service":
+            raise PermissionDenied("only a service may erase a player", "SERVICE_ONLY")
+        if not player_id:
+            raise InvalidArgument("player_id is required")
+        await self.store.forget_player(player_id)
+        self.log.info("player_erased", player_id=player_id)
 
     async def player_stats(self, player_id: str, game: str | None) -> list[tuple[str, Counters]]:
         if not player_id:

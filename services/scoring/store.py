@@ -148,6 +148,9 @@ MIGRATIONS: list[tuple[int, str]] = [
     (3, "ALTER TABLE scoring_tables ADD COLUMN IF NOT EXISTS autopilot INT[] NOT NULL DEFAULT '{}'"),
     # The seats whose player left mid-match: their match is a loss, never a win [D-10].
     (4, "ALTER TABLE scoring_tables ADD COLUMN IF NOT EXISTS left_seats INT[] NOT NULL DEFAULT '{}'"),
+    # Players who deleted their account (issue 19.4): their stats and leaderboard rows are gone
+    # and stay gone (a rebuild drops them again). Not rebuilt: the lobby says who, once.
+    (5, "CREATE TABLE IF NOT EXISTS scoring_erased (player_id TEXT PRIMARY KEY, erased_at TIMESTAMPTZ NOT NULL)"),
 ]
 SCOPE = "scoring"
 
@@ -391,6 +394,22 @@ class ScoringStore:
             [SeatRow(**{c: s[c] for c in SEAT_COLS}) for s in seats],
         )
 
+    async def forget_player(self, player_id: str) -> None:
+        """A player who deleted their account: off the stats and the boards, now and after any
+        rebuild (their matches' results keep the opaque id, as the log does)."""
+        async with self.pool.acquire() as conn, conn.transaction():
+            await conn.execute(
+                "INSERT INTO scoring_erased (player_id, erased_at) VALUES ($1, now()) ON CONFLICT DO NOTHING",
+                player_id,
+            )
+            await self.forget_erased(conn, None, player_id)
+
+    async def forget_erased(self, conn: asyncpg.Connection, schema: str | None, player_id: str | None = None) -> None:
+        """Drop the erased players' rows (one's, or every one's: after ``okey replay`` rebuilt)."""
+        who = "player_id = $1" if player_id else "player_id IN (SELECT player_id FROM scoring_erased)"
+        for table in ("scoring_players", "scoring_weekly"):
+            await conn.execute(f"DELETE FROM {_prefix(schema)}{table} WHERE {who}", *([player_id] if player_id else []))
+
     async def player(self, player_id: str, game: str | None = None) -> list[tuple[str, Counters]]:
         sql = f"SELECT {', '.join(PLAYER_COLS)} FROM scoring_players WHERE player_id = $1"
         args: list[Any] = [player_id]
@@ -416,6 +435,7 @@ class ScoringStore:
                 "WHERE game = $1 AND week = $2 AND matches > 0"
             )
             args = [game, week]
+        sql += " AND player_id NOT IN (SELECT player_id FROM scoring_erased)"  # a late row of one, if any
         if after is not None:
             n = len(args)
             sql += f" AND (wins < ${n + 1} OR (wins = ${n + 1} AND (matches, player_id) > (${n + 2}, ${n + 3})))"

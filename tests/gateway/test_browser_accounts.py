@@ -6,6 +6,7 @@ Chromium through Playwright, as test_browser.py. Screenshots go to artifacts/.""
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -16,11 +17,48 @@ TIMEOUT_MS = 15_000
 ME_JS = "() => okeyApp.state.me && okeyApp.state.me.id"
 
 
+PRACTICE_TABLE_JS = """async (me) => {
+  const r = await fetch('/api/okey.v1.TableService/CreateTable', {method: 'POST',
+    headers: {'content-type': 'application/json', authorization: 'Bearer ' + okeyApp.state.token},
+    body: JSON.stringify({options: {game: 'GAME_OKEY', matchPoints: 1, handBreakSeconds: 0},
+                          seats: [{playerId: me}, {}, {}, {}]})});
+  return (await r.json()).tableId;
+}"""
+
+
+async def _play_one_turn(page: Any, seconds: float = 30.0) -> bool:
+    """The person's turn through the page: the deck, then a discard."""
+    state = (
+        "() => { const t = okeyApp.state.t; const v = t && t.view;"
+        " return v ? [v.turn || 0, v.stage || '', t.busy, t.seat] : null; }"
+    )
+    deadline = time.monotonic() + seconds
+    drew = False
+    while time.monotonic() < deadline:
+        st = await page.evaluate(state)
+        if not st or st[0] != st[3] or st[2]:
+            await page.wait_for_timeout(80)
+            continue
+        if st[1] == "STAGE_DRAW" and not drew:
+            await page.click("#deck")
+            drew = True
+        elif st[1] == "STAGE_DISCARD":
+            await page.locator("#rack button.tile:not(.okey)").last.click()
+            await page.click('[data-act="discard"]')
+            await page.wait_for_function(
+                "() => { const t = okeyApp.state.t; return t.view.stage != 'STAGE_DISCARD' || t.view.turn != t.seat; }"
+            )
+            return True
+        else:
+            await page.wait_for_timeout(80)
+    return False
+
+
 async def test_sign_out_warns_and_continue_as_returns_the_same_account(
     make_stack: Callable[..., okeystack.Stack],
 ) -> None:
-    env = {"OKEY_RATE_LIMIT": "1000", "OKEY_RATE_BURST": "1000"}
-    st = make_stack(("table", "lobby", "gateway"), env=env, label="accounts", private_nats=True)
+    env = {"OKEY_RATE_LIMIT": "1000", "OKEY_RATE_BURST": "1000", "OKEY_BOTS_STRATEGY": "greedy"}
+    st = make_stack(("table", "lobby", "bots", "gateway"), env=env, label="accounts", private_nats=True)
     base = f"http://{st.http_address}"
     async_playwright = _playwright()
     ARTIFACTS.mkdir(exist_ok=True)
@@ -42,6 +80,13 @@ async def test_sign_out_warns_and_continue_as_returns_the_same_account(
             chips = re.sub(r"\D", "", await page.text_content("#who-chips") or "")
             assert player and chips
 
+            # Play a turn at a table with bots: draw from the deck, discard a tile.
+            table_id = await page.evaluate(PRACTICE_TABLE_JS, player)
+            await page.evaluate("(id) => { location.hash = '#/table/' + id + '/0'; }", table_id)
+            await page.wait_for_selector("#screen-table:not([hidden])", timeout=TIMEOUT_MS)
+            played = await _play_one_turn(page)
+            assert played, "the person's turn never came"
+
             # Signing out says how to come back; "Vazgeç" keeps the session.
             await page.click("#sign-out")
             await page.wait_for_selector("#signout-dialog[open]", timeout=TIMEOUT_MS)
@@ -49,7 +94,7 @@ async def test_sign_out_warns_and_continue_as_returns_the_same_account(
             assert "Geri Dönen olarak devam et" in warning, warning
             await page.screenshot(path=str(ARTIFACTS / "sign-out-warning.png"))
             await page.click("#signout-cancel")
-            assert await page.is_visible("#screen-lobby")
+            assert await page.is_visible("#screen-table")  # still signed in, still at the table
             await page.click("#sign-out")
             await page.wait_for_selector("#signout-dialog[open]")
             await page.click("#signout-confirm")
@@ -62,7 +107,8 @@ async def test_sign_out_warns_and_continue_as_returns_the_same_account(
             assert label.strip() == "Geri Dönen olarak devam et", label
             await page.screenshot(path=str(ARTIFACTS / "continue-as.png"))
             await page.click("#signin-again-go")
-            await page.wait_for_selector("#screen-lobby:not([hidden])", timeout=TIMEOUT_MS)
+            # back where the player was: the table in play (or the lobby)
+            await page.wait_for_selector("#screen-table:not([hidden]), #screen-lobby:not([hidden])", timeout=TIMEOUT_MS)
             assert await page.evaluate(ME_JS) == player
             await page.wait_for_function("() => /\\d/.test(document.querySelector('#who-chips').textContent)")
             assert re.sub(r"\D", "", await page.text_content("#who-chips") or "") == chips
@@ -227,6 +273,25 @@ async def test_the_account_moves_to_other_devices_by_email_and_by_link_code(
             assert await phone.locator("#device-list li strong").count() == 1
             await phone.click(f"#device-list li[data-ref='{laptop_ref}'] button")
             await phone.wait_for_function("() => document.querySelectorAll('#device-list li').length === 2")
+
+            # Deleting the account: the name typed again, then the sign-in screen with nothing
+            # to continue as, and the tablet's session is over too.
+            await phone.click("#account-delete summary")
+            await phone.fill("#delete-confirm", "başka biri")
+            await phone.click("#delete-account-submit")
+            await phone.wait_for_selector("#delete-account-error:not([hidden])")
+            assert "adını aynen yaz" in (await phone.text_content("#delete-account-error") or "")
+            await phone.fill("#delete-confirm", "çok cihaz")
+            await phone.click("#delete-account-submit")
+            await phone.wait_for_selector("#screen-signin:not([hidden])", timeout=TIMEOUT_MS)
+            assert "Hesabın silindi" in (await phone.text_content("#signin-error") or "")
+            assert await phone.is_hidden("#signin-again")
+            status = await tablet.evaluate(
+                """async () => (await fetch('/api/okey.v1.LobbyService/GetChips', {method: 'POST',
+                    headers: {'content-type': 'application/json',
+                              authorization: 'Bearer ' + okeyApp.state.token}, body: '{}'})).status"""
+            )
+            assert status == 401
         finally:
             await browser.close()
     assert not errors, errors

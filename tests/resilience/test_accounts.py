@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import subprocess
+import sys
 import time
 import uuid
 from datetime import UTC, datetime, timedelta
@@ -199,3 +201,63 @@ def test_19_3_an_email_or_a_link_code_opens_the_account_on_a_second_device(stack
         assert _post(http, "/okey.v1.LobbyService/UnlinkDevice", {"deviceRef": ref}, token).status_code == 200
         gone = _post(http, SIGN_IN, {"deviceSecret": third.json()["signedIn"]["deviceSecret"]})
         assert gone.status_code == 401 and gone.json()["reason"] == "DEVICE_UNKNOWN", gone.text
+
+
+def test_19_4_a_deleted_account_is_off_the_stats_and_stays_off_after_a_replay(stack: ResilienceStack) -> None:
+    stack.ensure_up()
+    name = f"Giden {uuid.uuid4().hex[:4]}"
+    with httpx.Client(base_url=stack.http, timeout=HTTP_TIMEOUT_S) as http:
+        me = _post(http, SIGN_IN, {"displayName": name, "deviceId": uuid.uuid4().hex}).json()
+        player, token = me["player"]["playerId"], me["token"]
+        # A hand against bots (the player never moves: timeouts, autopilot) gives hand stats.
+        options = {"game": "GAME_OKEY", "matchPoints": 1, "turnSeconds": 5, "handBreakSeconds": 0}
+        r = _post(
+            http,
+            "/okey.v1.TableService/CreateTable",
+            {"options": options, "seats": [{"playerId": player}, {}, {}, {}]},
+            token,
+        )
+        assert r.status_code == 200, r.text
+        stats = None
+        deadline = time.monotonic() + 120
+        while stats is None and time.monotonic() < deadline:
+            got = _post(http, "/okey.v1.ScoringService/GetPlayerStats", {"playerId": player}, token)
+            stats = got.json() if got.status_code == 200 else None
+            time.sleep(0.5)
+        assert stats is not None, "no hand of the player was scored"
+        # Signing out and back in on the same device keeps the stats (issue 19.1).
+        assert _post(http, "/okey.v1.LobbyService/SignOut", {}, token).status_code == 200
+        back = _post(http, SIGN_IN, {"deviceSecret": me["deviceSecret"]}).json()
+        token = back["token"]
+        again = _post(http, "/okey.v1.ScoringService/GetPlayerStats", {"playerId": player}, token)
+        assert again.status_code == 200 and back["player"]["playerId"] == player, again.text
+        assert int(again.json()["stats"][0].get("handsPlayed", 0)) >= int(stats["stats"][0].get("handsPlayed", 0))
+
+        wrong = _post(http, "/okey.v1.LobbyService/DeleteAccount", {"confirmName": "someone else"}, token)
+        assert wrong.status_code == 400 and wrong.json()["reason"] == "CONFIRM_MISMATCH", wrong.text
+        r = _post(http, "/okey.v1.LobbyService/DeleteAccount", {"confirmName": name}, token)
+        assert r.status_code == 200, r.text
+        _refused_everywhere(http, token)
+        other = _post(http, SIGN_IN, {"displayName": f"Kalan {uuid.uuid4().hex[:4]}", "deviceId": "k"}).json()
+        seen = _post(http, "/okey.v1.LobbyService/GetPlayer", {"playerId": player}, other["token"]).json()["player"]
+        assert seen.get("deleted") is True and not seen.get("displayName")
+
+        def stats_gone() -> bool:
+            r = _post(http, "/okey.v1.ScoringService/GetPlayerStats", {"playerId": player}, other["token"])
+            return r.status_code == 404
+
+        deadline = time.monotonic() + 10
+        while not stats_gone() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert stats_gone(), "scoring still has the deleted player's stats"
+
+        # The log still replays and verifies, and the rebuild does not bring the player back.
+        done = subprocess.run(
+            [sys.executable, "-m", "okeytools.cli", "replay", "--verify", "--database-url", stack.database_url],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        assert "every recorded result matches" in done.stdout, done.stdout[-2000:]
+        assert stats_gone()

@@ -90,10 +90,30 @@ async function createCode() {
   }
 }
 
+async function deleteAccount(ev) {
+  ev.preventDefault();
+  const err = $("#delete-account-error");
+  err.hidden = true;
+  try {
+    await api("LobbyService", "DeleteAccount", { confirmName: $("#delete-confirm").value });
+  } catch (e) {
+    err.textContent = errText(e);
+    err.hidden = false;
+    return;
+  }
+  // Nothing of the account is left to continue as.
+  for (const k of ["okey.deviceSecret", "okey.deviceRef", "okey.accountName", "okey.name"]) store.del(k);
+  $("#account-dialog").close();
+  signOut(tr("account.deleted"));
+}
+
 export function bindAccount() {
+  $("#delete-account-form").addEventListener("submit", deleteAccount);
   $("#account-open").addEventListener("click", async () => {
     $("#account-email-result").textContent = "";
     $("#link-code").textContent = "";
+    $("#delete-confirm-label").textContent = tr("account.delete.confirm", { name: (S.me && S.me.name) || "" });
+    $("#account-delete").open = false;
     try { await render(); } catch (e) { toast(errText(e)); return; }
     $("#account-dialog").showModal();
   });

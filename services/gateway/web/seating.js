@@ -44,7 +44,7 @@ export async function refreshMyTables() {
 /** One seat of a table card: its number, who sits there (me marked), left or open. */
 export function seatLine(s) {
   const mine = S.me && s.playerId === S.me.id;
-  const who = s.bot ? tr("lobby.seat.bot") : s.playerId ? (s.displayName || s.playerId) : tr("lobby.seat.open");
+  const who = s.bot ? tr("lobby.seat.bot") : s.playerId ? (s.displayName || tr("player.deleted")) : tr("lobby.seat.open");
   return h("li", { class: s.playerId ? "taken" : s.bot ? "bot" : "open" },
     h("span", { class: "seat-no" }, num(s.seat) + 1), " ", who, mine ? ` (${tr("table.you")})` : "",
     s.left ? ` (${tr("lobby.seat.left")})` : "");

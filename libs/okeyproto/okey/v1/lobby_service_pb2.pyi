@@ -75,7 +75,7 @@ REPORT_ACTION_MUTE: ReportAction
 REPORT_ACTION_BAN: ReportAction
 
 class PlayerProfile(_message.Message):
-    __slots__ = ("player_id", "display_name", "chips", "next_daily_chips_at", "muted_until", "banned_until", "warnings", "created_at")
+    __slots__ = ("player_id", "display_name", "chips", "next_daily_chips_at", "muted_until", "banned_until", "warnings", "created_at", "deleted")
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     CHIPS_FIELD_NUMBER: _ClassVar[int]
@@ -84,6 +84,7 @@ class PlayerProfile(_message.Message):
     BANNED_UNTIL_FIELD_NUMBER: _ClassVar[int]
     WARNINGS_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    DELETED_FIELD_NUMBER: _ClassVar[int]
     player_id: str
     display_name: str
     chips: int
@@ -92,7 +93,8 @@ class PlayerProfile(_message.Message):
     banned_until: _timestamp_pb2.Timestamp
     warnings: int
     created_at: _timestamp_pb2.Timestamp
-    def __init__(self, player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., chips: _Optional[int] = ..., next_daily_chips_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., muted_until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., banned_until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., warnings: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    deleted: bool
+    def __init__(self, player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., chips: _Optional[int] = ..., next_daily_chips_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., muted_until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., banned_until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., warnings: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deleted: _Optional[bool] = ...) -> None: ...
 
 class SignInGuestRequest(_message.Message):
     __slots__ = ("display_name", "device_id", "device_secret")
@@ -653,3 +655,13 @@ class ResolveReportResponse(_message.Message):
     REPORT_FIELD_NUMBER: _ClassVar[int]
     report: PlayerReport
     def __init__(self, report: _Optional[_Union[PlayerReport, _Mapping]] = ...) -> None: ...
+
+class DeleteAccountRequest(_message.Message):
+    __slots__ = ("confirm_name",)
+    CONFIRM_NAME_FIELD_NUMBER: _ClassVar[int]
+    confirm_name: str
+    def __init__(self, confirm_name: _Optional[str] = ...) -> None: ...
+
+class DeleteAccountResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...

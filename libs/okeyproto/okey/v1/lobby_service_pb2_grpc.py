@@ -103,6 +103,11 @@ class LobbyServiceStub:
                 request_serializer=okey_dot_v1_dot_lobby__service__pb2.UnlinkDeviceRequest.SerializeToString,
                 response_deserializer=okey_dot_v1_dot_lobby__service__pb2.UnlinkDeviceResponse.FromString,
                 _registered_method=True)
+        self.DeleteAccount = channel.unary_unary(
+                '/okey.v1.LobbyService/DeleteAccount',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.DeleteAccountRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.DeleteAccountResponse.FromString,
+                _registered_method=True)
         self.GetPlayer = channel.unary_unary(
                 '/okey.v1.LobbyService/GetPlayer',
                 request_serializer=okey_dot_v1_dot_lobby__service__pb2.GetPlayerRequest.SerializeToString,
@@ -290,6 +295,14 @@ class LobbyServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def DeleteAccount(self, request, context):
+        """Delete the caller's account for good (its name, devices, e-mail, chat texts; every token
+        ends). The game log keeps only the opaque player id; the chips ledger keeps its amounts.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetPlayer(self, request, context):
         """A player's profile: the caller's own (chips, sanctions) or another's public one.
         """
@@ -471,6 +484,11 @@ def add_LobbyServiceServicer_to_server(servicer, server):
                     servicer.UnlinkDevice,
                     request_deserializer=okey_dot_v1_dot_lobby__service__pb2.UnlinkDeviceRequest.FromString,
                     response_serializer=okey_dot_v1_dot_lobby__service__pb2.UnlinkDeviceResponse.SerializeToString,
+            ),
+            'DeleteAccount': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteAccount,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.DeleteAccountRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.DeleteAccountResponse.SerializeToString,
             ),
             'GetPlayer': grpc.unary_unary_rpc_method_handler(
                     servicer.GetPlayer,
@@ -852,6 +870,33 @@ class LobbyService:
             '/okey.v1.LobbyService/UnlinkDevice',
             okey_dot_v1_dot_lobby__service__pb2.UnlinkDeviceRequest.SerializeToString,
             okey_dot_v1_dot_lobby__service__pb2.UnlinkDeviceResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteAccount(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/DeleteAccount',
+            okey_dot_v1_dot_lobby__service__pb2.DeleteAccountRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.DeleteAccountResponse.FromString,
             options,
             channel_credentials,
             insecure,

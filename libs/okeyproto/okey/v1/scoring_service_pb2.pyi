@@ -261,3 +261,13 @@ class GetLeaderboardResponse(_message.Message):
     next_page_token: str
     week_start: str
     def __init__(self, entries: _Optional[_Iterable[_Union[LeaderboardEntry, _Mapping]]] = ..., next_page_token: _Optional[str] = ..., week_start: _Optional[str] = ...) -> None: ...
+
+class ForgetPlayerRequest(_message.Message):
+    __slots__ = ("player_id",)
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    def __init__(self, player_id: _Optional[str] = ...) -> None: ...
+
+class ForgetPlayerResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...

@@ -62,6 +62,11 @@ class ScoringServiceStub:
                 request_serializer=okey_dot_v1_dot_scoring__service__pb2.GetLeaderboardRequest.SerializeToString,
                 response_deserializer=okey_dot_v1_dot_scoring__service__pb2.GetLeaderboardResponse.FromString,
                 _registered_method=True)
+        self.ForgetPlayer = channel.unary_unary(
+                '/okey.v1.ScoringService/ForgetPlayer',
+                request_serializer=okey_dot_v1_dot_scoring__service__pb2.ForgetPlayerRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_scoring__service__pb2.ForgetPlayerResponse.FromString,
+                _registered_method=True)
 
 
 class ScoringServiceServicer:
@@ -103,6 +108,14 @@ class ScoringServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ForgetPlayer(self, request, context):
+        """A player deleted their account: their stats and leaderboard rows go, now and after any
+        rebuild (their matches' results keep the opaque id). The lobby's call (a service token).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ScoringServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -125,6 +138,11 @@ def add_ScoringServiceServicer_to_server(servicer, server):
                     servicer.GetLeaderboard,
                     request_deserializer=okey_dot_v1_dot_scoring__service__pb2.GetLeaderboardRequest.FromString,
                     response_serializer=okey_dot_v1_dot_scoring__service__pb2.GetLeaderboardResponse.SerializeToString,
+            ),
+            'ForgetPlayer': grpc.unary_unary_rpc_method_handler(
+                    servicer.ForgetPlayer,
+                    request_deserializer=okey_dot_v1_dot_scoring__service__pb2.ForgetPlayerRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_scoring__service__pb2.ForgetPlayerResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -243,6 +261,33 @@ class ScoringService:
             '/okey.v1.ScoringService/GetLeaderboard',
             okey_dot_v1_dot_scoring__service__pb2.GetLeaderboardRequest.SerializeToString,
             okey_dot_v1_dot_scoring__service__pb2.GetLeaderboardResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ForgetPlayer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.ScoringService/ForgetPlayer',
+            okey_dot_v1_dot_scoring__service__pb2.ForgetPlayerRequest.SerializeToString,
+            okey_dot_v1_dot_scoring__service__pb2.ForgetPlayerResponse.FromString,
             options,
             channel_credentials,
             insecure,
