@@ -94,7 +94,7 @@ async def test_the_lobby_shows_rooms_and_readable_cards_and_opens_a_table_from_t
     assert "Açan: Ayşe Oda" in (await card.locator(".card-meta").text_content() or "")
     assert "Jetonsuz" in (await card.locator(".card-stake").text_content() or "")
     headline = await card.locator(".card-headline li").all_text_contents()
-    assert 2 <= len(headline) <= 3 and headline[:2] == ["12 puan", "Eşli"], headline
+    assert headline == ["12 puan", "Eşli", "Göstergeli"], headline
     assert await card.locator("button", has_text="Otur").count() == 1
     card101 = await _card(baris, folding)
     assert "100 jeton" in (await card101.locator(".card-stake").text_content() or "")
@@ -116,6 +116,12 @@ async def test_the_lobby_shows_rooms_and_readable_cards_and_opens_a_table_from_t
     text = await baris.inner_text("#screen-lobby")
     assert not RAW.findall(text), f"raw keys or ids on the TR lobby: {RAW.findall(text)[:8]}"
     await baris.evaluate("() => document.querySelectorAll('#screen-lobby details').forEach((d) => { d.open = false; })")
+    # ---- the same card in English follows the language switch
+    await baris.click(".lang button[data-lang=en]")
+    assert await card.locator(".card-headline li").all_text_contents() == ["12 points", "Partners", "Indicator"]
+    assert re.fullmatch(r"Table \d{3}", (await card.locator("h4").text_content() or "").strip())
+    assert "All games" in (await baris.text_content("#rooms") or "")
+    await baris.click(".lang button[data-lang=tr]")
     await baris.set_viewport_size(SHOT)
     await card101.locator("details.card-rules summary").click()  # one card's rules open, in the picture
     await baris.evaluate(
