@@ -10,8 +10,9 @@ when"): Debian's Chromium through Playwright, as test_browser.py.
   "At"; an opening when the hints say the rack opens), until the end-of-hand screen.
 
 The stack (table, lobby, bots, gateway) is shared by the module's tests. Screenshots go to
-artifacts/: rooms-lobby.png, rooms-101-table.png, rooms-101-end.png, taken at 1024x640 (three
-of them are the README's, copied to docs/images/)."""
+artifacts/: rooms-lobby.png (1024x640), rooms-101-table.png and rooms-101-end.png (1024x768), and
+the README's three made small (small_png.py) in artifacts/readme/: copy them to docs/images/
+to refresh the README."""
 
 from __future__ import annotations
 
@@ -23,11 +24,12 @@ from typing import Any
 import pytest
 from okeycore.options import CLASSIC_OPTIONS, OKEY101_OPTIONS
 from okeytools import stack as okeystack
+from small_png import small_png
 from test_browser import ARTIFACTS, STATE_JS
 
 TIMEOUT_MS = 15_000
 SHOT = {"width": 1024, "height": 640}
-TABLE_SHOT = {"viewport": {"width": 1280, "height": 800}, "device_scale_factor": 0.8}
+TABLE_SHOT = {"viewport": {"width": 1280, "height": 960}, "device_scale_factor": 0.8}
 HAND_SECONDS = 120.0
 
 
@@ -68,6 +70,13 @@ RAW = re.compile(
     r"\b(" + "|".join(sorted({*CLASSIC_OPTIONS, *OKEY101_OPTIONS})) + r")\b|GAME_|TABLE_VISIBILITY|LOBBY_TABLE_STATUS"
     r"|MODE_|\bt[0-9a-f]{16}\b"
 )
+
+
+def _for_the_readme(shot: str, name: str) -> None:
+    """artifacts/readme/<name>: the screenshot made small; copy it to docs/images/ to refresh the README."""
+    (ARTIFACTS / "readme").mkdir(exist_ok=True)
+    size = small_png(ARTIFACTS / shot, ARTIFACTS / "readme" / name)
+    assert size < 150_000, (name, size)
 
 
 async def _card(page: Any, table_id: str) -> Any:
@@ -129,6 +138,7 @@ async def test_the_lobby_shows_rooms_and_readable_cards_and_opens_a_table_from_t
     )
     await baris.wait_for_timeout(200)
     await baris.screenshot(path=str(ARTIFACTS / "rooms-lobby.png"))
+    _for_the_readme("rooms-lobby.png", "lobby.png")
     await card101.locator("details.card-rules summary").click()
 
     # ---- the rooms filter the list: Okey 101 × 100 holds the folding table, not the classic one
@@ -197,7 +207,7 @@ async def test_a_person_plays_a_whole_okey_101_hand_by_clicks(browser: Any, room
     discards a tile by clicking it and "At", turn after turn, until the hand ends and the
     end-of-hand screen shows every seat's points."""
     errors: list[str] = []
-    # 1280x800 drawn at 0.8: a 1024x640 picture of the whole table
+    # 1280x960 drawn at 0.8: a 1024x768 picture of the whole table, the rack too
     page = await _person(browser, rooms_stack, "Yüzbir Oyuncu", errors, **TABLE_SHOT)
     await page.select_option("#create-game", "OKEY101")
     await page.click("#create-more > summary")
@@ -266,9 +276,13 @@ async def test_a_person_plays_a_whole_okey_101_hand_by_clicks(browser: Any, room
     assert not refused, refused  # a draw or a discard the page offered was never refused
     assert await page.locator("#handend .handend-scores tbody tr").count() == 4
     assert "1. el bitti" in (await page.locator("#handend h3").text_content() or "")
+    await page.wait_for_selector("#handend-ready:not([disabled])", timeout=5_000)  # the last move came back
     await page.evaluate("() => window.scrollTo(0, 0)")
     await page.wait_for_timeout(300)
     await page.screenshot(path=str(ARTIFACTS / "rooms-101-end.png"))
+    _for_the_readme("rooms-101-end.png", "end-of-hand.png")
+    if shot:
+        _for_the_readme("rooms-101-table.png", "table.png")
     await page.context.close()
     assert not errors, errors
     print(f"101 hand by clicks: {draws} draws, {discards} discards, {opens} openings")
