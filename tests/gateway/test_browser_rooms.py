@@ -169,7 +169,8 @@ async def test_the_lobby_shows_rooms_and_readable_cards_and_opens_a_table_from_t
     await baris.select_option("#opt-seats", "2")
     await baris.fill("#opt-stake", "100")
     await baris.uncheck("#create-fill")
-    await baris.click("#create-more > summary")
+    await baris.focus("#create-more > summary")  # by keyboard: Enter on the summary unfolds the rest
+    await baris.keyboard.press("Enter")
     assert await baris.locator("#opt-turn_seconds").is_visible()
     await baris.click("#create-submit")
     await baris.wait_for_selector("#stake-dialog[open]", timeout=TIMEOUT_MS)
