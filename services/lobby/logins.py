@@ -27,10 +27,10 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from okeyplatform.auth import Identity
 from okeyplatform.logs import get_logger
 
-from .errors import Exists, Flood, Forbidden, Invalid, Refused, Unauthenticated, UniqueTaken
+from .errors import Exists, Flood, Invalid, Refused, Unauthenticated, UniqueTaken
 from .logins_repo import DeviceRow
-from .players import Players, Session, SignedIn, active_player, credential_hash
-from .policy import Limits, banned_text, later
+from .players import Players, Session, SignedIn, active_player, credential_hash, signing_in
+from .policy import Limits
 from .store import LobbyStore
 
 __all__ = ["Logins", "check_password", "email_key", "PASSWORD_MIN", "PASSWORD_MAX", "LINK_CODE_TTL"]
@@ -228,9 +228,7 @@ class Logins:
     async def _on_new_device(self, player_id: str, now: datetime, how: str) -> SignedIn:
         async with self.store.unit() as uow:
             player = await uow.players.known(player_id)
-            until = later(player.banned_until, await uow.reports.device_banned_until(player.device_id))
-            if until is not None and until > now:
-                raise Forbidden(banned_text(until), "BANNED")
+            await signing_in(uow, player, now)
             secret, device_ref = await self.players.new_device(uow, player_id, now)
             session = await self.players.start_session(uow, player, device_ref, now)
         self.log.info("signed_in_on_new_device", player_id=player_id, how=how)

@@ -24,7 +24,7 @@ from .players_repo import PlayerRow
 from .policy import Limits, banned_text, grant_day, later, next_day_start, quotas
 from .store import LobbyStore, Unit
 
-__all__ = ["Players", "Profile", "Session", "SignedIn", "active_player", "credential_hash"]
+__all__ = ["Players", "Profile", "Session", "SignedIn", "active_player", "signing_in", "credential_hash"]
 
 DEVICE_ID = re.compile(r"^[^\s\x00-\x1f\x7f]{1,128}$")  # what a client says its device is: no spaces
 DEVICE_SECRET = re.compile(r"^[A-Za-z0-9_-]{32,128}$")  # what the lobby issues: token_urlsafe(32), 43 characters
@@ -75,12 +75,26 @@ class Profile:
     next_daily_chips_at: datetime | None
 
 
+async def banned_until(uow: Unit, player: PlayerRow, now: datetime, device: str = "") -> datetime | None:
+    """When the player's ban or their device's (``device``, else the account's) ends, if one
+    holds now."""
+    until = later(player.banned_until, await uow.reports.device_banned_until(device or player.device_id))
+    return until if until is not None and until > now else None
+
+
+async def signing_in(uow: Unit, player: PlayerRow, now: datetime) -> None:
+    """FORBIDDEN BANNED for an account (or its device) banned now: no sign-in while it lasts."""
+    until = await banned_until(uow, player, now)
+    if until is not None:
+        raise Forbidden(banned_text(until), "BANNED")
+
+
 async def active_player(uow: Unit, who: Identity, now: datetime, lock: bool = False) -> PlayerRow:
     """The caller's row, when the caller may sit at a table or write: known to the lobby and
     neither the player nor the device banned (FAILED_PRECONDITION BANNED)."""
     player = await uow.players.known(who.subject, lock=lock)
-    until = later(player.banned_until, await uow.reports.device_banned_until(who.device or player.device_id))
-    if until is not None and until > now:
+    until = await banned_until(uow, player, now, who.device)
+    if until is not None:
         raise Refused(banned_text(until), "BANNED")
     return player
 
@@ -153,9 +167,7 @@ class Players:
                     "DEVICE_UNKNOWN",
                 )
             player, device_ref = found
-            until = later(player.banned_until, await uow.reports.device_banned_until(player.device_id))
-            if until is not None and until > now:
-                raise Forbidden(banned_text(until), "BANNED")
+            await signing_in(uow, player, now)
             granted = await self.ledger.grant_daily(uow, player.player_id, now, player.device_id, address)
             session = await self.start_session(uow, player, device_ref, now)
         self.log.info("guest_signed_in_again", player_id=player.player_id)

@@ -17,6 +17,27 @@ TIMEOUT_MS = 15_000
 ME_JS = "() => okeyApp.state.me && okeyApp.state.me.id"
 
 
+async def _open(ctx: Any, base: str, errors: list[str]) -> Any:
+    """A page of ``ctx`` on the site's sign-in screen, its script errors collected."""
+    page = await ctx.new_page()
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    await page.goto(base + "/")
+    await page.wait_for_selector("#screen-signin:not([hidden])")
+    return page
+
+
+async def _signed_in(ctx: Any, base: str, errors: list[str], name: str) -> Any:
+    page = await _open(ctx, base, errors)
+    await page.fill("#signin-name", name)
+    await page.click("#signin-submit")
+    await page.wait_for_selector("#screen-lobby:not([hidden])")
+    return page
+
+
+def _context(browser: Any) -> Any:
+    return browser.new_context(viewport={"width": 1280, "height": 900}, locale="tr-TR")
+
+
 PRACTICE_TABLE_JS = """async (me) => {
   const r = await fetch('/api/okey.v1.TableService/CreateTable', {method: 'POST',
     headers: {'content-type': 'application/json', authorization: 'Bearer ' + okeyApp.state.token},
@@ -66,11 +87,7 @@ async def test_sign_out_warns_and_continue_as_returns_the_same_account(
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=_chromium(), headless=True, args=CHROMIUM_ARGS)
         try:
-            ctx = await browser.new_context(viewport={"width": 1280, "height": 900}, locale="tr-TR")
-            page = await ctx.new_page()
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            await page.goto(base + "/")
-            await page.wait_for_selector("#screen-signin:not([hidden])")
+            page = await _open(await _context(browser), base, errors)
             assert await page.is_hidden("#signin-again")  # nothing kept on a new device
             await page.fill("#signin-name", "Geri Dönen")
             await page.click("#signin-submit")
@@ -154,14 +171,8 @@ async def test_two_tabs_renew_one_session_without_spending_a_refresh_token_twice
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=_chromium(), headless=True, args=CHROMIUM_ARGS)
         try:
-            ctx = await browser.new_context(viewport={"width": 1280, "height": 900}, locale="tr-TR")
-            first = await ctx.new_page()
-            first.on("pageerror", lambda e: errors.append(str(e)))
-            await first.goto(base + "/")
-            await first.wait_for_selector("#screen-signin:not([hidden])")
-            await first.fill("#signin-name", "İki Sekme")
-            await first.click("#signin-submit")
-            await first.wait_for_selector("#screen-lobby:not([hidden])")
+            ctx = await _context(browser)
+            first = await _signed_in(ctx, base, errors, "İki Sekme")
             second = await ctx.new_page()  # the same browser: the same storage, the same session
             second.on("pageerror", lambda e: errors.append(str(e)))
             seen: list[str] = []  # the refresh calls of both tabs, for the failure message
@@ -205,19 +216,7 @@ async def test_the_account_moves_to_other_devices_by_email_and_by_link_code(
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=_chromium(), headless=True, args=CHROMIUM_ARGS)
         try:
-
-            async def device() -> Any:
-                ctx = await browser.new_context(viewport={"width": 1280, "height": 900}, locale="tr-TR")
-                page = await ctx.new_page()
-                page.on("pageerror", lambda e: errors.append(str(e)))
-                await page.goto(base + "/")
-                await page.wait_for_selector("#screen-signin:not([hidden])")
-                return page
-
-            phone = await device()
-            await phone.fill("#signin-name", "Çok Cihaz")
-            await phone.click("#signin-submit")
-            await phone.wait_for_selector("#screen-lobby:not([hidden])")
+            phone = await _signed_in(await _context(browser), base, errors, "Çok Cihaz")
             player = await phone.evaluate(ME_JS)
 
             # Link an e-mail: a common password is refused in Turkish, a good one is taken.
@@ -247,13 +246,13 @@ async def test_the_account_moves_to_other_devices_by_email_and_by_link_code(
             await phone.click("#account-close")
 
             # A tablet with the link code, a laptop with the e-mail and password: the same player.
-            tablet = await device()
+            tablet = await _open(await _context(browser), base, errors)
             await tablet.click("#other-signin summary")
             await tablet.fill("#link-code-input", code.group(0).lower())
             await tablet.click("#link-code-submit")
             await tablet.wait_for_selector("#screen-lobby:not([hidden])", timeout=TIMEOUT_MS)
             assert await tablet.evaluate(ME_JS) == player
-            laptop = await device()
+            laptop = await _open(await _context(browser), base, errors)
             await laptop.click("#other-signin summary")
             await laptop.fill("#email-input", "COK.CIHAZ@example.com")
             await laptop.fill("#password-input", "yanlış şifre burada")

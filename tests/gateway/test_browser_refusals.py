@@ -37,7 +37,8 @@ TOAST_JS = "(b) => { const t = document.querySelector('#toast'); return !t.hidde
 REFUSAL_JS = "([code, msg, ctx]) => okeyApp.showRefusal({reason: code, code: 'FAILED_PRECONDITION', message: msg}, ctx)"
 NAMED = re.compile(r"^1\. per geçerli değil \(((Kırmızı|Sarı|Mavi|Siyah) \d+|Okey|Sahte okey)\)")
 # A run of the colour of a rack tile (not an okey) that the tile extends at the start, as the
-# only meld on the table, with AddTile allowed or not; returns the tile's id and name.
+# only meld on the table, with the hints saying so (meld 0, at the start: protobuf's JSON leaves
+# the 0 out) and AddTile allowed or not; returns the tile's id and name.
 INJECT_RUN_JS = """(allow) => {
   const t = okeyApp.state.t, v = t.view, okey = v.okey.code;
   const tile = v.rack.find((x) => x.code !== okey && x.code !== 'F' && Number(x.code.slice(1)) <= 10);
@@ -47,7 +48,9 @@ INJECT_RUN_JS = """(allow) => {
   const tiles = codes.map((code, k) => ({ id: 900 + k, code }));
   v.melds = [{ owner: 1, kind: 'MELD_KIND_RUN', tiles, standsFor: codes }];
   v.allowed = (v.allowed || []).filter((a) => a !== 'AddTile').concat(allow ? ['AddTile'] : []);
-  t.hints = null;
+  // the hints as the table service gives them for that table: the tile fits meld 0 at its start
+  const fit = { tile, addable: true, addTo: [{ atStart: true }] };
+  t.hints = { tiles: v.rack.map((x) => (x.id === tile.id ? fit : { tile: x })) };
   t.selected = [];
   const names = { R: 'Kırmızı', Y: 'Sarı', B: 'Mavi', K: 'Siyah' };
   return { id: tile.id, name: names[c] + ' ' + n };

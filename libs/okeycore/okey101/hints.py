@@ -8,21 +8,33 @@ from dataclasses import dataclass
 
 from .openings import OpeningPreview, pair_opening, run_opening
 from .scoring import Opening
-from .table_melds import fits_table, penalty_reason, take_option
+from .table_melds import add_options, penalty_reason, take_option
 from .view import SeatView101
 
-__all__ = ["OpeningPreview", "TileHint", "Hints", "hints", "run_opening", "pair_opening"]
+__all__ = ["OpeningPreview", "TileHint", "MeldFit", "Hints", "hints", "run_opening", "pair_opening"]
+
+
+@dataclass(frozen=True, slots=True)
+class MeldFit:
+    """A place a tile can be added: table meld ``meld`` (its index), at its start or its end."""
+
+    meld: int
+    at_start: bool
 
 
 @dataclass(frozen=True, slots=True)
 class TileHint:
     """Per rack tile: ``penalised`` (!) discarding it costs a penalty [O-PEN-1..3]; ``addable``
-    (+) it fits a run or group on the table; ``takes_okey`` (<->) it can take an okey back."""
+    (+) it fits a run or group on the table, at ``add_to`` [O-ADD-1]; ``takes_okey`` (<->) it
+    can take an okey back, from the melds ``take_from`` [O-OKEY-1]. The client shows the meld
+    controls from these (it does not decide fits itself)."""
 
     tile: int
     penalised: bool
     addable: bool
     takes_okey: bool
+    add_to: tuple[MeldFit, ...] = ()
+    take_from: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,8 +54,10 @@ def hints(v: SeatView101) -> Hints:
     pairs = pair_opening(rack, ind, 1 if opened else v.pair_threshold)
     out = []
     for t in rack:
-        addable = fits_table(v.melds, t, ind, wrap)
+        add_to = tuple(
+            MeldFit(i, at_start) for i, m in enumerate(v.melds) for at_start, _ in add_options(m, t, ind, wrap)
+        )
         penalised = penalty_reason(t, len(rack), v.melds, ind, v.options, v.rules_version) is not None  # [O-PEN-1..3]
-        takes = any(take_option(m, t, ind) is not None for m in v.melds)
-        out.append(TileHint(t, penalised, addable, takes))
+        take_from = tuple(i for i, m in enumerate(v.melds) if take_option(m, t, ind) is not None)
+        out.append(TileHint(t, penalised, bool(add_to), bool(take_from), add_to, take_from))
     return Hints(runs, pairs, tuple(out))

@@ -84,18 +84,30 @@ class Arrangement(_message.Message):
     def __init__(self, melds: _Optional[_Iterable[_Union[_common_pb2.TileGroup, _Mapping]]] = ..., kinds: _Optional[_Iterable[_Union[_events_pb2.MeldKind, str]]] = ..., stands_for: _Optional[_Iterable[_Union[Codes, _Mapping]]] = ..., values: _Optional[_Iterable[int]] = ..., total: _Optional[int] = ..., enough: _Optional[bool] = ...) -> None: ...
 
 class TileHint(_message.Message):
-    __slots__ = ("tile", "penalised", "addable", "takes_okey", "finishes")
+    __slots__ = ("tile", "penalised", "addable", "takes_okey", "finishes", "add_to", "take_from")
     TILE_FIELD_NUMBER: _ClassVar[int]
     PENALISED_FIELD_NUMBER: _ClassVar[int]
     ADDABLE_FIELD_NUMBER: _ClassVar[int]
     TAKES_OKEY_FIELD_NUMBER: _ClassVar[int]
     FINISHES_FIELD_NUMBER: _ClassVar[int]
+    ADD_TO_FIELD_NUMBER: _ClassVar[int]
+    TAKE_FROM_FIELD_NUMBER: _ClassVar[int]
     tile: _common_pb2.Tile
     penalised: bool
     addable: bool
     takes_okey: bool
     finishes: bool
-    def __init__(self, tile: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., penalised: _Optional[bool] = ..., addable: _Optional[bool] = ..., takes_okey: _Optional[bool] = ..., finishes: _Optional[bool] = ...) -> None: ...
+    add_to: _containers.RepeatedCompositeFieldContainer[MeldFit]
+    take_from: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, tile: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., penalised: _Optional[bool] = ..., addable: _Optional[bool] = ..., takes_okey: _Optional[bool] = ..., finishes: _Optional[bool] = ..., add_to: _Optional[_Iterable[_Union[MeldFit, _Mapping]]] = ..., take_from: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class MeldFit(_message.Message):
+    __slots__ = ("meld", "at_start")
+    MELD_FIELD_NUMBER: _ClassVar[int]
+    AT_START_FIELD_NUMBER: _ClassVar[int]
+    meld: int
+    at_start: bool
+    def __init__(self, meld: _Optional[int] = ..., at_start: _Optional[bool] = ...) -> None: ...
 
 class SeatAssignment(_message.Message):
     __slots__ = ("player_id",)
