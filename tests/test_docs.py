@@ -1,6 +1,7 @@
 """The README is a front door and docs/ holds the rest: the README stays short, every link in the
-docs leads somewhere, the configuration table lists exactly the variables the code reads, and
-the documented ``okey solve`` examples are what the solver answers."""
+docs leads somewhere, every image is a small PNG in the repository, the configuration table
+lists exactly the variables the code reads, and the documented ``okey solve`` examples are what
+the solver answers."""
 
 from __future__ import annotations
 
@@ -54,6 +55,27 @@ def test_every_link_leads_to_a_file_and_heading_that_exist(doc: Path) -> None:
         assert file.exists(), f"{doc.name}: {target} leads nowhere"
         if anchor and file.suffix == ".md":
             assert anchor in _anchors(file), f"{doc.name}: no heading #{anchor} in {file.name}"
+
+
+IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)\s]+)\)")
+
+
+@pytest.mark.parametrize("doc", [README, *PAGES], ids=lambda p: p.name)
+def test_every_image_shows_a_small_png_that_exists(doc: Path) -> None:
+    """An image link leads to a PNG in the repository (docs/images/), with words for a screen
+    reader, and is small enough for a front page (under 150 KB)."""
+    text = re.sub(r"```.*?```", "", doc.read_text(encoding="utf-8"), flags=re.S)
+    for alt, target in IMAGE.findall(text):
+        file = (doc.parent / target).resolve()
+        assert file.is_file() and file.is_relative_to(ROOT), f"{doc.name}: image {target} is not in the repository"
+        assert file.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", f"{doc.name}: {target} is not a PNG"
+        assert file.stat().st_size < 150_000, f"{doc.name}: {target} is {file.stat().st_size} bytes"
+        assert alt.strip(), f"{doc.name}: {target} has no alt text"
+
+
+def test_the_readme_shows_the_lobby_the_table_and_the_end_of_hand_screen() -> None:
+    shown = {Path(t).name for _, t in IMAGE.findall(README.read_text(encoding="utf-8"))}
+    assert shown == {"lobby.png", "table.png", "end-of-hand.png"}, shown
 
 
 def _settings_read_by_the_code() -> set[str]:

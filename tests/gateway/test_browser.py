@@ -208,7 +208,8 @@ async def test_browser_signs_in_opens_a_bot_table_and_plays_a_hand(stack: Stack)
 
             # ---- open a classic table with bots, with a few options set through the form
             await page.select_option("#create-game", "OKEY")
-            await page.fill("#opt-match_points", "2")
+            await page.fill("#opt-match_points", "2")  # in the short form
+            await page.click("#create-more > summary")  # the rest is under "more options"
             await page.fill("#opt-turn_seconds", "60")
             # no break between hands: this test plays one hand in its time budget (the break and
             # its end-of-hand screen are the next test's) [P-BREAK-4]
@@ -386,6 +387,7 @@ async def test_P_BREAK_3_the_end_of_hand_screen_counts_down_and_ready_deals_the_
                 await page.click("#token-form button[type=submit]")
             await page.wait_for_selector("#screen-lobby:not([hidden])")
             await page.select_option("#create-game", game)
+            await page.click("#create-more > summary")
             await page.fill("#opt-hand_break_seconds", "20")  # long enough to watch it count down
             await page.click("#create-submit")
             await page.wait_for_selector("#screen-table:not([hidden])")

@@ -24,13 +24,13 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from okeytools import stack as okeystack
-from test_browser import ARTIFACTS, CHROMIUM_ARGS, _chromium, _playwright
+from test_browser import ARTIFACTS
 
 LANDSCAPE = {"width": 844, "height": 390}  # an iPhone 12-15 on its side
 BIG_LANDSCAPE = {"width": 932, "height": 430}  # the Pro Max / Plus size
@@ -95,19 +95,6 @@ def stack(make_module_stack: Callable[..., okeystack.Stack]) -> okeystack.Stack:
         "OKEY_MAX_ACCOUNTS_PER_ADDRESS": "0",
     }
     return make_module_stack(("table", "lobby", "gateway"), env=env, label="phones", private_nats=True)
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Any]:
-    chromium = _chromium()
-    async_playwright = _playwright()
-    ARTIFACTS.mkdir(exist_ok=True)
-    async with async_playwright() as pw:
-        b = await pw.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            await b.close()
 
 
 async def _signed_in(browser: Any, stack: okeystack.Stack, name: str, **ctx: Any) -> tuple[Any, Any, list[str]]:
@@ -346,6 +333,9 @@ CONTROLS = (
     + ' [onclick]';
   for (const el of document.querySelectorAll(sel)) {
     if (el.closest('[hidden], dialog:not([open])') || el.disabled) continue;
+    // inside a closed <details> only its summary shows (Chromium keeps the rest laid out, unseen)
+    const shut = el.closest('details:not([open])');
+    if (shut && !(shut.querySelector(':scope > summary') || shut).contains(el)) continue;
     const r = el.getBoundingClientRect();
     const cs = getComputedStyle(el);
     if (r.width === 0 && r.height === 0 && !el.matches('.skip')) continue;

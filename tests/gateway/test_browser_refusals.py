@@ -144,6 +144,7 @@ async def test_refusals_are_turkish_on_a_tr_page_and_a_reload_returns_to_the_tab
 
             # ---- an Okey 101 table with bots
             await page.select_option("#create-game", "OKEY101")
+            await page.click("#create-more > summary")  # under "more options"
             await page.fill("#opt-turn_seconds", "90")
             assert await page.is_checked("#create-fill")
             await page.click("#create-submit")

@@ -7,12 +7,12 @@ dialog that shows the chips. Debian's Chromium through Playwright, as test_brows
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from okeytools import stack as okeystack
-from test_browser import ARTIFACTS, CHROMIUM_ARGS, _chromium, _playwright
+from test_browser import ARTIFACTS
 
 TIMEOUT_MS = 15_000
 
@@ -32,19 +32,6 @@ def seat_stack(make_module_stack: Callable[..., okeystack.Stack]) -> okeystack.S
 @pytest.fixture
 def base(seat_stack: okeystack.Stack) -> str:
     return f"http://{seat_stack.http_address}"
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Any]:
-    chromium = _chromium()
-    async_playwright = _playwright()
-    ARTIFACTS.mkdir(exist_ok=True)
-    async with async_playwright() as pw:
-        b = await pw.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            await b.close()
 
 
 class Person:

@@ -22,7 +22,9 @@ export async function act(name, body = {}) {
     return null;
   } finally {
     t.busy = false;
-    if (S.t === t) renderActions();
+    // The hand's last move can come back after the watch brought the hand's end: the
+    // end-of-hand screen, drawn while busy, needs its Hazır enabled again.
+    if (S.t === t) { if (t.view && t.view.phase === "PHASE_HAND_OVER") render(); else renderActions(); }
   }
 }
 

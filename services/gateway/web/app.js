@@ -18,10 +18,12 @@ import { bindAccount } from "./account.js";
 import { setRackHints } from "./rack.js";
 import { rackHint } from "./fits.js";
 import { currentTable, rememberTable } from "./resume.js";
+import { tableLabel } from "./rooms.js";
 
-// Every option of RULES.md section 5, in that order: its JSON name, its games, its kind.
+// Every option of RULES.md section 5, in that order: its JSON name, its games, its kind;
+// `short`: in the create form's short part (the rest is under "more options").
 const OPTIONS = [
-  { name: "match_points", json: "matchPoints", games: ["OKEY"], type: "int", min: 1, max: 1000, def: 20 },
+  { name: "match_points", json: "matchPoints", games: ["OKEY"], type: "int", min: 1, max: 1000, def: 20, short: true },
   { name: "indicator", json: "indicator", games: ["OKEY"], type: "bool", def: true },
   { name: "indicator_scoring", json: "indicatorScoring", games: ["OKEY"], type: "enum", prefix: "INDICATOR_SCORING_",
     values: ["OTHERS_MINUS_1", "SHOWER_PLUS_1"] },
@@ -38,19 +40,19 @@ const OPTIONS = [
   { name: "deck_end", json: "deckEnd", games: ["OKEY"], type: "enum", prefix: "DECK_END_", values: ["DEAD_HAND", "LAST_CHANCE"] },
   { name: "turn_seconds", json: "turnSeconds", games: ["OKEY", "OKEY101"], type: "int", min: 5, max: 120, def: 20 },
   { name: "hand_break_seconds", json: "handBreakSeconds", games: ["OKEY", "OKEY101"], type: "int", min: 0, max: 30, def: 6 },
-  { name: "seats", json: "seats", games: ["OKEY101"], type: "choice", values: [4, 2] },
+  { name: "seats", json: "seats", games: ["OKEY101"], type: "choice", values: [4, 2], short: true },
   { name: "wrap", json: "wrap", games: ["OKEY101"], type: "bool", def: false },
   { name: "mode", json: "mode", games: ["OKEY101"], type: "enum", prefix: "MODE_", values: ["PLAIN", "FOLDING"] },
-  { name: "rounds", json: "rounds", games: ["OKEY101"], type: "choice", values: [5, 3, 7, 9, 11] },
+  { name: "rounds", json: "rounds", games: ["OKEY101"], type: "choice", values: [5, 3, 7, 9, 11], short: true },
   { name: "discard_penalty", json: "discardPenalty", games: ["OKEY101"], type: "bool", def: true },
-  { name: "stake", json: "stake", games: ["OKEY", "OKEY101"], type: "int", min: 0, max: 1000000000, def: 0 },
+  { name: "stake", json: "stake", games: ["OKEY", "OKEY101"], type: "int", min: 0, max: 1000000000, def: 0, short: true },
   { name: "hand_prize", json: "handPrize", games: ["OKEY101"], type: "int", min: 0, max: 1000000000, def: 0 },
 ];
 
 // Every string on the page follows a language switch: the static ones and each screen's.
 function applyLang() {
   translateStatic();
-  document.title = S.t ? `${tr("app.title")} — ${tr("table.title", { id: S.t.id })}` : tr("app.title");
+  document.title = S.t ? `${tr("app.title")} — ${tableLabel({ tableId: S.t.id })}` : tr("app.title");
   renderWho();
   renderCreateOptions();
   renderReportReasons();

@@ -29,7 +29,8 @@ export function renderHandEnd(v) {
     if (d.open) d.close();
     return;
   }
-  const key = `${t.id}:${num(v.version)}:${currentLang()}`;
+  // busy: Hazır is disabled while a command is in flight, so the screen is drawn again when it comes back
+  const key = `${t.id}:${num(v.version)}:${currentLang()}:${t.busy}`;
   if (d.dataset.key !== key) {
     d.dataset.key = key;
     d.replaceChildren(...content(t, v));

@@ -1,13 +1,16 @@
 // The lobby screen: the tables (the lobby service's list and my own tables, refreshed every
 // 5 s; seating.js draws my tables' waiting rooms and opens a table I wait at when it starts),
-// joining them, the create-table form drawn from the table-option spec, and a table by its id.
+// the rooms that filter them and their readable cards (rooms.js), joining them, the short
+// create-table form (the common choices, the rest under "more options") drawn from the
+// table-option spec, and a table by its id.
 import { $, $$, h, num, toast } from "./dom.js";
-import { currentLang, hasString, tr } from "./i18n.js";
+import { tr } from "./i18n.js";
 import { S, mySeatAt, show } from "./state.js";
 import { api, errText, hasMethod, serviceMissing } from "./api.js";
 import { leaveTable } from "./table.js";
 import { startChat } from "./chat.js";
 import { confirmStake, keepChipsCurrent } from "./wallet.js";
+import { creatorName, fullRules, headlineRules, inRoom, renderRooms, stakeText, tableLabel } from "./rooms.js";
 import { bindSeating, fillWithBots, openWithoutLobby, gameName, joinListed, leaveWaiting, refreshMyTables, renderMyTables, seatLine, statusName } from "./seating.js";
 
 // The table-option spec (app.js's OPTIONS, one per option of RULES.md section 5), set at boot.
@@ -48,91 +51,112 @@ async function refreshLobby() {
   }
 }
 
-function ruleText(rule) {
-  if (currentLang() === "tr" && rule.label) return rule.label;
-  const title = tr("opt." + rule.option);
-  let value = rule.value;
-  if (value === "on" || value === "off") value = tr("opt." + value);
-  else if (hasString(`opt.${rule.option}.${value}`)) value = tr(`opt.${rule.option}.${value}`);
-  return `${title}: ${value}`;
-}
-
 export function renderTables() {
   const box = $("#tables");
   box.replaceChildren();
-  if (!S.tables.length) {
-    box.append(h("p", { class: "empty" }, S.lobbyDown ? "" : tr("lobby.none")));
+  renderRooms($("#rooms"), S.tables, pickRoom);
+  $("#rooms").hidden = S.lobbyDown; // no lobby, no list to filter
+  const shown = S.tables.filter((t) => inRoom(t));
+  if (!shown.length) {
+    const text = S.lobbyDown ? "" : tr(S.tables.length ? "rooms.none" : "lobby.none");
+    box.append(h("p", { class: "empty" }, text));
     return;
   }
-  for (const t of S.tables) {
-    const id = t.tableId;
-    const status = statusName(t.status);
-    const mine = mySeatAt(t);
-    const game = gameName(t.game);
-    const titleId = "card-" + id;
-    const seats = h("ul", { class: "card-seats" }, (t.seats || []).map(seatLine));
-    const actions = h("div", { class: "card-actions row" });
-    if (mine !== null && (status === "PLAYING" || status === "STARTING" || status === "FINISHED")) {
-      actions.append(h("button", { type: "button", class: "primary", onclick: () => { location.hash = `#/table/${id}/${mine}`; } }, tr("lobby.open")));
-    }
-    if (mine !== null && status === "WAITING") {
-      if (t.creatorId === S.me.id) {
-        actions.append(h("button", { type: "button", class: "primary", onclick: () => fillWithBots(id) }, tr("lobby.fill")));
-      }
-      actions.append(h("button", { type: "button", onclick: () => leaveWaiting(id, false) }, tr("lobby.leave")));
-    }
-    if (mine === null && status === "WAITING") {
-      actions.append(h("button", { type: "button", class: "primary", onclick: () => joinListed(t) }, tr("lobby.join")));
-    }
-    box.append(h("article", { class: "card", "aria-labelledby": titleId },
-      h("header", { class: "row spread" },
-        h("h4", { id: titleId }, `${tr("game." + game)} · ${id}`),
-        h("span", { class: "badge status-" + status.toLowerCase() }, tr("status." + status))),
-      h("p", { class: "card-meta" },
-        tr("lobby.seats", { taken: num(t.seatsTaken), count: num(t.seatCount) }),
-        num(t.stake) ? " · " + tr("lobby.stake", { stake: t.stake }) : "",
-        t.visibility === "TABLE_VISIBILITY_PRIVATE" ? " · " + tr("lobby.private") : "",
-        t.inviteCode ? " · " + tr("lobby.invite", { code: t.inviteCode }) : ""),
-      seats,
-      h("ul", { class: "rules", "aria-label": tr("create.rules") }, (t.rules || []).map((r) => h("li", { title: r.label || "" }, ruleText(r)))),
-      actions));
+  for (const t of shown) box.append(tableCard(t));
+}
+
+// A room chosen: the list shows its tables, and quick play and the create form take its game
+// and stake (shown, so nothing is chosen silently; every stake is still confirmed).
+function pickRoom(r) {
+  if (r.game) {
+    $("#quick-game").value = r.game;
+    if ($("#create-game").value !== r.game) { $("#create-game").value = r.game; renderCreateOptions(); }
   }
+  if (r.stake !== "") $("#quick-stake").value = r.stake;
+  renderTables();
+}
+
+/** A table's card: its name, game and stake, who sits where, the rules that matter, a way in. */
+function tableCard(t) {
+  const id = t.tableId;
+  const status = statusName(t.status);
+  const mine = mySeatAt(t);
+  const game = gameName(t.game);
+  const titleId = "card-" + id;
+  const actions = h("div", { class: "card-actions row" });
+  if (mine !== null && (status === "PLAYING" || status === "STARTING" || status === "FINISHED")) {
+    actions.append(h("button", { type: "button", class: "primary", onclick: () => { location.hash = `#/table/${id}/${mine}`; } }, tr("lobby.open")));
+  }
+  if (mine !== null && status === "WAITING") {
+    if (t.creatorId === S.me.id) {
+      actions.append(h("button", { type: "button", class: "primary", onclick: () => fillWithBots(id) }, tr("lobby.fill")));
+    }
+    actions.append(h("button", { type: "button", onclick: () => leaveWaiting(id, false) }, tr("lobby.leave")));
+  }
+  if (mine === null && status === "WAITING") {
+    actions.append(h("button", { type: "button", class: "primary", "aria-describedby": titleId, onclick: () => joinListed(t) }, tr("lobby.join")));
+  }
+  const creator = creatorName(t);
+  return h("article", { class: "card", "aria-labelledby": titleId, dataset: { table: id } },
+    h("header", { class: "row spread" },
+      h("h4", { id: titleId }, tableLabel(t)),
+      h("span", { class: "badge status-" + status.toLowerCase() }, tr("status." + status))),
+    h("p", { class: "card-meta" },
+      h("strong", { class: "card-game" }, tr("game." + game)), " · ",
+      h("span", { class: "card-stake" + (num(t.stake) ? "" : " free") }, num(t.stake) ? tr("rooms.stake", { stake: stakeText(t.stake) }) : tr("rooms.nostake")),
+      " · ", tr("lobby.seats", { taken: num(t.seatsTaken), count: num(t.seatCount) }),
+      creator ? " · " + tr("rooms.by", { name: creator }) : "",
+      t.visibility === "TABLE_VISIBILITY_PRIVATE" ? " · " + tr("lobby.private") : "",
+      t.inviteCode ? " · " + tr("lobby.invite", { code: t.inviteCode }) : ""),
+    h("ul", { class: "card-seats", "aria-label": tr("seating.seats") }, (t.seats || []).map(seatLine)),
+    h("ul", { class: "card-headline", "aria-label": tr("rooms.headline") }, headlineRules(t).map((r) => h("li", {}, r))),
+    fullRules(t),
+    actions);
 }
 
 // ------------------------------------------------------------------ creating a table
 
+// The short form holds the options marked `short` in the spec (the match's length, the seats,
+// the stake); every other one is under "more options" (#create-more, a closed <details>).
 export function renderCreateOptions() {
   const box = $("#create-options");
-  if (!box) return;
+  const short = $("#create-short");
+  if (!box || !short) return;
   const game = $("#create-game").value;
   const previous = {};
-  for (const el of $$("[data-opt]", box)) previous[el.dataset.opt] = el.type === "checkbox" ? el.checked : el.value;
+  for (const el of $$("[data-opt]", $("#create-form"))) previous[el.dataset.opt] = el.type === "checkbox" ? el.checked : el.value;
   box.replaceChildren();
+  short.replaceChildren();
   for (const o of OPTIONS) {
     if (!o.games.includes(game)) continue;
-    const id = "opt-" + o.name;
-    const helpId = id + "-help";
-    let input;
-    if (o.type === "bool") {
-      input = h("input", { type: "checkbox", id, "data-opt": o.name, "aria-describedby": helpId });
-      input.checked = previous[o.name] !== undefined ? previous[o.name] : o.def;
-    } else if (o.type === "int") {
-      input = h("input", { type: "number", id, "data-opt": o.name, min: o.min, max: o.max, step: 1, inputmode: "numeric", "aria-describedby": helpId });
-      input.value = previous[o.name] !== undefined ? previous[o.name] : o.def;
-    } else {
-      input = h("select", { id, "data-opt": o.name, "aria-describedby": helpId },
-        o.values.map((v) => h("option", { value: String(v) }, o.type === "enum" ? tr(`opt.${o.name}.${v}`) : String(v))));
-      if (previous[o.name] !== undefined) input.value = previous[o.name];
-    }
-    const def = o.type === "bool" ? tr(o.def ? "opt.on" : "opt.off")
-      : o.type === "enum" ? tr(`opt.${o.name}.${o.values[0]}`) : String(o.type === "choice" ? o.values[0] : o.def);
-    box.append(h("div", { class: "option " + (o.type === "bool" ? "bool" : "") },
-      h("label", { for: id }, h("code", { class: "opt-name" }, o.name), " ", tr("opt." + o.name)),
-      input,
-      h("p", { id: helpId, class: "help" }, tr(`opt.${o.name}.help`), " ", h("span", { class: "def" }, "(" + tr("create.default", { value: def }) + ")"))));
+    (o.short ? short : box).append(optionField(o, previous[o.name]));
   }
-  box.onchange = syncCreateConstraints;
+  $("#create-form").onchange = syncCreateConstraints;
   syncCreateConstraints();
+}
+
+function optionField(o, previous) {
+  const id = "opt-" + o.name;
+  const helpId = id + "-help";
+  let input;
+  if (o.type === "bool") {
+    input = h("input", { type: "checkbox", id, "data-opt": o.name, "aria-describedby": helpId });
+    input.checked = previous !== undefined ? previous : o.def;
+  } else if (o.type === "int") {
+    input = h("input", { type: "number", id, "data-opt": o.name, min: o.min, max: o.max, step: 1, inputmode: "numeric", "aria-describedby": helpId,
+      list: o.name === "stake" ? "stake-choices" : null });
+    input.value = previous !== undefined ? previous : o.def;
+  } else {
+    input = h("select", { id, "data-opt": o.name, "aria-describedby": helpId },
+      o.values.map((v) => h("option", { value: String(v) }, o.type === "enum" ? tr(`opt.${o.name}.${v}`) : String(v))));
+    if (previous !== undefined) input.value = previous;
+  }
+  const def = o.type === "bool" ? tr(o.def ? "opt.on" : "opt.off")
+    : o.type === "enum" ? tr(`opt.${o.name}.${o.values[0]}`) : String(o.type === "choice" ? o.values[0] : o.def);
+  return h("div", { class: "option " + (o.type === "bool" ? "bool" : "") },
+    h("label", { for: id }, tr("opt." + o.name)),
+    input,
+    h("p", { id: helpId, class: "help" }, tr(`opt.${o.name}.help`), " ", h("span", { class: "def" }, "(" + tr("create.default", { value: def }) + ")")));
 }
 
 // Combinations the rules refuse are not offered: PAIRS_ONLY history needs a binding pairs

@@ -9,6 +9,7 @@ import { tr } from "./i18n.js";
 import { S, go, mySeatAt } from "./state.js";
 import { api, errText, hasMethod } from "./api.js";
 import { confirmStake, refreshChips } from "./wallet.js";
+import { tableLabel } from "./rooms.js";
 
 let onChange = () => {}; // the lobby's refresh, set by bindSeating
 
@@ -97,7 +98,7 @@ export function renderMyTables() {
     const titleId = "mine-" + id;
     box.append(h("article", { class: "card mine", "aria-labelledby": titleId, dataset: { table: id } },
       h("header", { class: "row spread" },
-        h("h4", { id: titleId }, tr("game." + gameName(t.game)), t.visibility === "TABLE_VISIBILITY_PRIVATE" ? ` · ${tr("lobby.private")}` : ""),
+        h("h4", { id: titleId }, tableLabel(t), " · ", tr("game." + gameName(t.game)), t.visibility === "TABLE_VISIBILITY_PRIVATE" ? ` · ${tr("lobby.private")}` : ""),
         h("span", { class: "badge status-" + status.toLowerCase() }, tr("status." + status))),
       h("p", { class: "card-meta" },
         num(t.stake) ? tr("lobby.stake", { stake: num(t.stake) }) : tr("seating.nostake"),

@@ -14,6 +14,7 @@ import { renderHints } from "./hints.js";
 import { refreshHands, renderHands, renderLastHand } from "./results.js";
 import { startChat, stopChat } from "./chat.js";
 import { renderHandEnd } from "./handend.js";
+import { tableLabel } from "./rooms.js";
 
 export function leaveTable() {
   const t = S.t;
@@ -37,8 +38,8 @@ export async function enterTable(id, seat) {
   const t = newTable(id, seat);
   S.t = t;
   show("table");
-  document.title = `${tr("app.title")} — ${tr("table.title", { id })}`;
-  $("#table-title").textContent = tr("table.title", { id });
+  document.title = `${tr("app.title")} — ${tableLabel({ tableId: id })}`;
+  $("#table-title").textContent = tableLabel({ tableId: id });
   $("#board").replaceChildren(h("p", { class: "loading" }, tr("table.loading")));
   $("#rack").replaceChildren();
   $("#actions").replaceChildren();
@@ -102,7 +103,7 @@ export function renderTable() {
   const v = t.view;
   const active = document.activeElement;
   const focusKey = active && active.dataset ? active.dataset.focus : null;
-  $("#table-title").textContent = tr("table.title", { id: t.id });
+  $("#table-title").textContent = tableLabel({ tableId: t.id });
   $("#table-hand").textContent = is101(v)
     ? tr("table.hand101", { hand: num(v.hand), rounds: num(v.options && v.options.rounds) || 5 })
     : tr("table.hand", { hand: num(v.hand) });

@@ -1,0 +1,123 @@
+// The lobby's rooms and its readable table cards (issue 18.7): the rooms by game and stake
+// (Okey / Okey 101 × no stake, 100, 500, 1K, 5K) that filter the table list, a table's readable
+// name ("Masa 482", and who opened it), the two or three rules that matter on its card, and
+// every rule behind a disclosure one click away. No option key or table id is shown.
+import { h, num, store } from "./dom.js";
+import { currentLang, hasString, tr } from "./i18n.js";
+
+export const ROOM_GAMES = ["", "OKEY", "OKEY101"]; // "": every game
+export const ROOM_STAKES = ["", "0", "100", "500", "1000", "5000"]; // "": every stake
+
+const room = { game: "", stake: "" };
+try { Object.assign(room, JSON.parse(store.get("okey.room") || "{}")); } catch { /* a bad value: every room */ }
+if (!ROOM_GAMES.includes(room.game)) room.game = "";
+if (!ROOM_STAKES.includes(room.stake)) room.stake = "";
+
+const rulesOpen = new Set(); // cards whose full rules are open survive the lobby's redraw
+
+const gameOf = (t) => String(t.game || "GAME_OKEY").replace("GAME_", "");
+
+/** The room chosen in the lobby: {game, stake} ("" for every one). */
+export function currentRoom() { return { ...room }; }
+
+/** Choose a room (either part; undefined keeps it); it is remembered on this device. */
+export function setRoom(next) {
+  if (next.game !== undefined && ROOM_GAMES.includes(next.game)) room.game = next.game;
+  if (next.stake !== undefined && ROOM_STAKES.includes(next.stake)) room.stake = next.stake;
+  store.set("okey.room", JSON.stringify(room));
+}
+
+/** Is the table in the room (game and stake)? A stake of no room shows under "every stake". */
+export function inRoom(t, r = room) {
+  return (!r.game || gameOf(t) === r.game) && (r.stake === "" || String(num(t.stake)) === r.stake);
+}
+
+/** A stake as the rooms say it: 1000 → "1K", 0 → "Jetonsuz". */
+export function stakeText(stake) {
+  const n = num(stake);
+  if (!n) return tr("rooms.nostake");
+  return n >= 1000 && n % 1000 === 0 ? `${n / 1000}K` : String(n);
+}
+
+/** A table's number, read from its id (stable, not unique: the seats' names tell two apart). */
+export function tableNumber(id) {
+  const hex = String(id || "").replace(/[^0-9a-f]/gi, "").slice(0, 6) || "0";
+  return (parseInt(hex, 16) % 900) + 100;
+}
+
+/** A table's readable name: "Masa 482" (the table screen says the same). */
+export function tableLabel(t) { return tr("table.title", { id: tableNumber(t.tableId) }); }
+
+/** Who opened the table, when they sit at it (the card has their name), else "". */
+export function creatorName(t) {
+  const s = (t.seats || []).find((x) => x.playerId && x.playerId === t.creatorId);
+  return s ? (s.displayName || "") : "";
+}
+
+function ruleMap(t) {
+  const m = {};
+  for (const r of t.rules || []) m[r.option] = String(r.value);
+  return m;
+}
+
+// What makes a table differ from the usual one, in the order that matters most; then what
+// every table of the game says when nothing differs.
+const NOTABLE = {
+  OKEY: [["partners", "on"], ["duel", "on"], ["colored", "on"], ["indicator", "off"], ["penalties", "on"],
+    ["deck_end", "LAST_CHANCE"], ["discard_history", "PAIRS_ONLY"], ["pairs_declaration", "BINDING"]],
+  OKEY101: [["seats", "2"], ["mode", "FOLDING"], ["wrap", "on"], ["discard_penalty", "off"]],
+};
+const PLAIN = { OKEY: [["indicator", "on"]], OKEY101: [["mode", "PLAIN"], ["seats", "4"]] };
+
+/** The two or three rules a card shows, as short phrases ("20 puan", "Eşli", "Hamle 30 sn"). */
+export function headlineRules(t) {
+  const game = gameOf(t);
+  const m = ruleMap(t);
+  const out = [];
+  if (game === "OKEY" && m.match_points) out.push(tr("rooms.rule.points", { n: m.match_points }));
+  if (game === "OKEY101" && m.rounds) out.push(tr("rooms.rule.rounds", { n: m.rounds }));
+  for (const [opt, value] of NOTABLE[game] || []) if (m[opt] === value) out.push(tr(`rooms.rule.${opt}.${value}`));
+  if (game === "OKEY101" && num(m.hand_prize)) out.push(tr("rooms.rule.hand_prize", { n: m.hand_prize }));
+  if (m.turn_seconds && m.turn_seconds !== "20") out.push(tr("rooms.rule.turn", { n: m.turn_seconds }));
+  for (const [opt, value] of PLAIN[game] || []) if (m[opt] === value) out.push(tr(`rooms.rule.${opt}.${value}`));
+  if (m.turn_seconds === "20") out.push(tr("rooms.rule.turn", { n: m.turn_seconds }));
+  return out.slice(0, 3);
+}
+
+/** One rule of the full list, as a player reads it (the lobby's Turkish label, or its EN words). */
+function ruleText(rule) {
+  if (currentLang() === "tr" && rule.label) return rule.label;
+  const title = hasString("opt." + rule.option) ? tr("opt." + rule.option) : tr("rooms.rule");
+  let value = rule.value;
+  if (value === "on" || value === "off") value = tr("opt." + value);
+  else if (hasString(`opt.${rule.option}.${value}`)) value = tr(`opt.${rule.option}.${value}`);
+  return `${title}: ${value}`;
+}
+
+/** Every rule of the table behind a disclosure; it stays open through the lobby's redraws. */
+export function fullRules(t) {
+  const id = t.tableId;
+  const box = h("details", { class: "card-rules", dataset: { rules: id } },
+    h("summary", {}, tr("rooms.allRules")),
+    h("ul", { class: "rules" }, (t.rules || []).map((r) => h("li", {}, ruleText(r)))));
+  box.open = rulesOpen.has(id);
+  box.addEventListener("toggle", () => { if (box.open) rulesOpen.add(id); else rulesOpen.delete(id); });
+  return box;
+}
+
+/** The rooms bar: game and stake, each button with the number of waiting tables it holds. */
+export function renderRooms(box, tables, onPick) {
+  if (!box) return;
+  const waiting = tables.filter((t) => String(t.status || "").endsWith("WAITING"));
+  const group = (label, values, key, name) => h("div", { class: "room-group", role: "group", "aria-label": label },
+    values.map((v) => {
+      const n = waiting.filter((t) => inRoom(t, { ...room, [key]: v })).length;
+      return h("button", {
+        type: "button", class: "room", "aria-pressed": String(room[key] === v), dataset: { room: key, value: v || "all" },
+        onclick: () => { setRoom({ [key]: v }); onPick({ ...room }); },
+      }, name(v), " ", h("span", { class: "room-count" }, `(${n})`));
+    }));
+  box.replaceChildren(
+    group(tr("rooms.games"), ROOM_GAMES, "game", (v) => (v ? tr("game." + v) : tr("rooms.allGames"))),
+    group(tr("rooms.stakes"), ROOM_STAKES, "stake", (v) => (v === "" ? tr("rooms.allStakes") : stakeText(v))));
+}
