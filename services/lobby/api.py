@@ -17,7 +17,7 @@ from .app import LobbyApp
 from .cards import rule_lines
 from .chat_repo import MessageRow
 from .ledger_repo import EntryRow
-from .players import Profile, SignedIn
+from .players import Profile, Session, SignedIn
 from .reports_repo import ReportRow
 from .tables import TableCard
 
@@ -117,6 +117,16 @@ def report_pb(r: ReportRow, context: list[MessageRow], earlier: int) -> pb.Playe
     )
 
 
+def _session_fields(s: Session) -> dict[str, Any]:
+    """A session's tokens as the fields every response that hands one out carries."""
+    return {
+        "token": s.token,
+        "token_expires_at": _ts(s.expires_at),
+        "refresh_token": s.refresh_token,
+        "refresh_expires_at": _ts(s.refresh_expires_at),
+    }
+
+
 def _enum_name(enum: Any, value: int, prefix: str) -> str:
     name = enum.Name(value) if value in enum.values() else ""
     return name[len(prefix) :] if name.startswith(prefix) and not name.endswith("UNSPECIFIED") else ""
@@ -160,12 +170,7 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):
 
     async def ChangePassword(self, request: pb.ChangePasswordRequest, context: Any) -> pb.ChangePasswordResponse:
         s = await self.app.change_password(self._who(context), request.current_password, request.new_password)
-        return pb.ChangePasswordResponse(
-            token=s.token,
-            token_expires_at=_ts(s.expires_at),
-            refresh_token=s.refresh_token,
-            refresh_expires_at=_ts(s.refresh_expires_at),
-        )
+        return pb.ChangePasswordResponse(**_session_fields(s))
 
     async def SignInEmail(self, request: pb.SignInEmailRequest, context: Any) -> pb.SignInEmailResponse:
         s = await self.app.sign_in_email(request.email, request.password)
@@ -201,12 +206,7 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):
 
     async def RefreshSession(self, request: pb.RefreshSessionRequest, context: Any) -> pb.RefreshSessionResponse:
         s = await self.app.refresh_session(request.refresh_token)
-        return pb.RefreshSessionResponse(
-            token=s.token,
-            token_expires_at=_ts(s.expires_at),
-            refresh_token=s.refresh_token,
-            refresh_expires_at=_ts(s.refresh_expires_at),
-        )
+        return pb.RefreshSessionResponse(**_session_fields(s))
 
     async def GetPlayer(self, request: pb.GetPlayerRequest, context: Any) -> pb.GetPlayerResponse:
         who = self._who(context)
