@@ -31,6 +31,10 @@ PUBLIC_SERVICES: dict[str, tuple[str, str, str]] = {
     "okey.v1.LobbyService": ("okey.v1.lobby_service_pb2", "OKEY_LOBBY_ADDR", "127.0.0.1:50063"),
 }
 
+SERVICE_ONLY_METHODS = frozenset({"/okey.v1.ScoringService/ForgetPlayer"})
+"""Calls one service makes of another (the lobby's, when an account is deleted): the edge does
+not forward them, nor list them, whatever token comes with them."""
+
 
 @dataclass(frozen=True)
 class Method:
@@ -73,6 +77,8 @@ class Upstreams:
             svc: ServiceDescriptor = pool.FindServiceByName(name)
             for m in svc.methods:
                 path = f"/{name}/{m.name}"
+                if path in SERVICE_ONLY_METHODS:
+                    continue
                 up.methods[path] = Method(
                     service=name,
                     name=m.name,

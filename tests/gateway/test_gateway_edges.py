@@ -296,3 +296,16 @@ async def test_websocket_resume_from_the_last_version_seen_has_no_gap_and_no_dup
                 await asyncio.wait_for(ws.recv(), 0.5)
     finally:
         await svc.close()
+
+
+async def test_service_to_service_calls_are_not_forwarded_by_the_edge(stack: GatewayStack) -> None:
+    # ScoringService.ForgetPlayer is the lobby's call when an account is deleted: even with a
+    # service token the public edge neither lists it nor forwards it.
+    async with httpx.AsyncClient(base_url=f"http://{stack.http}", timeout=10) as http:
+        listed = {r["path"] for r in (await http.get("/api")).json()["rpcs"]}
+        assert "/okey.v1.ScoringService/GetLeaderboard" in listed
+        assert "/okey.v1.ScoringService/ForgetPlayer" not in listed
+        r = await http.post(
+            "/api/okey.v1.ScoringService/ForgetPlayer", json={"playerId": "p-1"}, headers=_auth("lobby", role="service")
+        )
+        _json_error(r, 404, "UNKNOWN_METHOD")

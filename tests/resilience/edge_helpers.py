@@ -41,7 +41,7 @@ from okeytools.stack import Stack
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from services.gateway.api import HTTP_STATUS
-from services.gateway.app import PUBLIC_SERVICES
+from services.gateway.app import PUBLIC_SERVICES, SERVICE_ONLY_METHODS
 
 T = TypeVar("T")
 
@@ -95,6 +95,8 @@ def public_rpcs() -> list[Rpc]:
     for name, (module, _, _) in sorted(PUBLIC_SERVICES.items()):
         importlib.import_module(module)
         for m in pool.FindServiceByName(name).methods:
+            if f"/{name}/{m.name}" in SERVICE_ONLY_METHODS:
+                continue  # not public: the edge does not serve it (tested in test_gateway_edges.py)
             out.append(
                 Rpc(
                     name,

@@ -261,3 +261,27 @@ def test_19_4_a_deleted_account_is_off_the_stats_and_stays_off_after_a_replay(st
         assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
         assert "every recorded result matches" in done.stdout, done.stdout[-2000:]
         assert stats_gone()
+
+
+def test_19_4_only_a_service_may_make_scoring_forget_a_player(stack: ResilienceStack) -> None:
+    # Straight to the scoring service (the edge does not forward ForgetPlayer at all).
+    import grpc
+    from okey.v1 import scoring_service_pb2, scoring_service_pb2_grpc
+
+    stack.ensure_up()
+    with grpc.insecure_channel(stack.stack.address("scoring")) as channel:
+        stub = scoring_service_pb2_grpc.ScoringServiceStub(channel)
+        for token, code in (
+            (stack.token("p-someone", "player"), grpc.StatusCode.PERMISSION_DENIED),
+            (stack.token("p-someone", "admin"), grpc.StatusCode.PERMISSION_DENIED),
+        ):
+            try:
+                stub.ForgetPlayer(
+                    scoring_service_pb2.ForgetPlayerRequest(player_id="p-victim"),
+                    metadata=(("authorization", f"Bearer {token}"),),
+                    timeout=5,
+                )
+            except grpc.RpcError as err:
+                assert err.code() == code, err
+            else:
+                raise AssertionError("a non-service token made scoring forget a player")
