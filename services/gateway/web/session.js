@@ -11,14 +11,23 @@ import { S } from "./state.js";
 const EARLY_MS = 60_000;
 let timer = null;
 
-function expiresAt(token) {
+/** A bearer token's claims (its payload; the signature is the services' to check), or null. */
+export function decodeToken(token) {
+  const parts = String(token || "").trim().split(".");
+  if (parts.length !== 3) return null;
   try {
-    const b64 = String(token || "").split(".")[1].replace(/-/g, "+").replace(/_/g, "/");
-    const claims = JSON.parse(atob(b64 + "===".slice((b64.length + 3) % 4)));
-    return claims && claims.exp ? claims.exp * 1000 : 0;
+    const b64 = parts[1].replace(/-/g, "+").replace(/_/g, "/");
+    const json = decodeURIComponent(escape(atob(b64 + "===".slice((b64.length + 3) % 4))));
+    const claims = JSON.parse(json);
+    return claims && claims.sub ? claims : null;
   } catch {
-    return 0;
+    return null;
   }
+}
+
+function expiresAt(token) {
+  const claims = decodeToken(token);
+  return claims && claims.exp ? claims.exp * 1000 : 0;
 }
 
 /** Keep what a sign-in or a refresh returned: the refresh token, and the renewal's timer. */

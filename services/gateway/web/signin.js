@@ -7,20 +7,7 @@ import { tr } from "./i18n.js";
 import { S, go, show } from "./state.js";
 import { api, errText, hasMethod, serviceMissing } from "./api.js";
 import { leaveTable } from "./table.js";
-import { endSession, keepSession, scheduleRefresh } from "./session.js";
-
-export function decodeToken(token) {
-  const parts = String(token || "").trim().split(".");
-  if (parts.length !== 3) return null;
-  try {
-    const b64 = parts[1].replace(/-/g, "+").replace(/_/g, "/");
-    const json = decodeURIComponent(escape(atob(b64 + "===".slice((b64.length + 3) % 4))));
-    const claims = JSON.parse(json);
-    return claims && claims.sub ? claims : null;
-  } catch {
-    return null;
-  }
-}
+import { decodeToken, endSession, keepSession, scheduleRefresh } from "./session.js";
 
 export function useToken(token, name, chips) {
   const claims = decodeToken(token);
