@@ -45,7 +45,13 @@ EMAIL = re.compile(r"^[^@\s\x00-\x1f\x7f]{1,64}@[^@\s\x00-\x1f\x7f.]+(\.[^@\s\x0
 
 _HASHER = PasswordHasher(time_cost=2, memory_cost=19 * 1024, parallelism=1)  # OWASP's argon2id minimum
 _HASHING = asyncio.Semaphore(2)  # each hash takes 19 MiB and some 20-50 ms of a core
-_DUMMY = _HASHER.hash(secrets.token_urlsafe(16))  # what an unknown e-mail is checked against
+
+
+@cache
+def _dummy() -> str:
+    """What an unknown e-mail is checked against (made at the first sign-in that needs it, not
+    at every import of the lobby)."""
+    return _HASHER.hash(secrets.token_urlsafe(16))
 
 
 @cache
@@ -177,7 +183,7 @@ class Logins:
                     retry_after_s=str(int((login.locked_until - now).total_seconds()) + 1),
                 )
             # The same work for an unknown e-mail: its answer takes as long as a wrong password.
-            ok = await _verify(login.password_hash if login else _DUMMY, password[:PASSWORD_MAX])
+            ok = await _verify(login.password_hash if login else _dummy(), password[:PASSWORD_MAX])
             if login is None:
                 raise _login_failed()
             if not ok:

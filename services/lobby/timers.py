@@ -1,6 +1,6 @@
 """The lobby's timers, one background task on the service host: the retry of match starts that
-failed for a passing reason and the other services' forgetting of deleted accounts (every
-``retry_every_s``), the catch-up from the PostgreSQL log for
+failed for a passing reason (every ``retry_every_s``), the other services' forgetting of
+deleted accounts they missed and the catch-up from the PostgreSQL log for
 tables in play (every ``reconcile_every_s``) and, hourly, the pruning of past days' quotas. A
 timer that fails is logged and tried again at its next turn."""
 
@@ -45,13 +45,14 @@ class LobbyTimers:
             if self._stop.is_set():
                 return
             await self._try("retry_starts_failed", self.app.retry_starting)
-            await self._try("forget_elsewhere_failed", self.app.forget_elsewhere)
             if time.monotonic() - pruned_at > PRUNE_EVERY_S:
                 pruned_at = time.monotonic()
                 await self._try("forget_quotas_failed", self.app.forget_old_quotas)
             if time.monotonic() - reconciled_at > self.reconcile_every_s:
                 reconciled_at = time.monotonic()
                 await self._try("reconcile_failed", self.reconcile)
+                # a deletion scoring could not take at once (DeleteAccount asks straight away)
+                await self._try("forget_elsewhere_failed", self.app.forget_elsewhere)
 
     async def _try(self, failed: str, timer: Callable[[], Awaitable[Any]]) -> None:
         try:
