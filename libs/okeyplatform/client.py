@@ -20,35 +20,35 @@ from .protoconv import options_pb
 __all__ = ["TableClient", "command_request"]
 
 
+_BARE: dict[type, str] = {
+    C.Draw: "draw",
+    C.TakeDiscard: "take_discard",
+    C.ShowIndicator: "show_indicator",
+    C.DeclarePairs: "declare_pairs",
+    C.TurnToOkey: "turn_to_okey",
+    C.Pass: "pass",
+    C.TakeBack: "take_back",
+    C.LeaveSeat: "leave_seat",
+    C.Ready: "ready",
+    okey101.ReturnSideTile: "return_side_tile",
+}
+"""The seat commands that carry nothing but the seat: their ActRequest field."""
+
+
 def command_request(table_id: str, command: C.Command, command_id: str | None = None) -> pb.ActRequest:
     """An ActRequest for an okeycore seat command."""
     req = pb.ActRequest(table_id=table_id, command_id=command_id or uuid.uuid4().hex)
     seat = getattr(command, "seat", -1)
     req.seat = seat
-    if isinstance(command, C.Draw):
-        req.draw.SetInParent()
-    elif isinstance(command, C.TakeDiscard):
-        req.take_discard.SetInParent()
+    bare = _BARE.get(type(command))
+    if bare is not None:
+        getattr(req, bare).SetInParent()
     elif isinstance(command, C.Discard):
         req.discard.tile_id = command.tile
     elif isinstance(command, C.Finish):
         req.finish.tile_id = command.tile
         for group in command.arrangement or ():
             req.finish.arrangement.add().ids.extend(group)
-    elif isinstance(command, C.ShowIndicator):
-        req.show_indicator.SetInParent()
-    elif isinstance(command, C.DeclarePairs):
-        req.declare_pairs.SetInParent()
-    elif isinstance(command, C.TurnToOkey):
-        req.turn_to_okey.SetInParent()
-    elif isinstance(command, C.Pass):
-        getattr(req, "pass").SetInParent()
-    elif isinstance(command, C.TakeBack):
-        req.take_back.SetInParent()
-    elif isinstance(command, C.LeaveSeat):
-        req.leave_seat.SetInParent()
-    elif isinstance(command, C.Ready):
-        req.ready.SetInParent()
     elif isinstance(command, okey101.OpenMelds):
         for group in command.melds:
             req.open_melds.melds.add().ids.extend(group)
@@ -62,8 +62,6 @@ def command_request(table_id: str, command: C.Command, command_id: str | None = 
     elif isinstance(command, okey101.TakeOkey):
         req.take_okey.tile_id = command.tile
         req.take_okey.meld = command.meld
-    elif isinstance(command, okey101.ReturnSideTile):
-        req.return_side_tile.SetInParent()
     else:
         raise ValueError(f"{type(command).__name__} is not a seat command")
     return req

@@ -62,10 +62,6 @@ def _error_info(err: grpc.aio.AioRpcError) -> tuple[str, dict[str, str]]:
     return err.code().name, {}
 
 
-def _reason(err: grpc.aio.AioRpcError) -> str:
-    return _error_info(err)[0]
-
-
 def _forward_metadata(md: Any, caller: Caller) -> list[tuple[str, str]]:
     """What goes upstream: the token, the request id and the W3C trace context (``traceparent``,
     kept with the events a command appends) the client sent, and the caller's address as the
@@ -344,7 +340,7 @@ def build_http_app(upstreams: Upstreams, limiter: RateLimiter, cors_origins: lis
             if pumping in done:
                 pumping.result()  # raises the upstream error, if any
         except grpc.aio.AioRpcError as err:
-            error = {"code": err.code().name, "reason": _reason(err), "message": err.details()}
+            error = {"code": err.code().name, "reason": _error_info(err)[0], "message": err.details()}
             await ws.send_text(json.dumps({"error": error}))
             await ws.close(code=ws_close_code(err.code()))
         except (WebSocketDisconnect, RuntimeError):

@@ -39,7 +39,7 @@ FORWARDED = {
     ("services/lobby/moderation.py", "bad"): "verdict(bad): a word list's reason, a key of _MESSAGES",
     ("services/lobby/players.py", "exc.reason"): "NameRejected(...)",
     ("services/gateway/api.py", "err.reason"): "an AppError's reason",
-    ("services/gateway/api.py", "_reason(err)"): "an upstream's ErrorInfo reason, or the status name",
+    ("services/gateway/api.py", "_error_info(err)[0]"): "an upstream's ErrorInfo reason, or the status name",
     ("services/gateway/api.py", "reason"): "an upstream's ErrorInfo reason, or the status name (_error_info)",
 }
 
