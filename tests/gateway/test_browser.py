@@ -88,6 +88,31 @@ def _playwright() -> Any:
     return async_playwright
 
 
+async def open_signin_page(pw: Any, errors: list[str], base: str) -> tuple[Any, Any, str]:
+    """Chromium with a fresh profile (a user-data-dir) at desktop size in Turkish, and its first
+    page on the sign-in screen, its script errors going to ``errors``: (context, page, profile
+    dir). The caller closes the context and removes the profile."""
+    profile = tempfile.mkdtemp(prefix="okey-chromium-")
+    ctx = await pw.chromium.launch_persistent_context(
+        profile,
+        executable_path=_chromium(),
+        headless=True,
+        args=CHROMIUM_ARGS,
+        viewport={"width": 1280, "height": 900},
+        locale="tr-TR",
+    )
+    try:
+        page = await ctx.new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        await page.goto(base + "/")
+        await page.wait_for_selector("#screen-signin:not([hidden])")
+    except BaseException:
+        await ctx.close()
+        shutil.rmtree(profile, ignore_errors=True)
+        raise
+    return ctx, page, profile
+
+
 # ------------------------------------------------------------------ the stack
 
 
@@ -164,7 +189,6 @@ async def test_browser_signs_in_opens_a_bot_table_and_plays_a_hand(stack: Stack)
     """``all``: guest sign-in, the lobby's table with the bots service, the scoring service's
     standings. ``core`` (no lobby, bots or scoring): a pasted token, CreateTable, this test plays
     the other seats, the view's result."""
-    chromium = _chromium()
     async_playwright = _playwright()
     ARTIFACTS.mkdir(exist_ok=True)
     tag = "" if "lobby" in stack.running else "-core"
@@ -172,21 +196,9 @@ async def test_browser_signs_in_opens_a_bot_table_and_plays_a_hand(stack: Stack)
     errors: list[str] = []
     helper: asyncio.Task[None] | None = None
     stop_helper = asyncio.Event()
-    profile = tempfile.mkdtemp(prefix="okey-chromium-")  # a fresh user-data-dir
     async with async_playwright() as pw:
-        ctx = await pw.chromium.launch_persistent_context(
-            profile,
-            executable_path=chromium,
-            headless=True,
-            args=CHROMIUM_ARGS,
-            viewport={"width": 1280, "height": 900},
-            locale="tr-TR",
-        )
+        ctx, page, profile = await open_signin_page(pw, errors, stack.base)
         try:
-            page = await ctx.new_page()
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            await page.goto(stack.base + "/")
-            await page.wait_for_selector("#screen-signin:not([hidden])")
             assert await page.get_attribute("html", "lang") == "tr"
 
             # ---- sign in (guest sign-in through the lobby, or a pasted token without it)
@@ -358,27 +370,14 @@ async def test_P_BREAK_3_the_end_of_hand_screen_counts_down_and_ready_deals_the_
     deal goes down, and pressing "Hazır" (the only person is then ready) deals the next hand at
     once [P-BREAK-1] [P-BREAK-2] [P-BREAK-3]. Screenshots: artifacts/end-of-hand.png (classic)
     and end-of-hand-101.png."""
-    chromium = _chromium()
     async_playwright = _playwright()
     ARTIFACTS.mkdir(exist_ok=True)
     errors: list[str] = []
     stop = asyncio.Event()
     tasks: list[asyncio.Task[None]] = []
-    profile = tempfile.mkdtemp(prefix="okey-chromium-")
     async with async_playwright() as pw:
-        ctx = await pw.chromium.launch_persistent_context(
-            profile,
-            executable_path=chromium,
-            headless=True,
-            args=CHROMIUM_ARGS,
-            viewport={"width": 1280, "height": 900},
-            locale="tr-TR",
-        )
+        ctx, page, profile = await open_signin_page(pw, errors, stack.base)
         try:
-            page = await ctx.new_page()
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            await page.goto(stack.base + "/")
-            await page.wait_for_selector("#screen-signin:not([hidden])")
             await page.fill("#signin-name", "Molaci")
             await page.click("#signin-submit")
             if "lobby" not in stack.running:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import re
 import shutil
-import tempfile
 from typing import Any
 
 import pytest
@@ -29,6 +28,7 @@ from test_browser import (  # noqa: F401 - stack is a fixture
     _chromium,
     _play_other_seats,
     _playwright,
+    open_signin_page,
     stack,
 )
 
@@ -108,28 +108,14 @@ async def test_refusals_are_turkish_on_a_tr_page_and_a_reload_returns_to_the_tab
     found = scan()
     words = english_words(found)
     tr = strings("tr")
-    chromium = _chromium()
     async_playwright = _playwright()
     ARTIFACTS.mkdir(exist_ok=True)
     errors: list[str] = []
     helper: asyncio.Task[None] | None = None
     stop_helper = asyncio.Event()
-    profile = tempfile.mkdtemp(prefix="okey-chromium-")
     async with async_playwright() as pw:
-        ctx = await pw.chromium.launch_persistent_context(
-            profile,
-            executable_path=chromium,
-            headless=True,
-            args=CHROMIUM_ARGS,
-            viewport={"width": 1280, "height": 900},
-            locale="tr-TR",
-        )
+        ctx, page, profile = await open_signin_page(pw, errors, stack.base)
         try:
-            page = await ctx.new_page()
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            await page.goto(stack.base + "/")
-            await page.wait_for_selector("#screen-signin:not([hidden])")
-
             # ---- a real refusal through the UI: the lobby refuses a two-letter name (INVALID_NAME)
             await page.fill("#signin-name", "Ab")
             await page.click("#signin-submit")
