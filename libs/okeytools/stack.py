@@ -20,7 +20,16 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from .embedded import free_port
 
-__all__ = ["Stack", "ServiceProcess", "ALL_SERVICES", "ADDR_ENV", "service_command", "wait_healthy"]
+__all__ = [
+    "Stack",
+    "ServiceProcess",
+    "ALL_SERVICES",
+    "ADDR_ENV",
+    "METRICS_ENV",
+    "DEFAULT_METRICS_PORTS",
+    "service_command",
+    "wait_healthy",
+]
 
 # In start order: the table first (the others call it), the gateway last.
 ALL_SERVICES = ("table", "scoring", "lobby", "bots", "gateway")
@@ -32,6 +41,10 @@ ADDR_ENV = {
     "gateway": "OKEY_GATEWAY_GRPC_ADDR",
 }
 DEFAULT_PORTS = {"table": 50061, "scoring": 50062, "lobby": 50063, "bots": 50064, "gateway": 50051}
+# Where each service of a stack serves /metrics: the stack passes it to that process as
+# OKEY_METRICS_ADDR (one variable per process; in Kubernetes every pod uses the same port).
+METRICS_ENV = {name: f"OKEY_{name.upper()}_METRICS_ADDR" for name in ALL_SERVICES}
+DEFAULT_METRICS_PORTS = {"table": 9061, "scoring": 9062, "lobby": 9063, "bots": 9064, "gateway": 9051}
 
 
 def service_command(name: str) -> list[str]:
@@ -65,6 +78,7 @@ def wait_healthy(address: str, timeout_s: float = 30.0, proc: subprocess.Popen[b
 class ServiceProcess:
     name: str
     address: str
+    metrics_address: str = ""
     proc: subprocess.Popen[bytes] | None = None
     log: IO[bytes] | None = None
 
@@ -103,7 +117,14 @@ class Stack:
             fixed = env.get(ADDR_ENV[name]) if self.fixed_ports else None
             address = given or fixed or f"127.0.0.1:{port}"
             env[ADDR_ENV[name]] = address
-            self.procs[name] = ServiceProcess(name, address)
+            mport = DEFAULT_METRICS_PORTS[name] if self.fixed_ports else free_port()
+            metrics = (
+                self.extra_env.get(METRICS_ENV[name])
+                or (env.get(METRICS_ENV[name]) if self.fixed_ports else None)
+                or f"127.0.0.1:{mport}"
+            )
+            env[METRICS_ENV[name]] = metrics
+            self.procs[name] = ServiceProcess(name, address, metrics)
         http = env.get("OKEY_GATEWAY_HTTP_ADDR") if self.fixed_ports else None
         self.http_address = http or f"127.0.0.1:{8080 if self.fixed_ports else free_port()}"
         env["OKEY_GATEWAY_HTTP_ADDR"] = self.http_address
@@ -111,6 +132,10 @@ class Stack:
 
     def address(self, name: str) -> str:
         return self.procs[name].address
+
+    def metrics_address(self, name: str) -> str:
+        """Where that service serves Prometheus metrics (``GET /metrics``)."""
+        return self.procs[name].metrics_address
 
     def start(self, timeout_s: float = 60.0) -> None:
         for name in self.services:
@@ -127,7 +152,7 @@ class Stack:
             sp.log = out
         sp.proc = subprocess.Popen(
             service_command(name),
-            env=self.env,
+            env={**self.env, "OKEY_METRICS_ADDR": sp.metrics_address},
             stdout=out,
             stderr=subprocess.STDOUT if out else None,
         )
