@@ -649,8 +649,9 @@ class ConcurrentApplier(Generic[I]):
                         result.outcomes[i] = DUPLICATE
                         continue
                     try:
-                        async with self._sem, consumer_span(self.name, it):
-                            await self.handler(it)
+                        async with self._sem:
+                            with consumer_span(self.name, it):
+                                await self.handler(it)
                     except RetryLater as exc:
                         self.log.info("event_retry_later", table_id=table_id, version=it.version, why=str(exc))
                         for j in idxs[k:]:
