@@ -98,3 +98,30 @@ def test_a_log_line_inside_a_span_carries_its_trace_id(spans: InMemorySpanExport
     assert inside["trace_id"] == f"{span.get_span_context().trace_id:032x}"
     assert inside["span_id"] == f"{span.get_span_context().span_id:016x}"
     assert "trace_id" not in outside
+
+
+def test_tracing_is_off_unless_an_otlp_exporter_is_asked_for_and_samples_as_the_standard_variables_say() -> None:
+    try:
+        assert not tracing.configure_tracing("table", {})
+        assert not tracing.configure_tracing("table", {"OTEL_TRACES_EXPORTER": "otlp", "OTEL_SDK_DISABLED": "true"})
+        env = {
+            "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317",
+            "OTEL_TRACES_SAMPLER": "parentbased_traceidratio",
+            "OTEL_TRACES_SAMPLER_ARG": "0.01",
+        }
+        import os
+
+        saved = {k: os.environ.get(k) for k in env}
+        os.environ.update(env)  # the SDK's sampler reads os.environ itself
+        try:
+            assert tracing.configure_tracing("table", env)
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+        assert "TraceIdRatioBased{0.01}" in tracing._provider.sampler.get_description()
+        assert tracing._provider.resource.attributes["service.name"] == "okey-table"
+    finally:
+        tracing.install(None)
