@@ -4,6 +4,7 @@ across NATS, with no tile in any attribute; log lines inside a span carry its tr
 from __future__ import annotations
 
 import asyncio
+import uuid
 import io
 import json
 from collections.abc import Callable, Iterator
@@ -53,12 +54,13 @@ async def test_an_act_s_spans_are_one_trace_from_the_caller_to_the_relay_s_publi
     spans: InMemorySpanExporter, table_service: TableService, client_for: Callable[[str], TableClient]
 ) -> None:
     clients = [client_for(p) for p in PLAYERS]
-    await client_for("lobby", "service").create_table(TableOptions(), PLAYERS, table_id="t-traced")
-    v = classic_view_from_pb(await clients[0].view("t-traced", 0))
+    traced = f"t-traced-{uuid.uuid4().hex[:8]}"
+    await client_for("lobby", "service").create_table(TableOptions(), PLAYERS, table_id=traced)
+    v = classic_view_from_pb(await clients[0].view(traced, 0))
     seat = v.turn
-    rack = [t for t in classic_view_from_pb(await clients[seat].view("t-traced", seat)).rack if t >= 0]
+    rack = [t for t in classic_view_from_pb(await clients[seat].view(traced, seat)).rack if t >= 0]
     spans.clear()
-    res = await clients[seat].act("t-traced", Discard(seat=seat, tile=rack[0]), traceparent=CALLER)
+    res = await clients[seat].act(traced, Discard(seat=seat, tile=rack[0]), traceparent=CALLER)
     act = await _until(spans, "okey.v1.TableService/Act")
     publish = await _until(spans, "okey.table publish")
     assert act.kind is SpanKind.SERVER and publish.kind is SpanKind.PRODUCER
@@ -68,7 +70,7 @@ async def test_an_act_s_spans_are_one_trace_from_the_caller_to_the_relay_s_publi
     assert res.events[0].traceparent == f"00-{TRACE}-{act.context.span_id:016x}-01"
     assert publish.parent is not None and publish.parent.span_id == act.context.span_id
     assert act.attributes["rpc.method"] == "Act" and act.attributes["rpc.grpc.status_code"] == 0
-    assert publish.attributes["okey.table_id"] == "t-traced"
+    assert publish.attributes["okey.table_id"] == traced
     assert publish.attributes["okey.event.kind"] == "TileDiscarded"
     # hidden information stays out of the tracing backend: no tile of the rack in any attribute
     texts = [str(val) for s in spans.get_finished_spans() for val in (s.attributes or {}).values()]
@@ -79,10 +81,11 @@ async def test_tracing_off_keeps_the_caller_s_trace_id_on_the_stored_event(
     table_service: TableService, client_for: Callable[[str], TableClient]
 ) -> None:
     clients = [client_for(p) for p in PLAYERS]
-    await client_for("lobby", "service").create_table(TableOptions(), PLAYERS, table_id="t-untraced")
-    seat = classic_view_from_pb(await clients[0].view("t-untraced", 0)).turn
-    rack = [t for t in classic_view_from_pb(await clients[seat].view("t-untraced", seat)).rack if t >= 0]
-    res = await clients[seat].act("t-untraced", Discard(seat=seat, tile=rack[0]), traceparent=CALLER)
+    untraced = f"t-untraced-{uuid.uuid4().hex[:8]}"
+    await client_for("lobby", "service").create_table(TableOptions(), PLAYERS, table_id=untraced)
+    seat = classic_view_from_pb(await clients[0].view(untraced, 0)).turn
+    rack = [t for t in classic_view_from_pb(await clients[seat].view(untraced, seat)).rack if t >= 0]
+    res = await clients[seat].act(untraced, Discard(seat=seat, tile=rack[0]), traceparent=CALLER)
     assert res.events[0].traceparent == CALLER
 
 
