@@ -4,9 +4,9 @@ across NATS, with no tile in any attribute; log lines inside a span carry its tr
 from __future__ import annotations
 
 import asyncio
-import uuid
 import io
 import json
+import uuid
 from collections.abc import Callable, Iterator
 
 import pytest
