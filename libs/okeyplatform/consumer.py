@@ -43,6 +43,7 @@ from .contract import BadEnvelope, Envelope, decode_envelope
 from .eventstore import migrate
 from .logs import get_logger
 from .relay import TABLE_STREAM, bind_table_stream, table_subject
+from .tracing import consumer_span
 
 __all__ = [
     "TableEventConsumer",
@@ -609,7 +610,8 @@ class VersionedApplier(Generic[I]):
                     if current is not None and it.version <= current:
                         result.outcomes[i] = DUPLICATE
                     elif self.gaps == "skip" or it.version == (current or 0) + 1:
-                        await self.handler(conn, it)
+                        with consumer_span(self.name, it):
+                            await self.handler(conn, it)
                         current = it.version
                         result.outcomes[i] = APPLIED
                         result.applied += 1
@@ -687,7 +689,8 @@ class ConcurrentApplier(Generic[I]):
                         continue
                     try:
                         async with self._sem:
-                            await self.handler(it)
+                            with consumer_span(self.name, it):
+                                await self.handler(it)
                     except RetryLater as exc:
                         self.log.info("event_retry_later", table_id=table_id, version=it.version, why=str(exc))
                         for j in idxs[k:]:

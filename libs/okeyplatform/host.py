@@ -34,6 +34,7 @@ from .grpcserver import build_server, mark_not_serving, mark_serving
 from .logs import configure_logging, get_logger
 from .metrics import SERVICE_INFO, GrpcMetrics, MetricsServer, Sampler, serve_metrics
 from .revocations import RevocationFollower
+from .tracing import TracingInterceptor, configure_tracing
 
 __all__ = ["ServiceHost", "Background", "InProcess", "Part", "run_service"]
 
@@ -145,7 +146,7 @@ class ServiceHost(Generic[P]):
         server, health, port = build_server(
             self._services,
             self.address,
-            interceptors=[AppErrors()],
+            interceptors=[TracingInterceptor(), AppErrors()],
             reuse_port=self.reuse_port,
             reflection_names=self.reflection_names,
             outer=[GrpcMetrics()],
@@ -260,6 +261,7 @@ def run_service(name: str, make: Callable[[], ServiceHost[Any]]) -> int:
     """A service's ``main``: logging for ``name``, then the host ``make`` builds (inside the event
     loop) run until signalled, on the loop :mod:`okeyplatform.aioloop` picks."""
     configure_logging(name)
+    configure_tracing(name)
 
     async def go() -> int:
         try:

@@ -26,6 +26,7 @@ from . import metrics as M
 from .contract import encode_envelope, nats_headers
 from .eventstore import GlobalPosition, PostgresEventStore, StoredEvent
 from .logs import get_logger
+from .tracing import PRODUCER, event_span, traceparent_of
 
 __all__ = [
     "Relay",
@@ -308,9 +309,15 @@ class Relay:
                     # seconds behind at saturation). A round holds at most ``batch``
                     # unacknowledged messages and the context's limit is at least that (_lead):
                     # the semaphore never waits; the round's ack timeout still bounds a dead link.
-                    futures.append(
-                        await js.publish_async(table_subject(e.stream_id), self.encode(e), headers=nats_headers(e))
+                    headers = nats_headers(e)
+                    span = event_span(
+                        "okey.relay", "okey.table publish", PRODUCER, e.stream_id, e.version, e.type, e.traceparent
                     )
+                    tp = traceparent_of(span)
+                    if tp:
+                        headers["traceparent"] = tp  # consumers hang under this publish
+                    futures.append(await js.publish_async(table_subject(e.stream_id), self.encode(e), headers=headers))
+                    span.end()
             acks = asyncio.gather(*futures)
             reconnected = asyncio.ensure_future(self._reconnected.wait())
             try:
