@@ -36,12 +36,14 @@ from nats.aio.msg import Msg
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.client import JetStreamContext
 
+from . import metrics as M
 from .aioloop import KeyedLocks
 from .bus import connect_nats, pause
 from .contract import BadEnvelope, Envelope, decode_envelope
 from .eventstore import migrate
 from .logs import get_logger
 from .relay import TABLE_STREAM, bind_table_stream, table_subject
+from .tracing import consumer_span
 
 __all__ = [
     "TableEventConsumer",
@@ -69,6 +71,7 @@ DUPLICATE = "DUPLICATE"  # at or below the applied version: already applied
 HELD = "HELD"  # ahead of a gap: not applied until the missing versions are
 PARKED = "PARKED"  # its table is parked: an event of it could not be applied (the applier's call)
 RETRY = "RETRY"  # not applied now (a service it needs is away): handed back, tried again later
+_OUTCOMES = (APPLIED, DUPLICATE, HELD, PARKED, RETRY, "REJECTED")  # okey_consumer_messages_total{outcome}
 
 
 class _Item(Protocol):
@@ -212,9 +215,29 @@ class TableEventConsumer(Generic[I]):
         self.log_component = component
         self.log = get_logger(component=component)
         self._stop = asyncio.Event()
+        self._parked_tables: set[str] = set()
+        self._m_outcomes = {o: M.CONSUMER_MESSAGES.labels(durable, o.lower()) for o in _OUTCOMES}
+        self._m_lag = M.CONSUMER_LAG.labels(durable)
+        self._m_lag_s = M.CONSUMER_LAG_SECONDS.labels(durable)
+        self._m_redelivered = M.CONSUMER_REDELIVERIES.labels(durable)
+        self._m_parked = M.CONSUMER_PARKED.labels(durable)
+        self._m_batch = M.CONSUMER_BATCH.labels(durable)
 
     def stop(self) -> None:
         self._stop.set()
+
+    def _measure(self, msgs: list[Msg]) -> None:
+        """The lag gauges from a fetched batch's last message: JetStream's count of messages
+        still to deliver to this consumer (plus this batch), and the age of that event."""
+        if not msgs:
+            return
+        last = msgs[-1].metadata
+        self._m_lag.set((last.num_pending or 0) + len(msgs))
+        if last.timestamp is not None:
+            self._m_lag_s.set(max(0.0, (datetime.now(UTC) - last.timestamp).total_seconds()))
+        again = sum(1 for m in msgs if (m.metadata.num_delivered or 1) > 1)
+        if again:
+            self._m_redelivered.inc(again)
 
     async def run(self) -> None:
         nc = await self._connect()
@@ -238,6 +261,8 @@ class TableEventConsumer(Generic[I]):
                     msgs = await psub.fetch(self.batch, timeout=1.0)
                 except TimeoutError:
                     slots.release()
+                    self._m_lag.set(0)  # nothing to fetch for a second: caught up
+                    self._m_lag_s.set(0)
                     continue
                 except (nats.errors.Error, OSError) as exc:
                     slots.release()
@@ -246,6 +271,7 @@ class TableEventConsumer(Generic[I]):
                     backoff = min(backoff * 2, 5.0)
                     continue
                 backoff = 0.2
+                self._measure(msgs)
                 if self.in_flight == 1:
                     try:
                         await self._handle_kept(js, msgs)
@@ -312,6 +338,13 @@ class TableEventConsumer(Generic[I]):
         return None
 
     async def _handle(self, js: JetStreamContext, msgs: list[Msg]) -> None:
+        t0 = time.perf_counter()
+        try:
+            await self._handle_batch(js, msgs)
+        finally:
+            self._m_batch.observe(time.perf_counter() - t0)
+
+    async def _handle_batch(self, js: JetStreamContext, msgs: list[Msg]) -> None:
         items: list[I] = []
         kept: list[Msg] = []
         for m in msgs:
@@ -320,6 +353,7 @@ class TableEventConsumer(Generic[I]):
                 kept.append(m)
             except RejectedMessage as exc:
                 self.rejected += 1
+                self._m_outcomes["REJECTED"].inc()
                 self.log.warning("message_rejected", subject=m.subject, error=str(exc))
                 await m.ack()
         msgs = kept
@@ -361,6 +395,9 @@ class TableEventConsumer(Generic[I]):
                 self._count([it for it, o in zip(filled, again.outcomes, strict=False) if o == APPLIED])
         self._count([it for it, o in zip(items, outcomes, strict=True) if o == APPLIED])
         for m, o in zip(msgs, outcomes, strict=True):
+            counted = self._m_outcomes.get(o)
+            if counted is not None:
+                counted.inc()
             if o == HELD:
                 self.held += 1
                 n = m.metadata.num_delivered or 1
@@ -414,6 +451,9 @@ class TableEventConsumer(Generic[I]):
                 backoff = min(backoff * 2, 5.0)
 
     def _parked(self, parked: dict[str, tuple[int, str]]) -> None:
+        if parked:
+            self._parked_tables.update(parked)
+            self._m_parked.set(len(self._parked_tables))
         if parked and self.on_parked is not None:
             self.on_parked(parked)
 
@@ -570,7 +610,8 @@ class VersionedApplier(Generic[I]):
                     if current is not None and it.version <= current:
                         result.outcomes[i] = DUPLICATE
                     elif self.gaps == "skip" or it.version == (current or 0) + 1:
-                        await self.handler(conn, it)
+                        with consumer_span(self.name, it):
+                            await self.handler(conn, it)
                         current = it.version
                         result.outcomes[i] = APPLIED
                         result.applied += 1
@@ -648,7 +689,8 @@ class ConcurrentApplier(Generic[I]):
                         continue
                     try:
                         async with self._sem:
-                            await self.handler(it)
+                            with consumer_span(self.name, it):
+                                await self.handler(it)
                     except RetryLater as exc:
                         self.log.info("event_retry_later", table_id=table_id, version=it.version, why=str(exc))
                         for j in idxs[k:]:

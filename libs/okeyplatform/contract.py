@@ -454,6 +454,10 @@ def decode_envelope(data: bytes, headers: Mapping[str, str] | None = None) -> En
         raise BadEnvelope(f"a message on the table subjects is not an okey.v1.TableEvent: {exc}") from None
     if not msg.table_id or msg.version <= 0:
         raise BadEnvelope(f"a table event without a table id or version: {data[:100]!r}")
+    # The header is the relay's publish span (okeyplatform.tracing), a child of the stored one.
+    published = valid_traceparent(_header(headers, "traceparent")) if headers else None
+    if published:
+        msg.traceparent = published
     return envelope_from_pb(msg)
 
 

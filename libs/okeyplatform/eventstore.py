@@ -484,6 +484,23 @@ class PostgresEventStore:
             rows = await conn.fetch("SELECT DISTINCT stream_id FROM okey_events ORDER BY stream_id")
         return [r["stream_id"] for r in rows]
 
+    async def open_tables(self) -> int:
+        """Tables in play: each has its running timer (a turn or a break), until its match ends."""
+        async with self.pool.acquire() as conn:
+            return int(await conn.fetchval("SELECT count(*) FROM okey_timers"))
+
+    async def behind(self, after: GlobalPosition) -> tuple[int, datetime | None]:
+        """How many events the log holds past ``after`` (a relay's cursor), and the oldest one's
+        time: the relay's backlog."""
+        async with self.pool.acquire() as conn:
+            r = await conn.fetchrow(
+                "SELECT count(*) AS n, min(recorded_at) AS oldest FROM okey_events "
+                "WHERE (tx, position) > ($1::text::xid8, $2::bigint)",
+                str(after[0]),
+                after[1],
+            )
+        return int(r["n"]), r["oldest"]
+
     async def read_types(self, stream_ids: Sequence[str], types: Sequence[str]) -> list[StoredEvent]:
         """The events of ``types`` of these streams, in each stream's order (a consumer catching
         up from the log on what the stream may no longer hold)."""

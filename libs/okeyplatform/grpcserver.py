@@ -16,6 +16,8 @@ from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 from grpc_status import rpc_status
 
+from .metrics import note_reason
+
 __all__ = ["build_server", "rich_error", "RequestReader", "WrappingInterceptor", "DOMAIN", "MAX_MESSAGE_BYTES"]
 
 DOMAIN = "okey.v1"
@@ -29,11 +31,14 @@ def build_server(
     interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
     reuse_port: bool = False,
     reflection_names: Sequence[str] = (),
+    outer: Sequence[grpc.aio.ServerInterceptor] = (),
 ) -> tuple[grpc.aio.Server, health_aio.HealthServicer, int]:
     """A server with each (add_to_server, servicer, full service name), health and reflection,
-    bound to ``address`` ("127.0.0.1:0" picks a free port). Returns (server, health, port)."""
+    bound to ``address`` ("127.0.0.1:0" picks a free port). Returns (server, health, port).
+    ``outer`` interceptors see every call before the request reader (metrics, traces);
+    ``interceptors`` come after it."""
     server = grpc.aio.server(
-        interceptors=[RequestReader(), *interceptors],
+        interceptors=[*outer, RequestReader(), *interceptors],
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", 16 * MAX_MESSAGE_BYTES),
@@ -170,6 +175,7 @@ def rich_error(code: grpc.StatusCode, reason: str, message: str, **metadata: str
     echoing a huge id would otherwise turn a clean refusal into an unreadable one)."""
     if len(message) > MAX_ERROR_MESSAGE:
         message = message[: MAX_ERROR_MESSAGE - 1] + "…"
+    note_reason(reason)  # the served RPC's refusal reason, for okey_grpc_server_refusals_total
     info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata)
     detail = any_pb2.Any()
     detail.Pack(info)

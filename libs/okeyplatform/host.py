@@ -32,7 +32,9 @@ from . import aioloop
 from .errors import AppErrors
 from .grpcserver import build_server, mark_not_serving, mark_serving
 from .logs import configure_logging, get_logger
+from .metrics import SERVICE_INFO, GrpcMetrics, MetricsServer, Sampler, serve_metrics
 from .revocations import RevocationFollower
+from .tracing import TracingInterceptor, configure_tracing
 
 __all__ = ["ServiceHost", "Background", "InProcess", "Part", "run_service"]
 
@@ -94,6 +96,8 @@ class ServiceHost(Generic[P]):
         self._closers: list[Callable[[], Any]] = []
         self._started_hooks: list[Callable[[], Awaitable[None]]] = []
         self._stopped = False
+        self.sampler = Sampler()
+        self.metrics: MetricsServer | None = None
 
     # ------------------------------------------------------------ declaring (from setup)
 
@@ -114,6 +118,15 @@ class ServiceHost(Generic[P]):
         """Called (and awaited when it returns an awaitable) at stop, the last registered first."""
         self._closers.append(close)
 
+    def watch_pool(self, name: str, pool: Any) -> None:
+        """A PostgreSQL pool whose size (``okey_db_pool_connections``) and reachability
+        (``okey_dependency_up``) the metrics show."""
+        self.sampler.pool(name, pool)
+
+    def every(self, seconds: float, sample: Callable[[], Awaitable[None]]) -> None:
+        """A gauge the service samples every ``seconds`` (open tables, open reports, ...)."""
+        self.sampler.every(seconds, sample)
+
     def on_started(self, hook: Callable[[], Awaitable[None]]) -> None:
         """Run once the service is SERVING (to set health entries of its own, say)."""
         self._started_hooks.append(hook)
@@ -125,13 +138,18 @@ class ServiceHost(Generic[P]):
     # ------------------------------------------------------------ running
 
     async def start(self) -> None:
+        self.metrics = serve_metrics()  # first: a metrics port in use fails before anything opens
+        if self.metrics is not None:
+            self.on_close(self.metrics.close)
+        SERVICE_INFO.labels(self.name, _version()).set(1)
         self.parts = await self.setup(self)
         server, health, port = build_server(
             self._services,
             self.address,
-            interceptors=[AppErrors()],
+            interceptors=[TracingInterceptor(), AppErrors()],
             reuse_port=self.reuse_port,
             reflection_names=self.reflection_names,
+            outer=[GrpcMetrics()],
         )
         if self._generic:
             server.add_generic_rpc_handlers(tuple(self._generic))
@@ -140,6 +158,7 @@ class ServiceHost(Generic[P]):
             self.revocations = RevocationFollower(self.revocations_url)  # sign-outs and bans [issue 15.11]
             self.revocations.start()
         await server.start()
+        self._tasks.append(_Task(self.sampler, False, None))
         for t in self._tasks:
             t.task = asyncio.create_task(self._run(t))
         for t in self._tasks:
@@ -148,7 +167,8 @@ class ServiceHost(Generic[P]):
         await mark_serving(health, self.serving_names)
         for hook in self._started_hooks:
             await hook()
-        self.log.info(f"{self.name}_service_started", address=self.address, port=port)
+        metrics = f"{self.metrics.host}:{self.metrics.port}" if self.metrics else None
+        self.log.info(f"{self.name}_service_started", address=self.address, port=port, metrics=metrics)
 
     async def _until_ready(self, t: _Task) -> None:
         assert t.ready is not None and t.task is not None
@@ -228,13 +248,27 @@ class ServiceHost(Generic[P]):
         return 0
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("okey-backend")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def run_service(name: str, make: Callable[[], ServiceHost[Any]]) -> int:
     """A service's ``main``: logging for ``name``, then the host ``make`` builds (inside the event
     loop) run until signalled, on the loop :mod:`okeyplatform.aioloop` picks."""
     configure_logging(name)
+    configure_tracing(name)
 
     async def go() -> int:
-        return await make().run_until_signalled()
+        try:
+            return await make().run_until_signalled()
+        except OSError as exc:  # a port in use or not local: say which, not a traceback
+            print(f"okey {name}: {exc}", flush=True, file=sys.stderr)
+            return 2
 
     return aioloop.run(go())
 

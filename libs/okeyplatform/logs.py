@@ -8,8 +8,9 @@ import sys
 from typing import Any
 
 import structlog
+from opentelemetry import trace
 
-__all__ = ["configure_logging", "get_logger"]
+__all__ = ["configure_logging", "get_logger", "add_trace_ids"]
 
 _configured = False
 
@@ -26,6 +27,7 @@ def configure_logging(service: str, level: str | None = None, json_logs: bool | 
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
+            add_trace_ids,
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.processors.StackInfoRenderer(),
@@ -38,6 +40,16 @@ def configure_logging(service: str, level: str | None = None, json_logs: bool | 
     )
     structlog.contextvars.bind_contextvars(service=service)
     _configured = True
+
+
+def add_trace_ids(_logger: Any, _method: str, event_dict: Any) -> Any:
+    """The current span's ``trace_id`` and ``span_id`` on the line, when there is a valid span
+    (an incoming trace context counts even with tracing off: the line still finds its trace)."""
+    sc = trace.get_current_span().get_span_context()
+    if sc.is_valid:
+        event_dict.setdefault("trace_id", f"{sc.trace_id:032x}")
+        event_dict.setdefault("span_id", f"{sc.span_id:016x}")
+    return event_dict
 
 
 def get_logger(**bound: Any) -> Any:

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import asyncpg
@@ -20,9 +22,11 @@ import nats
 from nats.js.api import DiscardPolicy, StorageType, StreamConfig
 from nats.js.client import JetStreamContext
 
+from . import metrics as M
 from .contract import encode_envelope, nats_headers
-from .eventstore import PostgresEventStore, StoredEvent
+from .eventstore import GlobalPosition, PostgresEventStore, StoredEvent
 from .logs import get_logger
+from .tracing import PRODUCER, event_span, traceparent_of
 
 __all__ = [
     "Relay",
@@ -145,7 +149,32 @@ class Relay:
         self._wake = asyncio.Event()
         self._stop = asyncio.Event()
         self._reconnected = asyncio.Event()
-        self.leader = False
+        self._leader = False
+        self.cursor: GlobalPosition | None = None  # where the leading relay is, None when not leading
+
+    @property
+    def leader(self) -> bool:
+        return self._leader
+
+    @leader.setter
+    def leader(self, value: bool) -> None:
+        self._leader = value
+        M.RELAY_LEADER.set(1 if value else 0)
+        if not value:
+            self.cursor = None
+
+    async def sample(self) -> None:
+        """The backlog gauges (``okey_relay_behind_*``), from the leader only: the others have no
+        cursor of their own (they show 0, and alerts take the max over replicas)."""
+        cursor = self.cursor
+        if cursor is None:
+            M.RELAY_BEHIND_EVENTS.set(0)
+            M.RELAY_BEHIND_SECONDS.set(0)
+            return
+        n, oldest = await self.store.behind(cursor)
+        M.RELAY_BEHIND_EVENTS.set(n)
+        age = (datetime.now(UTC) - oldest).total_seconds() if oldest is not None and n else 0.0
+        M.RELAY_BEHIND_SECONDS.set(max(0.0, age))
 
     def stop(self) -> None:
         self._stop.set()
@@ -225,7 +254,7 @@ class Relay:
 
     async def _loop(self, js: JetStreamContext, lock_conn: asyncpg.Connection) -> None:
         ready = False
-        cursor = await self.store.load_cursor(self.cursor_name)
+        cursor = self.cursor = await self.store.load_cursor(self.cursor_name)
         backoff = 0.2
         while not self._stop.is_set():
             if lock_conn.is_closed():
@@ -239,10 +268,14 @@ class Relay:
                 if not events:
                     await self._sleep(0.5)
                     continue
+                t0 = time.perf_counter()
                 await self._publish(js, events)
+                M.RELAY_PUBLISH.observe(time.perf_counter() - t0)
                 cursor = events[-1].global_position
                 await self.store.save_cursor(self.cursor_name, cursor)
+                self.cursor = cursor
                 self.published += len(events)
+                M.RELAY_PUBLISHED.inc(len(events))
                 self.rounds += 1
                 backoff = 0.2
                 if len(events) < self.batch and self.linger_s > 0:
@@ -276,9 +309,15 @@ class Relay:
                     # seconds behind at saturation). A round holds at most ``batch``
                     # unacknowledged messages and the context's limit is at least that (_lead):
                     # the semaphore never waits; the round's ack timeout still bounds a dead link.
-                    futures.append(
-                        await js.publish_async(table_subject(e.stream_id), self.encode(e), headers=nats_headers(e))
+                    headers = nats_headers(e)
+                    span = event_span(
+                        "okey.relay", "okey.table publish", PRODUCER, e.stream_id, e.version, e.type, e.traceparent
                     )
+                    tp = traceparent_of(span)
+                    if tp:
+                        headers["traceparent"] = tp  # consumers hang under this publish
+                    futures.append(await js.publish_async(table_subject(e.stream_id), self.encode(e), headers=headers))
+                    span.end()
             acks = asyncio.gather(*futures)
             reconnected = asyncio.ensure_future(self._reconnected.wait())
             try:

@@ -28,6 +28,7 @@ from okeyplatform.contract import Envelope
 from okeyplatform.grpcserver import error_reason
 from okeyplatform.logs import get_logger
 from okeyplatform.protoconv import classic_view_from_pb, view101_from_pb
+from okeyplatform.tracing import current_traceparent
 
 __all__ = ["BotsApp", "seats_to_consider", "command_id", "MAX_COMMANDS_PER_TURN"]
 
@@ -154,7 +155,7 @@ class BotsApp:
         table's own timeout move got there first): that is the end of this turn for us."""
         log = self.log.bind(table_id=table_id, command_id=cid, seat=getattr(cmd, "seat", None))
         try:
-            resp = await self.client.act(table_id, cmd, command_id=cid)
+            resp = await self.client.act(table_id, cmd, command_id=cid, traceparent=current_traceparent())
         except grpc.aio.AioRpcError as err:
             if err.code() in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.NOT_FOUND):
                 played.refused += 1

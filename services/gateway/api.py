@@ -28,6 +28,7 @@ from okeyplatform.errors import (
     ws_close_code,
 )
 from okeyplatform.logs import get_logger
+from okeyplatform.tracing import current_traceparent
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
@@ -66,11 +67,16 @@ def _forward_metadata(md: Any, caller: Caller) -> list[tuple[str, str]]:
     """What goes upstream: the token, the request id and the W3C trace context (``traceparent``,
     kept with the events a command appends) the client sent, and the caller's address as the
     gateway saw it (``x-okey-client-addr``, for the lobby's per-address limits). Nothing else
-    passes: a client's own ``x-okey-client-addr`` is dropped here."""
+    passes: a client's own ``x-okey-client-addr`` is dropped here. Within a span of the gateway
+    (the host's tracing interceptor on the gRPC proxy) its context goes up instead of the client's."""
+    mine = current_traceparent()
     keep = []
     for k, v in md or ():
-        if k in ("authorization", "x-request-id", "traceparent") and isinstance(v, str) and v:
+        wanted = k in ("authorization", "x-request-id") or (k == "traceparent" and not mine)
+        if wanted and isinstance(v, str) and v:
             keep.append((k, v))
+    if mine:
+        keep.append(("traceparent", mine))
     keep.append((CLIENT_ADDRESS_KEY, caller.address))
     return keep
 

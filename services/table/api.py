@@ -19,6 +19,7 @@ from okeyplatform.contract import envelope_pb, valid_traceparent
 from okeyplatform.errors import InvalidArgument, ResourceExhausted
 from okeyplatform.eventstore import StoredEvent
 from okeyplatform.protoconv import hints_pb, options_from_pb, view_pb
+from okeyplatform.tracing import current_traceparent
 
 from .app import TableApp
 
@@ -33,9 +34,12 @@ def _identity(context: grpc.aio.ServicerContext[Any, Any]) -> Identity:
 
 
 def _traceparent(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
-    """The caller's W3C trace context (``traceparent`` metadata), stored and published with the
-    events its command appends; a malformed one is dropped."""
-    return valid_traceparent(next((v for k, v in context.invocation_metadata() or () if k == "traceparent"), None))
+    """The trace context stored and published with the events a command appends: the call's
+    span (okeyplatform.tracing's interceptor; a no-op span keeps the caller's context), else the
+    caller's ``traceparent`` metadata; a malformed one is dropped."""
+    return current_traceparent() or valid_traceparent(
+        next((v for k, v in context.invocation_metadata() or () if k == "traceparent"), None)
+    )
 
 
 def _command(req: pb.ActRequest) -> Callable[[int], C.Command]:

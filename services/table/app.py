@@ -18,6 +18,7 @@ from okeycore.events import Event, TableCreated, event_from_dict, event_to_dict
 from okeycore.games import Engine, engine_for
 from okeycore.kernel.state import Phase
 from okeycore.options import TableOptions
+from okeyplatform import metrics as M
 from okeyplatform.auth import Identity
 from okeyplatform.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, ResourceExhausted
 from okeyplatform.eventstore import DuplicateCommand, EventStore, NewEvent, StoredEvent, VersionConflict
@@ -179,8 +180,11 @@ class TableApp:
                 new.append(NewEvent(e.type, _data(e), s.hand))
             pending = self._follow_ups(engine, s, now)
         due = _due(s)
+        t0 = time.perf_counter()
         res = await self.store.append(table_id, version, new, command_id, due, traceparent)
+        M.TABLE_APPEND.observe(time.perf_counter() - t0)
         self._remember(table_id, Loaded(s, engine))
+        _count_events(s.options.game.value, applied)
         pairs = list(zip(res.events, applied, strict=True))
         self._notify(table_id, pairs)
         return ActResult(res.last_version, pairs)
@@ -311,10 +315,15 @@ class TableApp:
                 if identity is not None and seat is not None:
                     self.authorize(loaded, identity, seat)
                 command = make(self.clock())
+                game = loaded.state.options.game.value
+                t0 = time.perf_counter()
                 got = loaded.engine.decide(loaded.state, command)
+                M.TABLE_DECIDE.labels(game).observe(time.perf_counter() - t0)
+                kind = type(command).__name__
                 if isinstance(got, RuleViolation):
                     earlier = await self.store.find_command(table_id, command_id)
                     if earlier is not None:
+                        M.TABLE_COMMANDS.labels(game, kind, "duplicate").inc()
                         return await self._replay_result(table_id, earlier)
                     if not fresh:
                         # The cache may be behind another replica's writes: refuse only on
@@ -322,17 +331,22 @@ class TableApp:
                         fresh = True
                         continue
                     log.info("command_refused", code=got.code, hand=loaded.state.hand)
+                    M.TABLE_COMMANDS.labels(game, kind, "refused").inc()
                     raise RuleError(got)
                 try:
                     res = await self._commit(table_id, loaded, loaded.engine, got, command_id, traceparent)
                 except VersionConflict:
                     log.info("version_conflict", attempt=_attempt)
+                    M.TABLE_CONFLICTS.inc()
                     fresh = True
                     continue
                 except DuplicateCommand as dup:
+                    M.TABLE_COMMANDS.labels(game, kind, "duplicate").inc()
                     return await self._replay_result(table_id, (dup.first, dup.last))
                 log.debug("command_applied", version=res.version, hand=loaded.state.hand, events=len(res.events))
+                M.TABLE_COMMANDS.labels(game, kind, "applied").inc()
                 return res
+        M.TABLE_COMMANDS.labels(game, kind, "conflict").inc()
         raise RuleError(RuleViolation("BUSY", "the table is too busy right now; try again"))
 
     async def _replay_result(self, table_id: str, versions: tuple[int, int]) -> ActResult:
@@ -371,6 +385,8 @@ class TableApp:
         def make(now_ms: int) -> Command:
             return ForceMove(now_ms=now_ms) if s.timed_out else TimeOut(now_ms=now_ms, grace_ms=grace)
 
+        M.TIMERS_FIRED.labels("turn").inc()
+        M.TIMER_LATENESS.observe(max(0, now - s.deadline_ms) / 1000)
         try:
             return await self.act(table_id, f"timer:{s.version}", make)
         except RuleError as err:
@@ -383,6 +399,8 @@ class TableApp:
             await self.store.set_timer(table_id, s.break_due_ms)  # not due yet: put the timer back
             return None
         order, salt = self._deal()
+        M.TIMERS_FIRED.labels("break").inc()
+        M.TIMER_LATENESS.observe(max(0, self.clock() - s.break_due_ms) / 1000)
         try:
             return await self.act(
                 table_id, f"timer:{s.version}", lambda now_ms: StartHand(order=order, salt=salt, now_ms=now_ms)
@@ -446,6 +464,23 @@ class TableApp:
         if not stored and after_version == 0:
             raise TableNotFound(f"no table {table_id!r}")
         return _pairs(stored)
+
+
+_HAND_FINISH = {"HandEnded": "won", "HandEnded101": "won", "HandVoided": "voided"}
+
+
+def _count_events(game: str, events: list[Event]) -> None:
+    """The appended events in the table's metrics: by kind; hands by finish; matches."""
+    for e in events:
+        kind = e.type
+        M.TABLE_EVENTS.labels(game, kind).inc()
+        finish = _HAND_FINISH.get(kind)
+        if finish is not None:
+            if finish == "won" and getattr(e, "reason", None) == "DECK_EXHAUSTED":
+                finish = "exhausted"
+            M.TABLE_HANDS.labels(game, finish).inc()
+        elif kind == "MatchEnded":
+            M.TABLE_MATCHES.labels(game).inc()
 
 
 def _due(state: Any) -> int | None:

@@ -13,6 +13,7 @@ from okey.v1 import table_service_pb2_grpc as pb_grpc
 from okeyplatform.eventstore import PostgresEventStore
 from okeyplatform.host import InProcess, Part, ServiceHost, run_service
 from okeyplatform.logs import configure_logging, get_logger
+from okeyplatform.metrics import OPEN_TABLES
 from okeyplatform.relay import Relay
 
 from .api import SERVICE_NAME, TableServicer
@@ -67,6 +68,7 @@ def bootstrap(config: TableConfig) -> ServiceHost[TableParts]:
     async def setup(host: ServiceHost[TableParts]) -> TableParts:
         store = await PostgresEventStore.connect(config.database_url, min_size=4, max_size=20)
         host.on_close(store.close)
+        host.watch_pool("table", store.pool)
         app = TableApp(store, grace_ms=config.grace_ms, max_tables_per_player=config.max_tables_per_player)
         relay = Relay(store, config.database_url, config.nats_url, linger_s=config.relay_linger_s)
         timers = TimerPoller(app, store)
@@ -78,6 +80,12 @@ def bootstrap(config: TableConfig) -> ServiceHost[TableParts]:
         )
         for task in (relay, timers, listener):
             host.background(task)
+
+        async def open_tables() -> None:
+            OPEN_TABLES.set(await store.open_tables())
+
+        host.every(10.0, open_tables)
+        host.every(2.0, relay.sample)
         return TableParts(store, app, relay, timers, listener)
 
     return ServiceHost("table", config.address, setup, reuse_port=config.reuse_port, revocations_url=config.nats_url)
@@ -140,12 +148,25 @@ def supervise(workers: int, poll_s: float = 0.2) -> None:
     while the service is not stopping (a crash, kill -9, the kernel's OOM killer) is logged and
     started again, after 1 s and then up to 30 s between tries while it keeps dying young.
     SIGTERM/SIGINT go to every worker; the supervisor returns once all have exited."""
+    import shutil
     import subprocess
     import sys
+    import tempfile
     import time
+
+    from okeyplatform.metrics import mark_worker_dead, metrics_address, serve_multiprocess
 
     log = get_logger(component="table-supervisor")
     env = dict(os.environ, OKEY_TABLE_WORKERS="1", OKEY_REUSE_PORT="1")
+    # The workers share one metrics port: each writes its values to files in a directory of
+    # ours (prometheus-client's multiprocess mode) and this process serves their sum.
+    metrics_at = metrics_address()
+    metrics_dir = tempfile.mkdtemp(prefix="okey-table-metrics-") if metrics_at else None
+    server = None
+    if metrics_at and metrics_dir:
+        env.pop("OKEY_METRICS_ADDR", None)
+        env["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
+        server = serve_multiprocess(metrics_dir, *metrics_at)
 
     def spawn() -> subprocess.Popen[bytes]:
         return subprocess.Popen([sys.executable, "-m", "services.table.main"], env=env)
@@ -175,6 +196,8 @@ def supervise(workers: int, poll_s: float = 0.2) -> None:
                 if now - started[i] > 60:
                     backoff[i] = 1.0  # it had been up a while: a new fault, not the same one again
                 restart_at[i] = now + backoff[i]
+                if metrics_dir:
+                    mark_worker_dead(child.pid, metrics_dir)
                 log.error("table_worker_exited", worker=i, pid=child.pid, code=code, restart_in_s=backoff[i])
                 backoff[i] = min(backoff[i] * 2, 30.0)
             elif now >= restart_at[i]:
@@ -185,6 +208,10 @@ def supervise(workers: int, poll_s: float = 0.2) -> None:
         if c.poll() is None:
             c.send_signal(stopping[-1])  # again: a worker started just as the signal came missed it
         c.wait()
+    if server is not None:
+        server.close()
+    if metrics_dir:
+        shutil.rmtree(metrics_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 
+from okeyplatform import metrics as M
 from okeyplatform.eventstore import EventStore
 from okeyplatform.logs import get_logger
 
@@ -46,6 +47,7 @@ class TimerPoller:
             except Exception as exc:
                 self.log.warning("timer_poll_failed", error=repr(exc))
                 due = []
+            M.TIMERS_OVERDUE.set(len(due))
             for table_id in due:
                 t = asyncio.create_task(self._fire(table_id))
                 tasks.add(t)

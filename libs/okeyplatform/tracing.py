@@ -1,0 +1,237 @@
+"""Traces: OpenTelemetry set up once per process, and the few helpers the services use.
+
+Off by default. :func:`configure_tracing` installs a real SDK provider (a BatchSpanProcessor and
+the OTLP/gRPC exporter) only when ``OTEL_TRACES_EXPORTER`` is ``otlp`` or an OTLP endpoint is
+set (``OTEL_EXPORTER_OTLP_ENDPOINT`` / ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``) and
+``OTEL_SDK_DISABLED`` is not true; sampling is the standard ``OTEL_TRACES_SAMPLER`` /
+``OTEL_TRACES_SAMPLER_ARG`` (parentbased_always_on by default). Off, the API's no-op tracer still
+hands an incoming ``traceparent`` on: a no-op span keeps its parent's context, so the next hop
+(the stored event, the NATS header) keeps the caller's trace id.
+
+The provider lives here, not only in OpenTelemetry's global (which can be set once per process):
+tests swap it with :func:`install`. Nothing here ever records tiles, racks or the deck."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import grpc
+from opentelemetry import context as otel_context
+from opentelemetry import trace
+from opentelemetry.trace import NonRecordingSpan, SpanContext, SpanKind, Status, StatusCode, TraceFlags
+
+from .contract import valid_traceparent
+from .grpcserver import WrappingInterceptor
+
+__all__ = [
+    "configure_tracing",
+    "install",
+    "tracer",
+    "enabled",
+    "current_traceparent",
+    "traceparent_of",
+    "parent_context",
+    "TracingInterceptor",
+    "event_span",
+    "consumer_span",
+    "PRODUCER",
+    "CONSUMER",
+]
+
+PRODUCER, CONSUMER = SpanKind.PRODUCER, SpanKind.CONSUMER
+
+_provider: Any = trace.NoOpTracerProvider()
+_tracers: dict[str, trace.Tracer] = {}
+_enabled = False
+
+
+def _truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def enabled(environ: Mapping[str, str] | None = None) -> bool:
+    """Does the environment ask for traces to be exported?"""
+    env = os.environ if environ is None else environ
+    if _truthy(env.get("OTEL_SDK_DISABLED")):
+        return False
+    exporters = {e.strip().lower() for e in env.get("OTEL_TRACES_EXPORTER", "").split(",")}
+    return "otlp" in exporters or bool(
+        env.get("OTEL_EXPORTER_OTLP_ENDPOINT") or env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+    )
+
+
+def configure_tracing(service: str, environ: Mapping[str, str] | None = None) -> bool:
+    """The process's tracer provider for ``service`` (``OTEL_SERVICE_NAME``, default
+    ``okey-<service>``): the SDK with the OTLP exporter when :func:`enabled`, else the no-op one.
+    Returns whether spans are exported."""
+    env = os.environ if environ is None else environ
+    if not enabled(env):
+        install(None)
+        return False
+    from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+    from opentelemetry.sdk.trace.sampling import _get_from_env_or_default
+
+    name = env.get("OTEL_SERVICE_NAME") or f"okey-{service}"
+    # The sampler reads OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG (parentbased_always_on unset).
+    provider = TracerProvider(resource=Resource.create({"service.name": name}), sampler=_get_from_env_or_default())
+    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+    trace.set_tracer_provider(provider)  # for libraries that use the global (set once per process)
+    install(provider)
+    return True
+
+
+def install(provider: Any | None) -> None:
+    """Use ``provider`` for every span made through :func:`tracer` (None: the no-op one)."""
+    global _provider, _enabled
+    _provider = provider if provider is not None else trace.NoOpTracerProvider()
+    _enabled = provider is not None
+    _tracers.clear()
+
+
+def tracer(scope: str) -> trace.Tracer:
+    """The tracer of one component (``okey.table``, ``okey.relay``, ...), its instrumentation scope."""
+    t = _tracers.get(scope)
+    if t is None:
+        t = _tracers[scope] = _provider.get_tracer(scope)
+    return t
+
+
+def traceparent_of(span: trace.Span) -> str | None:
+    """A span's W3C ``traceparent`` (None for an invalid span)."""
+    sc = span.get_span_context()
+    if not sc.is_valid:
+        return None
+    return f"00-{sc.trace_id:032x}-{sc.span_id:016x}-{int(sc.trace_flags):02x}"
+
+
+def current_traceparent() -> str | None:
+    """The current span's ``traceparent``: what goes upstream and is stored with the events."""
+    return traceparent_of(trace.get_current_span())
+
+
+def parent_context(traceparent: str | None) -> otel_context.Context | None:
+    """A context whose parent is the span ``traceparent`` names (a valid one, as
+    :func:`okeyplatform.contract.valid_traceparent` checks), or None for a root span."""
+    if not traceparent:
+        return None
+    try:
+        trace_id, span_id = int(traceparent[3:35], 16), int(traceparent[36:52], 16)
+        flags = TraceFlags(int(traceparent[53:55], 16) & 1)
+    except ValueError:
+        return None
+    sc = SpanContext(trace_id, span_id, is_remote=True, trace_flags=flags)
+    if not sc.is_valid:
+        return None
+    return trace.set_span_in_context(NonRecordingSpan(sc))
+
+
+def _metadata_traceparent(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
+    for k, v in context.invocation_metadata() or ():
+        if k == "traceparent":
+            return v if isinstance(v, str) else None
+    return None
+
+
+class TracingInterceptor(WrappingInterceptor):
+    """A SERVER span per unary RPC (named after the method, ``okey.v1.TableService/Act``), its
+    parent the caller's ``traceparent`` metadata, with the rpc.* attributes and the status; the
+    span is current while the handler runs. Streams (Watch, long-lived) get no span."""
+
+    async def intercept_service(self, continuation: Callable[[grpc.HandlerCallDetails], Any], details: Any) -> Any:
+        handler = await continuation(details)
+        method = details.method
+        cached = self._wrapped.get(method)
+        if cached is not None and cached[0] is handler:
+            return cached[1]
+        wrapped = self._wrap_method(handler, method)
+        if handler is not None and len(self._wrapped) < 1024:
+            self._wrapped[method] = (handler, wrapped)
+        return wrapped
+
+    def _wrap(self, handler: Any) -> Any:  # the method's name is needed: see _wrap_method
+        return handler
+
+    def _wrap_method(self, handler: Any, full_method: str) -> Any:
+        if handler is None or handler.request_streaming or handler.unary_unary is None:
+            return handler
+        inner = handler.unary_unary
+        full = full_method.lstrip("/")
+        service, _, method = full.partition("/")
+        scope = "okey." + service.rsplit(".", 1)[-1].removesuffix("Service").lower()
+
+        async def unary(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+            parent = parent_context(valid_traceparent(_metadata_traceparent(context)))
+            span = tracer(scope).start_span(full, context=parent, kind=SpanKind.SERVER)
+            token = otel_context.attach(trace.set_span_in_context(span))
+            try:
+                response = await inner(request, context)
+            except BaseException as exc:
+                if span.is_recording():
+                    _rpc_attributes(span, service, method, _status_code(context, exc))
+                    span.set_status(Status(StatusCode.ERROR, type(exc).__name__))
+                raise
+            else:
+                if span.is_recording():
+                    _rpc_attributes(span, service, method, 0)
+                return response
+            finally:
+                otel_context.detach(token)
+                span.end()
+
+        return grpc.unary_unary_rpc_method_handler(
+            unary, request_deserializer=handler.request_deserializer, response_serializer=handler.response_serializer
+        )
+
+
+def _rpc_attributes(span: trace.Span, service: str, method: str, code: int) -> None:
+    span.set_attributes(
+        {"rpc.system": "grpc", "rpc.service": service, "rpc.method": method, "rpc.grpc.status_code": code}
+    )
+
+
+def _status_code(context: grpc.aio.ServicerContext[Any, Any], exc: BaseException) -> int:
+    """The call's status number: the one it was aborted with, else UNKNOWN (2)."""
+    code = context.code() if hasattr(context, "code") else None
+    if isinstance(code, grpc.StatusCode):
+        return int(code.value[0])
+    if isinstance(code, int):
+        return code
+    return 2
+
+
+def event_span(
+    scope: str, name: str, kind: SpanKind, table_id: str, version: int, event_kind: str, parent: str | None
+) -> trace.Span:
+    """A span about one table event (the relay's publish, a consumer's handling), a child of the
+    span ``parent`` names; attributes: the table, version and event kind only (never tiles)."""
+    span = tracer(scope).start_span(name, context=parent_context(parent), kind=kind)
+    if span.is_recording():
+        span.set_attributes({"okey.table_id": table_id, "okey.version": version, "okey.event.kind": event_kind})
+    return span
+
+
+@contextlib.contextmanager
+def consumer_span(consumer: str, item: Any) -> Iterator[trace.Span]:
+    """A CONSUMER span, current while ``consumer`` handles one item (an event envelope item:
+    its parent is the message's ``traceparent``, the relay's publish); what the handler sends on
+    (a bot's Act) continues the trace."""
+    envelope = getattr(item, "envelope", None)
+    parent = getattr(envelope, "traceparent", None)
+    kind = getattr(envelope, "kind", "")
+    span = event_span("okey.consumer", f"{consumer} handle", CONSUMER, item.table_id, item.version, kind, parent)
+    token = otel_context.attach(trace.set_span_in_context(span))
+    try:
+        yield span
+    except BaseException as exc:
+        if span.is_recording():
+            span.set_status(Status(StatusCode.ERROR, type(exc).__name__))
+        raise
+    finally:
+        otel_context.detach(token)
+        span.end()

@@ -1,0 +1,136 @@
+"""Issue 20: every service of a stack serves Prometheus metrics; after a bot match the table's
+counters agree with the event log, the relay and the bots' consumer are caught up."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import urllib.request
+import uuid
+
+import asyncpg
+import grpc
+from okeycore.options import TableOptions
+from okeyplatform.auth import issue_token
+from okeyplatform.client import TableClient
+from okeyplatform.metrics import METRIC_NAMES, metrics_address
+from prometheus_client.parser import text_string_to_metric_families
+from stacks import StackFactory
+
+
+def scrape(address: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    text = urllib.request.urlopen(f"http://{address}/metrics", timeout=5).read().decode()
+    out: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}
+    for family in text_string_to_metric_families(text):
+        for s in family.samples:
+            out[(s.name, tuple(sorted(s.labels.items())))] = s.value
+    return out
+
+
+def total(samples: dict[tuple[str, tuple[tuple[str, str], ...]], float], name: str, **labels: str) -> float:
+    return sum(v for (n, ls), v in samples.items() if n == name and all((k, v2) in ls for k, v2 in labels.items()))
+
+
+def test_the_catalogue_names_are_prometheus_names_and_the_address_is_checked() -> None:
+    assert "okey_table_events_total" in METRIC_NAMES and "grpc_server_handling_seconds" in METRIC_NAMES
+    assert all(n.replace("_", "").isalnum() and n.islower() for n in METRIC_NAMES)
+    assert metrics_address({}) is None
+    assert metrics_address({"OKEY_METRICS_ADDR": "0.0.0.0:9090"}) == ("0.0.0.0", 9090)
+    try:
+        metrics_address({"OKEY_METRICS_ADDR": "nine"})
+    except ValueError as exc:
+        assert "OKEY_METRICS_ADDR" in str(exc)
+    else:
+        raise AssertionError("a bad OKEY_METRICS_ADDR must be refused")
+
+
+async def test_a_bot_match_is_counted_as_the_log_holds_it(make_stack: StackFactory) -> None:
+    stack = make_stack(("table", "bots"))
+    token = issue_token("metrics-test", role="service")
+    table_id = f"metrics-{uuid.uuid4().hex[:8]}"
+    client = TableClient(stack.address("table"), token)
+    try:
+        await client.create_table(TableOptions(match_points=1, turn_seconds=20), ("", "", "", ""), table_id=table_id)
+        deadline = time.monotonic() + 150
+        conn = await asyncpg.connect(stack.database_url)
+        try:
+            while time.monotonic() < deadline:
+                if await conn.fetchval(
+                    "SELECT count(*) FROM okey_events WHERE stream_id = $1 AND type = 'MatchEnded'", table_id
+                ):
+                    break
+                await asyncio.sleep(0.5)
+            else:
+                raise AssertionError("the bot match did not end")
+            logged = dict(await conn.fetch("SELECT type, count(*) FROM okey_events GROUP BY type"))
+        finally:
+            await conn.close()
+    finally:
+        await client.close()
+    # The relay publishes and the bots consume, then both are at 0 behind.
+    deadline = time.monotonic() + 30
+    while True:
+        table = await asyncio.to_thread(scrape, stack.metrics_address("table"))
+        bots = await asyncio.to_thread(scrape, stack.metrics_address("bots"))
+        caught_up = (
+            total(table, "okey_relay_published_total") == sum(logged.values())
+            and total(table, "okey_relay_behind_events") == 0
+            and total(bots, "okey_consumer_lag_messages") == 0
+        )
+        if caught_up or time.monotonic() > deadline:
+            break
+        await asyncio.sleep(0.5)
+    for kind, n in logged.items():
+        assert total(table, "okey_table_events_total", kind=kind) == n, kind
+    assert total(table, "okey_relay_published_total") == sum(logged.values())
+    assert total(table, "okey_relay_behind_events") == 0 and total(table, "okey_relay_behind_seconds") == 0
+    assert total(table, "okey_relay_leader") == 1
+    assert total(table, "okey_table_matches_total", game="OKEY") == 1
+    assert total(table, "okey_table_hands_total", game="OKEY") == logged.get("HandEnded", 0)
+    moves = total(table, "okey_table_commands_total", outcome="applied")
+    assert moves >= logged["TileDiscarded"]  # every discard came from an applied command
+    acts = total(table, "grpc_server_handled_total", grpc_method="Act", grpc_code="OK")
+    assert acts >= logged["TileDiscarded"]
+    assert total(table, "grpc_server_handling_seconds_count", grpc_method="Act") >= acts
+    assert total(table, "okey_db_pool_connections", pool="table", state="max") == 20
+    assert total(table, "okey_dependency_up", dependency="postgres") == 1
+    assert total(bots, "okey_consumer_lag_messages") == 0
+    assert total(bots, "okey_consumer_messages_total") >= sum(logged.values())
+    assert total(table, "okey_service_info", service="table") == 1
+
+
+async def test_a_refusal_is_counted_by_its_reason_code(make_stack: StackFactory) -> None:
+    stack = make_stack(("table",))
+    client = TableClient(stack.address("table"), issue_token("someone"))
+    try:
+        await client.view("no-such-table")
+    except grpc.aio.AioRpcError as exc:
+        assert exc.code() is grpc.StatusCode.NOT_FOUND
+    finally:
+        await client.close()
+    samples = await asyncio.to_thread(scrape, stack.metrics_address("table"))
+    assert total(samples, "okey_grpc_server_refusals_total", grpc_method="GetView", reason="TABLE_NOT_FOUND") == 1
+    assert total(samples, "grpc_server_handled_total", grpc_method="GetView", grpc_code="NOT_FOUND") == 1
+
+
+async def test_table_workers_share_one_metrics_port_and_their_counts_add_up(make_stack: StackFactory) -> None:
+    """OKEY_TABLE_WORKERS=2: the supervisor serves the sum of both workers (multiprocess mode)."""
+    stack = make_stack(("table",), env={"OKEY_TABLE_WORKERS": "2"})
+    client = TableClient(stack.address("table"), issue_token("metrics-test", role="service"))
+    try:
+        for i in range(12):  # new channels' calls land on either worker (SO_REUSEPORT)
+            one = TableClient(stack.address("table"), issue_token("metrics-test", role="service"))
+            try:
+                await one.create_table(TableOptions(), ("", "", "", ""), table_id=f"mw-{uuid.uuid4().hex[:6]}-{i}")
+            finally:
+                await one.close()
+    finally:
+        await client.close()
+    conn = await asyncpg.connect(stack.database_url)
+    try:
+        logged = await conn.fetchval("SELECT count(*) FROM okey_events WHERE type = 'TableCreated'")
+    finally:
+        await conn.close()
+    samples = await asyncio.to_thread(scrape, stack.metrics_address("table"))
+    assert total(samples, "okey_table_events_total", kind="TableCreated") == logged == 12
+    assert total(samples, "grpc_server_handled_total", grpc_method="CreateTable", grpc_code="OK") == 12

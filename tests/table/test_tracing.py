@@ -1,0 +1,130 @@
+"""Traces (okeyplatform.tracing): one Act's spans in the table service and the relay, parent-linked
+across NATS, with no tile in any attribute; log lines inside a span carry its trace id."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import uuid
+from collections.abc import Callable, Iterator
+
+import pytest
+import structlog
+from okeycore.commands import Discard
+from okeycore.options import TableOptions
+from okeyplatform import tracing
+from okeyplatform.client import TableClient
+from okeyplatform.logs import add_trace_ids
+from okeyplatform.protoconv import classic_view_from_pb
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import SpanKind
+
+from services.table.main import TableService
+
+PLAYERS = ("ali", "ayse", "mehmet", "zeynep")
+TRACE = "0af7651916cd43dd8448eb211c80319c"
+CALLER = f"00-{TRACE}-b7ad6b7169203331-01"
+
+
+@pytest.fixture
+def spans() -> Iterator[InMemorySpanExporter]:
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracing.install(provider)
+    try:
+        yield exporter
+    finally:
+        tracing.install(None)
+
+
+async def _until(exporter: InMemorySpanExporter, name: str, timeout: float = 10.0) -> ReadableSpan:
+    for _ in range(int(timeout / 0.05)):
+        found = [s for s in exporter.get_finished_spans() if s.name == name]
+        if found:
+            return found[0]
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no span {name!r}: {[s.name for s in exporter.get_finished_spans()]}")
+
+
+async def test_an_act_s_spans_are_one_trace_from_the_caller_to_the_relay_s_publish(
+    spans: InMemorySpanExporter, table_service: TableService, client_for: Callable[[str], TableClient]
+) -> None:
+    clients = [client_for(p) for p in PLAYERS]
+    traced = f"t-traced-{uuid.uuid4().hex[:8]}"
+    await client_for("lobby", "service").create_table(TableOptions(), PLAYERS, table_id=traced)
+    v = classic_view_from_pb(await clients[0].view(traced, 0))
+    seat = v.turn
+    rack = [t for t in classic_view_from_pb(await clients[seat].view(traced, seat)).rack if t >= 0]
+    spans.clear()
+    res = await clients[seat].act(traced, Discard(seat=seat, tile=rack[0]), traceparent=CALLER)
+    act = await _until(spans, "okey.v1.TableService/Act")
+    publish = await _until(spans, "okey.table publish")
+    assert act.kind is SpanKind.SERVER and publish.kind is SpanKind.PRODUCER
+    assert f"{act.context.trace_id:032x}" == TRACE == f"{publish.context.trace_id:032x}"
+    assert act.parent is not None and f"{act.parent.span_id:016x}" == "b7ad6b7169203331"
+    # the stored trace context is the Act span's, so the relay's publish hangs under it
+    assert res.events[0].traceparent == f"00-{TRACE}-{act.context.span_id:016x}-01"
+    assert publish.parent is not None and publish.parent.span_id == act.context.span_id
+    assert act.attributes["rpc.method"] == "Act" and act.attributes["rpc.grpc.status_code"] == 0
+    assert publish.attributes["okey.table_id"] == traced
+    assert publish.attributes["okey.event.kind"] == "TileDiscarded"
+    # hidden information stays out of the tracing backend: no tile of the rack in any attribute
+    texts = [str(val) for s in spans.get_finished_spans() for val in (s.attributes or {}).values()]
+    assert not any(str(t) == text for t in rack for text in texts if text != str(res.version))
+
+
+async def test_tracing_off_keeps_the_caller_s_trace_id_on_the_stored_event(
+    table_service: TableService, client_for: Callable[[str], TableClient]
+) -> None:
+    clients = [client_for(p) for p in PLAYERS]
+    untraced = f"t-untraced-{uuid.uuid4().hex[:8]}"
+    await client_for("lobby", "service").create_table(TableOptions(), PLAYERS, table_id=untraced)
+    seat = classic_view_from_pb(await clients[0].view(untraced, 0)).turn
+    rack = [t for t in classic_view_from_pb(await clients[seat].view(untraced, seat)).rack if t >= 0]
+    res = await clients[seat].act(untraced, Discard(seat=seat, tile=rack[0]), traceparent=CALLER)
+    assert res.events[0].traceparent == CALLER
+
+
+def test_a_log_line_inside_a_span_carries_its_trace_id(spans: InMemorySpanExporter) -> None:
+    out = io.StringIO()
+    log = structlog.wrap_logger(
+        structlog.PrintLogger(out), processors=[add_trace_ids, structlog.processors.JSONRenderer()]
+    )
+    with tracing.tracer("okey.test").start_as_current_span("work") as span:
+        log.info("inside")
+    log.info("outside")
+    inside, outside = (json.loads(line) for line in out.getvalue().splitlines())
+    assert inside["trace_id"] == f"{span.get_span_context().trace_id:032x}"
+    assert inside["span_id"] == f"{span.get_span_context().span_id:016x}"
+    assert "trace_id" not in outside
+
+
+def test_tracing_is_off_unless_an_otlp_exporter_is_asked_for_and_samples_as_the_standard_variables_say() -> None:
+    try:
+        assert not tracing.configure_tracing("table", {})
+        assert not tracing.configure_tracing("table", {"OTEL_TRACES_EXPORTER": "otlp", "OTEL_SDK_DISABLED": "true"})
+        env = {
+            "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317",
+            "OTEL_TRACES_SAMPLER": "parentbased_traceidratio",
+            "OTEL_TRACES_SAMPLER_ARG": "0.01",
+        }
+        import os
+
+        saved = {k: os.environ.get(k) for k in env}
+        os.environ.update(env)  # the SDK's sampler reads os.environ itself
+        try:
+            assert tracing.configure_tracing("table", env)
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+        assert "TraceIdRatioBased{0.01}" in tracing._provider.sampler.get_description()
+        assert tracing._provider.resource.attributes["service.name"] == "okey-table"
+    finally:
+        tracing.install(None)
