@@ -3,6 +3,7 @@ and every port, probe, command and env var in them matches what the code reads."
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -25,6 +26,11 @@ SERVICE_PORTS = {
     "bots": {"grpc": 50064},
     "gateway": {"grpc": 50051, "http": 8080},
 }
+
+
+CRD_GROUPS = ("postgresql.cnpg.io", "monitoring.coreos.com", "keda.sh")
+METRICS_PORT = 9090  # every pod's OKEY_METRICS_ADDR (okey-config), container port "metrics"
+AUTOSCALED_ON_LAG = {"bots", "scoring"}  # KEDA ScaledObjects; the others keep their CPU HPA
 
 
 def kustomize(overlay: str) -> str:
@@ -61,9 +67,10 @@ def test_overlay_passes_kubernetes_validate_strict(rendered: tuple[str, Path, li
         timeout=300,
     )
     assert got.returncode == 0, got.stdout + got.stderr
-    # Only the CloudNativePG Cluster (a CRD) has no schema offline; it is checked by hand below.
+    # Only the operators' objects (CRDs: CloudNativePG, prometheus-operator, KEDA) have no schema
+    # offline; their required fields are checked by hand below.
     unknown = [line for line in got.stdout.splitlines() if "Couldn't find schema" in line]
-    assert all("postgresql.cnpg.io" in line for line in unknown), unknown
+    assert all(any(g in line for g in CRD_GROUPS) for line in unknown), unknown
     assert {d["kind"] for d in docs} >= {
         "Deployment",
         "Service",
@@ -116,7 +123,7 @@ def test_services_ports_probes_commands_match_the_code(rendered: tuple[str, Path
         (c,) = spec["containers"]
         assert c["args"] == ["serve", name] and name in serve_choices
         declared = {p["name"]: p["containerPort"] for p in c["ports"]}
-        assert declared == ports
+        assert declared == {**ports, "metrics": METRICS_PORT}
         env = {e["name"]: e.get("value") for e in c.get("env", [])}
         if name == "gateway":
             assert env["OKEY_GATEWAY_GRPC_ADDR"] == f"0.0.0.0:{ports['grpc']}"
@@ -139,8 +146,11 @@ def test_services_ports_probes_commands_match_the_code(rendered: tuple[str, Path
     job = by_kind(docs, "Job")["okey-migrate"]
     assert job["spec"]["template"]["spec"]["containers"][0]["args"] == ["migrate"]
     assert "migrate" in build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    assert config["data"]["OKEY_METRICS_ADDR"] == f"0.0.0.0:{METRICS_PORT}"
     hpas = by_kind(docs, "HorizontalPodAutoscaler")
-    assert set(hpas) == set(SERVICE_PORTS) and all(h["apiVersion"] == "autoscaling/v2" for h in hpas.values())
+    assert set(hpas) == set(SERVICE_PORTS) - AUTOSCALED_ON_LAG
+    assert all(h["apiVersion"] == "autoscaling/v2" for h in hpas.values())
+    assert set(by_kind(docs, "ScaledObject")) == AUTOSCALED_ON_LAG
     pdbs = by_kind(docs, "PodDisruptionBudget")
     assert set(SERVICE_PORTS) <= set(pdbs)
     if overlay == "prod":
@@ -181,3 +191,71 @@ def test_dockerfile_runs_as_non_root_and_builds_the_protos() -> None:
     assert "AS build" in text and "grpc_tools.protoc" in text
     assert re.search(r"^USER 10001", text, re.M)
     assert 'ENTRYPOINT ["okey"]' in text
+
+
+def test_the_operators_objects_carry_the_fields_their_crds_require(
+    rendered: tuple[str, Path, list[dict[str, Any]]],
+) -> None:
+    """PodMonitor, PrometheusRule and ScaledObject have no schema offline: their required fields,
+    and that they point at what exists (the metrics port, the consumers' durables, NATS's monitor)."""
+    _, _, docs = rendered
+    (pm,) = by_kind(docs, "PodMonitor").values()
+    assert pm["apiVersion"] == "monitoring.coreos.com/v1"
+    assert pm["spec"]["selector"]["matchExpressions"] or pm["spec"]["selector"]["matchLabels"]
+    assert [e["port"] for e in pm["spec"]["podMetricsEndpoints"]] == ["metrics"]
+    (rule,) = by_kind(docs, "PrometheusRule").values()
+    assert rule["apiVersion"] == "monitoring.coreos.com/v1"
+    alerts = [r for g in rule["spec"]["groups"] for r in g["rules"]]
+    assert alerts and all(r["alert"] and r["expr"] and r["labels"]["severity"] for r in alerts)
+    assert all({"summary", "description", "runbook_url"} <= set(r["annotations"]) for r in alerts)
+    from services.bots.consumer import DURABLE as BOTS_DURABLE
+    from services.scoring.consumer import DURABLE as SCORING_DURABLE
+
+    durables = {"bots": BOTS_DURABLE, "scoring": SCORING_DURABLE}
+    nats_ports = {
+        p["name"] for p in by_kind(docs, "StatefulSet")["nats"]["spec"]["template"]["spec"]["containers"][0]["ports"]
+    }
+    assert "monitor" in nats_ports
+    for name, so in by_kind(docs, "ScaledObject").items():
+        assert so["apiVersion"] == "keda.sh/v1alpha1"
+        assert so["spec"]["scaleTargetRef"]["name"] == name
+        (trigger,) = so["spec"]["triggers"]
+        assert trigger["type"] == "nats-jetstream"
+        meta = trigger["metadata"]
+        assert {"natsServerMonitoringEndpoint", "account", "stream", "consumer", "lagThreshold"} <= set(meta)
+        assert meta["stream"] == "OKEY_TABLES" and meta["consumer"] == durables[name]
+        assert meta["natsServerMonitoringEndpoint"].endswith(":8222")
+
+
+def _promtool() -> str:
+    found = shutil.which("promtool")
+    if found:
+        return found
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get"):
+        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+        subprocess.run(["apt-get", "update", "-qq"], env=env, capture_output=True, timeout=900, check=False)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "prometheus"], env=env, capture_output=True, timeout=1800)
+        found = shutil.which("promtool")
+    if not found:
+        pytest.fail("the alert rules are checked with promtool: apt-get install prometheus")
+    return found
+
+
+def test_promtool_checks_the_alert_rules_as_deployed(
+    rendered: tuple[str, Path, list[dict[str, Any]]], tmp_path: Path
+) -> None:
+    from okeyplatform.metrics import METRIC_NAMES
+
+    _, _, docs = rendered
+    (rule,) = by_kind(docs, "PrometheusRule").values()
+    path = tmp_path / "rules.yaml"
+    path.write_text(yaml.safe_dump({"groups": rule["spec"]["groups"]}))
+    got = subprocess.run([_promtool(), "check", "rules", str(path)], capture_output=True, text=True, timeout=60)
+    assert got.returncode == 0, got.stdout + got.stderr
+    # Every okey_/grpc_/http_ name the rules and the dashboard read is one the code exports.
+    dashboard = (K8S / "base" / "monitoring" / "okey-dashboard.json").read_text()
+    used = set(re.findall(r"\b((?:okey|grpc|http)_[a-z0-9_]+)", path.read_text() + dashboard))
+    labels = {"grpc_service", "grpc_method", "grpc_type", "grpc_code"}  # label names, not metrics
+    base = {re.sub(r"_(bucket|sum|count)$", "", n) for n in used} - labels
+    unknown = sorted(n for n in base if n not in METRIC_NAMES)
+    assert not unknown, unknown
