@@ -137,7 +137,7 @@ CONSUMER_BATCH = _histogram("okey_consumer_batch_seconds", "Applying one fetched
 # ---------------------------------------------------------------- bots
 BOT_DECISIONS = _counter(
     "okey_bots_decisions_total",
-    "Bot decisions, by kind (turn, timeout, autopilot, ready).",
+    "Bot decisions, by kind (turn, timeout, autopilot, pre).",
     ("game", "strategy", "kind"),
 )
 BOT_DECISION_SECONDS = _histogram("okey_bots_decision_seconds", "A strategy deciding.", ("game", "strategy"))

@@ -11,9 +11,11 @@ duplicate (or refuses it on the newer state): a turn is never played twice.
 from __future__ import annotations
 
 import asyncio
+import time
 import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import grpc
@@ -22,6 +24,7 @@ from okeycore.events import HandStarted
 from okeycore.options import Game
 from okeycore.strategy import STRATEGIES, Strategy
 from okeycore.strategy101 import STRATEGIES_101
+from okeyplatform import metrics as M
 from okeyplatform.aioloop import KeyedLocks
 from okeyplatform.client import TableClient
 from okeyplatform.contract import Envelope
@@ -59,6 +62,8 @@ class Played:
     commands: int = 0
     refused: int = 0
     version: int = 0  # the table's version after the last command played
+    game: str = ""  # the table's game, once a bot decided there (the metrics' label)
+    late: bool = False  # a timed-out turn was played (counted once)
 
 
 class BotsApp:
@@ -92,6 +97,9 @@ class BotsApp:
             await self._before_first_turn(table_id, played, env.version)
         for seat in seats:
             await self.play_turn(table_id, seat, played, seen=env.version)
+        if played.commands and played.game:
+            # The player's wait: from the event that called the bots to their last move accepted.
+            M.BOT_REPLY.labels(played.game).observe(max(0.0, (datetime.now(UTC) - env.time).total_seconds()))
         return played
 
     async def _before_first_turn(self, table_id: str, played: Played, seen: int) -> None:
@@ -108,7 +116,10 @@ class BotsApp:
                 if msg is None or msg.phase != _PLAYING:
                     return
                 view = classic_view_from_pb(msg)
+                t0 = time.perf_counter()
                 cmd = self.make_strategy(self.strategy, seed_for(table_id, view.version, seat)).off_turn(view)
+                self._decided("OKEY", "pre", time.perf_counter() - t0)
+                played.game = "OKEY"
                 if cmd is not None:
                     await self._act(table_id, cmd, command_id(table_id, view.version, seat, "pre"), played)
 
@@ -124,14 +135,28 @@ class BotsApp:
                 if msg is None or not self._ours(msg, seat):
                     return played
                 seed = seed_for(table_id, msg.version, seat)
+                t0 = time.perf_counter()
                 if msg.options.game == _GAME_OKEY:
+                    game = "OKEY"
                     cmd = self.make_strategy(self.strategy, seed).act(classic_view_from_pb(msg))
                 else:
+                    game = "OKEY101"
                     cmd = STRATEGIES_101[self.strategy](seed).act(view101_from_pb(msg))
+                pub = msg.seats[seat]
+                kind = "timeout" if msg.timed_out else "autopilot" if pub.player_id else "turn"
+                self._decided(game, kind, time.perf_counter() - t0)
+                if msg.timed_out and not played.late:
+                    played.late = True
+                    M.BOT_LATE.labels(game).inc()  # a person's turn ran out: the bot plays it late
+                played.game = game
                 if not await self._act(table_id, cmd, command_id(table_id, msg.version, seat), played):
                     return played
             self.log.warning("turn_not_finished", table_id=table_id, seat=seat)
         return played
+
+    def _decided(self, game: str, kind: str, seconds: float) -> None:
+        M.BOT_DECISIONS.labels(game, self.strategy, kind).inc()
+        M.BOT_DECISION_SECONDS.labels(game, self.strategy).observe(seconds)
 
     @staticmethod
     def _ours(msg: Any, seat: int) -> bool:

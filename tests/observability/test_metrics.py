@@ -97,6 +97,11 @@ async def test_a_bot_match_is_counted_as_the_log_holds_it(make_stack: StackFacto
     assert total(bots, "okey_consumer_lag_messages") == 0
     assert total(bots, "okey_consumer_messages_total") >= sum(logged.values())
     assert total(table, "okey_service_info", service="table") == 1
+    # Every discard of this all-bot match was a bot's decision, and each call of the bots timed.
+    assert total(bots, "okey_bots_decisions_total", game="OKEY", kind="turn") >= logged["TileDiscarded"]
+    assert total(bots, "okey_bots_decision_seconds_count", game="OKEY") >= logged["TileDiscarded"]
+    assert total(bots, "okey_bots_reply_seconds_count", game="OKEY") >= 1
+    assert total(bots, "okey_bots_turns_late_total") == 0  # no person's turn ran out
 
 
 async def test_a_refusal_is_counted_by_its_reason_code(make_stack: StackFactory) -> None:
