@@ -16,6 +16,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import DecodeError, Message
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
+from okeyplatform import metrics as M
 from okeyplatform.auth import CLIENT_ADDRESS_KEY, TokenError
 from okeyplatform.errors import (
     HTTP_STATUS,
@@ -146,8 +147,21 @@ def _error(status: int, code: str, reason: str, message: str, metadata: dict[str
     return JSONResponse(body, status_code=status)
 
 
+def _route(path: str) -> str:
+    """The route template of a path, for the metrics' ``route`` label (a bounded set: a caller
+    choosing paths cannot make new series)."""
+    if path in ("/healthz", "/api"):
+        return path
+    if path.startswith("/api/"):
+        return "/api/{service}/{method}"
+    if path.startswith("/ws/"):
+        return "/ws/{service}/{method}"
+    return "static"
+
+
 def _refusal(err: AppError) -> JSONResponse:
     """An AppError in the API's JSON error shape, its HTTP status from the one table."""
+    M.GATEWAY_REFUSED.labels(err.reason).inc()
     return _error(http_status(err.status), err.status.name, err.reason, err.message)
 
 
@@ -239,15 +253,24 @@ class AccessLog:
             return
         t0 = time.perf_counter()
         status = {"code": 0}
+        kind = "http" if scope["type"] == "http" else "websocket"
+        method, route = scope.get("method", "WS"), _route(scope.get("path") or "")
+        open_now = M.GATEWAY_CONNECTIONS.labels(kind)
 
         async def capture(msg: Any) -> None:
             if msg["type"] == "http.response.start":
                 status["code"] = msg["status"]
             await send(msg)
 
+        open_now.inc()
         try:
             await self.app(scope, receive, capture)
         finally:
+            open_now.dec()
+            elapsed = time.perf_counter() - t0
+            code = status["code"] or (101 if kind == "websocket" else 0)  # an accepted WebSocket sends no status
+            M.HTTP_REQUESTS.labels(method, route, str(code)).inc()
+            M.HTTP_SECONDS.labels(method, route).observe(elapsed)
             log.info(
                 "access",
                 method=scope.get("method", "WS"),

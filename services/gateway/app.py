@@ -12,6 +12,7 @@ from typing import Any
 import grpc
 from google.protobuf import descriptor_pool, message_factory
 from google.protobuf.descriptor import MethodDescriptor, ServiceDescriptor
+from okeyplatform import metrics as M
 from okeyplatform.auth import Identity, TokenError, verify_token
 
 __all__ = [
@@ -227,9 +228,12 @@ class RateLimiter:
         t = time.monotonic() if now is None else now
         mine = self.callers.level(caller.key, t)
         if mine < cost:
-            return "player" if caller.identity is not None else "address"
+            which = "player" if caller.identity is not None else "address"
+            M.GATEWAY_RATE_LIMITED.labels(which).inc()
+            return which
         shared = self.addresses.level(caller.address, t)
         if shared < cost:
+            M.GATEWAY_RATE_LIMITED.labels("address").inc()
             return "address"
         self.callers.set(caller.key, mine - cost, t)
         self.addresses.set(caller.address, shared - cost, t)

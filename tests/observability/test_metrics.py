@@ -139,3 +139,21 @@ async def test_table_workers_share_one_metrics_port_and_their_counts_add_up(make
     samples = await asyncio.to_thread(scrape, stack.metrics_address("table"))
     assert total(samples, "okey_table_events_total", kind="TableCreated") == logged == 12
     assert total(samples, "grpc_server_handled_total", grpc_method="CreateTable", grpc_code="OK") == 12
+
+
+async def test_the_gateway_counts_routes_refusals_and_rate_limits(make_stack: StackFactory) -> None:
+    import httpx
+
+    stack = make_stack(("table", "lobby", "gateway"), env={"OKEY_RATE_LIMIT": "1", "OKEY_RATE_BURST": "2"})
+    base = f"http://{stack.http_address}"
+    async with httpx.AsyncClient(base_url=base, timeout=10) as http:
+        assert (await http.get("/healthz")).status_code == 200
+        assert (await http.post("/api/okey.v1.Nope/Nothing", json={})).status_code == 404
+        codes = [(await http.post("/api/okey.v1.LobbyService/ListTables", json={})).status_code for _ in range(8)]
+    assert 429 in codes
+    samples = await asyncio.to_thread(scrape, stack.metrics_address("gateway"))
+    assert total(samples, "http_requests_total", route="/healthz", status="200") == 1
+    assert total(samples, "http_requests_total", route="/api/{service}/{method}") == 9
+    assert total(samples, "okey_gateway_refused_total", reason="UNKNOWN_METHOD") == 1
+    assert total(samples, "okey_gateway_rate_limited_total") == codes.count(429)
+    assert total(samples, "okey_gateway_connections", kind="http") == 0  # none open after
