@@ -16,6 +16,7 @@ recorded by name), reasons are the stable reason codes, games and kinds come fro
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import os
 import time
@@ -23,7 +24,7 @@ import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, start_http_server
@@ -40,6 +41,7 @@ __all__ = [
     "note_reason",
     "watch_nats",
     "metrics_address",
+    "counts_sign_in",
 ]
 
 # Seconds. Fast paths (a decide, an append, an RPC) from 0.5 ms; slow ones (a bot's reply as a
@@ -164,6 +166,30 @@ BANK_CHIPS = _gauge("okey_lobby_bank_chips", "Chips the ledger's bank account ho
 
 METRIC_NAMES: frozenset[str] = frozenset(_NAMES)
 """Every metric name as exposed (counters with ``_total``; histograms without their suffixes)."""
+
+
+_F = TypeVar("_F", bound=Callable[..., Awaitable[Any]])
+
+
+def counts_sign_in(method: str) -> Callable[[_F], _F]:
+    """A sign-in use case counted in ``okey_lobby_sign_ins_total{method, outcome}``: ``ok`` when
+    it returns, ``refused`` when it raises."""
+    ok, refused = SIGN_INS.labels(method, "ok"), SIGN_INS.labels(method, "refused")
+
+    def wrap(fn: _F) -> _F:
+        @functools.wraps(fn)
+        async def counted(*args: Any, **kwargs: Any) -> Any:
+            try:
+                got = await fn(*args, **kwargs)
+            except Exception:
+                refused.inc()
+                raise
+            ok.inc()
+            return got
+
+        return counted  # type: ignore[return-value]
+
+    return wrap
 
 
 # ---------------------------------------------------------------- the gRPC interceptor

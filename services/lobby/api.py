@@ -10,6 +10,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from okey.v1 import common_pb2
 from okey.v1 import lobby_service_pb2 as pb
 from okey.v1 import lobby_service_pb2_grpc as pb_grpc
+from okeyplatform import metrics as M
 from okeyplatform.auth import Identity, client_address_from_metadata, identity_from_metadata
 from okeyplatform.protoconv import options_from_pb, options_pb
 
@@ -146,7 +147,9 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):
 
     async def SignInGuest(self, request: pb.SignInGuestRequest, context: Any) -> pb.SignInGuestResponse:
         address = client_address_from_metadata(context.invocation_metadata())  # the gateway's
-        s = await self.app.sign_in(request.display_name, request.device_id, address, request.device_secret)
+        # A device credential signs that account in again; without one, a new guest.
+        counted = M.counts_sign_in("device" if request.device_secret else "guest")(self.app.sign_in)
+        s = await counted(request.display_name, request.device_id, address, request.device_secret)
         return await self._signed_in(s)
 
     async def _signed_in(self, s: SignedIn) -> pb.SignInGuestResponse:

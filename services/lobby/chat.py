@@ -8,7 +8,9 @@ import re
 from collections.abc import Callable
 from datetime import datetime
 
+from okeyplatform import metrics as M
 from okeyplatform.auth import Identity
+from okeyplatform.errors import AppError
 from okeyplatform.logs import get_logger
 
 from . import moderation
@@ -30,6 +32,16 @@ class Chat:
 
     async def send_message(self, who: Identity, table_id: str, text: str) -> MessageRow:
         """Post to a table's chat (seated players) or the lobby's, under the house rules."""
+        try:
+            row = await self._send_message(who, table_id, text)
+        except AppError as err:
+            M.CHAT_MESSAGES.labels("blocked").inc()
+            M.CHAT_BLOCKED.labels(err.reason).inc()
+            raise
+        M.CHAT_MESSAGES.labels("sent").inc()
+        return row
+
+    async def _send_message(self, who: Identity, table_id: str, text: str) -> MessageRow:
         text = " ".join(text.split())
         if not text:
             raise Invalid("the message is empty", "EMPTY_MESSAGE")

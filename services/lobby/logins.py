@@ -24,6 +24,7 @@ from pathlib import Path
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
+from okeyplatform import metrics as M
 from okeyplatform.auth import Identity
 from okeyplatform.logs import get_logger
 
@@ -168,6 +169,7 @@ class Logins:
         self.log.info("password_changed", player_id=who.subject)
         return session
 
+    @M.counts_sign_in("password")
     async def sign_in_email(self, email: str, password: str) -> SignedIn:
         """The account of a linked e-mail, on a new device (a new device credential)."""
         key = email_key(email)
@@ -214,6 +216,7 @@ class Logins:
             await uow.logins.add_code(credential_hash(code), who.subject, now, now + LINK_CODE_TTL)
         return f"{code[:5]}-{code[5:]}", now + LINK_CODE_TTL
 
+    @M.counts_sign_in("link")
     async def sign_in_link_code(self, code: str) -> SignedIn:
         normal = _normal_code(code)
         if len(normal) != LINK_CODE_LEN or any(c not in LINK_ALPHABET for c in normal):

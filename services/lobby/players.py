@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from okeyplatform import metrics as M
 from okeyplatform.auth import Identity, issue_token, revoke
 from okeyplatform.logs import get_logger
 
@@ -189,6 +190,7 @@ class Players:
         )
         return Session(token, now + timedelta(seconds=self.limits.token_ttl_s), refresh, refresh_expires)
 
+    @M.counts_sign_in("refresh")
     async def refresh(self, refresh_token: str) -> Session:
         """The next access token and refresh token of a session; the one given is used up. A
         refresh token used a second time is a copy someone else holds: the whole session (its

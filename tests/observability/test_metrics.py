@@ -157,3 +157,25 @@ async def test_the_gateway_counts_routes_refusals_and_rate_limits(make_stack: St
     assert total(samples, "okey_gateway_refused_total", reason="UNKNOWN_METHOD") == 1
     assert total(samples, "okey_gateway_rate_limited_total") == codes.count(429)
     assert total(samples, "okey_gateway_connections", kind="http") == 0  # none open after
+
+
+async def test_the_lobby_counts_sign_ins_and_the_chat_it_blocks(make_stack: StackFactory) -> None:
+    import httpx
+
+    stack = make_stack(("table", "lobby", "gateway"))
+    async with httpx.AsyncClient(base_url=f"http://{stack.http_address}", timeout=10) as http:
+        got = await http.post("/api/okey.v1.LobbyService/SignInGuest", json={"displayName": "Metrik"})
+        assert got.status_code == 200, got.text
+        auth = {"authorization": f"Bearer {got.json()['token']}"}
+        bad = await http.post("/api/okey.v1.LobbyService/SignInGuest", json={"displayName": "x"})
+        assert bad.status_code == 400
+        ok = await http.post("/api/okey.v1.LobbyService/SendMessage", json={"text": "iyi oyunlar"}, headers=auth)
+        assert ok.status_code == 200, ok.text
+        ad = await http.post("/api/okey.v1.LobbyService/SendMessage", json={"text": "ucuz chip satılır"}, headers=auth)
+        assert ad.status_code >= 400
+    samples = await asyncio.to_thread(scrape, stack.metrics_address("lobby"))
+    assert total(samples, "okey_lobby_sign_ins_total", method="guest", outcome="ok") == 1
+    assert total(samples, "okey_lobby_sign_ins_total", method="guest", outcome="refused") == 1
+    assert total(samples, "okey_lobby_chat_messages_total", outcome="sent") == 1
+    assert total(samples, "okey_lobby_chat_messages_total", outcome="blocked") == 1
+    assert total(samples, "okey_lobby_chat_blocked_total", reason=ad.json()["reason"]) == 1
