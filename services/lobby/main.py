@@ -15,11 +15,13 @@ from okeyplatform.auth import revoke
 from okeyplatform.consumer import EventItem, TableEventConsumer
 from okeyplatform.eventstore import PostgresEventStore
 from okeyplatform.host import InProcess, Part, ServiceHost, run_service
+from okeyplatform.metrics import BANK_CHIPS, REPORTS_OPEN
 from okeyplatform.revocations import RevocationPublisher
 
 from .api import SERVICE_NAME, LobbyServicer
 from .app import LobbyApp
 from .consumer import DURABLE, Unreadable, match_consumer
+from .ledger_repo import BANK
 from .policy import Limits
 from .starter import GrpcScoringForgetter, GrpcTableStarter
 from .store import LobbyStore
@@ -128,6 +130,16 @@ def bootstrap(config: LobbyConfig) -> ServiceHost[LobbyParts]:
         host.background(consumer, critical=True)
         timers = LobbyTimers(app, events, config.retry_every_s, config.reconcile_every_s)
         host.background(timers)
+        host.watch_pool("lobby", store.pool)
+        host.watch_pool("lobby-events", events.pool)
+
+        async def staff_gauges() -> None:
+            async with store.pool.acquire() as conn:
+                REPORTS_OPEN.set(await conn.fetchval("SELECT count(*) FROM lobby_reports WHERE status = 'OPEN'"))
+                bank = await conn.fetchval("SELECT balance FROM lobby_accounts WHERE account = $1", BANK)
+            BANK_CHIPS.set(bank or 0)
+
+        host.every(30.0, staff_gauges)
         return LobbyParts(store, events, starter, app, publisher, consumer, timers)
 
     return ServiceHost("lobby", config.address, setup)

@@ -179,3 +179,7 @@ async def test_the_lobby_counts_sign_ins_and_the_chat_it_blocks(make_stack: Stac
     assert total(samples, "okey_lobby_chat_messages_total", outcome="sent") == 1
     assert total(samples, "okey_lobby_chat_messages_total", outcome="blocked") == 1
     assert total(samples, "okey_lobby_chat_blocked_total", reason=ad.json()["reason"]) == 1
+    assert total(samples, "okey_lobby_reports_open") == 0
+    # The bank is the only account below zero: minus the chips in circulation (the guest's grant).
+    assert total(samples, "okey_lobby_bank_chips") <= 0
+    assert total(samples, "okey_db_pool_connections", pool="lobby", state="max") == 10
