@@ -162,7 +162,7 @@ SIGN_INS = _counter("okey_lobby_sign_ins_total", "Sign-ins, by method and outcom
 CHAT_MESSAGES = _counter("okey_lobby_chat_messages_total", "Chat messages, by outcome (sent, blocked).", ("outcome",))
 CHAT_BLOCKED = _counter("okey_lobby_chat_blocked_total", "Chat messages the house rules refused.", ("reason",))
 REPORTS_OPEN = _gauge("okey_lobby_reports_open", "Player reports not yet resolved.", mode="livemax")
-BANK_CHIPS = _gauge("okey_lobby_bank_chips", "The ledger's bank balance: minus the chips in circulation.", mode="livemax")
+BANK_CHIPS = _gauge("okey_lobby_bank_chips", "The bank's balance: minus the chips in circulation.", mode="livemax")
 
 METRIC_NAMES: frozenset[str] = frozenset(_NAMES)
 """Every metric name as exposed (counters with ``_total``; histograms without their suffixes)."""
