@@ -121,7 +121,7 @@ class AppErrors(WrappingInterceptor):
     so that what :func:`as_app_error` recognises aborts the call with :func:`to_status`, and
     anything else propagates as before (UNKNOWN, logged by grpc)."""
 
-    def _wrap(self, handler: Any) -> Any:
+    def _wrap(self, handler: Any, method: str) -> Any:
         if handler is None or handler.request_streaming:
             return handler
         if handler.unary_unary is not None:

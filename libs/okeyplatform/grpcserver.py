@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 from abc import abstractmethod
 from collections.abc import AsyncIterator, Callable, Sequence
+from contextvars import ContextVar
 from typing import Any
 
 import grpc
@@ -15,8 +16,6 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 from grpc_status import rpc_status
-
-from .metrics import note_reason
 
 __all__ = ["build_server", "rich_error", "RequestReader", "WrappingInterceptor", "DOMAIN", "MAX_MESSAGE_BYTES"]
 
@@ -80,14 +79,15 @@ class WrappingInterceptor(grpc.aio.ServerInterceptor):
         cached = self._wrapped.get(method)
         if cached is not None and cached[0] is handler:
             return cached[1]
-        wrapped = self._wrap(handler)
+        wrapped = self._wrap(handler, method)
         if handler is not None and len(self._wrapped) < 1024:  # known methods only: unknown names get None
             self._wrapped[method] = (handler, wrapped)
         return wrapped
 
     @abstractmethod
-    def _wrap(self, handler: Any) -> Any:
-        """The handler to serve in place of ``handler`` (None for an unknown method)."""
+    def _wrap(self, handler: Any, method: str) -> Any:
+        """The handler to serve in place of ``handler`` (None for an unknown method) of the full
+        ``method`` name (``/okey.v1.TableService/Act``)."""
 
 
 class RequestReader(WrappingInterceptor):
@@ -95,7 +95,7 @@ class RequestReader(WrappingInterceptor):
     text no service can store (PostgreSQL refuses NUL characters), are INVALID_ARGUMENT with a
     reason (``MALFORMED_REQUEST``, ``INVALID_TEXT``) instead of an unhandled exception (UNKNOWN)."""
 
-    def _wrap(self, handler: Any) -> Any:
+    def _wrap(self, handler: Any, method: str) -> Any:
         if handler is None or handler.request_deserializer is None or handler.request_streaming:
             return handler  # raw-bytes handlers (the gateway's proxy) and client streams as they are
         parse = handler.request_deserializer
@@ -167,6 +167,17 @@ async def mark_not_serving(health: health_aio.HealthServicer, names: Sequence[st
     await health.set("", health_pb2.HealthCheckResponse.NOT_SERVING)
     for n in names:
         await health.set(n, health_pb2.HealthCheckResponse.NOT_SERVING)
+
+
+CALL_REASONS: ContextVar[list[str] | None] = ContextVar("okey_rpc_reason", default=None)
+"""The reason codes of the rich statuses made while serving the current RPC (the metrics
+interceptor sets a list per call: ``okey_grpc_server_refusals_total{reason}``)."""
+
+
+def note_reason(reason: str) -> None:
+    box = CALL_REASONS.get()
+    if box is not None:
+        box.append(reason)
 
 
 def rich_error(code: grpc.StatusCode, reason: str, message: str, **metadata: str) -> grpc.Status:

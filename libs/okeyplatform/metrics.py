@@ -22,13 +22,14 @@ import os
 import time
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import grpc
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, start_http_server
 
+from .grpcserver import CALL_REASONS as _REASON
+from .grpcserver import WrappingInterceptor
 from .logs import get_logger
 
 __all__ = [
@@ -38,7 +39,6 @@ __all__ = [
     "serve_multiprocess",
     "mark_worker_dead",
     "Sampler",
-    "note_reason",
     "watch_nats",
     "metrics_address",
     "counts_sign_in",
@@ -194,16 +194,6 @@ def counts_sign_in(method: str) -> Callable[[_F], _F]:
 
 # ---------------------------------------------------------------- the gRPC interceptor
 
-_REASON: ContextVar[list[str] | None] = ContextVar("okey_rpc_reason", default=None)
-
-
-def note_reason(reason: str) -> None:
-    """The reason code of the refusal the current RPC is about to end with (called where a rich
-    status is made, :func:`okeyplatform.grpcserver.rich_error`)."""
-    box = _REASON.get()
-    if box is not None:
-        box.append(reason)
-
 
 def _code_name(context: Any, exc: BaseException | None) -> str:
     if exc is None:
@@ -239,50 +229,40 @@ class _Method:
             GRPC_REFUSALS.labels(self.service, self.method, code, reason).inc()
 
 
-class GrpcMetrics(grpc.aio.ServerInterceptor):
+class _Observed:
+    """One served call's count, status, reason and time (``with``: around the handler)."""
+
+    __slots__ = ("box", "context", "m", "t0", "token")
+
+    def __init__(self, m: _Method, context: Any) -> None:
+        self.m, self.context = m, context
+
+    def __enter__(self) -> None:
+        self.m.started.inc()
+        self.box: list[str] = []
+        self.token = _REASON.set(self.box)
+        self.t0 = time.perf_counter()
+
+    def __exit__(self, _type: Any, exc: BaseException | None, _tb: Any) -> None:
+        _REASON.reset(self.token)
+        self.m.done(_code_name(self.context, exc), self.box, time.perf_counter() - self.t0)
+
+
+class GrpcMetrics(WrappingInterceptor):
     """Counts and times every served RPC (outermost, so it sees every status: the request
     reader's refusals, the use cases', faults). Unknown methods are not recorded by name."""
 
-    def __init__(self) -> None:
-        self._wrapped: dict[str, tuple[Any, Any]] = {}
-
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Any]],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> Any:
-        handler = await continuation(handler_call_details)
+    def _wrap(self, handler: Any, full_method: str) -> Any:
         if handler is None or handler.request_streaming:
             return handler
-        method = handler_call_details.method
-        cached = self._wrapped.get(method)
-        if cached is not None and cached[0] is handler:
-            return cached[1]
-        wrapped = self._wrap(method, handler)
-        if len(self._wrapped) < 1024:
-            self._wrapped[method] = (handler, wrapped)
-        return wrapped
-
-    def _wrap(self, full_method: str, handler: Any) -> Any:
         service, _, name = full_method.lstrip("/").partition("/")
         if handler.unary_unary is not None:
             m = _Method(service, name, "unary")
             inner = handler.unary_unary
 
             async def unary(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-                m.started.inc()
-                box: list[str] = []
-                token = _REASON.set(box)
-                t0 = time.perf_counter()
-                exc: BaseException | None = None
-                try:
+                with _Observed(m, context):
                     return await inner(request, context)
-                except BaseException as e:
-                    exc = e
-                    raise
-                finally:
-                    _REASON.reset(token)
-                    m.done(_code_name(context, exc), box, time.perf_counter() - t0)
 
             return grpc.unary_unary_rpc_method_handler(
                 unary,
@@ -295,44 +275,20 @@ class GrpcMetrics(grpc.aio.ServerInterceptor):
             if inspect.isasyncgenfunction(stream):
 
                 async def items(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[Any]:
-                    m.started.inc()
-                    box: list[str] = []
-                    token = _REASON.set(box)
-                    t0 = time.perf_counter()
-                    exc: BaseException | None = None
-                    try:
+                    with _Observed(m, context):
                         async for item in stream(request, context):
                             yield item
-                    except BaseException as e:
-                        exc = e
-                        raise
-                    finally:
-                        _REASON.reset(token)
-                        m.done(_code_name(context, exc), box, time.perf_counter() - t0)
 
-                return grpc.unary_stream_rpc_method_handler(
-                    items,
-                    request_deserializer=handler.request_deserializer,
-                    response_serializer=handler.response_serializer,
-                )
+                served: Any = items
+            else:
 
-            async def writes(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-                m.started.inc()
-                box: list[str] = []
-                token = _REASON.set(box)
-                t0 = time.perf_counter()
-                exc: BaseException | None = None
-                try:
-                    return await stream(request, context)
-                except BaseException as e:
-                    exc = e
-                    raise
-                finally:
-                    _REASON.reset(token)
-                    m.done(_code_name(context, exc), box, time.perf_counter() - t0)
+                async def writes(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+                    with _Observed(m, context):
+                        return await stream(request, context)  # it writes with context.write
 
+                served = writes
             return grpc.unary_stream_rpc_method_handler(
-                writes,
+                served,
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )

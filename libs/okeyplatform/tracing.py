@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import grpc
@@ -143,21 +143,7 @@ class TracingInterceptor(WrappingInterceptor):
     parent the caller's ``traceparent`` metadata, with the rpc.* attributes and the status; the
     span is current while the handler runs. Streams (Watch, long-lived) get no span."""
 
-    async def intercept_service(self, continuation: Callable[[grpc.HandlerCallDetails], Any], details: Any) -> Any:
-        handler = await continuation(details)
-        method = details.method
-        cached = self._wrapped.get(method)
-        if cached is not None and cached[0] is handler:
-            return cached[1]
-        wrapped = self._wrap_method(handler, method)
-        if handler is not None and len(self._wrapped) < 1024:
-            self._wrapped[method] = (handler, wrapped)
-        return wrapped
-
-    def _wrap(self, handler: Any) -> Any:  # the method's name is needed: see _wrap_method
-        return handler
-
-    def _wrap_method(self, handler: Any, full_method: str) -> Any:
+    def _wrap(self, handler: Any, full_method: str) -> Any:
         if handler is None or handler.request_streaming or handler.unary_unary is None:
             return handler
         inner = handler.unary_unary
