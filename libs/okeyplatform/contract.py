@@ -16,7 +16,6 @@ content type) is read too: :func:`decode_envelope` upcasts it."""
 from __future__ import annotations
 
 import json
-import re
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
@@ -36,6 +35,7 @@ from okeycore.tiles import TILE_COUNT, face_of_id
 from .eventstore import StoredEvent
 from .logs import get_logger
 from .optionsconv import options_pb, snake
+from .tracing import valid_traceparent
 
 __all__ = [
     "CONTENT_TYPE",
@@ -59,18 +59,6 @@ __all__ = [
 
 CONTENT_TYPE = "application/x-protobuf; messageType=okey.v1.TableEvent"
 """The NATS ``Content-Type`` header of a table event (the envelope, binary)."""
-
-_TRACEPARENT = re.compile(r"^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$")
-
-
-def valid_traceparent(value: object) -> str | None:
-    """A W3C ``traceparent`` as sent (``00-<trace id>-<span id>-<flags>``), or None when it is
-    not one: a malformed trace context is dropped, never stored or passed on."""
-    if not isinstance(value, str) or len(value) != 55 or not _TRACEPARENT.match(value):
-        return None
-    if value.startswith("ff") or value[3:35] == "0" * 32 or value[36:52] == "0" * 16:
-        return None
-    return value
 
 
 class BadEnvelope(ValueError):

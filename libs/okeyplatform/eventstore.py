@@ -16,6 +16,8 @@ from typing import Any, Protocol
 
 import asyncpg
 
+from .tracing import db_span
+
 __all__ = [
     "NewEvent",
     "StoredEvent",
@@ -403,8 +405,9 @@ class PostgresEventStore:
             "ev.hand, ev.recorded_at, ev.traceparent FROM ev, n ORDER BY ev.version"
         )
         try:
-            async with self.pool.acquire() as conn:
-                rows = await conn.fetch(sql, *args)
+            with db_span("INSERT", "okey_events"):
+                async with self.pool.acquire() as conn:
+                    rows = await conn.fetch(sql, *args)
         except asyncpg.UniqueViolationError as exc:
             if exc.constraint_name == "okey_commands_pkey" and command_id is not None:
                 found = await self.find_command(stream_id, command_id)
@@ -420,8 +423,9 @@ class PostgresEventStore:
         sql = f"SELECT {_COLUMNS} FROM okey_events WHERE stream_id = $1 AND version > $2 ORDER BY version"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
-        async with self.pool.acquire() as conn:
-            rows = await conn.fetch(sql, stream_id, after_version)
+        with db_span("SELECT", "okey_events"):
+            async with self.pool.acquire() as conn:
+                rows = await conn.fetch(sql, stream_id, after_version)
         return [_row(r) for r in rows]
 
     async def read_all(self, after: GlobalPosition = START, limit: int = 1000) -> list[StoredEvent]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -23,7 +24,6 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.trace import NonRecordingSpan, SpanContext, SpanKind, Status, StatusCode, TraceFlags
 
-from .contract import valid_traceparent
 from .grpcserver import WrappingInterceptor
 
 __all__ = [
@@ -37,11 +37,27 @@ __all__ = [
     "TracingInterceptor",
     "event_span",
     "consumer_span",
+    "valid_traceparent",
+    "db_span",
+    "internal_span",
     "PRODUCER",
     "CONSUMER",
 ]
 
 PRODUCER, CONSUMER = SpanKind.PRODUCER, SpanKind.CONSUMER
+
+_TRACEPARENT = re.compile(r"^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$")
+
+
+def valid_traceparent(value: object) -> str | None:
+    """A W3C ``traceparent`` as sent (``00-<trace id>-<span id>-<flags>``), or None when it is
+    not one: a malformed trace context is dropped, never stored or passed on."""
+    if not isinstance(value, str) or len(value) != 55 or not _TRACEPARENT.match(value):
+        return None
+    if value.startswith("ff") or value[3:35] == "0" * 32 or value[36:52] == "0" * 16:
+        return None
+    return value
+
 
 _provider: Any = trace.NoOpTracerProvider()
 _tracers: dict[str, trace.Tracer] = {}
@@ -117,7 +133,7 @@ def current_traceparent() -> str | None:
 
 def parent_context(traceparent: str | None) -> otel_context.Context | None:
     """A context whose parent is the span ``traceparent`` names (a valid one, as
-    :func:`okeyplatform.contract.valid_traceparent` checks), or None for a root span."""
+    :func:`valid_traceparent` checks), or None for a root span."""
     if not traceparent:
         return None
     try:
@@ -218,6 +234,46 @@ def consumer_span(consumer: str, item: Any) -> Iterator[trace.Span]:
         if span.is_recording():
             span.set_status(Status(StatusCode.ERROR, type(exc).__name__))
         raise
+    finally:
+        otel_context.detach(token)
+        span.end()
+
+
+@contextlib.contextmanager
+def db_span(operation: str, collection: str, scope: str = "okey.eventstore") -> Iterator[None]:
+    """A CLIENT span around one SQL statement on PostgreSQL (``INSERT okey_events``), a child
+    of the current span, with the database semantic conventions' ``db.system``,
+    ``db.operation.name`` and ``db.collection.name``; never the statement's values. Without a
+    recording parent (tracing off, or this trace not sampled) nothing is made."""
+    parent = trace.get_current_span()
+    if not _enabled or not parent.is_recording():
+        yield
+        return
+    span = tracer(scope).start_span(f"{operation} {collection}", kind=SpanKind.CLIENT)
+    span.set_attributes({"db.system": "postgresql", "db.operation.name": operation, "db.collection.name": collection})
+    token = otel_context.attach(trace.set_span_in_context(span))
+    try:
+        yield
+    except BaseException as exc:
+        span.set_status(Status(StatusCode.ERROR, type(exc).__name__))
+        raise
+    finally:
+        otel_context.detach(token)
+        span.end()
+
+
+@contextlib.contextmanager
+def internal_span(scope: str, name: str, **attributes: str | int) -> Iterator[None]:
+    """An INTERNAL span for one step of a recording trace (the table's ``decide``); nothing
+    when there is no recording parent, so an unsampled move pays one check."""
+    parent = trace.get_current_span()
+    if not _enabled or not parent.is_recording():
+        yield
+        return
+    span = tracer(scope).start_span(name, attributes=attributes)
+    token = otel_context.attach(trace.set_span_in_context(span))
+    try:
+        yield
     finally:
         otel_context.detach(token)
         span.end()

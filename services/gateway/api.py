@@ -29,7 +29,10 @@ from okeyplatform.errors import (
     ws_close_code,
 )
 from okeyplatform.logs import get_logger
-from okeyplatform.tracing import current_traceparent
+from okeyplatform.tracing import current_traceparent, parent_context, tracer, valid_traceparent
+from opentelemetry import context as otel_context
+from opentelemetry import trace
+from opentelemetry.trace import SpanKind, Status, StatusCode
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
@@ -128,11 +131,15 @@ class GrpcProxy(grpc.GenericRpcHandler):
         async def handle(request: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[bytes]:
             md = await self._admit(m, context)
             call = self.upstreams.channel(m.service).unary_stream(m.path)(request, metadata=md)
+            streams = M.GATEWAY_CONNECTIONS.labels("stream")
+            streams.inc()
             try:
                 async for item in call:
                     yield item
             except grpc.aio.AioRpcError as err:
                 await context.abort(err.code(), err.details() or "", tuple(err.trailing_metadata() or ()))
+            finally:
+                streams.dec()
 
         return handle
 
@@ -145,6 +152,18 @@ def _error(status: int, code: str, reason: str, message: str, metadata: dict[str
     if metadata:
         body["metadata"] = metadata
     return JSONResponse(body, status_code=status)
+
+
+def _http_span(scope: Scope, method: str, route: str) -> trace.Span:
+    """A SERVER span for one HTTP/JSON call, its parent the client's ``traceparent`` header (a
+    valid one): the upstream call then carries the gateway's span, so the table's Act hangs
+    under it. Named by the route template (bounded); the handler adds the public RPC it called."""
+    sent = next((v for k, v in scope.get("headers") or () if k == b"traceparent"), b"")
+    parent = parent_context(valid_traceparent(sent.decode("latin-1")))
+    span = tracer("okey.gateway").start_span(f"{method} {route}", context=parent, kind=SpanKind.SERVER)
+    if span.is_recording():
+        span.set_attributes({"http.request.method": method, "http.route": route})
+    return span
 
 
 def _route(path: str) -> str:
@@ -263,9 +282,19 @@ class AccessLog:
             await send(msg)
 
         open_now.inc()
+        traced = kind == "http" and route == "/api/{service}/{method}"
+        span = _http_span(scope, method, route) if traced else None
+        token = otel_context.attach(trace.set_span_in_context(span)) if span is not None else None
         try:
             await self.app(scope, receive, capture)
         finally:
+            if span is not None and token is not None:
+                otel_context.detach(token)
+                if span.is_recording():
+                    span.set_attribute("http.response.status_code", status["code"])
+                    if status["code"] >= 500:
+                        span.set_status(Status(StatusCode.ERROR))
+                span.end()
             open_now.dec()
             elapsed = time.perf_counter() - t0
             code = status["code"] or (101 if kind == "websocket" else 0)  # an accepted WebSocket sends no status
@@ -289,6 +318,10 @@ def build_http_app(upstreams: Upstreams, limiter: RateLimiter, cors_origins: lis
             return _refusal(NotFound(f"no public RPC {path}", "UNKNOWN_METHOD"))
         if m.server_streaming:
             return _refusal(InvalidArgument(f"{path} is a stream: use the WebSocket at /ws{path}", "USE_WEBSOCKET"))
+        span = trace.get_current_span()
+        if span.is_recording():
+            service, _, name = path[1:].partition("/")
+            span.set_attributes({"rpc.system": "grpc", "rpc.service": service, "rpc.method": name})
         try:
             caller = caller_from_token(request.headers.get("authorization"), _peer(request))
         except TokenError as exc:

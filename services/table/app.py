@@ -23,6 +23,7 @@ from okeyplatform.auth import Identity
 from okeyplatform.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, ResourceExhausted
 from okeyplatform.eventstore import DuplicateCommand, EventStore, NewEvent, StoredEvent, VersionConflict
 from okeyplatform.logs import get_logger
+from okeyplatform.tracing import internal_span
 
 __all__ = ["TableApp", "RuleError", "TableNotFound", "Forbidden", "ActResult", "Loaded"]
 
@@ -316,10 +317,11 @@ class TableApp:
                     self.authorize(loaded, identity, seat)
                 command = make(self.clock())
                 game = loaded.state.options.game.value
-                t0 = time.perf_counter()
-                got = loaded.engine.decide(loaded.state, command)
-                M.TABLE_DECIDE.labels(game).observe(time.perf_counter() - t0)
                 kind = type(command).__name__
+                t0 = time.perf_counter()
+                with internal_span("okey.table", "decide", **{"okey.game": game, "okey.command": kind}):
+                    got = loaded.engine.decide(loaded.state, command)
+                M.TABLE_DECIDE.labels(game).observe(time.perf_counter() - t0)
                 if isinstance(got, RuleViolation):
                     earlier = await self.store.find_command(table_id, command_id)
                     if earlier is not None:
