@@ -76,6 +76,12 @@ def _cmd_up(args: argparse.Namespace) -> int:
     return run_up(args)
 
 
+def _cmd_top(args: argparse.Namespace) -> int:
+    from .top import run_top
+
+    return run_top(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="okey",
@@ -238,6 +244,28 @@ def build_parser() -> argparse.ArgumentParser:
     )
     migrate.add_argument("--database-url", help="PostgreSQL URL (default: OKEY_DATABASE_URL)")
     migrate.set_defaults(func=_cmd_migrate)
+
+    top = sub.add_parser(
+        "top",
+        help="a terminal view of a running stack from its metrics: per service rate, errors, p99, lag",
+        description="Scrape every service's Prometheus metrics (OKEY_<SERVICE>_METRICS_ADDR, else the ports "
+        "`okey up` uses on 127.0.0.1) every --interval seconds and show per service: up or down, RPCs/s, "
+        "errors/s and their share, faults/s, p99 in ms, the relay's or the consumers' lag, the table's moves/s "
+        "and events/s, the bots' decisions/s. Refreshes until Ctrl-C (exit 0). With --once or --json: two "
+        "scrapes --interval apart, one answer; exit 0 when every service answered, 1 when one is down.",
+    )
+    top.add_argument("--once", action="store_true", help="print one table and exit")
+    top.add_argument("--json", action="store_true", help="print one JSON object (services -> fields) and exit")
+    top.add_argument(
+        "--interval", type=float, default=1.0, metavar="SECONDS", help="seconds between scrapes (default 1)"
+    )
+    top.add_argument(
+        "--services",
+        default=None,
+        metavar="A,B",
+        help="only these, comma separated: table, scoring, lobby, bots, gateway (default: all)",
+    )
+    top.set_defaults(func=_cmd_top)
 
     from .collusion import add_review_parser  # okey review collusion
 
