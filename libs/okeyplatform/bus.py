@@ -12,6 +12,7 @@ from typing import Any
 import nats
 from nats.aio.client import Client
 
+from . import metrics as M
 from .logs import get_logger
 
 __all__ = ["connect_nats", "pause", "Backoff"]
@@ -42,7 +43,8 @@ class Backoff:
 
 async def connect_nats(url: str, stop: asyncio.Event, component: str, **options: Any) -> Client | None:
     """A NATS connection that reconnects by itself once made, waiting for NATS while it is down;
-    None when ``stop`` is set first. ``options`` go to ``nats.connect`` (callbacks, ...)."""
+    None when ``stop`` is set first. ``options`` go to ``nats.connect`` (callbacks, ...). The
+    metrics' ``nats`` dependency probe watches it (0 while it cannot connect)."""
     log = get_logger(component=component)
 
     async def on_error(exc: Exception) -> None:
@@ -54,8 +56,10 @@ async def connect_nats(url: str, stop: asyncio.Event, component: str, **options:
     while not stop.is_set():
         try:
             nc: Client = await nats.connect(url, max_reconnect_attempts=-1, reconnect_time_wait=0.5, **options)
+            M.watch_nats(nc)  # okey_dependency_up{dependency="nats"} follows it
             return nc
         except (nats.errors.Error, OSError, TimeoutError) as exc:
+            M.DEPENDENCY_UP.labels("nats").set(0)
             log.warning("nats_connect_retry", error=repr(exc), backoff=backoff.delay)
             await backoff.wait(stop)
     return None

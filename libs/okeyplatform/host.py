@@ -32,7 +32,7 @@ from . import aioloop
 from .errors import AppErrors
 from .grpcserver import build_server, mark_not_serving, mark_serving
 from .logs import configure_logging, get_logger
-from .metrics import SERVICE_INFO, GrpcMetrics, MetricsServer, Sampler, serve_metrics
+from .metrics import RECORDING, SERVICE_INFO, GrpcMetrics, MetricsServer, Sampler, serve_metrics
 from .revocations import RevocationFollower
 from .tracing import TracingInterceptor, configure_tracing
 
@@ -149,7 +149,7 @@ class ServiceHost(Generic[P]):
             interceptors=[TracingInterceptor(), AppErrors()],
             reuse_port=self.reuse_port,
             reflection_names=self.reflection_names,
-            outer=[GrpcMetrics()],
+            outer=[GrpcMetrics()] if RECORDING else [],
         )
         if self._generic:
             server.add_generic_rpc_handlers(tuple(self._generic))

@@ -42,6 +42,7 @@ __all__ = [
     "watch_nats",
     "metrics_address",
     "counts_sign_in",
+    "RECORDING",
 ]
 
 # Seconds. Fast paths (a decide, an append, an RPC) from 0.5 ms; slow ones (a bot's reply as a
@@ -52,19 +53,49 @@ SLOW = (0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0, 60.0)
 _NAMES: set[str] = set()
 
 
+def recording(environ: dict[str, str] | None = None) -> bool:
+    """``OKEY_METRICS=off`` turns recording off for the process (read once, at import): every
+    metric is then a stand-in that keeps nothing, no interceptor times the RPCs and nothing is
+    served. For measuring what the metrics cost (``okey bench table --observability``) and for
+    an install that wants none; the default is on."""
+    value = (os.environ if environ is None else environ).get("OKEY_METRICS", "on").strip().lower()
+    return value not in ("off", "0", "false", "no")
+
+
+RECORDING = recording()
+
+
+class _Off:
+    """A metric while recording is off: the calls the services make, doing nothing."""
+
+    def labels(self, *_: Any, **__: Any) -> _Off:
+        return self
+
+    def inc(self, *_: Any) -> None: ...
+
+    def dec(self, *_: Any) -> None: ...
+
+    def set(self, *_: Any) -> None: ...
+
+    def observe(self, *_: Any) -> None: ...
+
+
+_OFF: Any = _Off()
+
+
 def _counter(name: str, doc: str, labels: tuple[str, ...] = ()) -> Counter:
     _NAMES.add(name)
-    return Counter(name.removesuffix("_total"), doc, labels)
+    return Counter(name.removesuffix("_total"), doc, labels) if RECORDING else _OFF
 
 
 def _gauge(name: str, doc: str, labels: tuple[str, ...] = (), mode: str = "livesum") -> Gauge:
     _NAMES.add(name)
-    return Gauge(name, doc, labels, multiprocess_mode=mode)  # type: ignore[arg-type]
+    return Gauge(name, doc, labels, multiprocess_mode=mode) if RECORDING else _OFF  # type: ignore[arg-type]
 
 
 def _histogram(name: str, doc: str, labels: tuple[str, ...] = (), buckets: tuple[float, ...] = FAST) -> Histogram:
     _NAMES.add(name)
-    return Histogram(name, doc, labels, buckets=buckets)
+    return Histogram(name, doc, labels, buckets=buckets) if RECORDING else _OFF
 
 
 # ---------------------------------------------------------------- every gRPC server
@@ -333,7 +364,7 @@ def serve_metrics(environ: dict[str, str] | None = None) -> MetricsServer | None
     process is a worker whose supervisor serves the sum: ``PROMETHEUS_MULTIPROC_DIR`` set)."""
     env = os.environ if environ is None else environ
     addr = metrics_address(dict(env))
-    if addr is None or env.get("PROMETHEUS_MULTIPROC_DIR"):
+    if addr is None or env.get("PROMETHEUS_MULTIPROC_DIR") or not RECORDING:
         return None
     return MetricsServer(*addr)
 

@@ -219,6 +219,7 @@ class Relay:
                 disconnected_cb=self._on_disconnect,
                 reconnected_cb=self._on_reconnect,
             )
+            M.watch_nats(nc)  # okey_dependency_up{dependency="nats"} follows the leader's connection
             try:
                 # A round publishes up to ``batch`` messages before it awaits their acks, so
                 # the pending-ack limit must hold a whole round (see _publish).

@@ -138,35 +138,44 @@ def main() -> int:
     workers = int(os.environ.get("OKEY_TABLE_WORKERS", "1"))
     if workers > 1 and os.environ.get("OKEY_REUSE_PORT") != "1":
         configure_logging("table")
-        supervise(workers)
-        return 0
+        return supervise(workers)
     return run_service("table", lambda: bootstrap(TableConfig.from_env()))
 
 
-def supervise(workers: int, poll_s: float = 0.2) -> None:
+def supervise(workers: int, poll_s: float = 0.2) -> int:
     """Run ``workers`` replica processes on one port and keep them running: a worker that exits
     while the service is not stopping (a crash, kill -9, the kernel's OOM killer) is logged and
     started again, after 1 s and then up to 30 s between tries while it keeps dying young.
-    SIGTERM/SIGINT go to every worker; the supervisor returns once all have exited."""
+    SIGTERM/SIGINT go to every worker; the supervisor returns once all have exited (0), or 2
+    at once when its metrics port cannot be served."""
     import shutil
     import subprocess
     import sys
     import tempfile
     import time
 
-    from okeyplatform.metrics import mark_worker_dead, metrics_address, serve_multiprocess
+    from okeyplatform.metrics import RECORDING, mark_worker_dead, metrics_address, serve_multiprocess
 
     log = get_logger(component="table-supervisor")
     env = dict(os.environ, OKEY_TABLE_WORKERS="1", OKEY_REUSE_PORT="1")
     # The workers share one metrics port: each writes its values to files in a directory of
     # ours (prometheus-client's multiprocess mode) and this process serves their sum.
-    metrics_at = metrics_address()
+    try:
+        metrics_at = metrics_address() if RECORDING else None
+    except ValueError as exc:
+        print(f"okey table: {exc}", file=sys.stderr)
+        return 2
     metrics_dir = tempfile.mkdtemp(prefix="okey-table-metrics-") if metrics_at else None
     server = None
     if metrics_at and metrics_dir:
         env.pop("OKEY_METRICS_ADDR", None)
         env["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
-        server = serve_multiprocess(metrics_dir, *metrics_at)
+        try:
+            server = serve_multiprocess(metrics_dir, *metrics_at)
+        except OSError as exc:  # the port is taken: one line naming the variable, no traceback
+            shutil.rmtree(metrics_dir, ignore_errors=True)
+            print(f"okey table: {exc}", file=sys.stderr)
+            return 2
 
     def spawn() -> subprocess.Popen[bytes]:
         return subprocess.Popen([sys.executable, "-m", "services.table.main"], env=env)
@@ -212,6 +221,7 @@ def supervise(workers: int, poll_s: float = 0.2) -> None:
         server.close()
     if metrics_dir:
         shutil.rmtree(metrics_dir, ignore_errors=True)
+    return 0
 
 
 if __name__ == "__main__":

@@ -76,6 +76,9 @@ async def test_a_bot_match_is_counted_as_the_log_holds_it(make_stack: StackFacto
             total(table, "okey_relay_published_total") == sum(logged.values())
             and total(table, "okey_relay_behind_events") == 0
             and total(bots, "okey_consumer_lag_messages") == 0
+            # the NATS probe (every 5 s) has seen both services' connections
+            and total(table, "okey_dependency_up", dependency="nats") == 1
+            and total(bots, "okey_dependency_up", dependency="nats") == 1
         )
         if caught_up or time.monotonic() > deadline:
             break
@@ -94,6 +97,8 @@ async def test_a_bot_match_is_counted_as_the_log_holds_it(make_stack: StackFacto
     assert total(table, "grpc_server_handling_seconds_count", grpc_method="Act") >= acts
     assert total(table, "okey_db_pool_connections", pool="table", state="max") == 20
     assert total(table, "okey_dependency_up", dependency="postgres") == 1
+    assert total(table, "okey_dependency_up", dependency="nats") == 1
+    assert total(bots, "okey_dependency_up", dependency="nats") == 1
     assert total(bots, "okey_consumer_lag_messages") == 0
     assert total(bots, "okey_consumer_messages_total") >= sum(logged.values())
     assert total(table, "okey_service_info", service="table") == 1
@@ -183,3 +188,52 @@ async def test_the_lobby_counts_sign_ins_and_the_chat_it_blocks(make_stack: Stac
     # The bank is the only account below zero: minus the chips in circulation (the guest's grant).
     assert total(samples, "okey_lobby_bank_chips") <= 0
     assert total(samples, "okey_db_pool_connections", pool="lobby", state="max") == 10
+
+
+def test_table_workers_with_their_metrics_port_taken_say_so_in_one_line_and_exit_2() -> None:
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {
+            **os.environ,
+            "OKEY_TABLE_WORKERS": "2",
+            "OKEY_METRICS_ADDR": f"127.0.0.1:{port}",
+            "OKEY_LOG_LEVEL": "WARNING",
+        }
+        done = subprocess.run(
+            [sys.executable, "-m", "services.table.main"], env=env, capture_output=True, text=True, timeout=60
+        )
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert f"127.0.0.1:{port}" in done.stderr and "OKEY_METRICS_ADDR" in done.stderr
+
+
+def test_okey_metrics_off_records_and_serves_nothing() -> None:
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "from okeyplatform import metrics as M\n"
+        "from prometheus_client import REGISTRY\n"
+        "M.TABLE_COMMANDS.labels('OKEY', 'Discard', 'applied').inc()\n"
+        "M.TABLE_APPEND.observe(0.1)\n"
+        "served = M.serve_metrics({'OKEY_METRICS_ADDR': '127.0.0.1:0'})\n"
+        "labels = {'game': 'OKEY', 'command': 'Discard', 'outcome': 'applied'}\n"
+        "print(M.RECORDING, REGISTRY.get_sample_value('okey_table_commands_total', labels), served is not None)\n"
+    )
+
+    def run(value: str) -> str:
+        env = {**os.environ, "OKEY_METRICS": value}
+        done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    assert run("on") == "True 1.0 True"
+    assert run("off") == "False None False"
