@@ -41,9 +41,15 @@ def spans() -> Iterator[InMemorySpanExporter]:
         tracing.install(None)
 
 
-async def _until(exporter: InMemorySpanExporter, name: str, timeout: float = 10.0) -> ReadableSpan:
+async def _until(exporter: InMemorySpanExporter, name: str, timeout: float = 10.0, kind: str = "") -> ReadableSpan:
+    """The first finished span called ``name`` (about an event of ``kind``, when given: the
+    relay may still be publishing the table's creation)."""
     for _ in range(int(timeout / 0.05)):
-        found = [s for s in exporter.get_finished_spans() if s.name == name]
+        found = [
+            s
+            for s in exporter.get_finished_spans()
+            if s.name == name and (not kind or (s.attributes or {}).get("okey.event.kind") == kind)
+        ]
         if found:
             return found[0]
         await asyncio.sleep(0.05)
@@ -62,7 +68,7 @@ async def test_an_act_s_spans_are_one_trace_from_the_caller_to_the_relay_s_publi
     spans.clear()
     res = await clients[seat].act(traced, Discard(seat=seat, tile=rack[0]), traceparent=CALLER)
     act = await _until(spans, "okey.v1.TableService/Act")
-    publish = await _until(spans, "okey.table publish")
+    publish = await _until(spans, "okey.table publish", kind="TileDiscarded")
     assert act.kind is SpanKind.SERVER and publish.kind is SpanKind.PRODUCER
     assert f"{act.context.trace_id:032x}" == TRACE == f"{publish.context.trace_id:032x}"
     assert act.parent is not None and f"{act.parent.span_id:016x}" == "b7ad6b7169203331"
