@@ -62,6 +62,7 @@ def valid_traceparent(value: object) -> str | None:
 _provider: Any = trace.NoOpTracerProvider()
 _tracers: dict[str, trace.Tracer] = {}
 _enabled = False
+_follows_parent = False  # the sampler is a ParentBased one: an unsampled parent's child is never sampled
 
 
 def _truthy(value: str | None) -> bool:
@@ -104,9 +105,14 @@ def configure_tracing(service: str, environ: Mapping[str, str] | None = None) ->
 
 def install(provider: Any | None) -> None:
     """Use ``provider`` for every span made through :func:`tracer` (None: the no-op one)."""
-    global _provider, _enabled
+    global _provider, _enabled, _follows_parent
     _provider = provider if provider is not None else trace.NoOpTracerProvider()
     _enabled = provider is not None
+    _follows_parent = False
+    if provider is not None:
+        from opentelemetry.sdk.trace.sampling import ParentBased
+
+        _follows_parent = isinstance(getattr(provider, "sampler", None), ParentBased)
     _tracers.clear()
 
 
@@ -212,7 +218,14 @@ def event_span(
 ) -> trace.Span:
     """A span about one table event (the relay's publish, a consumer's handling), a child of the
     span ``parent`` names; attributes: the table, version and event kind only (never tiles)."""
-    span = tracer(scope).start_span(name, context=parent_context(parent), kind=kind)
+    context = parent_context(parent)
+    if context is not None and _follows_parent:
+        sc = trace.get_current_span(context).get_span_context()
+        if not sc.trace_flags.sampled:
+            # The sampler follows the parent, which was not sampled: the SDK would make a
+            # non-recording span of a new id for nothing. The parent's context goes on instead.
+            return NonRecordingSpan(sc)
+    span = tracer(scope).start_span(name, context=context, kind=kind)
     if span.is_recording():
         span.set_attributes({"okey.table_id": table_id, "okey.version": version, "okey.event.kind": event_kind})
     return span

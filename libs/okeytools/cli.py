@@ -155,6 +155,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="table, with --tables: moves/s offered in all (default 1000; 0 plays back to back)",
     )
     bench.add_argument("--seconds", type=float, default=None, help="table: seconds per level (default 20; --quick 5)")
+    bench.add_argument(
+        "--observability",
+        action="store_true",
+        help="table: the CPU per move with metrics and 1%% tracing on against both off, alternating, same load "
+        "(--tables default 100, --offered default 1000)",
+    )
     bench.add_argument("--minutes", type=float, default=None, help="soak: how long to run (default 10; --quick 0.5)")
     bench.add_argument(
         "--faults", action="store_true", help="soak: kill and restart services, NATS and PostgreSQL during the run"

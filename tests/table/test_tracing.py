@@ -134,3 +134,16 @@ def test_tracing_is_off_unless_an_otlp_exporter_is_asked_for_and_samples_as_the_
         assert tracing._provider.resource.attributes["service.name"] == "okey-table"
     finally:
         tracing.install(None)
+
+
+def test_an_event_of_an_unsampled_trace_gets_no_span_and_passes_the_decision_on(
+    spans: InMemorySpanExporter,
+) -> None:
+    unsampled = f"00-{TRACE}-b7ad6b7169203331-00"
+    span = tracing.event_span("okey.relay", "okey.table publish", SpanKind.PRODUCER, "t1", 3, "TileDrawn", unsampled)
+    assert not span.is_recording() and tracing.traceparent_of(span) == unsampled
+    span.end()
+    sampled = tracing.event_span("okey.relay", "okey.table publish", SpanKind.PRODUCER, "t1", 3, "TileDrawn", CALLER)
+    assert sampled.is_recording()
+    sampled.end()
+    assert [s.name for s in spans.get_finished_spans()] == ["okey.table publish"]
