@@ -7,6 +7,7 @@ view's last hand, the match result)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import fields
 from enum import Enum
@@ -149,20 +150,25 @@ def classic_view_from_pb(msg: table_service_pb2.SeatView) -> Any:
 def from_pb(cls: Any, msg: Message, renames: dict[str, str] | None = None) -> Any:
     """The inverse of ``_fill`` for a dataclass ``cls``: field by field, by name (type hints
     say how: Tile -> id, TileGroup -> tuple of ids, enums by name, nested dataclasses)."""
+    names = msg.DESCRIPTOR.fields_by_name
+    kwargs: dict[str, Any] = {}
+    for field_name, hint in _hints(cls):
+        name = renames.get(field_name, field_name) if renames else field_name
+        fd = names.get(name)
+        if fd is None:
+            continue
+        kwargs[field_name] = _from_value(hint, fd, msg, name, getattr(msg, name))
+    return cls(**kwargs)
+
+
+@functools.cache
+def _hints(cls: Any) -> tuple[tuple[str, Any], ...]:
+    """A dataclass's fields with their resolved type hints: resolving them (``get_type_hints``
+    evaluates every annotation) cost more than the rest of a view's conversion, once per call."""
     import typing
 
     hints = typing.get_type_hints(cls)
-    names = msg.DESCRIPTOR.fields_by_name
-    kwargs: dict[str, Any] = {}
-    for f in fields(cls):
-        name = renames.get(f.name, f.name) if renames else f.name
-        hint = hints[f.name]
-        if name not in names:
-            continue
-        fd = names[name]
-        value = getattr(msg, name)
-        kwargs[f.name] = _from_value(hint, fd, msg, name, value)
-    return cls(**kwargs)
+    return tuple((f.name, hints[f.name]) for f in fields(cls))
 
 
 def _from_value(hint: Any, fd: Any, msg: Message, name: str, value: Any) -> Any:
