@@ -99,11 +99,19 @@ class TableClient:
         return resp
 
     async def act(
-        self, table_id: str, command: C.Command, command_id: str | None = None, traceparent: str | None = None
+        self,
+        table_id: str,
+        command: C.Command,
+        command_id: str | None = None,
+        traceparent: str | None = None,
+        return_view: bool = False,
     ) -> pb.ActResponse:
-        """One seat command; ``traceparent`` (W3C trace context) is kept with the events it appends."""
+        """One seat command; ``traceparent`` (W3C trace context) is kept with the events it appends;
+        with ``return_view`` the answer carries the seat's view after it (``resp.view``)."""
         md = self.metadata + ((("traceparent", traceparent),) if traceparent else ())
-        resp: pb.ActResponse = await self.stub.Act(command_request(table_id, command, command_id), metadata=md)
+        req = command_request(table_id, command, command_id)
+        req.return_view = return_view
+        resp: pb.ActResponse = await self.stub.Act(req, metadata=md)
         return resp
 
     async def view(self, table_id: str, seat: int | None = None, min_version: int = 0) -> pb.SeatView:

@@ -125,13 +125,14 @@ class BotsApp:
 
     async def play_turn(self, table_id: str, seat: int, played: Played | None = None, seen: int = 0) -> Played:
         """Play ``seat``'s turn to its end if a bot should play it now; nothing otherwise.
-        ``seen`` is the version of the event that called the bot: each view asked for includes at
-        least it, then at least the bot's own last move (the replica answering catches up with the
-        store if its cache is older), so the bot never decides on a table that is not as it is."""
+        ``seen`` is the version of the event that called the bot: the turn's first view includes at
+        least it (the replica answering catches up with the store if its cache is older); each
+        next decision is made on the view the table answered the bot's last command with, so the
+        bot never decides on a table that is not as it is, and asks for one view a turn."""
         played = played or Played()
         async with self._lock(table_id, seat):
+            msg = await self._view(table_id, seat, min_version=seen)
             for _ in range(MAX_COMMANDS_PER_TURN):
-                msg = await self._view(table_id, seat, min_version=max(seen, played.version))
                 if msg is None or not self._ours(msg, seat):
                     return played
                 seed = seed_for(table_id, msg.version, seat)
@@ -149,8 +150,8 @@ class BotsApp:
                     played.late = True
                     M.BOT_LATE.labels(game).inc()  # a person's turn ran out: the bot plays it late
                 played.game = game
-                if not await self._act(table_id, cmd, command_id(table_id, msg.version, seat), played):
-                    return played
+                # The answer carries the seat's view after the command: the next decision needs no GetView.
+                msg = await self._act(table_id, cmd, command_id(table_id, msg.version, seat), played, want_view=True)
             self.log.warning("turn_not_finished", table_id=table_id, seat=seat)
         return played
 
@@ -175,24 +176,29 @@ class BotsApp:
                 return None
             raise
 
-    async def _act(self, table_id: str, cmd: Command, cid: str, played: Played) -> bool:
-        """Send one command; False when the table refused it (another replica, a human, or the
-        table's own timeout move got there first): that is the end of this turn for us."""
+    async def _act(self, table_id: str, cmd: Command, cid: str, played: Played, want_view: bool = False) -> Any:
+        """Send one command. Returns the seat's view after it when ``want_view`` (else True);
+        None when the table refused it or had applied it already (another replica, a human, or
+        the table's own timeout move got there first): that is the end of this turn for us."""
         log = self.log.bind(table_id=table_id, command_id=cid, seat=getattr(cmd, "seat", None))
         try:
-            resp = await self.client.act(table_id, cmd, command_id=cid, traceparent=current_traceparent())
+            resp = await self.client.act(
+                table_id, cmd, command_id=cid, traceparent=current_traceparent(), return_view=want_view
+            )
         except grpc.aio.AioRpcError as err:
             if err.code() in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.NOT_FOUND):
                 played.refused += 1
                 self.refused += 1
                 log.info("command_refused", command=type(cmd).__name__, reason=error_reason(err) or err.code().name)
-                return False
+                return None
             raise
         played.commands += 1
         played.version = max(played.version, resp.version)
         self.commands += 1
         log.debug("command_played", command=type(cmd).__name__, version=resp.version, duplicate=resp.duplicate)
-        return not resp.duplicate
+        if resp.duplicate:
+            return None
+        return resp.view if want_view else True
 
 
 def _enum(name: str, value: str) -> int:

@@ -120,7 +120,10 @@ class TableServicer(pb_grpc.TableServiceServicer):
         )
         loaded = await self.app.load(request.table_id)
         events = [self._event(st, ev, loaded.engine, request.seat) for st, ev in res.events]
-        return pb.ActResponse(version=res.version, events=events, duplicate=res.duplicate)
+        resp = pb.ActResponse(version=res.version, events=events, duplicate=res.duplicate)
+        if request.return_view:  # the seat was authorised for the command: its own view only
+            resp.view.CopyFrom(view_pb(loaded.engine.view(loaded.state, request.seat), loaded.state.players))
+        return resp
 
     async def _seat_access(self, table_id: str, seat: int | None, identity: Identity, min_version: int = 0) -> Any:
         loaded = await self.app.load(table_id, min_version=min_version)

@@ -184,10 +184,11 @@ class TakeBackCommand(_message.Message):
     def __init__(self) -> None: ...
 
 class ActRequest(_message.Message):
-    __slots__ = ("table_id", "command_id", "seat", "draw", "take_discard", "discard", "finish", "show_indicator", "declare_pairs", "turn_to_okey", "take_back", "open_melds", "add_tile", "take_okey", "return_side_tile", "leave_seat", "ready")
+    __slots__ = ("table_id", "command_id", "seat", "return_view", "draw", "take_discard", "discard", "finish", "show_indicator", "declare_pairs", "turn_to_okey", "take_back", "open_melds", "add_tile", "take_okey", "return_side_tile", "leave_seat", "ready")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
+    RETURN_VIEW_FIELD_NUMBER: _ClassVar[int]
     DRAW_FIELD_NUMBER: _ClassVar[int]
     TAKE_DISCARD_FIELD_NUMBER: _ClassVar[int]
     DISCARD_FIELD_NUMBER: _ClassVar[int]
@@ -206,6 +207,7 @@ class ActRequest(_message.Message):
     table_id: str
     command_id: str
     seat: int
+    return_view: bool
     draw: DrawCommand
     take_discard: TakeDiscardCommand
     discard: DiscardCommand
@@ -220,7 +222,7 @@ class ActRequest(_message.Message):
     return_side_tile: ReturnSideTileCommand
     leave_seat: LeaveSeatCommand
     ready: ReadyCommand
-    def __init__(self, table_id: _Optional[str] = ..., command_id: _Optional[str] = ..., seat: _Optional[int] = ..., draw: _Optional[_Union[DrawCommand, _Mapping]] = ..., take_discard: _Optional[_Union[TakeDiscardCommand, _Mapping]] = ..., discard: _Optional[_Union[DiscardCommand, _Mapping]] = ..., finish: _Optional[_Union[FinishCommand, _Mapping]] = ..., show_indicator: _Optional[_Union[ShowIndicatorCommand, _Mapping]] = ..., declare_pairs: _Optional[_Union[DeclarePairsCommand, _Mapping]] = ..., turn_to_okey: _Optional[_Union[TurnToOkeyCommand, _Mapping]] = ..., take_back: _Optional[_Union[TakeBackCommand, _Mapping]] = ..., open_melds: _Optional[_Union[OpenMeldsCommand, _Mapping]] = ..., add_tile: _Optional[_Union[AddTileCommand, _Mapping]] = ..., take_okey: _Optional[_Union[TakeOkeyCommand, _Mapping]] = ..., return_side_tile: _Optional[_Union[ReturnSideTileCommand, _Mapping]] = ..., leave_seat: _Optional[_Union[LeaveSeatCommand, _Mapping]] = ..., ready: _Optional[_Union[ReadyCommand, _Mapping]] = ..., **kwargs) -> None: ...
+    def __init__(self, table_id: _Optional[str] = ..., command_id: _Optional[str] = ..., seat: _Optional[int] = ..., return_view: _Optional[bool] = ..., draw: _Optional[_Union[DrawCommand, _Mapping]] = ..., take_discard: _Optional[_Union[TakeDiscardCommand, _Mapping]] = ..., discard: _Optional[_Union[DiscardCommand, _Mapping]] = ..., finish: _Optional[_Union[FinishCommand, _Mapping]] = ..., show_indicator: _Optional[_Union[ShowIndicatorCommand, _Mapping]] = ..., declare_pairs: _Optional[_Union[DeclarePairsCommand, _Mapping]] = ..., turn_to_okey: _Optional[_Union[TurnToOkeyCommand, _Mapping]] = ..., take_back: _Optional[_Union[TakeBackCommand, _Mapping]] = ..., open_melds: _Optional[_Union[OpenMeldsCommand, _Mapping]] = ..., add_tile: _Optional[_Union[AddTileCommand, _Mapping]] = ..., take_okey: _Optional[_Union[TakeOkeyCommand, _Mapping]] = ..., return_side_tile: _Optional[_Union[ReturnSideTileCommand, _Mapping]] = ..., leave_seat: _Optional[_Union[LeaveSeatCommand, _Mapping]] = ..., ready: _Optional[_Union[ReadyCommand, _Mapping]] = ..., **kwargs) -> None: ...
 
 class OpenMeldsCommand(_message.Message):
     __slots__ = ("melds", "kinds")
@@ -261,14 +263,16 @@ class ReadyCommand(_message.Message):
     def __init__(self) -> None: ...
 
 class ActResponse(_message.Message):
-    __slots__ = ("version", "events", "duplicate")
+    __slots__ = ("version", "events", "duplicate", "view")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     EVENTS_FIELD_NUMBER: _ClassVar[int]
     DUPLICATE_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
     version: int
     events: _containers.RepeatedCompositeFieldContainer[_events_pb2.TableEvent]
     duplicate: bool
-    def __init__(self, version: _Optional[int] = ..., events: _Optional[_Iterable[_Union[_events_pb2.TableEvent, _Mapping]]] = ..., duplicate: _Optional[bool] = ...) -> None: ...
+    view: SeatView
+    def __init__(self, version: _Optional[int] = ..., events: _Optional[_Iterable[_Union[_events_pb2.TableEvent, _Mapping]]] = ..., duplicate: _Optional[bool] = ..., view: _Optional[_Union[SeatView, _Mapping]] = ...) -> None: ...
 
 class GetViewRequest(_message.Message):
     __slots__ = ("table_id", "seat", "min_version")

@@ -1,0 +1,37 @@
+"""Issue 21: Act answers with the acting seat's view after the command when asked
+(``return_view``), so a bot plays a turn with one GetView; the view is that seat's only."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+
+from okeycore.commands import Discard, Draw
+from okeycore.options import TableOptions
+from okeyplatform.client import TableClient
+from okeyplatform.protoconv import classic_view_from_pb
+
+from services.table.main import TableService
+
+PLAYERS = ("ali", "ayse", "mehmet", "zeynep")
+
+
+async def test_act_returns_the_seat_s_own_view_after_the_command_only_when_asked(
+    table_service: TableService, client_for: Callable[[str], TableClient]
+) -> None:
+    table_id = f"t-view-{uuid.uuid4().hex[:8]}"
+    await client_for("lobby", "service").create_table(TableOptions(), PLAYERS, table_id=table_id)
+    clients = [client_for(p) for p in PLAYERS]
+    seat = classic_view_from_pb(await clients[0].view(table_id, 0)).turn
+    mine = clients[seat]
+    before = classic_view_from_pb(await mine.view(table_id, seat))
+    plain = await mine.act(table_id, Discard(seat=seat, tile=before.rack[0]), command_id="d1")
+    assert not plain.HasField("view")  # not asked: nothing extra on the wire
+    nxt = (seat + 1) % 4
+    drawn = await clients[nxt].act(table_id, Draw(seat=nxt), command_id="d2", return_view=True)
+    view = classic_view_from_pb(drawn.view)
+    assert view.version == drawn.version and view.seat == nxt
+    assert view == classic_view_from_pb(await clients[nxt].view(table_id, nxt))  # what GetView says
+    assert len([t for t in view.rack if t >= 0]) == 15  # its own rack, with the drawn tile
+    # the other seats' racks stay hidden in it
+    assert all(p.rack is None for i, p in enumerate(view.seats) if i != nxt)
