@@ -94,6 +94,7 @@ class Envelope:
     to_move: int
     traceparent: str | None
     event: Event
+    bot_seats: int | None = None  # the seats a bot plays after it (a mask); None: not known
 
 
 # ------------------------------------------------------------------ events <-> messages
@@ -325,6 +326,8 @@ def envelope_pb(
         kind=stored.type,
         traceparent=stored.traceparent or "",
     )
+    if stored.bot_seats is not None:
+        env.bot_seats = stored.bot_seats
     _set_time(env.time, stored.recorded_at)
     try:
         full = event if event is not None else decode_stored(stored)
@@ -406,6 +409,7 @@ def envelope_from_pb(msg: events_pb2.TableEvent) -> Envelope:
         to_move=int(msg.to_move) if msg.HasField("to_move") else to_move(event),
         traceparent=msg.traceparent or None,
         event=event,
+        bot_seats=int(msg.bot_seats) if msg.HasField("bot_seats") else None,
     )
 
 

@@ -55,6 +55,7 @@ class NewEvent:
     type: str
     data: dict[str, Any]
     hand: int = 0
+    bot_seats: int | None = None  # the seats a bot plays after the event (TableState.bot_seats)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +70,9 @@ class StoredEvent:
     recorded_at: datetime
     # W3C trace context of the command that appended the event, when its caller sent one.
     traceparent: str | None = None
+    # The seats a bot plays after the event (a mask, bit i for seat i); None when not known
+    # (appended before it was kept, or by a writer that does not say).
+    bot_seats: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +165,7 @@ class MemoryEventStore:
                     (pos, pos),
                     now,
                     traceparent,
+                    e.bot_seats,
                 )
                 stream.append(stored)
                 self._all.append(stored)
@@ -258,6 +263,12 @@ MIGRATIONS: list[tuple[int, str]] = [
         # caller sent none, and for every event appended before). No default: instant on a big log.
         "ALTER TABLE okey_events ADD COLUMN traceparent TEXT;",
     ),
+    (
+        4,
+        # Whom a bot plays after each event (StoredEvent.bot_seats), so the bots call the table
+        # only for their own seats. NULL for the events appended before: they ask, as they did.
+        "ALTER TABLE okey_events ADD COLUMN bot_seats SMALLINT;",
+    ),
 ]
 
 
@@ -328,10 +339,13 @@ def _row(r: asyncpg.Record) -> StoredEvent:
         global_position=(int(r["tx"]), r["position"]),
         recorded_at=r["recorded_at"],
         traceparent=r["traceparent"],
+        bot_seats=r["bot_seats"],
     )
 
 
-_COLUMNS = "position, tx::text AS tx, stream_id, version, type, data::text AS data, hand, recorded_at, traceparent"
+_COLUMNS = (
+    "position, tx::text AS tx, stream_id, version, type, data::text AS data, hand, recorded_at, traceparent, bot_seats"
+)
 
 
 class PostgresEventStore:
@@ -369,14 +383,16 @@ class PostgresEventStore:
             [json.dumps(e.data, separators=(",", ":")) for e in events],
             [e.hand for e in events],
             traceparent,
+            [e.bot_seats for e in events],
         ]
         parts = [
             """ev AS (
-                INSERT INTO okey_events (stream_id, version, type, data, hand, traceparent)
-                SELECT $1, $2::int + ord, t.type, t.data::jsonb, t.hand, $6::text
-                FROM unnest($3::text[], $4::text[], $5::int[]) WITH ORDINALITY AS t(type, data, hand, ord)
+                INSERT INTO okey_events (stream_id, version, type, data, hand, traceparent, bot_seats)
+                SELECT $1, $2::int + ord, t.type, t.data::jsonb, t.hand, $6::text, t.bots
+                FROM unnest($3::text[], $4::text[], $5::int[], $7::smallint[])
+                    WITH ORDINALITY AS t(type, data, hand, bots, ord)
                 WHERE $2::int = 0 OR EXISTS (SELECT 1 FROM okey_events WHERE stream_id = $1 AND version = $2::int)
-                RETURNING position, tx, stream_id, version, type, data, hand, recorded_at, traceparent
+                RETURNING position, tx, stream_id, version, type, data, hand, recorded_at, traceparent, bot_seats
             )""",
             # "<stream id>:<last version>": the relay wakes on any; the table service's replicas
             # wake their watchers of that table, skipping what they wrote themselves.
@@ -402,7 +418,7 @@ class PostgresEventStore:
             "WITH "
             + ",\n".join(parts)
             + "\nSELECT ev.position, ev.tx::text AS tx, ev.stream_id, ev.version, ev.type, ev.data::text AS data, "
-            "ev.hand, ev.recorded_at, ev.traceparent FROM ev, n ORDER BY ev.version"
+            "ev.hand, ev.recorded_at, ev.traceparent, ev.bot_seats FROM ev, n ORDER BY ev.version"
         )
         try:
             with db_span("INSERT", "okey_events"):

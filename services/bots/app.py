@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 import zlib
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -40,11 +41,23 @@ MAX_COMMANDS_PER_TURN = 40
 turn lays and adds tile by tile, so it may take many more; past this a turn is left to the timers."""
 
 
+PLAYED_MEMORY = 100_000
+"""How many (table, seat) turn ends a replica remembers (a few MB): past it the oldest are
+forgotten, and an old event then costs one GetView, as before."""
+
+
 def seats_to_consider(env: Envelope) -> tuple[list[int], bool]:
     """The seats an event may call a bot to (the envelope's ``to_move``: okeycore says whom each
     event calls), and whether it starts a hand (when every bot seat may also make its moves
-    before the first turn, such as showing the indicator)."""
-    return ([env.to_move] if env.to_move >= 0 else []), isinstance(env.event, HandStarted)
+    before the first turn, such as showing the indicator). With the envelope's ``bot_seats``
+    (the table says whom a bot plays after the event) a person's seat is not considered at all:
+    no call to the table for it."""
+    seats = [env.to_move] if env.to_move >= 0 else []
+    hand_start = isinstance(env.event, HandStarted)
+    if env.bot_seats is not None:
+        seats = [s for s in seats if env.bot_seats >> s & 1]
+        hand_start = hand_start and env.bot_seats != 0
+    return seats, hand_start
 
 
 def command_id(table_id: str, version: int, seat: int, kind: str = "turn") -> str:
@@ -82,6 +95,9 @@ class BotsApp:
         self.make_strategy = make_strategy or (lambda name, seed: STRATEGIES[name](seed))
         self.log = get_logger(component="bots")
         self._seat_locks: KeyedLocks[tuple[str, int]] = KeyedLocks()
+        # (table, seat) -> the table's version when this replica last ended that seat's turn:
+        # the events up to it (the turn's own draw and discard) call nobody new.
+        self._played_to: OrderedDict[tuple[str, int], int] = OrderedDict()
         self.commands = 0
         self.refused = 0
 
@@ -94,7 +110,7 @@ class BotsApp:
         seats, hand_start = seats_to_consider(env)
         played = Played()
         if hand_start:
-            await self._before_first_turn(table_id, played, env.version)
+            await self._before_first_turn(table_id, played, env.version, env.bot_seats)
         for seat in seats:
             await self.play_turn(table_id, seat, played, seen=env.version)
         if played.commands and played.game:
@@ -102,18 +118,22 @@ class BotsApp:
             M.BOT_REPLY.labels(played.game).observe(max(0.0, (datetime.now(UTC) - env.time).total_seconds()))
         return played
 
-    async def _before_first_turn(self, table_id: str, played: Played, seen: int) -> None:
-        """At a hand's start every bot seat may show the indicator or declare pairs [C-IND-1]."""
-        spectator = await self._view(table_id, None, min_version=seen)
-        if spectator is None or spectator.options.game != _GAME_OKEY:
-            return
-        for seat in range(len(spectator.seats)):
-            pub = spectator.seats[seat]
-            if pub.player_id and not pub.autopilot:
+    async def _before_first_turn(self, table_id: str, played: Played, seen: int, mask: int | None = None) -> None:
+        """At a hand's start every bot seat may show the indicator or declare pairs [C-IND-1].
+        ``mask``: the bot seats, as the event said (else a spectator's view tells)."""
+        if mask is None:
+            spectator = await self._view(table_id, None, min_version=seen)
+            if spectator is None or spectator.options.game != _GAME_OKEY:
+                return
+            mask = sum(1 << i for i, pub in enumerate(spectator.seats) if not pub.player_id or pub.autopilot)
+        for seat in range(mask.bit_length()):
+            if not mask >> seat & 1:
                 continue
             async with self._lock(table_id, seat):
                 msg = await self._view(table_id, seat, min_version=max(seen, played.version))
-                if msg is None or msg.phase != _PLAYING:
+                if msg is None or msg.options.game != _GAME_OKEY:
+                    return  # 101 has nothing to do before the first turn
+                if msg.phase != _PLAYING:
                     return
                 view = classic_view_from_pb(msg)
                 t0 = time.perf_counter()
@@ -131,9 +151,13 @@ class BotsApp:
         bot never decides on a table that is not as it is, and asks for one view a turn."""
         played = played or Played()
         async with self._lock(table_id, seat):
+            if seen and seen <= self._played_to.get((table_id, seat), 0):
+                return played  # an event of the turn this bot has just played (its own draw): no call
             msg = await self._view(table_id, seat, min_version=seen)
             for _ in range(MAX_COMMANDS_PER_TURN):
                 if msg is None or not self._ours(msg, seat):
+                    if msg is not None and played.commands:
+                        self._remember_played(table_id, seat, int(msg.version))
                     return played
                 seed = seed_for(table_id, msg.version, seat)
                 t0 = time.perf_counter()
@@ -154,6 +178,13 @@ class BotsApp:
                 msg = await self._act(table_id, cmd, command_id(table_id, msg.version, seat), played, want_view=True)
             self.log.warning("turn_not_finished", table_id=table_id, seat=seat)
         return played
+
+    def _remember_played(self, table_id: str, seat: int, version: int) -> None:
+        key = (table_id, seat)
+        self._played_to[key] = max(version, self._played_to.get(key, 0))
+        self._played_to.move_to_end(key)
+        while len(self._played_to) > PLAYED_MEMORY:
+            self._played_to.popitem(last=False)
 
     def _decided(self, game: str, kind: str, seconds: float) -> None:
         M.BOT_DECISIONS.labels(game, self.strategy, kind).inc()

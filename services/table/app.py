@@ -178,7 +178,7 @@ class TableApp:
             for e in pending:
                 s = engine.evolve(s, e)
                 applied.append(e)
-                new.append(NewEvent(e.type, _data(e), s.hand))
+                new.append(NewEvent(e.type, _data(e), s.hand, s.bot_seats))
             pending = self._follow_ups(engine, s, now)
         due = _due(s)
         t0 = time.perf_counter()

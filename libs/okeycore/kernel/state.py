@@ -67,6 +67,20 @@ class TableState(Generic[SeatT]):
         return self.phase is Phase.HAND_OVER and self.break_due_ms > 0
 
     @property
+    def bot_seats(self) -> int:
+        """The seats a bot plays now, as a mask (bit i: seat i): no player (an empty seat, a
+        duel's side seat, a player who left [D-10]), on autopilot [C-TIME-2], or the seat whose
+        turn timed out [C-TIME-1] [D-4]. The table keeps it with each event, so the bots know
+        whom an event calls without asking the table."""
+        mask = 0
+        for i, p in enumerate(self.players):
+            if not p or self.seats[i].autopilot:
+                mask |= 1 << i
+        if self.timed_out and self.phase is Phase.PLAYING:
+            mask |= 1 << self.turn
+        return mask
+
+    @property
     def persons(self) -> tuple[int, ...]:
         """The seats a person plays (not a bot's, not left) [P-BREAK-2]."""
         return tuple(i for i, p in enumerate(self.players) if p and not self.seats[i].left)

@@ -52,7 +52,7 @@ OPENING_RUNS: Opening
 OPENING_PAIRS: Opening
 
 class TableEvent(_message.Message):
-    __slots__ = ("table_id", "version", "hand", "time", "kind", "to_move", "traceparent", "table_created", "hand_started", "tile_drawn", "tile_returned", "tile_discarded", "indicator_shown", "pairs_declared", "turned_to_okey", "turn_timed_out", "autopilot_ended", "penalty_applied", "hand_ended", "match_ended", "melds_opened", "tile_added", "okey_taken", "hand_ended101", "hand_voided", "seat_left", "break_started", "seat_ready")
+    __slots__ = ("table_id", "version", "hand", "time", "kind", "to_move", "traceparent", "bot_seats", "table_created", "hand_started", "tile_drawn", "tile_returned", "tile_discarded", "indicator_shown", "pairs_declared", "turned_to_okey", "turn_timed_out", "autopilot_ended", "penalty_applied", "hand_ended", "match_ended", "melds_opened", "tile_added", "okey_taken", "hand_ended101", "hand_voided", "seat_left", "break_started", "seat_ready")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     HAND_FIELD_NUMBER: _ClassVar[int]
@@ -60,6 +60,7 @@ class TableEvent(_message.Message):
     KIND_FIELD_NUMBER: _ClassVar[int]
     TO_MOVE_FIELD_NUMBER: _ClassVar[int]
     TRACEPARENT_FIELD_NUMBER: _ClassVar[int]
+    BOT_SEATS_FIELD_NUMBER: _ClassVar[int]
     TABLE_CREATED_FIELD_NUMBER: _ClassVar[int]
     HAND_STARTED_FIELD_NUMBER: _ClassVar[int]
     TILE_DRAWN_FIELD_NUMBER: _ClassVar[int]
@@ -88,6 +89,7 @@ class TableEvent(_message.Message):
     kind: str
     to_move: int
     traceparent: str
+    bot_seats: int
     table_created: TableCreated
     hand_started: HandStarted
     tile_drawn: TileDrawn
@@ -109,7 +111,7 @@ class TableEvent(_message.Message):
     seat_left: SeatLeft
     break_started: BreakStarted
     seat_ready: SeatReady
-    def __init__(self, table_id: _Optional[str] = ..., version: _Optional[int] = ..., hand: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., kind: _Optional[str] = ..., to_move: _Optional[int] = ..., traceparent: _Optional[str] = ..., table_created: _Optional[_Union[TableCreated, _Mapping]] = ..., hand_started: _Optional[_Union[HandStarted, _Mapping]] = ..., tile_drawn: _Optional[_Union[TileDrawn, _Mapping]] = ..., tile_returned: _Optional[_Union[TileReturned, _Mapping]] = ..., tile_discarded: _Optional[_Union[TileDiscarded, _Mapping]] = ..., indicator_shown: _Optional[_Union[IndicatorShown, _Mapping]] = ..., pairs_declared: _Optional[_Union[PairsDeclared, _Mapping]] = ..., turned_to_okey: _Optional[_Union[TurnedToOkey, _Mapping]] = ..., turn_timed_out: _Optional[_Union[TurnTimedOut, _Mapping]] = ..., autopilot_ended: _Optional[_Union[AutopilotEnded, _Mapping]] = ..., penalty_applied: _Optional[_Union[PenaltyApplied, _Mapping]] = ..., hand_ended: _Optional[_Union[HandEnded, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., melds_opened: _Optional[_Union[MeldsOpened, _Mapping]] = ..., tile_added: _Optional[_Union[TileAdded, _Mapping]] = ..., okey_taken: _Optional[_Union[OkeyTaken, _Mapping]] = ..., hand_ended101: _Optional[_Union[HandEnded101, _Mapping]] = ..., hand_voided: _Optional[_Union[HandVoided, _Mapping]] = ..., seat_left: _Optional[_Union[SeatLeft, _Mapping]] = ..., break_started: _Optional[_Union[BreakStarted, _Mapping]] = ..., seat_ready: _Optional[_Union[SeatReady, _Mapping]] = ...) -> None: ...
+    def __init__(self, table_id: _Optional[str] = ..., version: _Optional[int] = ..., hand: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., kind: _Optional[str] = ..., to_move: _Optional[int] = ..., traceparent: _Optional[str] = ..., bot_seats: _Optional[int] = ..., table_created: _Optional[_Union[TableCreated, _Mapping]] = ..., hand_started: _Optional[_Union[HandStarted, _Mapping]] = ..., tile_drawn: _Optional[_Union[TileDrawn, _Mapping]] = ..., tile_returned: _Optional[_Union[TileReturned, _Mapping]] = ..., tile_discarded: _Optional[_Union[TileDiscarded, _Mapping]] = ..., indicator_shown: _Optional[_Union[IndicatorShown, _Mapping]] = ..., pairs_declared: _Optional[_Union[PairsDeclared, _Mapping]] = ..., turned_to_okey: _Optional[_Union[TurnedToOkey, _Mapping]] = ..., turn_timed_out: _Optional[_Union[TurnTimedOut, _Mapping]] = ..., autopilot_ended: _Optional[_Union[AutopilotEnded, _Mapping]] = ..., penalty_applied: _Optional[_Union[PenaltyApplied, _Mapping]] = ..., hand_ended: _Optional[_Union[HandEnded, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., melds_opened: _Optional[_Union[MeldsOpened, _Mapping]] = ..., tile_added: _Optional[_Union[TileAdded, _Mapping]] = ..., okey_taken: _Optional[_Union[OkeyTaken, _Mapping]] = ..., hand_ended101: _Optional[_Union[HandEnded101, _Mapping]] = ..., hand_voided: _Optional[_Union[HandVoided, _Mapping]] = ..., seat_left: _Optional[_Union[SeatLeft, _Mapping]] = ..., break_started: _Optional[_Union[BreakStarted, _Mapping]] = ..., seat_ready: _Optional[_Union[SeatReady, _Mapping]] = ...) -> None: ...
 
 class TableCreated(_message.Message):
     __slots__ = ("table_id", "options", "rules_version", "players")

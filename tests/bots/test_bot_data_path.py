@@ -1,0 +1,89 @@
+"""Issue 21: the bots know whom an event calls from the event itself (the table keeps the seats a
+bot plays with each event), so a person's seat costs the bots no call to the table; a bot's turn
+takes one GetView; and a bot still decides on its own seat's view only."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import asyncpg
+from okeycore.commands import CreateTable, Discard, Draw
+from okeycore.games import engine_for
+from okeycore.kernel.state import Phase
+from okeycore.options import Game, TableOptions
+from okeyplatform.auth import issue_token
+from okeyplatform.client import TableClient
+from okeyplatform.protoconv import classic_view_from_pb
+
+from services.bots.main import BotsService
+from services.table.main import TableService
+
+
+def test_the_bot_seats_are_the_empty_autopilot_and_timed_out_ones() -> None:
+    engine = engine_for(Game.OKEY)
+    created = engine.decide(None, CreateTable(table_id="t", options=TableOptions(), players=("ali", "", "bob", "")))
+    assert isinstance(created, list)
+    state = engine.fold(None, created)
+    assert state.bot_seats == 0b1010  # the empty seats [D-10: a bot plays a seat without a player]
+    seats = list(state.seats)
+    seats[0] = dataclasses.replace(seats[0], autopilot=True)  # [C-TIME-2]
+    assert dataclasses.replace(state, seats=tuple(seats)).bot_seats == 0b1011
+    timed_out = dataclasses.replace(state, phase=Phase.PLAYING, turn=2, timed_out=True)  # [C-TIME-1] [D-4]
+    assert timed_out.bot_seats == 0b1110
+
+
+async def test_a_person_s_seat_costs_the_bots_no_call_and_a_bot_turn_one_view(
+    table_service: TableService,
+    start_bots: Callable[..., Awaitable[BotsService]],
+    admin: TableClient,
+    fresh_database_url: str,
+) -> None:
+    bots = await start_bots()
+    app = bots.app
+    asked: list[tuple[str, int | None]] = []
+    real_view = app._view
+
+    async def spy(table_id: str, seat: int | None, min_version: int = 0) -> Any:
+        asked.append((table_id, seat))
+        return await real_view(table_id, seat, min_version=min_version)
+
+    app._view = spy  # type: ignore[method-assign]
+    table_id = f"path-{uuid.uuid4().hex[:8]}"
+    await admin.create_table(TableOptions(turn_seconds=120), ("ali", "", "", ""), table_id=table_id)
+    ali = TableClient(f"127.0.0.1:{table_service.port}", issue_token("ali"))
+    try:
+        my_turns = 0
+        for _ in range(600):
+            view = classic_view_from_pb(await ali.view(table_id, 0))
+            if view.turn == 0 and "Discard" in view.allowed:
+                await ali.act(table_id, Discard(seat=0, tile=next(t for t in view.rack if t >= 0)))
+                my_turns += 1
+                if my_turns == 4:
+                    break
+            elif view.turn == 0 and "Draw" in view.allowed:
+                await ali.act(table_id, Draw(seat=0))
+            else:
+                await asyncio.sleep(0.02)
+        assert my_turns == 4, "the bots did not play round to ali"
+        for _ in range(200):  # the bots finish the round after ali's last discard
+            if classic_view_from_pb(await ali.view(table_id, 0)).turn == 0:
+                break
+            await asyncio.sleep(0.02)
+    finally:
+        await ali.close()
+    conn = await asyncpg.connect(fresh_database_url)
+    try:
+        rows = await conn.fetch("SELECT type, bot_seats FROM okey_events WHERE stream_id = $1", table_id)
+    finally:
+        await conn.close()
+    # the table said with every event whom a bot plays: seats 1-3, never ali's
+    assert rows and {r["bot_seats"] for r in rows} == {0b1110}
+    mine = [seat for t, seat in asked if t == table_id]
+    assert 0 not in mine and None not in mine, mine  # no view of ali's seat, no spectator view
+    bot_turns = sum(1 for r in rows if r["type"] == "TileDiscarded") - 4
+    # one view a turn, and at the deal one per bot seat (showing the indicator, declaring)
+    assert len(mine) <= bot_turns + 3, (len(mine), bot_turns)
