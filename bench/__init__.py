@@ -15,6 +15,10 @@ def _solver(args: argparse.Namespace) -> int:
 
 
 def _table(args: argparse.Namespace) -> int:
+    if getattr(args, "observability", False):
+        from .observability import run as cost
+
+        return cost(args)
     from .table import run
 
     return run(args)

@@ -299,10 +299,6 @@ async def one_level(
 
 
 def run(args: argparse.Namespace) -> int:
-    if getattr(args, "observability", False):
-        from .observability import run as cost
-
-        return cost(args)
     seconds = float(getattr(args, "seconds", None) or (5.0 if args.quick else 20.0))
     tables = getattr(args, "tables", None)
     offered = getattr(args, "offered", None)

@@ -5,6 +5,7 @@ health entry) on an okeyplatform ServiceHost."""
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,6 +15,8 @@ from okeyplatform.client import TableClient
 from okeyplatform.consumer import EventItem, TableEventConsumer
 from okeyplatform.eventstore import open_pool
 from okeyplatform.host import InProcess, Part, ServiceHost, run_service
+from okeyplatform.logs import configure_logging
+from okeyplatform.workers import supervise, worker_count
 
 from .api import SERVICE_NAME
 from .app import BotsApp
@@ -36,6 +39,7 @@ class BotsConfig:
     address: str = DEFAULT_ADDR
     strategy: str = "strong"
     durable: str = DURABLE
+    reuse_port: bool = False  # a worker of several on one port (OKEY_BOTS_WORKERS)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> BotsConfig:
@@ -50,6 +54,7 @@ class BotsConfig:
             address=e.get("OKEY_BOTS_ADDR", DEFAULT_ADDR),
             strategy=e.get("OKEY_BOTS_STRATEGY", "strong"),
             durable=e.get("OKEY_BOTS_DURABLE") or DURABLE,
+            reuse_port=e.get("OKEY_REUSE_PORT") == "1",
         )
 
 
@@ -73,7 +78,7 @@ def bootstrap(config: BotsConfig) -> ServiceHost[BotsParts]:
         host.background(consumer, ready=consumer.ready)
         return BotsParts(app.client, app, consumer)
 
-    return ServiceHost("bots", config.address, setup, health_names=[SERVICE_NAME])
+    return ServiceHost("bots", config.address, setup, health_names=[SERVICE_NAME], reuse_port=config.reuse_port)
 
 
 @dataclass
@@ -101,6 +106,16 @@ class BotsService(InProcess[Any]):
 
 
 def main() -> int:
+    """Run the service; ``OKEY_BOTS_WORKERS`` > 1 runs that many replica processes on one port,
+    sharing the durable consumer (JetStream hands each batch to one of them)."""
+    try:
+        workers = worker_count("bots")
+    except ValueError as exc:
+        print(f"okey bots: {exc}", file=sys.stderr)
+        return 2
+    if workers > 1:
+        configure_logging("bots")
+        return supervise("bots", "services.bots.main", workers)
     return run_service("bots", lambda: bootstrap(BotsConfig.from_env()))
 
 

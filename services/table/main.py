@@ -4,7 +4,7 @@ timers, append listener, gRPC servicer) on an okeyplatform ServiceHost, which ru
 from __future__ import annotations
 
 import os
-import signal
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -12,9 +12,10 @@ from typing import Any
 from okey.v1 import table_service_pb2_grpc as pb_grpc
 from okeyplatform.eventstore import PostgresEventStore
 from okeyplatform.host import InProcess, Part, ServiceHost, run_service
-from okeyplatform.logs import configure_logging, get_logger
+from okeyplatform.logs import configure_logging
 from okeyplatform.metrics import OPEN_TABLES
 from okeyplatform.relay import Relay
+from okeyplatform.workers import supervise, worker_count
 
 from .api import SERVICE_NAME, TableServicer
 from .app import TableApp
@@ -135,93 +136,15 @@ class TableService(InProcess[Any]):
 def main() -> int:
     """Run the service; ``OKEY_TABLE_WORKERS`` > 1 runs that many replica processes sharing
     the port (SO_REUSEPORT): each is a full replica, the store keeps one writer per table."""
-    workers = int(os.environ.get("OKEY_TABLE_WORKERS", "1"))
-    if workers > 1 and os.environ.get("OKEY_REUSE_PORT") != "1":
-        configure_logging("table")
-        return supervise(workers)
-    return run_service("table", lambda: bootstrap(TableConfig.from_env()))
-
-
-def supervise(workers: int, poll_s: float = 0.2) -> int:
-    """Run ``workers`` replica processes on one port and keep them running: a worker that exits
-    while the service is not stopping (a crash, kill -9, the kernel's OOM killer) is logged and
-    started again, after 1 s and then up to 30 s between tries while it keeps dying young.
-    SIGTERM/SIGINT go to every worker; the supervisor returns once all have exited (0), or 2
-    at once when its metrics port cannot be served."""
-    import shutil
-    import subprocess
-    import sys
-    import tempfile
-    import time
-
-    from okeyplatform.metrics import RECORDING, mark_worker_dead, metrics_address, serve_multiprocess
-
-    log = get_logger(component="table-supervisor")
-    env = dict(os.environ, OKEY_TABLE_WORKERS="1", OKEY_REUSE_PORT="1")
-    # The workers share one metrics port: each writes its values to files in a directory of
-    # ours (prometheus-client's multiprocess mode) and this process serves their sum.
     try:
-        metrics_at = metrics_address() if RECORDING else None
+        workers = worker_count("table")
     except ValueError as exc:
         print(f"okey table: {exc}", file=sys.stderr)
         return 2
-    metrics_dir = tempfile.mkdtemp(prefix="okey-table-metrics-") if metrics_at else None
-    server = None
-    if metrics_at and metrics_dir:
-        env.pop("OKEY_METRICS_ADDR", None)
-        env["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
-        try:
-            server = serve_multiprocess(metrics_dir, *metrics_at)
-        except OSError as exc:  # the port is taken: one line naming the variable, no traceback
-            shutil.rmtree(metrics_dir, ignore_errors=True)
-            print(f"okey table: {exc}", file=sys.stderr)
-            return 2
-
-    def spawn() -> subprocess.Popen[bytes]:
-        return subprocess.Popen([sys.executable, "-m", "services.table.main"], env=env)
-
-    children = [spawn() for _ in range(workers)]
-    started = [time.monotonic()] * workers
-    backoff = [1.0] * workers
-    restart_at: list[float | None] = [None] * workers
-    stopping: list[int] = []
-
-    def forward(sig: int, _frame: object) -> None:
-        stopping.append(sig)
-        for c in children:
-            if c.poll() is None:
-                c.send_signal(sig)
-
-    signal.signal(signal.SIGTERM, forward)
-    signal.signal(signal.SIGINT, forward)
-    log.info("table_workers_started", workers=workers, pids=[c.pid for c in children])
-    while not stopping:
-        now = time.monotonic()
-        for i, child in enumerate(children):
-            code = child.poll()
-            if code is None or stopping:
-                continue
-            if restart_at[i] is None:
-                if now - started[i] > 60:
-                    backoff[i] = 1.0  # it had been up a while: a new fault, not the same one again
-                restart_at[i] = now + backoff[i]
-                if metrics_dir:
-                    mark_worker_dead(child.pid, metrics_dir)
-                log.error("table_worker_exited", worker=i, pid=child.pid, code=code, restart_in_s=backoff[i])
-                backoff[i] = min(backoff[i] * 2, 30.0)
-            elif now >= restart_at[i]:
-                children[i], started[i], restart_at[i] = spawn(), now, None
-                log.warning("table_worker_restarted", worker=i, pid=children[i].pid)
-        time.sleep(poll_s)
-    for c in children:
-        if c.poll() is None:
-            c.send_signal(stopping[-1])  # again: a worker started just as the signal came missed it
-        c.wait()
-    if server is not None:
-        server.close()
-    if metrics_dir:
-        shutil.rmtree(metrics_dir, ignore_errors=True)
-    return 0
+    if workers > 1:
+        configure_logging("table")
+        return supervise("table", "services.table.main", workers)
+    return run_service("table", lambda: bootstrap(TableConfig.from_env()))
 
 
 if __name__ == "__main__":
