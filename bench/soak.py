@@ -32,6 +32,7 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import os
 import secrets
 import sys
 import tempfile
@@ -48,7 +49,7 @@ from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient
 from okeyplatform.eventstore import GlobalPosition, PostgresEventStore
 
-from .common import machine, percentile
+from .common import CpuMeter, machine, percentile
 from .record import Section, Table, command_line, record
 
 if TYPE_CHECKING:
@@ -92,6 +93,14 @@ class SoakReport:
     stalls: list[str] = field(default_factory=list)  # "<table>: no move for N s" (recovered or not)
     stuck: list[str] = field(default_factory=list)  # still without a move at the end
     exited: list[str] = field(default_factory=list)
+    cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds by process while the tables played
+
+    def cpu_line(self) -> str:
+        """CPU time per move by process (us), as ``okey bench table`` prints it; empty without /proc."""
+        if not self.cpu or not self.moves:
+            return ""
+        parts = [f"{name} {sec / self.moves * 1e6:,.0f}" for name, sec in self.cpu.items()]
+        return f"{', '.join(parts)}; all {sum(self.cpu.values()) / self.moves * 1e6:,.0f}"
 
     @property
     def moves_per_s(self) -> float:
@@ -128,6 +137,7 @@ class SoakReport:
             ("errors", f"{sum(self.errors.values()):,}"),
             ("stalls / stuck at the end", f"{len(self.stalls):,} / {len(self.stuck):,}"),
             ("services that exited", ", ".join(self.exited) or "none"),
+            ("CPU per move by process (us, /proc)", self.cpu_line() or "n/a"),
         ]
 
     def lines(self) -> list[str]:
@@ -151,6 +161,8 @@ class SoakReport:
             + (f" ({'; '.join(self.stalls[:5])}{' ...' if len(self.stalls) > 5 else ''})" if self.stalls else ""),
             f"  stuck       {len(self.stuck):,} at the end" + (f": {', '.join(self.stuck[:10])}" if self.stuck else ""),
         ]
+        if self.cpu_line():
+            out.append(f"  CPU/move    (us, by process) {self.cpu_line()}")
         if self.reader_errors:
             out.append("  log reader  retried: " + ", ".join(f"{k} x{n}" for k, n in self.reader_errors.most_common()))
         if self.exited:
@@ -463,6 +475,13 @@ class BotTables:
 # ------------------------------------------------------------------ the command
 
 
+def _meter(stack: Stack) -> CpuMeter:
+    """CPU by process group: each service's process tree (its workers too), PostgreSQL, NATS and
+    this process (the load generator and the log reader)."""
+    trees = {name: sp.proc.pid for name, sp in stack.procs.items() if sp.proc is not None}
+    return CpuMeter({"soak": os.getpid()}, trees, {"postgres": "postgres", "nats": "nats-server"})
+
+
 async def soak(
     stack: Stack,
     postgres: EmbeddedPostgres | None,
@@ -499,6 +518,8 @@ async def soak(
         t0 = time.monotonic()
         await bt.start()
         out(f"  opened {bt.report.tables_opened:,} tables in {time.monotonic() - t0:.1f} s")
+        meter = _meter(stack)
+        meter.start()
         player = asyncio.create_task(bt.run(seconds, exited))
         gap = seconds / (len(faults) + 1)
         for i, fault in enumerate(faults, 1):
@@ -519,9 +540,11 @@ async def soak(
             out(line)
             fault_lines.append(line)
         await player
+        cpu, _ = meter.stop()
         bt.stop()
         await bt._poll_quietly()
         report = bt.finish()
+        report.cpu = cpu
     finally:
         await bt.close()
     # Freeze the tables (no bots; the turn timers are 20 s away) and check the books.
