@@ -598,7 +598,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             t = time.monotonic()
             stack.start()
-            strategy = stack.env.get("OKEY_BOTS_STRATEGY", "strong")
+            strategy = stack.env.get("OKEY_BOTS_STRATEGY") or "each table's bot_level"
             out(f"  stack up in {time.monotonic() - t:.1f} s (bots: {strategy}; service logs in {logs})")
             report, fault_lines, books = asyncio.run(
                 soak(stack, infra.postgres, infra.nats, tables, minutes * 60, out, faults, nats_down_s)

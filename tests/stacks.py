@@ -20,7 +20,7 @@ __all__ = ["STACK_ENV", "StackFactory", "stack_factory"]
 
 StackFactory = Callable[..., Stack]
 # Quiet, parseable service logs; the tests' share of the 2-core machine kept small.
-STACK_ENV = {"OKEY_LOG_FORMAT": "json", "OKEY_BOTS_STRATEGY": "greedy"}
+STACK_ENV = {"OKEY_LOG_FORMAT": "json", "OKEY_BOTS_STRATEGY": "greedy", "OKEY_BOTS_PACE": "instant"}
 
 
 def _admin(server_url: str, sql: str) -> None:

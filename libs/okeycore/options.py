@@ -14,6 +14,8 @@ __all__ = [
     "PairsDeclaration",
     "DeckEnd",
     "Mode101",
+    "BotLevel",
+    "BotPace",
     "TableOptions",
     "OptionsError",
     "COMMON_OPTIONS",
@@ -82,13 +84,31 @@ class DeckEnd(StrEnum):
     LAST_CHANCE = "LAST_CHANCE"
 
 
+class BotLevel(StrEnum):
+    """How well the bots at a table play (issue 21): EASY misses the side tile and pairs and
+    keeps bad tiles, NORMAL plays the greedy baseline, HARD the strongest strategy."""
+
+    HARD = "HARD"
+    NORMAL = "NORMAL"
+    EASY = "EASY"
+
+
+class BotPace(StrEnum):
+    """How fast the bots at a table move: AUTO is HUMAN while a person is seated and INSTANT at
+    an all-bot table; HUMAN waits as a person thinks (about 0.8-2.5 s a decision)."""
+
+    AUTO = "AUTO"
+    HUMAN = "HUMAN"
+    INSTANT = "INSTANT"
+
+
 class Mode101(StrEnum):
     PLAIN = "PLAIN"
     FOLDING = "FOLDING"
 
 
 # The options of each game, in the order of RULES.md section 5 (the lobby card's order too).
-COMMON_OPTIONS = ("turn_seconds", "hand_break_seconds", "stake")
+COMMON_OPTIONS = ("turn_seconds", "hand_break_seconds", "stake", "bot_level", "bot_pace")
 CLASSIC_OPTIONS = (
     "match_points",
     "indicator",
@@ -104,6 +124,8 @@ CLASSIC_OPTIONS = (
     "turn_seconds",
     "hand_break_seconds",
     "stake",
+    "bot_level",
+    "bot_pace",
 )
 OKEY101_OPTIONS = (
     "turn_seconds",
@@ -115,6 +137,8 @@ OKEY101_OPTIONS = (
     "discard_penalty",
     "stake",
     "hand_prize",
+    "bot_level",
+    "bot_pace",
 )
 
 
@@ -148,6 +172,8 @@ class TableOptions:
     discard_penalty: bool = True
     stake: int = 0
     hand_prize: int = 0
+    bot_level: BotLevel = BotLevel.HARD
+    bot_pace: BotPace = BotPace.AUTO
 
     @property
     def seat_count(self) -> int:

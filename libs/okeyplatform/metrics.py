@@ -178,6 +178,12 @@ BOT_REPLY = _histogram(
     "okey_bots_reply_seconds", "From the event that gave a bot its turn to its command accepted.", ("game",), SLOW
 )
 BOT_LATE = _counter("okey_bots_turns_late_total", "Bot turns answered after the turn's deadline.", ("game",))
+BOT_PACE_LATE = _histogram(
+    "okey_bots_pace_lateness_seconds",
+    "A paced bot turn: how long after its chosen think time it began (the event loop's delay).",
+    (),
+    (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.5, 1.0, 2.5, 5.0),
+)
 
 # ---------------------------------------------------------------- gateway
 HTTP_REQUESTS = _counter("http_requests_total", "HTTP requests, by route template.", ("method", "route", "status"))

@@ -29,6 +29,8 @@ _OPTION_ENUMS = {
     "pairs_declaration": "PAIRS_DECLARATION",
     "deck_end": "DECK_END",
     "mode": "MODE",
+    "bot_level": "BOT_LEVEL",
+    "bot_pace": "BOT_PACE",
 }
 
 

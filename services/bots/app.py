@@ -11,18 +11,21 @@ duplicate (or refuses it on the newer state): a turn is never played twice.
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 import grpc
+from okeycore.bots101 import Strategy101
 from okeycore.commands import Command
 from okeycore.events import HandStarted
-from okeycore.options import Game
+from okeycore.levels import CLASSIC_LEVELS, LEVELS_101
+from okeycore.options import BotLevel, Game
 from okeycore.strategy import STRATEGIES, Strategy
 from okeycore.strategy101 import STRATEGIES_101
 from okeyplatform import metrics as M
@@ -85,19 +88,25 @@ class BotsApp:
     def __init__(
         self,
         client: TableClient,
-        strategy: str = "strong",
-        make_strategy: Callable[[str, int], Strategy] | None = None,
+        strategy: str | None = None,
+        instant: bool = False,
     ) -> None:
-        if strategy not in STRATEGIES or strategy not in STRATEGIES_101:
+        """``strategy`` plays every table (random, greedy or strong: benchmarks and tests);
+        None, each table's ``bot_level`` chooses (okeycore.levels). ``instant``: no table's
+        ``bot_pace`` is kept (tests, demos)."""
+        if strategy is not None and (strategy not in STRATEGIES or strategy not in STRATEGIES_101):
             raise ValueError(f"unknown strategy {strategy!r}; choose one of {', '.join(sorted(STRATEGIES))}")
         self.client = client
         self.strategy = strategy
-        self.make_strategy = make_strategy or (lambda name, seed: STRATEGIES[name](seed))
+        self.instant = instant
         self.log = get_logger(component="bots")
         self._seat_locks: KeyedLocks[tuple[str, int]] = KeyedLocks()
         # (table, seat) -> the table's version when this replica last ended that seat's turn:
         # the events up to it (the turn's own draw and discard) call nobody new.
         self._played_to: OrderedDict[tuple[str, int], int] = OrderedDict()
+        self._paces: _Bounded = _Bounded(PLAYED_MEMORY)  # table -> (its bot_pace, its seats), from a view
+        self._timers: set[asyncio.TimerHandle] = set()
+        self._pending: set[asyncio.Task[None]] = set()
         self.commands = 0
         self.refused = 0
 
@@ -105,18 +114,67 @@ class BotsApp:
         return self._seat_locks((table_id, seat))
 
     async def handle(self, env: Envelope) -> Played:
-        """One table event: play whatever it calls a bot to play."""
+        """One table event: play whatever it calls a bot to play. At a table whose bots keep a
+        person's pace the turn is scheduled after a think time instead (a timer of the event
+        loop: the consumer goes on at once)."""
         table_id = env.table_id
         seats, hand_start = seats_to_consider(env)
         played = Played()
         if hand_start:
             await self._before_first_turn(table_id, played, env.version, env.bot_seats)
         for seat in seats:
+            delay = self.think_time(env, seat)
+            if delay > 0:
+                self._schedule(delay, table_id, seat, env.version)
+                continue
             await self.play_turn(table_id, seat, played, seen=env.version)
         if played.commands and played.game:
             # The player's wait: from the event that called the bots to their last move accepted.
             M.BOT_REPLY.labels(played.game).observe(max(0.0, (datetime.now(UTC) - env.time).total_seconds()))
         return played
+
+    def think_time(self, env: Envelope, seat: int) -> float:
+        """Seconds the bot at ``seat`` waits before the turn ``env`` gives it: 0 at an INSTANT
+        table, at an AUTO one with no person seated, for a timed-out turn (the person's time is
+        up: it is played at once, within its grace [C-TIME-1]), and before the table's pace is
+        known (its first view tells); else a person's think time, 0.8-2.5 s, longer at a deal."""
+        known = self._paces.get(env.table_id)
+        if self.instant or known is None or known[0] == _PACE_INSTANT or env.kind == "TurnTimedOut":
+            return 0.0
+        pace, seats = known
+        if pace != _PACE_HUMAN and (env.bot_seats is None or env.bot_seats == (1 << seats) - 1):
+            return 0.0  # AUTO: nobody to keep pace with
+        rng = random.Random(seed_for(env.table_id, env.version, seat))
+        return rng.uniform(0.8, 2.5) + (0.7 if env.kind == "HandStarted" else 0.0)
+
+    def _schedule(self, delay: float, table_id: str, seat: int, seen: int) -> None:
+        loop = asyncio.get_running_loop()
+        due = loop.time() + delay
+
+        def fire() -> None:
+            M.BOT_PACE_LATE.observe(max(0.0, loop.time() - due))
+            task = loop.create_task(self._paced(table_id, seat, seen))
+            self._pending.add(task)
+            task.add_done_callback(self._pending.discard)
+
+        handle = loop.call_at(due, fire)
+        self._timers.add(handle)
+        loop.call_at(due + 0.001, self._timers.discard, handle)
+
+    async def _paced(self, table_id: str, seat: int, seen: int) -> None:
+        try:
+            await self.play_turn(table_id, seat, seen=seen)
+        except Exception as exc:  # the table is away: its turn timer plays the turn [C-TIME-1]
+            self.log.warning("paced_turn_failed", table_id=table_id, seat=seat, error=repr(exc))
+
+    async def close(self) -> None:
+        """Cancel the scheduled turns (their tables' turn timers play them) and wait for the
+        ones being played."""
+        for handle in self._timers:
+            handle.cancel()
+        self._timers.clear()
+        if self._pending:
+            await asyncio.wait(set(self._pending), timeout=5.0)
 
     async def _before_first_turn(self, table_id: str, played: Played, seen: int, mask: int | None = None) -> None:
         """At a hand's start every bot seat may show the indicator or declare pairs [C-IND-1].
@@ -137,8 +195,9 @@ class BotsApp:
                     return
                 view = classic_view_from_pb(msg)
                 t0 = time.perf_counter()
-                cmd = self.make_strategy(self.strategy, seed_for(table_id, view.version, seat)).off_turn(view)
-                self._decided("OKEY", "pre", time.perf_counter() - t0)
+                classic = self._classic(msg, seed_for(table_id, view.version, seat))
+                cmd = classic.off_turn(view)
+                self._decided("OKEY", classic.name, "pre", time.perf_counter() - t0)
                 played.game = "OKEY"
                 if cmd is not None:
                     await self._act(table_id, cmd, command_id(table_id, view.version, seat, "pre"), played)
@@ -154,6 +213,8 @@ class BotsApp:
             if seen and seen <= self._played_to.get((table_id, seat), 0):
                 return played  # an event of the turn this bot has just played (its own draw): no call
             msg = await self._view(table_id, seat, min_version=seen)
+            if msg is not None:
+                self._paces[table_id] = (int(msg.options.bot_pace), len(msg.seats))
             for _ in range(MAX_COMMANDS_PER_TURN):
                 if msg is None or not self._ours(msg, seat):
                     if msg is not None and played.commands:
@@ -163,13 +224,15 @@ class BotsApp:
                 t0 = time.perf_counter()
                 if msg.options.game == _GAME_OKEY:
                     game = "OKEY"
-                    cmd = self.make_strategy(self.strategy, seed).act(classic_view_from_pb(msg))
+                    classic = self._classic(msg, seed)
+                    name, cmd = classic.name, classic.act(classic_view_from_pb(msg))
                 else:
                     game = "OKEY101"
-                    cmd = STRATEGIES_101[self.strategy](seed).act(view101_from_pb(msg))
+                    s101 = self._s101(msg, seed)
+                    name, cmd = s101.name, s101.act(view101_from_pb(msg))
                 pub = msg.seats[seat]
                 kind = "timeout" if msg.timed_out else "autopilot" if pub.player_id else "turn"
-                self._decided(game, kind, time.perf_counter() - t0)
+                self._decided(game, name, kind, time.perf_counter() - t0)
                 if msg.timed_out and not played.late:
                     played.late = True
                     M.BOT_LATE.labels(game).inc()  # a person's turn ran out: the bot plays it late
@@ -186,9 +249,20 @@ class BotsApp:
         while len(self._played_to) > PLAYED_MEMORY:
             self._played_to.popitem(last=False)
 
-    def _decided(self, game: str, kind: str, seconds: float) -> None:
-        M.BOT_DECISIONS.labels(game, self.strategy, kind).inc()
-        M.BOT_DECISION_SECONDS.labels(game, self.strategy).observe(seconds)
+    def _classic(self, msg: Any, seed: int) -> Strategy:
+        """The classic strategy for this view's table: the service's, else the table's level."""
+        if self.strategy is not None:
+            return STRATEGIES[self.strategy](seed)
+        return CLASSIC_LEVELS[_LEVELS.get(msg.options.bot_level, BotLevel.HARD)](seed)
+
+    def _s101(self, msg: Any, seed: int) -> Strategy101:
+        if self.strategy is not None:
+            return STRATEGIES_101[self.strategy](seed)
+        return LEVELS_101[_LEVELS.get(msg.options.bot_level, BotLevel.HARD)](seed)
+
+    def _decided(self, game: str, strategy: str, kind: str, seconds: float) -> None:
+        M.BOT_DECISIONS.labels(game, strategy, kind).inc()
+        M.BOT_DECISION_SECONDS.labels(game, strategy).observe(seconds)
 
     @staticmethod
     def _ours(msg: Any, seat: int) -> bool:
@@ -244,7 +318,24 @@ def _enum(name: str, value: str) -> int:
 
 
 _PLAYING = _enum("Phase", "PHASE_PLAYING")
+_PACE_HUMAN = _enum("BotPace", "BOT_PACE_HUMAN")
+_PACE_INSTANT = _enum("BotPace", "BOT_PACE_INSTANT")
+_LEVELS = {_enum("BotLevel", f"BOT_LEVEL_{level.value}"): level for level in BotLevel}
 _GAME_OKEY = _enum("Game", f"GAME_{Game.OKEY.value}")
+
+
+class _Bounded(OrderedDict[Any, Any]):
+    """A dict that forgets its oldest entries past ``limit``."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        super().__setitem__(key, value)
+        self.move_to_end(key)
+        while len(self) > self.limit:
+            self.popitem(last=False)
 
 
 def bot_seats(players: Iterable[str]) -> list[int]:

@@ -37,25 +37,36 @@ class BotsConfig:
     database_url: str
     table_addr: str = "127.0.0.1:50061"
     address: str = DEFAULT_ADDR
-    strategy: str = "strong"
+    strategy: str | None = None  # None: each table's bot_level chooses
     durable: str = DURABLE
     reuse_port: bool = False  # a worker of several on one port (OKEY_BOTS_WORKERS)
+    instant: bool = False  # OKEY_BOTS_PACE=instant: every table's bots move at once
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> BotsConfig:
         """``OKEY_NATS_URL``, ``OKEY_BOTS_DATABASE_URL`` (default ``OKEY_DATABASE_URL``),
-        ``OKEY_TABLE_ADDR``, ``OKEY_BOTS_ADDR``, ``OKEY_BOTS_STRATEGY`` (random, greedy or strong;
-        default strong), ``OKEY_BOTS_DURABLE``; tokens are signed with ``OKEY_TOKEN_SECRET``."""
+        ``OKEY_TABLE_ADDR``, ``OKEY_BOTS_ADDR``, ``OKEY_BOTS_STRATEGY`` (random, greedy or strong
+        for every table; unset, each table's ``bot_level`` chooses), ``OKEY_BOTS_DURABLE``;
+        tokens are signed with ``OKEY_TOKEN_SECRET``."""
         e = os.environ if env is None else env
         return cls(
             nats_url=e["OKEY_NATS_URL"],
             database_url=e.get("OKEY_BOTS_DATABASE_URL") or e["OKEY_DATABASE_URL"],
             table_addr=e.get("OKEY_TABLE_ADDR", "127.0.0.1:50061"),
             address=e.get("OKEY_BOTS_ADDR", DEFAULT_ADDR),
-            strategy=e.get("OKEY_BOTS_STRATEGY", "strong"),
+            strategy=e.get("OKEY_BOTS_STRATEGY") or None,
             durable=e.get("OKEY_BOTS_DURABLE") or DURABLE,
             reuse_port=e.get("OKEY_REUSE_PORT") == "1",
+            instant=_pace(e.get("OKEY_BOTS_PACE", "table")),
         )
+
+
+def _pace(value: str) -> bool:
+    """``OKEY_BOTS_PACE``: ``table`` (each table's ``bot_pace``, the default) or ``instant``."""
+    value = value.strip().lower() or "table"
+    if value not in ("table", "instant"):
+        raise ValueError(f"OKEY_BOTS_PACE={value!r}: use table (each table's bot_pace) or instant")
+    return value == "instant"
 
 
 @dataclass
@@ -70,8 +81,10 @@ def bootstrap(config: BotsConfig) -> ServiceHost[BotsParts]:
     consumer has bound to the stream."""
 
     async def setup(host: ServiceHost[BotsParts]) -> BotsParts:
-        app = BotsApp(TableClient(config.table_addr, ServiceCredential("bots", ttl_s=TOKEN_TTL_S)), config.strategy)
+        client = TableClient(config.table_addr, ServiceCredential("bots", ttl_s=TOKEN_TTL_S))
+        app = BotsApp(client, config.strategy, instant=config.instant)
         host.on_close(app.client.close)
+        host.on_close(app.close)  # before the client: its scheduled turns are cancelled first
         pool = await open_pool(config.database_url, migrate_schema, min_size=1, max_size=4)
         host.on_close(pool.close)
         consumer = bots_consumer(app, pool, config.nats_url, config.durable)
@@ -89,7 +102,7 @@ class BotsService(InProcess[Any]):
     database_url: str
     table_addr: str
     address: str = DEFAULT_ADDR
-    strategy: str = "strong"
+    strategy: str | None = None  # None: each table's bot_level chooses
     durable: str = DURABLE
     port: int = 0
     host: ServiceHost[BotsParts] | None = field(default=None, repr=False)
@@ -113,10 +126,15 @@ def main() -> int:
     except ValueError as exc:
         print(f"okey bots: {exc}", file=sys.stderr)
         return 2
+    try:
+        config = BotsConfig.from_env()
+    except ValueError as exc:
+        print(f"okey bots: {exc}", file=sys.stderr)
+        return 2
     if workers > 1:
         configure_logging("bots")
         return supervise("bots", "services.bots.main", workers)
-    return run_service("bots", lambda: bootstrap(BotsConfig.from_env()))
+    return run_service("bots", lambda: bootstrap(config))
 
 
 if __name__ == "__main__":

@@ -70,6 +70,12 @@ def _label(option: str, o: TableOptions) -> str:
         else "İşler taş cezası yok",
         "stake": f"Giriş {o.stake} jeton; ödül kazananlara eşit bölünür" if o.stake else "Jetonsuz masa",
         "hand_prize": f"El ödülü {o.hand_prize} jeton: eli bitirene her oyuncudan" if o.hand_prize else "El ödülü yok",
+        "bot_level": {"EASY": "Botlar kolay", "NORMAL": "Botlar orta", "HARD": "Botlar zor"}[o.bot_level.value],
+        "bot_pace": {
+            "AUTO": "Botlar insan varken düşünerek oynar",
+            "HUMAN": "Botlar düşünerek oynar",
+            "INSTANT": "Botlar hemen oynar",
+        }[o.bot_pace.value],
     }
     return labels[option]
 

@@ -14,7 +14,7 @@ import asyncpg
 from okeycore.commands import CreateTable, Discard, Draw
 from okeycore.games import engine_for
 from okeycore.kernel.state import Phase
-from okeycore.options import Game, TableOptions
+from okeycore.options import BotPace, Game, TableOptions
 from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient
 from okeyplatform.protoconv import classic_view_from_pb
@@ -53,7 +53,9 @@ async def test_a_person_s_seat_costs_the_bots_no_call_and_a_bot_turn_one_view(
 
     app._view = spy  # type: ignore[method-assign]
     table_id = f"path-{uuid.uuid4().hex[:8]}"
-    await admin.create_table(TableOptions(turn_seconds=120), ("ali", "", "", ""), table_id=table_id)
+    await admin.create_table(
+        TableOptions(turn_seconds=120, bot_pace=BotPace.INSTANT), ("ali", "", "", ""), table_id=table_id
+    )
     ali = TableClient(f"127.0.0.1:{table_service.port}", issue_token("ali"))
     try:
         my_turns = 0

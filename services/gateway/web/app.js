@@ -47,6 +47,10 @@ const OPTIONS = [
   { name: "discard_penalty", json: "discardPenalty", games: ["OKEY101"], type: "bool", def: true },
   { name: "stake", json: "stake", games: ["OKEY", "OKEY101"], type: "int", min: 0, max: 1000000000, def: 0, short: true },
   { name: "hand_prize", json: "handPrize", games: ["OKEY101"], type: "int", min: 0, max: 1000000000, def: 0 },
+  { name: "bot_level", json: "botLevel", games: ["OKEY", "OKEY101"], type: "enum", prefix: "BOT_LEVEL_",
+    values: ["HARD", "NORMAL", "EASY"] },
+  { name: "bot_pace", json: "botPace", games: ["OKEY", "OKEY101"], type: "enum", prefix: "BOT_PACE_",
+    values: ["AUTO", "HUMAN", "INSTANT"] },
 ];
 
 // Every string on the page follows a language switch: the static ones and each screen's.

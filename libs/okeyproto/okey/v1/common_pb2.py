@@ -24,31 +24,35 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14okey/v1/common.proto\x12\x07okey.v1\" \n\x04Tile\x12\n\n\x02id\x18\x01 \x01(\x05\x12\x0c\n\x04\x63ode\x18\x02 \x01(\t\")\n\tTileGroup\x12\x1c\n\x05tiles\x18\x01 \x03(\x0b\x32\r.okey.v1.Tile\"\xce\x06\n\x0cTableOptions\x12\x1b\n\x04game\x18\x01 \x01(\x0e\x32\r.okey.v1.Game\x12\x19\n\x0cmatch_points\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x16\n\tindicator\x18\x03 \x01(\x08H\x01\x88\x01\x01\x12\x34\n\x11indicator_scoring\x18\x04 \x01(\x0e\x32\x19.okey.v1.IndicatorScoring\x12\x14\n\x07\x63olored\x18\x05 \x01(\x08H\x02\x88\x01\x01\x12\x15\n\x08partners\x18\x06 \x01(\x08H\x03\x88\x01\x01\x12\x11\n\x04\x64uel\x18\x07 \x01(\x08H\x04\x88\x01\x01\x12\x16\n\tpenalties\x18\x08 \x01(\x08H\x05\x88\x01\x01\x12\x30\n\x0f\x64iscard_history\x18\t \x01(\x0e\x32\x17.okey.v1.DiscardHistory\x12\x34\n\x11pairs_declaration\x18\n \x01(\x0e\x32\x19.okey.v1.PairsDeclaration\x12\"\n\x08\x64\x65\x63k_end\x18\x0b \x01(\x0e\x32\x10.okey.v1.DeckEnd\x12\x19\n\x0cturn_seconds\x18\x0c \x01(\x05H\x06\x88\x01\x01\x12\x12\n\x05seats\x18\r \x01(\x05H\x07\x88\x01\x01\x12\x11\n\x04wrap\x18\x0e \x01(\x08H\x08\x88\x01\x01\x12\x1b\n\x04mode\x18\x0f \x01(\x0e\x32\r.okey.v1.Mode\x12\x13\n\x06rounds\x18\x10 \x01(\x05H\t\x88\x01\x01\x12\x1c\n\x0f\x64iscard_penalty\x18\x11 \x01(\x08H\n\x88\x01\x01\x12\x12\n\x05stake\x18\x12 \x01(\x03H\x0b\x88\x01\x01\x12\x17\n\nhand_prize\x18\x13 \x01(\x03H\x0c\x88\x01\x01\x12\x32\n\x10indicator_timing\x18\x14 \x01(\x0e\x32\x18.okey.v1.IndicatorTiming\x12\x1f\n\x12hand_break_seconds\x18\x15 \x01(\x05H\r\x88\x01\x01\x42\x0f\n\r_match_pointsB\x0c\n\n_indicatorB\n\n\x08_coloredB\x0b\n\t_partnersB\x07\n\x05_duelB\x0c\n\n_penaltiesB\x0f\n\r_turn_secondsB\x08\n\x06_seatsB\x07\n\x05_wrapB\t\n\x07_roundsB\x12\n\x10_discard_penaltyB\x08\n\x06_stakeB\r\n\x0b_hand_prizeB\x15\n\x13_hand_break_seconds*=\n\x04Game\x12\x14\n\x10GAME_UNSPECIFIED\x10\x00\x12\r\n\tGAME_OKEY\x10\x01\x12\x10\n\x0cGAME_OKEY101\x10\x02*\x80\x01\n\x10IndicatorScoring\x12!\n\x1dINDICATOR_SCORING_UNSPECIFIED\x10\x00\x12$\n INDICATOR_SCORING_OTHERS_MINUS_1\x10\x01\x12#\n\x1fINDICATOR_SCORING_SHOWER_PLUS_1\x10\x02*|\n\x0fIndicatorTiming\x12 \n\x1cINDICATOR_TIMING_UNSPECIFIED\x10\x00\x12&\n\"INDICATOR_TIMING_BEFORE_FIRST_MOVE\x10\x01\x12\x1f\n\x1bINDICATOR_TIMING_FIRST_TURN\x10\x02*j\n\x0e\x44iscardHistory\x12\x1f\n\x1b\x44ISCARD_HISTORY_UNSPECIFIED\x10\x00\x12\x17\n\x13\x44ISCARD_HISTORY_ALL\x10\x01\x12\x1e\n\x1a\x44ISCARD_HISTORY_PAIRS_ONLY\x10\x02*r\n\x10PairsDeclaration\x12!\n\x1dPAIRS_DECLARATION_UNSPECIFIED\x10\x00\x12\x1c\n\x18PAIRS_DECLARATION_MARKER\x10\x01\x12\x1d\n\x19PAIRS_DECLARATION_BINDING\x10\x02*U\n\x07\x44\x65\x63kEnd\x12\x18\n\x14\x44\x45\x43K_END_UNSPECIFIED\x10\x00\x12\x16\n\x12\x44\x45\x43K_END_DEAD_HAND\x10\x01\x12\x18\n\x14\x44\x45\x43K_END_LAST_CHANCE\x10\x02*>\n\x04Mode\x12\x14\n\x10MODE_UNSPECIFIED\x10\x00\x12\x0e\n\nMODE_PLAIN\x10\x01\x12\x10\n\x0cMODE_FOLDING\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14okey/v1/common.proto\x12\x07okey.v1\" \n\x04Tile\x12\n\n\x02id\x18\x01 \x01(\x05\x12\x0c\n\x04\x63ode\x18\x02 \x01(\t\")\n\tTileGroup\x12\x1c\n\x05tiles\x18\x01 \x03(\x0b\x32\r.okey.v1.Tile\"\x98\x07\n\x0cTableOptions\x12\x1b\n\x04game\x18\x01 \x01(\x0e\x32\r.okey.v1.Game\x12\x19\n\x0cmatch_points\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x16\n\tindicator\x18\x03 \x01(\x08H\x01\x88\x01\x01\x12\x34\n\x11indicator_scoring\x18\x04 \x01(\x0e\x32\x19.okey.v1.IndicatorScoring\x12\x14\n\x07\x63olored\x18\x05 \x01(\x08H\x02\x88\x01\x01\x12\x15\n\x08partners\x18\x06 \x01(\x08H\x03\x88\x01\x01\x12\x11\n\x04\x64uel\x18\x07 \x01(\x08H\x04\x88\x01\x01\x12\x16\n\tpenalties\x18\x08 \x01(\x08H\x05\x88\x01\x01\x12\x30\n\x0f\x64iscard_history\x18\t \x01(\x0e\x32\x17.okey.v1.DiscardHistory\x12\x34\n\x11pairs_declaration\x18\n \x01(\x0e\x32\x19.okey.v1.PairsDeclaration\x12\"\n\x08\x64\x65\x63k_end\x18\x0b \x01(\x0e\x32\x10.okey.v1.DeckEnd\x12\x19\n\x0cturn_seconds\x18\x0c \x01(\x05H\x06\x88\x01\x01\x12\x12\n\x05seats\x18\r \x01(\x05H\x07\x88\x01\x01\x12\x11\n\x04wrap\x18\x0e \x01(\x08H\x08\x88\x01\x01\x12\x1b\n\x04mode\x18\x0f \x01(\x0e\x32\r.okey.v1.Mode\x12\x13\n\x06rounds\x18\x10 \x01(\x05H\t\x88\x01\x01\x12\x1c\n\x0f\x64iscard_penalty\x18\x11 \x01(\x08H\n\x88\x01\x01\x12\x12\n\x05stake\x18\x12 \x01(\x03H\x0b\x88\x01\x01\x12\x17\n\nhand_prize\x18\x13 \x01(\x03H\x0c\x88\x01\x01\x12\x32\n\x10indicator_timing\x18\x14 \x01(\x0e\x32\x18.okey.v1.IndicatorTiming\x12\x1f\n\x12hand_break_seconds\x18\x15 \x01(\x05H\r\x88\x01\x01\x12$\n\tbot_level\x18\x16 \x01(\x0e\x32\x11.okey.v1.BotLevel\x12\"\n\x08\x62ot_pace\x18\x17 \x01(\x0e\x32\x10.okey.v1.BotPaceB\x0f\n\r_match_pointsB\x0c\n\n_indicatorB\n\n\x08_coloredB\x0b\n\t_partnersB\x07\n\x05_duelB\x0c\n\n_penaltiesB\x0f\n\r_turn_secondsB\x08\n\x06_seatsB\x07\n\x05_wrapB\t\n\x07_roundsB\x12\n\x10_discard_penaltyB\x08\n\x06_stakeB\r\n\x0b_hand_prizeB\x15\n\x13_hand_break_seconds*=\n\x04Game\x12\x14\n\x10GAME_UNSPECIFIED\x10\x00\x12\r\n\tGAME_OKEY\x10\x01\x12\x10\n\x0cGAME_OKEY101\x10\x02*\x80\x01\n\x10IndicatorScoring\x12!\n\x1dINDICATOR_SCORING_UNSPECIFIED\x10\x00\x12$\n INDICATOR_SCORING_OTHERS_MINUS_1\x10\x01\x12#\n\x1fINDICATOR_SCORING_SHOWER_PLUS_1\x10\x02*|\n\x0fIndicatorTiming\x12 \n\x1cINDICATOR_TIMING_UNSPECIFIED\x10\x00\x12&\n\"INDICATOR_TIMING_BEFORE_FIRST_MOVE\x10\x01\x12\x1f\n\x1bINDICATOR_TIMING_FIRST_TURN\x10\x02*j\n\x0e\x44iscardHistory\x12\x1f\n\x1b\x44ISCARD_HISTORY_UNSPECIFIED\x10\x00\x12\x17\n\x13\x44ISCARD_HISTORY_ALL\x10\x01\x12\x1e\n\x1a\x44ISCARD_HISTORY_PAIRS_ONLY\x10\x02*r\n\x10PairsDeclaration\x12!\n\x1dPAIRS_DECLARATION_UNSPECIFIED\x10\x00\x12\x1c\n\x18PAIRS_DECLARATION_MARKER\x10\x01\x12\x1d\n\x19PAIRS_DECLARATION_BINDING\x10\x02*U\n\x07\x44\x65\x63kEnd\x12\x18\n\x14\x44\x45\x43K_END_UNSPECIFIED\x10\x00\x12\x16\n\x12\x44\x45\x43K_END_DEAD_HAND\x10\x01\x12\x18\n\x14\x44\x45\x43K_END_LAST_CHANCE\x10\x02*c\n\x08\x42otLevel\x12\x19\n\x15\x42OT_LEVEL_UNSPECIFIED\x10\x00\x12\x12\n\x0e\x42OT_LEVEL_HARD\x10\x01\x12\x14\n\x10\x42OT_LEVEL_NORMAL\x10\x02\x12\x12\n\x0e\x42OT_LEVEL_EASY\x10\x03*`\n\x07\x42otPace\x12\x18\n\x14\x42OT_PACE_UNSPECIFIED\x10\x00\x12\x11\n\rBOT_PACE_AUTO\x10\x01\x12\x12\n\x0e\x42OT_PACE_HUMAN\x10\x02\x12\x14\n\x10\x42OT_PACE_INSTANT\x10\x03*>\n\x04Mode\x12\x14\n\x10MODE_UNSPECIFIED\x10\x00\x12\x0e\n\nMODE_PLAIN\x10\x01\x12\x10\n\x0cMODE_FOLDING\x10\x02\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'okey.v1.common_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_GAME']._serialized_start=959
-  _globals['_GAME']._serialized_end=1020
-  _globals['_INDICATORSCORING']._serialized_start=1023
-  _globals['_INDICATORSCORING']._serialized_end=1151
-  _globals['_INDICATORTIMING']._serialized_start=1153
-  _globals['_INDICATORTIMING']._serialized_end=1277
-  _globals['_DISCARDHISTORY']._serialized_start=1279
-  _globals['_DISCARDHISTORY']._serialized_end=1385
-  _globals['_PAIRSDECLARATION']._serialized_start=1387
-  _globals['_PAIRSDECLARATION']._serialized_end=1501
-  _globals['_DECKEND']._serialized_start=1503
-  _globals['_DECKEND']._serialized_end=1588
-  _globals['_MODE']._serialized_start=1590
-  _globals['_MODE']._serialized_end=1652
+  _globals['_GAME']._serialized_start=1033
+  _globals['_GAME']._serialized_end=1094
+  _globals['_INDICATORSCORING']._serialized_start=1097
+  _globals['_INDICATORSCORING']._serialized_end=1225
+  _globals['_INDICATORTIMING']._serialized_start=1227
+  _globals['_INDICATORTIMING']._serialized_end=1351
+  _globals['_DISCARDHISTORY']._serialized_start=1353
+  _globals['_DISCARDHISTORY']._serialized_end=1459
+  _globals['_PAIRSDECLARATION']._serialized_start=1461
+  _globals['_PAIRSDECLARATION']._serialized_end=1575
+  _globals['_DECKEND']._serialized_start=1577
+  _globals['_DECKEND']._serialized_end=1662
+  _globals['_BOTLEVEL']._serialized_start=1664
+  _globals['_BOTLEVEL']._serialized_end=1763
+  _globals['_BOTPACE']._serialized_start=1765
+  _globals['_BOTPACE']._serialized_end=1861
+  _globals['_MODE']._serialized_start=1863
+  _globals['_MODE']._serialized_end=1925
   _globals['_TILE']._serialized_start=33
   _globals['_TILE']._serialized_end=65
   _globals['_TILEGROUP']._serialized_start=67
   _globals['_TILEGROUP']._serialized_end=108
   _globals['_TABLEOPTIONS']._serialized_start=111
-  _globals['_TABLEOPTIONS']._serialized_end=957
+  _globals['_TABLEOPTIONS']._serialized_end=1031
 # @@protoc_insertion_point(module_scope)

@@ -43,6 +43,20 @@ class DeckEnd(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     DECK_END_DEAD_HAND: _ClassVar[DeckEnd]
     DECK_END_LAST_CHANCE: _ClassVar[DeckEnd]
 
+class BotLevel(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    BOT_LEVEL_UNSPECIFIED: _ClassVar[BotLevel]
+    BOT_LEVEL_HARD: _ClassVar[BotLevel]
+    BOT_LEVEL_NORMAL: _ClassVar[BotLevel]
+    BOT_LEVEL_EASY: _ClassVar[BotLevel]
+
+class BotPace(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    BOT_PACE_UNSPECIFIED: _ClassVar[BotPace]
+    BOT_PACE_AUTO: _ClassVar[BotPace]
+    BOT_PACE_HUMAN: _ClassVar[BotPace]
+    BOT_PACE_INSTANT: _ClassVar[BotPace]
+
 class Mode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     MODE_UNSPECIFIED: _ClassVar[Mode]
@@ -66,6 +80,14 @@ PAIRS_DECLARATION_BINDING: PairsDeclaration
 DECK_END_UNSPECIFIED: DeckEnd
 DECK_END_DEAD_HAND: DeckEnd
 DECK_END_LAST_CHANCE: DeckEnd
+BOT_LEVEL_UNSPECIFIED: BotLevel
+BOT_LEVEL_HARD: BotLevel
+BOT_LEVEL_NORMAL: BotLevel
+BOT_LEVEL_EASY: BotLevel
+BOT_PACE_UNSPECIFIED: BotPace
+BOT_PACE_AUTO: BotPace
+BOT_PACE_HUMAN: BotPace
+BOT_PACE_INSTANT: BotPace
 MODE_UNSPECIFIED: Mode
 MODE_PLAIN: Mode
 MODE_FOLDING: Mode
@@ -85,7 +107,7 @@ class TileGroup(_message.Message):
     def __init__(self, tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ...) -> None: ...
 
 class TableOptions(_message.Message):
-    __slots__ = ("game", "match_points", "indicator", "indicator_scoring", "colored", "partners", "duel", "penalties", "discard_history", "pairs_declaration", "deck_end", "turn_seconds", "seats", "wrap", "mode", "rounds", "discard_penalty", "stake", "hand_prize", "indicator_timing", "hand_break_seconds")
+    __slots__ = ("game", "match_points", "indicator", "indicator_scoring", "colored", "partners", "duel", "penalties", "discard_history", "pairs_declaration", "deck_end", "turn_seconds", "seats", "wrap", "mode", "rounds", "discard_penalty", "stake", "hand_prize", "indicator_timing", "hand_break_seconds", "bot_level", "bot_pace")
     GAME_FIELD_NUMBER: _ClassVar[int]
     MATCH_POINTS_FIELD_NUMBER: _ClassVar[int]
     INDICATOR_FIELD_NUMBER: _ClassVar[int]
@@ -107,6 +129,8 @@ class TableOptions(_message.Message):
     HAND_PRIZE_FIELD_NUMBER: _ClassVar[int]
     INDICATOR_TIMING_FIELD_NUMBER: _ClassVar[int]
     HAND_BREAK_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    BOT_LEVEL_FIELD_NUMBER: _ClassVar[int]
+    BOT_PACE_FIELD_NUMBER: _ClassVar[int]
     game: Game
     match_points: int
     indicator: bool
@@ -128,4 +152,6 @@ class TableOptions(_message.Message):
     hand_prize: int
     indicator_timing: IndicatorTiming
     hand_break_seconds: int
-    def __init__(self, game: _Optional[_Union[Game, str]] = ..., match_points: _Optional[int] = ..., indicator: _Optional[bool] = ..., indicator_scoring: _Optional[_Union[IndicatorScoring, str]] = ..., colored: _Optional[bool] = ..., partners: _Optional[bool] = ..., duel: _Optional[bool] = ..., penalties: _Optional[bool] = ..., discard_history: _Optional[_Union[DiscardHistory, str]] = ..., pairs_declaration: _Optional[_Union[PairsDeclaration, str]] = ..., deck_end: _Optional[_Union[DeckEnd, str]] = ..., turn_seconds: _Optional[int] = ..., seats: _Optional[int] = ..., wrap: _Optional[bool] = ..., mode: _Optional[_Union[Mode, str]] = ..., rounds: _Optional[int] = ..., discard_penalty: _Optional[bool] = ..., stake: _Optional[int] = ..., hand_prize: _Optional[int] = ..., indicator_timing: _Optional[_Union[IndicatorTiming, str]] = ..., hand_break_seconds: _Optional[int] = ...) -> None: ...
+    bot_level: BotLevel
+    bot_pace: BotPace
+    def __init__(self, game: _Optional[_Union[Game, str]] = ..., match_points: _Optional[int] = ..., indicator: _Optional[bool] = ..., indicator_scoring: _Optional[_Union[IndicatorScoring, str]] = ..., colored: _Optional[bool] = ..., partners: _Optional[bool] = ..., duel: _Optional[bool] = ..., penalties: _Optional[bool] = ..., discard_history: _Optional[_Union[DiscardHistory, str]] = ..., pairs_declaration: _Optional[_Union[PairsDeclaration, str]] = ..., deck_end: _Optional[_Union[DeckEnd, str]] = ..., turn_seconds: _Optional[int] = ..., seats: _Optional[int] = ..., wrap: _Optional[bool] = ..., mode: _Optional[_Union[Mode, str]] = ..., rounds: _Optional[int] = ..., discard_penalty: _Optional[bool] = ..., stake: _Optional[int] = ..., hand_prize: _Optional[int] = ..., indicator_timing: _Optional[_Union[IndicatorTiming, str]] = ..., hand_break_seconds: _Optional[int] = ..., bot_level: _Optional[_Union[BotLevel, str]] = ..., bot_pace: _Optional[_Union[BotPace, str]] = ...) -> None: ...

@@ -1,0 +1,107 @@
+"""Issue 21: bots keep a person's pace where a person sits (``bot_pace`` AUTO or HUMAN), move at
+once at all-bot and INSTANT tables, and never delay a timed-out turn's move [C-TIME-1]; the
+wait is a timer of the event loop, not a handler that sleeps."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import uuid
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from typing import Any
+
+import asyncpg
+from okeycore.commands import Discard, Draw
+from okeycore.events import TileDiscarded
+from okeycore.options import BotPace, TableOptions
+from okeyplatform.auth import issue_token
+from okeyplatform.client import TableClient
+from okeyplatform.contract import Envelope
+from okeyplatform.protoconv import classic_view_from_pb
+
+from services.bots.app import BotsApp, _enum
+from services.bots.main import BotsService
+from services.table.main import TableService
+
+
+def _env(kind: str, bot_seats: int | None, table_id: str = "t", version: int = 9) -> Envelope:
+    return Envelope(table_id, version, 1, datetime.now(UTC), kind, 1, None, TileDiscarded(0, 5, 1, 0), bot_seats)
+
+
+def test_the_think_time_follows_the_table_s_pace() -> None:
+    app = BotsApp(client=None)  # type: ignore[arg-type]
+    pace = {p: _enum("BotPace", f"BOT_PACE_{p.value}") for p in BotPace}
+    assert app.think_time(_env("TileDiscarded", 0b1110), 1) == 0  # the table's pace not known yet: at once
+    app._paces["t"] = (pace[BotPace.AUTO], 4)
+    auto = app.think_time(_env("TileDiscarded", 0b1110), 1)
+    assert 0.8 <= auto <= 2.5  # a person sits at seat 0
+    assert app.think_time(_env("TileDiscarded", 0b1110), 1) == auto  # fixed by the event: replicas agree
+    assert app.think_time(_env("TileDiscarded", 0b1111), 1) == 0  # nobody to keep pace with
+    assert app.think_time(_env("TurnTimedOut", 0b1111), 1) == 0  # [C-TIME-1]: the person's time is up
+    assert app.think_time(_env("TurnTimedOut", 0b1110), 1) == 0
+    app._paces["t"] = (pace[BotPace.HUMAN], 4)
+    assert app.think_time(_env("TileDiscarded", 0b1111), 1) > 0.8  # HUMAN even with no person
+    assert app.think_time(_env("HandStarted", 0b1110), 1) >= 1.5  # a deal takes a moment longer
+    app._paces["t"] = (pace[BotPace.INSTANT], 4)
+    assert app.think_time(_env("TileDiscarded", 0b1110), 1) == 0
+
+
+async def _gaps(conn: Any, table_id: str) -> list[tuple[str, int, float]]:
+    """(type, seat, seconds since the event before) for each event of the table after the first."""
+    rows = await conn.fetch(
+        "SELECT type, data, recorded_at FROM okey_events WHERE stream_id = $1 ORDER BY version", table_id
+    )
+    return [
+        (b["type"], int(json.loads(b["data"]).get("seat", -1)), (b["recorded_at"] - a["recorded_at"]).total_seconds())
+        for a, b in itertools.pairwise(rows)
+    ]
+
+
+async def test_bots_wait_like_a_person_where_one_sits_and_not_where_none_does(
+    table_service: TableService,
+    start_bots: Callable[..., Awaitable[BotsService]],
+    admin: TableClient,
+    fresh_database_url: str,
+) -> None:
+    await start_bots(strategy="greedy")
+    person = f"pace-{uuid.uuid4().hex[:8]}"
+    instant = f"fast-{uuid.uuid4().hex[:8]}"
+    await admin.create_table(TableOptions(turn_seconds=60), ("ali", "", "", ""), table_id=person)
+    await admin.create_table(
+        TableOptions(turn_seconds=60, bot_pace=BotPace.INSTANT), ("ali", "", "", ""), table_id=instant
+    )
+    ali = TableClient(f"127.0.0.1:{table_service.port}", issue_token("ali"))
+
+    async def play(table_id: str, turns: int) -> None:
+        done = 0
+        for _ in range(2000):
+            view = classic_view_from_pb(await ali.view(table_id, 0))
+            if view.turn == 0 and "Discard" in view.allowed:
+                await ali.act(table_id, Discard(seat=0, tile=next(t for t in view.rack if t >= 0)))
+                done += 1
+                if done == turns:
+                    return
+            elif view.turn == 0 and "Draw" in view.allowed:
+                await ali.act(table_id, Draw(seat=0))
+            else:
+                await asyncio.sleep(0.05)
+        raise AssertionError(f"{table_id}: ali played {done} of {turns} turns")
+
+    try:
+        await asyncio.gather(play(person, 3), play(instant, 3))
+    finally:
+        await ali.close()
+    conn = await asyncpg.connect(fresh_database_url)
+    try:
+        slow = await _gaps(conn, person)
+        fast = await _gaps(conn, instant)
+    finally:
+        await conn.close()
+    # a bot's first move of a turn comes after the person's discard or the previous bot's
+    waits = [g for kind, seat, g in slow[4:] if kind in ("TileDrawn", "TileTaken") and seat != 0]
+    assert waits and min(waits) >= 0.7, waits  # 0.8 s at least (the log's clock, rounded)
+    assert max(waits) <= 4.0, waits
+    quick = [g for kind, seat, g in fast[4:] if kind in ("TileDrawn", "TileTaken") and seat != 0]
+    assert quick and max(quick) < 0.7, quick
