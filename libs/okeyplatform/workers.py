@@ -19,9 +19,13 @@ from .metrics import RECORDING, mark_worker_dead, metrics_address, serve_multipr
 __all__ = ["supervise", "workers_variable", "worker_count"]
 
 
+WORKER_VARIABLES = {"table": "OKEY_TABLE_WORKERS", "bots": "OKEY_BOTS_WORKERS"}
+"""The services that run several worker processes, and the variable that says how many."""
+
+
 def workers_variable(service: str) -> str:
     """``OKEY_TABLE_WORKERS``, ``OKEY_BOTS_WORKERS``: how many worker processes."""
-    return f"OKEY_{service.upper()}_WORKERS"
+    return WORKER_VARIABLES[service]
 
 
 def worker_count(service: str, environ: dict[str, str] | None = None) -> int:
