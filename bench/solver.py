@@ -23,7 +23,7 @@ from .record import Section, Table, command_line, record
 
 def _cold() -> None:
     """Forget the solver's transposition table, so every timed check starts cold."""
-    for memo in (*M._COVER_MEMO.values(), *M._COVER_NEXT.values()):
+    for memo in M._COVER_MEMO.values():
         memo.clear()
 
 

@@ -289,21 +289,19 @@ def _isolated(x: int, j: int, wrap: bool) -> int:
 
 
 # Answers depend only on the state, so one table serves every call in the process (a
-# transposition table); it is dropped whole when it grows past the limit.
-_COVER_MEMO: dict[bool, dict[int, bool]] = {False: {}, True: {}}
+# transposition table); it is dropped whole when it grows past the limit. A state found
+# coverable with no skips left holds, instead of True, the state its first meld leaves: the
+# cover :func:`find_cover` follows.
+Cover = bool | tuple[int, int]
+_COVER_MEMO: dict[bool, dict[int, Cover]] = {False: {}, True: {}}
 _COVER_MEMO_LIMIT = 2_000_000
-# For a state the search found coverable with no skips left, the state its first meld leaves
-# (what :func:`find_cover` follows); cleared with the memo.
-_COVER_NEXT: dict[bool, dict[int, tuple[int, int]]] = {False: {}, True: {}}
 
 
 def _cover_search(wrap: bool) -> Callable[[int, int, int], bool]:
     """The can-cover search, ``rec(x, j, skips)``, memoised in the process-wide table."""
     memo = _COVER_MEMO[wrap]
-    nxt = _COVER_NEXT[wrap]
     if len(memo) > _COVER_MEMO_LIMIT:
         memo.clear()
-        nxt.clear()
 
     def rec(x: int, j: int, skips: int) -> bool:
         if x == 0:
@@ -311,10 +309,10 @@ def _cover_search(wrap: bool) -> Callable[[int, int, int], bool]:
         key = (x << 8) | (j << 4) | skips  # j and skips below 16: no two states share a key
         hit = memo.get(key)
         if hit is not None:
-            return hit
+            return hit is not False
         low = ((x & -x).bit_length() - 1) >> 1
         xr = x - (1 << (2 * low))
-        res = False
+        res: Cover = False
         if j < 2 and _isolated(x, j, wrap) > skips:
             pass
         elif skips and rec(xr, j, skips - 1):
@@ -322,12 +320,10 @@ def _cover_search(wrap: bool) -> Callable[[int, int, int], bool]:
         else:  # biggest melds first: a cover, when there is one, is found sooner
             for y, jj in reversed(_residuals(xr, low, j, wrap)):
                 if rec(y, jj, skips):
-                    res = True
-                    if not skips:
-                        nxt[key] = (y, jj)
+                    res = True if skips else (y, jj)
                     break
         memo[key] = res
-        return res
+        return res is not False
 
     return rec
 
@@ -346,7 +342,7 @@ def can_cover(x: int, j: int, skips: int, wrap: bool) -> bool:
 def find_cover(x: int, j: int, wrap: bool) -> list[Meld] | None:
     """Every tile, okeys included, laid in runs and groups, or None when they cannot all be
     (exactly when :func:`can_cover` with no skips says no). The melds are read off the search
-    that decides it, which records for each state it finds coverable what its first meld leaves:
+    that decides it, which keeps for each state it finds coverable what its first meld leaves:
     the arrangement costs about what the check does."""
     if not 0 <= j < 16:
         raise ValueError("find_cover takes 0..15 okeys")
@@ -355,15 +351,11 @@ def find_cover(x: int, j: int, wrap: bool) -> list[Meld] | None:
     rec = _cover_search(wrap)
     if not rec(x, j, 0):  # its first step drops racks with a tile that fits no meld (_isolated)
         return None
-    nxt = _COVER_NEXT[wrap]
+    memo = _COVER_MEMO[wrap]
     melds: list[Meld] = []
     while x:
-        key = (x << 8) | (j << 4)
-        child = nxt.get(key)
-        if child is None:  # proven before the table was last cleared: search this state again
-            _COVER_MEMO[wrap].pop(key, None)
-            rec(x, j, 0)
-            child = nxt[key]
+        child = memo[(x << 8) | (j << 4)]  # what the search laid first from here
+        assert isinstance(child, tuple)
         low = ((x & -x).bit_length() - 1) >> 1
         y, jj = child
         melds.append(_cover_meld(low, x - (1 << (2 * low)) - y, j - jj, wrap))

@@ -34,7 +34,7 @@ def _laid(melds: list[M.Meld]) -> tuple[Counts, int]:
 
 
 def _cold() -> None:
-    for table in (*M._COVER_MEMO.values(), *M._COVER_NEXT.values()):
+    for table in M._COVER_MEMO.values():
         table.clear()
 
 
