@@ -255,12 +255,14 @@ _FACES = sum(((1 << 26) - 1) << (32 * c + 2) for c in range(4))  # slots 1..13 o
 def _layout(bits: int, wrap: bool) -> int:
     """Spread 52 two-bit face slots into four colours of 16 slots (32 bits) each, position p
     at slot p, with the 1 repeated at slot 14 when ``wrap``; slots 0 and 15 stay empty."""
-    out = 0
-    for c in range(4):
-        seg = (bits >> (26 * c)) & _M26
-        out |= seg << (32 * c + 2)
-        if wrap:
-            out |= (seg & 1) << (32 * c + 28)
+    out = (
+        ((bits & _M26) << 2)
+        | (((bits >> 26) & _M26) << 34)
+        | (((bits >> 52) & _M26) << 66)
+        | (((bits >> 78) & _M26) << 98)
+    )
+    if wrap:
+        out |= (out & (_SLOT0 << 2)) << 26  # the low bit of slot 1 again at slot 14
     return out
 
 
@@ -474,14 +476,8 @@ def best_points(
 
 def count_pairs(x: int, j: int) -> int:
     """Most disjoint pairs: identical faces, an okey completing any tile, two okeys [M-PAIR-1]."""
-    pairs = 0
-    singles = 0
-    while x:
-        low = ((x & -x).bit_length() - 1) >> 1
-        cnt = (x >> (2 * low)) & 3
-        pairs += cnt // 2
-        singles += cnt % 2
-        x &= ~(3 << (2 * low))
+    pairs = ((x >> 1) & _LOW).bit_count()  # a face's count // 2 is its high bit (counts are 0..3)
+    singles = (x & _LOW).bit_count()  # and count % 2 its low bit
     used = min(j, singles)
     return pairs + used + (j - used) // 2
 

@@ -42,7 +42,9 @@ def _faces(req: dict[str, Any], sizes: Sequence[int]) -> tuple[Face, M.Packed]:
         want = " or ".join(str(n) for n in sizes) if len(sizes) < 4 else f"{min(sizes)} to {max(sizes)}"
         raise SolveError(f"expected {want} tiles, got {len(tiles)}")
     indicator = _index(ind_code)
-    faces = [_index(t) for t in tiles]
+    faces = [_INDEX.get(t, -1) if type(t) is str else -1 for t in tiles]
+    if -1 in faces:
+        faces = [_index(t) for t in tiles]  # the first tile that is not a plain code says why
     if indicator == 52:
         raise SolveError("the indicator is never a fake okey [T-IND-1]")
     counts = [0] * 53
