@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import time
 
@@ -11,7 +12,10 @@ from okeycore.bots import GreedyBot, RandomBot, Strategy
 from okeycore.classic import decide, evolve, finishing_tiles, rack_packed
 from okeycore.kernel.state import Phase
 from okeycore.options import TableOptions
+from okeycore.racks import is_real_okey
 from okeycore.simulate import Simulator
+from okeycore.solve import solve_line
+from okeycore.tiles import face_of_id
 
 from .common import Progress, machine, ms, percentile, us
 from .record import Section, Table, command_line, record
@@ -83,6 +87,87 @@ def _random_meld(rng: random.Random, size: int, used: set[int]) -> list[int] | N
         else:
             return ids
     return None
+
+
+def winning_rack(rng: random.Random) -> tuple[list[int], int]:
+    """14 tiles that finish by runs and groups, as :func:`near_finish_rack` builds them, and
+    in half of them one tile given up for a real okey (which stands in for it)."""
+    while True:
+        ids = list(range(106))
+        rng.shuffle(ids)
+        indicator = next(t for t in ids if t < 104)
+        rack: list[int] = []
+        used = {indicator}
+        for size in rng.choice([(3, 3, 4, 4), (3, 3, 3, 5), (3, 4, 7)]):
+            meld = _random_meld(rng, size, used)
+            if meld is None:
+                break
+            rack += meld
+            used.update(meld)
+        if len(rack) != 14:
+            continue
+        okeys = [t for t in range(104) if is_real_okey(t, indicator) and t not in used]
+        if okeys and rng.random() < 0.5:
+            rack[rng.randrange(14)] = okeys[0]
+        return rack, indicator
+
+
+def near_winning_rack(rng: random.Random) -> tuple[list[int], int]:
+    """A :func:`winning_rack` with one tile swapped for a random tile: one tile from a finish."""
+    rack, indicator = winning_rack(rng)
+    free = [t for t in range(106) if t != indicator and t not in rack]
+    rack[rng.randrange(14)] = rng.choice(free)
+    return rack, indicator
+
+
+def solve_lines(racks: list[tuple[list[int], int]]) -> list[str]:
+    """The classic ``okey solve`` request line of each rack."""
+    return [
+        json.dumps({"game": "OKEY", "indicator": str(face_of_id(ind)), "tiles": [str(face_of_id(t)) for t in rack]})
+        for rack, ind in racks
+    ]
+
+
+def _time_solve(lines: list[str], label: str) -> tuple[list[float], int]:
+    """Each line through the classic line protocol (answer and arrangement), cold memo; the
+    sorted times and how many answers carried a runs-and-groups arrangement."""
+    times: list[float] = []
+    melds = 0
+    prog = Progress(label, len(lines))
+    for i, line in enumerate(lines):
+        _cold()
+        t0 = time.perf_counter()
+        answer = solve_line(line)
+        times.append(time.perf_counter() - t0)
+        melds += '"melds": true' in answer
+        prog.update(i + 1)
+    prog.done()
+    times.sort()
+    return times, melds
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else float("nan")
+
+
+def run_solve(args: argparse.Namespace, rng: random.Random) -> list[tuple[str, str, str]]:
+    """`okey solve`'s classic line protocol, arrangements included; returns its rows."""
+    n = 300 if args.quick else 3000
+    rows = []
+    print(f"\nclassic `okey solve` line protocol, {n:,} lines each, arrangement included (cold memo each line)")
+    for name, make in (("winning", winning_rack), ("near-winning", near_winning_rack)):
+        times, melds = _time_solve(solve_lines([make(rng) for _ in range(n)]), f"solve, {name} racks")
+        p50, mean, p99 = us(percentile(times, 50)), us(_mean(times)), us(percentile(times, 99))
+        print(f"  {name + ' racks:':<20}p50 {p50}  mean {mean}  p99 {p99}   ({melds:,} finish by runs and groups)")
+        rows.append(
+            (
+                f"`okey solve` classic line with its arrangement, {n:,} {name} 14-tile racks "
+                f"({melds:,} finish by melds), cold memo",
+                "",
+                f"p50 {p50}, mean {mean}, p99 {p99}",
+            )
+        )
+    return rows
 
 
 def _time_checks(racks: list[tuple[list[int], int]], label: str) -> tuple[list[float], list[float]]:
@@ -199,6 +284,7 @@ def run(args: argparse.Namespace) -> int:
             f"p99 {us(percentile(which_random, 99))} / {us(percentile(which, 99))}",
         )
     )
+    rows += run_solve(args, random.Random(args.seed + 14))
     times = _moves(args.seed, 3 if args.quick else 20)
     print(f"\ndecide + evolve, {len(times):,} commands from greedy-bot matches")
     print(f"  median {us(percentile(times, 50))}  p99 {us(percentile(times, 99))}   target: median <= 50 us")

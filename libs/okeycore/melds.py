@@ -23,6 +23,7 @@ __all__ = [
     "Packed",
     "pack",
     "can_cover",
+    "find_cover",
     "best_cover",
     "best_points",
     "count_pairs",
@@ -164,31 +165,35 @@ def _describe(desc: tuple[object, ...], okey_face: Face | None) -> Meld:
     if desc[0] == "G":
         _, n, colours, k = desc
         assert isinstance(n, int) and isinstance(colours, tuple) and isinstance(k, int)
-        used = set(colours)
-        free = [c for c in Colour if c not in used]
-        faces = [Face(Colour(c), n) for c in colours] + [Face(free[i], n) for i in range(k)]
-        jok = [False] * len(colours) + [True] * k
-        return Meld(MeldKind.GROUP, tuple(faces), tuple(jok))
+        free = [c for c in range(4) if c not in colours][:k]
+        faces = tuple(face_from_index(c * 13 + n - 1) for c in (*colours, *free))
+        return Meld(MeldKind.GROUP, faces, (False,) * len(colours) + (True,) * k)
     _, c, s, e, jpos = desc
     assert isinstance(c, int) and isinstance(s, int) and isinstance(e, int) and isinstance(jpos, tuple)
-    faces = [Face(Colour(c), p if p <= 13 else 1) for p in range(s, e + 1)]
-    jok = [p in jpos for p in range(s, e + 1)]
-    return Meld(MeldKind.RUN, tuple(faces), tuple(jok))
+    base = c * 13 - 1
+    faces = tuple(face_from_index(base + (p if p <= 13 else 1)) for p in range(s, e + 1))
+    return Meld(MeldKind.RUN, faces, tuple(p in jpos for p in range(s, e + 1)))
 
 
 # ---------------------------------------------------------------- searches
 
 
-def _residuals(xr: int, f: int, j: int, wrap: bool) -> set[tuple[int, int]]:
+# Subsets of r group partners by size, then as combinations() gives them (the order of _options).
+_SUBSETS = tuple(tuple(sorted(range(1 << r), key=lambda m: (m.bit_count(), m))) for r in range(4))
+
+
+def _residuals(xr: int, f: int, j: int, wrap: bool) -> dict[tuple[int, int], None]:
     """The distinct (counts, okeys) left after each meld holding the lowest tile ``f``; the
-    lean twin of :func:`_options` for yes/no searches."""
-    out: set[tuple[int, int]] = set()
+    lean twin of :func:`_options` for yes/no searches. A dict used as an ordered set: in the
+    order :func:`_options` yields them, so reversed it goes from the melds that take the most
+    tiles (long runs, groups of four) to those that take the fewest, which finds covers sooner."""
+    out: dict[tuple[int, int], None] = {}
     c, n0 = divmod(f, 13)
     n = n0 + 1
     sh = [2 * (c2 * 13 + n0) for c2 in range(c + 1, 4)]
     reals = [b for b in sh if (xr >> b) & 3]
     r = len(reals)
-    for mask in range(1 << r):
+    for mask in _SUBSETS[r]:
         y = xr
         m = 1
         for i in range(r):
@@ -196,7 +201,7 @@ def _residuals(xr: int, f: int, j: int, wrap: bool) -> set[tuple[int, int]]:
                 y -= 1 << reals[i]
                 m += 1
         for k in range(max(0, 3 - m), min(j, 4 - m) + 1):
-            out.add((y, j - k))
+            out[y, j - k] = None
     base2 = 2 * c * 13
     for k0 in range(min(j, n - 1) + 1):
         jj = j - k0
@@ -205,7 +210,7 @@ def _residuals(xr: int, f: int, j: int, wrap: bool) -> set[tuple[int, int]]:
         p = n
         while True:
             if length >= 3:
-                out.add((y, jj))
+                out[y, jj] = None
             p += 1
             if p <= 13:
                 b = base2 + 2 * (p - 1)
@@ -236,7 +241,7 @@ def _residuals(xr: int, f: int, j: int, wrap: bool) -> set[tuple[int, int]]:
                 break
             length += 1
             if length >= 3:
-                out.add((y, jj))
+                out[y, jj] = None
     return out
 
 
@@ -250,12 +255,14 @@ _FACES = sum(((1 << 26) - 1) << (32 * c + 2) for c in range(4))  # slots 1..13 o
 def _layout(bits: int, wrap: bool) -> int:
     """Spread 52 two-bit face slots into four colours of 16 slots (32 bits) each, position p
     at slot p, with the 1 repeated at slot 14 when ``wrap``; slots 0 and 15 stay empty."""
-    out = 0
-    for c in range(4):
-        seg = (bits >> (26 * c)) & _M26
-        out |= seg << (32 * c + 2)
-        if wrap:
-            out |= (seg & 1) << (32 * c + 28)
+    out = (
+        ((bits & _M26) << 2)
+        | (((bits >> 26) & _M26) << 34)
+        | (((bits >> 52) & _M26) << 66)
+        | (((bits >> 78) & _M26) << 98)
+    )
+    if wrap:
+        out |= (out & (_SLOT0 << 2)) << 26  # the low bit of slot 1 again at slot 14
     return out
 
 
@@ -284,19 +291,16 @@ def _isolated(x: int, j: int, wrap: bool) -> int:
 
 
 # Answers depend only on the state, so one table serves every call in the process (a
-# transposition table); it is dropped whole when it grows past the limit.
-_COVER_MEMO: dict[bool, dict[int, bool]] = {False: {}, True: {}}
+# transposition table); it is dropped whole when it grows past the limit. A state found
+# coverable with no skips left holds, instead of True, the state its first meld leaves: the
+# cover :func:`find_cover` follows.
+Cover = bool | tuple[int, int]
+_COVER_MEMO: dict[bool, dict[int, Cover]] = {False: {}, True: {}}
 _COVER_MEMO_LIMIT = 2_000_000
 
 
-def can_cover(x: int, j: int, skips: int, wrap: bool) -> bool:
-    """Can every tile but at most ``skips`` (okeys included) be laid in runs and groups?"""
-    if not (0 <= j < 16 and 0 <= skips < 16):
-        raise ValueError("can_cover takes 0..15 okeys and skips")
-    if x == 0:
-        return j <= skips
-    if _isolated(x, j, wrap) > skips:
-        return False  # tiles that fit no meld at all must be among the skipped ones
+def _cover_search(wrap: bool) -> Callable[[int, int, int], bool]:
+    """The can-cover search, ``rec(x, j, skips)``, memoised in the process-wide table."""
     memo = _COVER_MEMO[wrap]
     if len(memo) > _COVER_MEMO_LIMIT:
         memo.clear()
@@ -307,23 +311,97 @@ def can_cover(x: int, j: int, skips: int, wrap: bool) -> bool:
         key = (x << 8) | (j << 4) | skips  # j and skips below 16: no two states share a key
         hit = memo.get(key)
         if hit is not None:
-            return hit
+            return hit is not False
         low = ((x & -x).bit_length() - 1) >> 1
         xr = x - (1 << (2 * low))
-        res = False
+        res: Cover = False
         if j < 2 and _isolated(x, j, wrap) > skips:
             pass
         elif skips and rec(xr, j, skips - 1):
             res = True
-        else:
-            for y, jj in _residuals(xr, low, j, wrap):
+        else:  # biggest melds first: a cover, when there is one, is found sooner
+            for y, jj in reversed(_residuals(xr, low, j, wrap)):
                 if rec(y, jj, skips):
-                    res = True
+                    res = True if skips else (y, jj)
                     break
         memo[key] = res
-        return res
+        return res is not False
 
-    return rec(x, j, skips)
+    return rec
+
+
+def can_cover(x: int, j: int, skips: int, wrap: bool) -> bool:
+    """Can every tile but at most ``skips`` (okeys included) be laid in runs and groups?"""
+    if not (0 <= j < 16 and 0 <= skips < 16):
+        raise ValueError("can_cover takes 0..15 okeys and skips")
+    if x == 0:
+        return j <= skips
+    if _isolated(x, j, wrap) > skips:
+        return False  # tiles that fit no meld at all must be among the skipped ones
+    return _cover_search(wrap)(x, j, skips)
+
+
+def find_cover(x: int, j: int, wrap: bool) -> list[Meld] | None:
+    """Every tile, okeys included, laid in runs and groups, or None when they cannot all be
+    (exactly when :func:`can_cover` with no skips says no). The melds are read off the search
+    that decides it, which keeps for each state it finds coverable what its first meld leaves:
+    the arrangement costs about what the check does."""
+    if not 0 <= j < 16:
+        raise ValueError("find_cover takes 0..15 okeys")
+    if x == 0:
+        return [] if j == 0 else None
+    rec = _cover_search(wrap)
+    if not rec(x, j, 0):  # its first step drops racks with a tile that fits no meld (_isolated)
+        return None
+    memo = _COVER_MEMO[wrap]
+    melds: list[Meld] = []
+    while x:
+        child = memo[(x << 8) | (j << 4)]  # what the search laid first from here
+        assert isinstance(child, tuple)
+        low = ((x & -x).bit_length() - 1) >> 1
+        y, jj = child
+        melds.append(_cover_meld(low, x - (1 << (2 * low)) - y, j - jj, wrap))
+        x, j = y, jj
+    return melds
+
+
+# Run positions 1..14 of each colour as faces (position p at index p - 1; 14 is the 1 after
+# 13), and each position's number.
+_RUN_FACES = tuple(tuple(face_from_index(13 * c + p % 13) for p in range(14)) for c in range(4))
+_POS_NUMBER = (0, *range(1, 14), 1)
+
+
+def _cover_meld(low: int, taken: int, k: int, wrap: bool) -> Meld:
+    """The meld a cover search laid for its lowest tile ``low``: with it the real tiles
+    ``taken`` (packed, one of each face) and ``k`` okeys. A group when they share a number,
+    else a run: the okeys fill its gaps, then stand where they are worth most [M-OKEY-1]."""
+    c, n0 = divmod(low, 13)
+    faces = [low]
+    same_number = True
+    t = taken
+    while t:
+        f = ((t & -t).bit_length() - 1) >> 1
+        faces.append(f)
+        same_number = same_number and f % 13 == n0
+        t -= 1 << (2 * f)
+    size = len(faces) + k
+    if same_number and size <= 4:
+        colours = [f // 13 for f in faces]
+        colours += [c2 for c2 in range(4) if c2 not in colours][:k]
+        stands = tuple([face_from_index(c2 * 13 + n0) for c2 in colours])
+        return Meld(MeldKind.GROUP, stands, (False,) * len(faces) + (True,) * k)
+    low_n, high_n = n0 + 1, faces[-1] - 13 * c + 1  # the real numbers' range
+    s = min(low_n, 14 - size)  # the highest window of positions s..e holding them all
+    if s < 1 or s + size - 1 < high_n:
+        # Only with the 1 after 13 [M-RUN-2]: then the 1 is at 14 and the lowest real is faces[1].
+        s = 15 - size
+        assert wrap and low_n == 1 and s >= 2 and s <= faces[1] - 13 * c + 1, (faces, k)
+    nums = 0  # bit n: number n is a real tile of the run
+    for f in faces:
+        nums |= 2 << (f - 13 * c)
+    e = s + size - 1
+    jokers = tuple([not nums >> _POS_NUMBER[p] & 1 for p in range(s, e + 1)])
+    return Meld(MeldKind.RUN, _RUN_FACES[c][s - 1 : e], jokers)
 
 
 def _maximise(
@@ -398,14 +476,8 @@ def best_points(
 
 def count_pairs(x: int, j: int) -> int:
     """Most disjoint pairs: identical faces, an okey completing any tile, two okeys [M-PAIR-1]."""
-    pairs = 0
-    singles = 0
-    while x:
-        low = ((x & -x).bit_length() - 1) >> 1
-        cnt = (x >> (2 * low)) & 3
-        pairs += cnt // 2
-        singles += cnt % 2
-        x &= ~(3 << (2 * low))
+    pairs = ((x >> 1) & _LOW).bit_count()  # a face's count // 2 is its high bit (counts are 0..3)
+    singles = (x & _LOW).bit_count()  # and count % 2 its low bit
     used = min(j, singles)
     return pairs + used + (j - used) // 2
 

@@ -42,6 +42,9 @@ class Colour(IntEnum):
     K = 3
 
 
+_LETTERS = "".join(c.name for c in Colour)  # a colour's letter by its value, cheaper than .name
+
+
 @dataclass(frozen=True, slots=True, order=True)
 class Face:
     """What is printed on a tile: a colour and a number, or the fake okey (``F``)."""
@@ -61,7 +64,7 @@ class Face:
         return int(self.colour) * 13 + self.number - 1
 
     def __str__(self) -> str:
-        return "F" if self.colour is None else f"{self.colour.name}{self.number}"
+        return "F" if self.colour is None else f"{_LETTERS[self.colour]}{self.number}"
 
     def next(self) -> Face:
         """The face one above, 13 wrapping to 1 [T-OKEY-1]."""
