@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from okeycore.kernel.state import Phase
+from okeycore.levels import EasyBot
 from okeycore.okey101 import HandEnded101
 from okeycore.options import Game, TableOptions
 from okeycore.simulate import Simulator
@@ -34,6 +35,11 @@ from .common import Progress, machine, percentile
 from .record import Section, Table, command_line, record
 
 HANDS_PER_TABLE = 20
+
+
+def _classic(name: str, seed: int) -> Any:
+    """A classic strategy by name: okeycore's (random, greedy, strong) or the easy level's."""
+    return EasyBot(seed) if name == "easy" else strategy(name, seed)
 
 
 class _Timed:
@@ -78,8 +84,8 @@ def classic_share(
     table = 0
     while played < hands:
         seat = table % 4
-        bots: list[Any] = [strategy(others, seed * 100_003 + table * 4 + i) for i in range(4)]
-        hero_bot = strategy(hero, seed * 7_919 + table)
+        bots: list[Any] = [_classic(others, seed * 100_003 + table * 4 + i) for i in range(4)]
+        hero_bot = _classic(hero, seed * 7_919 + table)
         bots[seat] = _Timed(hero_bot, times) if times is not None else hero_bot
         sim = Simulator(TableOptions(match_points=1000), bots, seed * 1_000_003 + table)
         for _ in range(min(HANDS_PER_TABLE, hands - played)):
@@ -155,6 +161,18 @@ def run(args: argparse.Namespace) -> int:
             f"{p:.1%} ± {h:.1%} ({won:,} of {finished:,} finished)",
         )
     ]
+
+    played, finished, won = classic_share("greedy", "easy", n_baseline, seed, None, "greedy vs easy")
+    p, h = share_ci(won, finished)
+    out("classic Okey, bot levels: greedy (NORMAL) in one seat vs three EASY (parity 25%):")
+    out(f"  hands {played:,}, finished {finished:,}, won by greedy {won:,}: {p:.1%} ± {h:.1%} (95% CI)")
+    rows.append(
+        (
+            "classic: greedy (NORMAL, 1 seat) vs 3 EASY, share of finished hands won",
+            "> 40%",
+            f"{p:.1%} ± {h:.1%} ({won:,} of {finished:,} finished)",
+        )
+    )
 
     played, finished, won = classic_share("greedy", "random", n_baseline, seed, None, "greedy vs random")
     p, h = share_ci(won, finished)
