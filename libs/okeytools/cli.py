@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from okeycore.options import OptionsError
 
@@ -38,6 +39,66 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
     run = BENCHES[args.name]
     return run(args)
+
+
+def _bench_parser(sub: Any) -> None:
+    """``okey bench NAME``: one subcommand per benchmark, each with only its own options."""
+    from okeybench import BENCH_HELP, BENCHES
+
+    bench = sub.add_parser(
+        "bench",
+        help="run a benchmark and print its figures",
+        description="Run one of the benchmarks in bench/ and print its figures; "
+        "okey bench NAME --help lists that benchmark's options.",
+    )
+    kinds = bench.add_subparsers(dest="name", required=True, metavar="NAME")
+    parsers = {}
+    for name in sorted(BENCHES):
+        p = kinds.add_parser(
+            name, help=BENCH_HELP[name], description=BENCH_HELP[name][0].upper() + BENCH_HELP[name][1:] + "."
+        )
+        p.add_argument("--quick", action="store_true", help="a short run, for a smoke test")
+        p.add_argument("--seed", type=int, default=1, help="seed for generated inputs (default 1)")
+        p.add_argument(
+            "--record",
+            nargs="?",
+            const="",
+            default=None,
+            metavar="FILE",
+            help="write the figures into this bench's section of FILE (default: docs/benchmarks.md; "
+            "or set OKEY_BENCH_RECORD=FILE); off unless asked",
+        )
+        p.set_defaults(func=_cmd_bench)
+        parsers[name] = p
+    table, soak = parsers["table"], parsers["soak"]
+    table.add_argument("--tables", type=int, default=None, help="run one level of this many tables")
+    table.add_argument(
+        "--offered",
+        type=float,
+        default=None,
+        help="with --tables: moves/s offered in all (default 1000; 0: back to back)",
+    )
+    table.add_argument("--seconds", type=float, default=None, help="seconds per level (default 20; --quick 5)")
+    table.add_argument(
+        "--observability",
+        action="store_true",
+        help="the CPU per move with metrics and 1%% tracing on against both off, alternating, same load "
+        "(--tables default 100, --offered default 1000)",
+    )
+    soak.add_argument("--tables", type=int, default=None, help="concurrent all-bot tables (default 500; --quick 20)")
+    soak.add_argument("--minutes", type=float, default=None, help="how long to run (default 10; --quick 0.5)")
+    soak.add_argument(
+        "--faults", action="store_true", help="kill and restart services, NATS and PostgreSQL during the run"
+    )
+    soak.add_argument(
+        "--nats-down-seconds", type=float, default=None, help="with --faults: how long NATS stays down (default 30)"
+    )
+    parsers["envelope"].add_argument(
+        "--events",
+        type=int,
+        default=None,
+        help="events in the log to encode and decode (default 200,000; --quick less)",
+    )
 
 
 def _cmd_verify_deal(args: argparse.Namespace) -> int:
@@ -132,52 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("file", nargs="?", help="read requests from this file instead of standard input")
     solve.set_defaults(func=_cmd_solve)
 
-    bench = sub.add_parser(
-        "bench",
-        help="run a benchmark and print its figures",
-        description="Run one of the benchmarks in bench/ and print its figures.",
-    )
-    from okeybench import BENCHES
-
-    bench.add_argument("name", choices=sorted(BENCHES), help="which benchmark")
-    bench.add_argument("--quick", action="store_true", help="a short run, for a smoke test")
-    bench.add_argument("--seed", type=int, default=1, help="seed for generated inputs (default 1)")
-    bench.add_argument(
-        "--tables",
-        type=int,
-        default=None,
-        help="soak: concurrent all-bot tables (default 500; --quick 20); table: run one level of this many tables",
-    )
-    bench.add_argument(
-        "--offered",
-        type=float,
-        default=None,
-        help="table, with --tables: moves/s offered in all (default 1000; 0 plays back to back)",
-    )
-    bench.add_argument("--seconds", type=float, default=None, help="table: seconds per level (default 20; --quick 5)")
-    bench.add_argument(
-        "--observability",
-        action="store_true",
-        help="table: the CPU per move with metrics and 1%% tracing on against both off, alternating, same load "
-        "(--tables default 100, --offered default 1000)",
-    )
-    bench.add_argument("--minutes", type=float, default=None, help="soak: how long to run (default 10; --quick 0.5)")
-    bench.add_argument(
-        "--faults", action="store_true", help="soak: kill and restart services, NATS and PostgreSQL during the run"
-    )
-    bench.add_argument(
-        "--nats-down-seconds", type=float, default=None, help="soak --faults: how long NATS stays down (default 30)"
-    )
-    bench.add_argument(
-        "--record",
-        nargs="?",
-        const="",
-        default=None,
-        metavar="FILE",
-        help="write the figures into this bench's section of FILE (default: docs/benchmarks.md; "
-        "or set OKEY_BENCH_RECORD=FILE); off unless asked",
-    )
-    bench.set_defaults(func=_cmd_bench)
+    _bench_parser(sub)
 
     verify = sub.add_parser(
         "verify-deal",

@@ -141,3 +141,19 @@ def test_cpu_meter_counts_this_process_alone() -> None:
     assert used["tree"] >= used["me"] - 0.02  # the tree holds the process itself (sums of floats)
     assert used["nobody"] == 0.0
     assert 0.0 < busy <= 1.0
+
+
+@pytest.mark.parametrize(
+    ("name", "own", "foreign"),
+    [
+        ("table", ["--tables", "--offered", "--observability"], ["--faults", "--minutes"]),
+        ("soak", ["--tables", "--minutes", "--faults"], ["--observability", "--offered"]),
+        ("solver", ["--quick", "--seed", "--record"], ["--faults", "--tables"]),
+    ],
+)
+def test_each_benchmark_s_help_lists_only_its_own_options(name: str, own: list[str], foreign: list[str]) -> None:
+    """Issue 22.5: ``okey bench NAME --help`` shows that benchmark's options, not every one's."""
+    got = run_okey("bench", name, "--help")
+    assert got.returncode == 0
+    assert all(o in got.stdout for o in own), got.stdout
+    assert not any(o in got.stdout for o in foreign), got.stdout
