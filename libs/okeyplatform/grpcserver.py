@@ -53,7 +53,10 @@ def build_server(
         names.append(name)
     names.extend(reflection_names)  # services served by generic handlers (the gateway's proxy)
     reflection.enable_server_reflection(names, server)
-    port = server.add_insecure_port(address)
+    try:
+        port = server.add_insecure_port(address)
+    except RuntimeError:  # grpcio: "Failed to bind to address ..."
+        port = 0
     if port == 0:
         raise OSError(f"cannot listen on {address}: the port is taken or the address is not local")
     return server, health, port

@@ -36,7 +36,16 @@ from .metrics import RECORDING, SERVICE_INFO, GrpcMetrics, MetricsServer, Sample
 from .revocations import RevocationFollower
 from .tracing import TracingInterceptor, configure_tracing
 
-__all__ = ["ServiceHost", "Background", "InProcess", "Part", "run_service"]
+__all__ = ["ServiceHost", "Background", "InProcess", "Part", "run_service", "ADDRESS_VARIABLES"]
+
+ADDRESS_VARIABLES = {
+    "table": "OKEY_TABLE_ADDR",
+    "scoring": "OKEY_SCORING_ADDR",
+    "lobby": "OKEY_LOBBY_ADDR",
+    "bots": "OKEY_BOTS_ADDR",
+    "gateway": "OKEY_GATEWAY_GRPC_ADDR",
+}
+"""The variable that sets each service's gRPC address (what an error about it names)."""
 
 P = TypeVar("P")
 
@@ -143,14 +152,18 @@ class ServiceHost(Generic[P]):
             self.on_close(self.metrics.close)
         SERVICE_INFO.labels(self.name, _version()).set(1)
         self.parts = await self.setup(self)
-        server, health, port = build_server(
-            self._services,
-            self.address,
-            interceptors=[TracingInterceptor(), AppErrors()],
-            reuse_port=self.reuse_port,
-            reflection_names=self.reflection_names,
-            outer=[GrpcMetrics()] if RECORDING else [],
-        )
+        try:
+            server, health, port = build_server(
+                self._services,
+                self.address,
+                interceptors=[TracingInterceptor(), AppErrors()],
+                reuse_port=self.reuse_port,
+                reflection_names=self.reflection_names,
+                outer=[GrpcMetrics()] if RECORDING else [],
+            )
+        except OSError as exc:
+            variable = ADDRESS_VARIABLES.get(self.name, "the service's address variable")
+            raise OSError(f"{exc}; set {variable} to a free address") from None
         if self._generic:
             server.add_generic_rpc_handlers(tuple(self._generic))
         self.server, self.health, self.port = server, health, port

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -17,6 +18,7 @@ from typing import IO
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from okeyplatform.host import ADDRESS_VARIABLES
 
 from .embedded import free_port
 
@@ -33,13 +35,7 @@ __all__ = [
 
 # In start order: the table first (the others call it), the gateway last.
 ALL_SERVICES = ("table", "scoring", "lobby", "bots", "gateway")
-ADDR_ENV = {
-    "table": "OKEY_TABLE_ADDR",
-    "scoring": "OKEY_SCORING_ADDR",
-    "lobby": "OKEY_LOBBY_ADDR",
-    "bots": "OKEY_BOTS_ADDR",
-    "gateway": "OKEY_GATEWAY_GRPC_ADDR",
-}
+ADDR_ENV = ADDRESS_VARIABLES  # each service's gRPC address variable (okeyplatform.host)
 DEFAULT_PORTS = {"table": 50061, "scoring": 50062, "lobby": 50063, "bots": 50064, "gateway": 50051}
 # Where each service of a stack serves /metrics: the stack passes it to that process as
 # OKEY_METRICS_ADDR (one variable per process; in Kubernetes every pod uses the same port).
@@ -132,6 +128,25 @@ class Stack:
 
     def address(self, name: str) -> str:
         return self.procs[name].address
+
+    def taken(self) -> list[str]:
+        """The addresses this stack would listen on that something else holds already, each as
+        a line naming the variable to change (what ``okey up`` prints instead of starting)."""
+        wanted = [(self.http_address, "the gateway's HTTP", "OKEY_GATEWAY_HTTP_ADDR")]
+        for name in self.services:
+            sp = self.procs[name]
+            wanted.append((sp.address, f"the {name} service's gRPC", ADDR_ENV[name]))
+            wanted.append((sp.metrics_address, f"the {name} service's metrics", METRICS_ENV[name]))
+        out = []
+        for address, what, variable in wanted:
+            host, _, port = address.rpartition(":")
+            with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as s:
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                try:
+                    s.bind((host.strip("[]") or "0.0.0.0", int(port)))
+                except OSError as exc:
+                    out.append(f"{address} ({what}) is not free ({exc.strerror}): set {variable} to a free address")
+        return out
 
     def metrics_address(self, name: str) -> str:
         """Where that service serves Prometheus metrics (``GET /metrics``)."""

@@ -46,6 +46,12 @@ def run_up(args: argparse.Namespace) -> int:
         out.write(f"  PostgreSQL  {_redact(infra.database_url)}  ({src})\n")
         out.write(f"  NATS        {infra.nats_url}  ({'embedded' if infra.nats else 'OKEY_NATS_URL'})\n")
         stack = Stack(infra.database_url, infra.nats_url, fixed_ports=True)
+        taken = stack.taken()
+        if taken:  # before any service starts: one line each, naming what to change
+            for line in taken:
+                print(f"okey up: {line}", file=sys.stderr)
+            print("okey up: stop what holds them (another okey up?) or choose other addresses", file=sys.stderr)
+            return 2
         stop = {"now": False}
 
         def on_signal(_sig: int, _frame: object) -> None:

@@ -157,3 +157,31 @@ def test_each_benchmark_s_help_lists_only_its_own_options(name: str, own: list[s
     assert got.returncode == 0
     assert all(o in got.stdout for o in own), got.stdout
     assert not any(o in got.stdout for o in foreign), got.stdout
+
+
+def test_okey_up_with_a_port_taken_names_it_and_the_variable_and_exits_2(database_url: str, nats_url: str) -> None:
+    """Issue 22.5: an expected failure is one line naming the cause and what to change, exit 2."""
+    import os
+    import socket
+
+    with socket.socket() as held:
+        held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        env = {
+            **os.environ,
+            "OKEY_DATABASE_URL": database_url,
+            "OKEY_NATS_URL": nats_url,
+            "OKEY_GATEWAY_GRPC_ADDR": f"127.0.0.1:{port}",
+        }
+        got = subprocess.run(
+            [sys.executable, "-m", "okeytools.cli", "up", "--for-seconds", "1"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert got.returncode == 2, got.stdout + got.stderr
+    assert "Traceback" not in got.stderr
+    assert f"127.0.0.1:{port}" in got.stderr and "OKEY_GATEWAY_GRPC_ADDR" in got.stderr
