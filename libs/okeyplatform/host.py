@@ -171,7 +171,8 @@ class ServiceHost(Generic[P]):
             self.revocations = RevocationFollower(self.revocations_url)  # sign-outs and bans [issue 15.11]
             self.revocations.start()
         await server.start()
-        self._tasks.append(_Task(self.sampler, False, None))
+        if RECORDING:  # OKEY_METRICS=off: nothing is sampled either (no SELECT 1, no backlog query)
+            self._tasks.append(_Task(self.sampler, False, None))
         for t in self._tasks:
             t.task = asyncio.create_task(self._run(t))
         for t in self._tasks:
