@@ -244,7 +244,17 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run PostgreSQL and NATS (embedded unless OKEY_DATABASE_URL / OKEY_NATS_URL are set) "
         "and every service, each in its own process, until Ctrl-C.",
     )
-    up.add_argument("--data-dir", help="keep embedded PostgreSQL and NATS data here between runs (default: temporary)")
+    where = up.add_mutually_exclusive_group()
+    where.add_argument(
+        "--data-dir",
+        help="keep the embedded PostgreSQL and NATS data here between runs (default: OKEY_DATA_DIR, else "
+        "$XDG_DATA_HOME/okey or ~/.local/share/okey; /var/lib/okey for root)",
+    )
+    where.add_argument(
+        "--ephemeral",
+        action="store_true",
+        help="a throwaway run: data in a temporary directory, removed at the end, PostgreSQL with fsync off",
+    )
     up.add_argument(
         "--for-seconds", type=float, default=0, help="stop by itself after this many seconds (0: run until Ctrl-C)"
     )

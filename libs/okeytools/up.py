@@ -8,11 +8,44 @@ import secrets
 import signal
 import sys
 import time
+from pathlib import Path
 
 from .embedded import EmbeddedServerError, resolve_infra
 from .stack import Stack, service_command
 
-__all__ = ["run_up", "run_serve", "run_migrate"]
+__all__ = ["run_up", "run_serve", "run_migrate", "default_data_dir"]
+
+
+def default_data_dir(environ: dict[str, str] | None = None) -> Path:
+    """Where ``okey up`` keeps its data unless told: ``OKEY_DATA_DIR``, else the per-user data
+    directory of the XDG base directory spec (``$XDG_DATA_HOME/okey``, ``~/.local/share/okey``);
+    for root, ``/var/lib/okey``."""
+    env = os.environ if environ is None else environ
+    if env.get("OKEY_DATA_DIR"):
+        return Path(env["OKEY_DATA_DIR"]).expanduser()
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        # root's home is closed to the unprivileged user the embedded PostgreSQL runs as
+        return Path("/var/lib/okey")
+    base = Path(env["XDG_DATA_HOME"]).expanduser() if env.get("XDG_DATA_HOME") else Path.home() / ".local" / "share"
+    return base / "okey"
+
+
+def _token_secret(data_dir: Path | None) -> str:
+    """The tokens' key: OKEY_TOKEN_SECRET, else one kept in the data directory (so a player's
+    sign-in survives a restart), else a new one for this run."""
+    if os.environ.get("OKEY_TOKEN_SECRET"):
+        return os.environ["OKEY_TOKEN_SECRET"]
+    if data_dir is None:
+        return secrets.token_hex(32)
+    path = data_dir / "token-secret"
+    if path.exists():
+        return path.read_text(encoding="utf-8").strip()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    secret = secrets.token_hex(32)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(secret + "\n")
+    return secret
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -33,15 +66,26 @@ def run_up(args: argparse.Namespace) -> int:
     """The whole stack on the documented ports, each service in its own process, until Ctrl-C
     (or ``--for-seconds``); a service that dies stops the rest with a message."""
     out = sys.stdout
+    external = bool(os.environ.get("OKEY_DATABASE_URL") and os.environ.get("OKEY_NATS_URL"))
+    data_dir = None if getattr(args, "ephemeral", False) else Path(args.data_dir or default_data_dir()).absolute()
+    if external:
+        data_dir = None  # nothing embedded to keep
     out.write("okey up: starting PostgreSQL and NATS ...\n")
+    if data_dir is not None:
+        out.write(f"  data        {data_dir}  (kept between runs; --ephemeral for a throwaway run)\n")
+    elif not external:
+        out.write("  data        a temporary directory, removed at the end (--ephemeral; PostgreSQL without fsync)\n")
     out.flush()
     try:
-        infra = resolve_infra(args.data_dir)
+        infra = resolve_infra(data_dir)  # makes the directory (after checking the embedded wheels)
     except EmbeddedServerError as exc:  # the embedded extra missing, a server that would not start
         print(f"okey up: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # the data directory cannot be made or written
+        print(f"okey up: {exc}; choose another with --data-dir or OKEY_DATA_DIR", file=sys.stderr)
+        return 2
     with infra:
-        os.environ.setdefault("OKEY_TOKEN_SECRET", secrets.token_hex(32))
+        os.environ["OKEY_TOKEN_SECRET"] = _token_secret(data_dir)
         src = "embedded" if infra.postgres else "OKEY_DATABASE_URL"
         out.write(f"  PostgreSQL  {_redact(infra.database_url)}  ({src})\n")
         out.write(f"  NATS        {infra.nats_url}  ({'embedded' if infra.nats else 'OKEY_NATS_URL'})\n")
