@@ -34,20 +34,36 @@ __all__ = [
 ]
 
 
+_TILE_PB = [common_pb2.Tile(id=t, code=str(face_of_id(t))) for t in range(TILE_COUNT)]
+_NO_TILE = common_pb2.Tile(id=-1, code="")
+
+
 def tile_pb(tid: int) -> common_pb2.Tile:
-    if 0 <= tid < TILE_COUNT:
-        return common_pb2.Tile(id=tid, code=str(face_of_id(tid)))
-    return common_pb2.Tile(id=-1, code="")
+    """The tile's message (one made once per tile: a caller copies it into its own)."""
+    return _TILE_PB[tid] if 0 <= tid < TILE_COUNT else _NO_TILE
 
 
 def tiles_pb(ids: Sequence[int]) -> list[common_pb2.Tile]:
-    return [tile_pb(t) for t in ids]
+    return [_TILE_PB[t] if 0 <= t < TILE_COUNT else _NO_TILE for t in ids]
+
+
+@functools.cache
+def _enum_numbers(message: str, field_name: str) -> dict[str, int]:
+    """A message field's enum values by their okeycore name (``TileDrawn``'s ``DRAW`` ...)."""
+    desc = table_service_pb2.DESCRIPTOR.pool.FindMessageTypeByName(message)
+    enum_type = desc.fields_by_name[field_name].enum_type
+    prefix = snake(enum_type.name).upper() + "_"
+    return {v.name[len(prefix) :]: int(v.number) for v in enum_type.values}
 
 
 def _enum_number(msg: Message, field_name: str, value: Enum) -> int:
-    enum_type = msg.DESCRIPTOR.fields_by_name[field_name].enum_type
-    prefix = snake(enum_type.name).upper()
-    return int(enum_type.values_by_name[f"{prefix}_{value.value}"].number)
+    return _enum_numbers(msg.DESCRIPTOR.full_name, field_name)[value.value]
+
+
+@functools.lru_cache(maxsize=4096)
+def _options_msg(opts: TableOptions) -> common_pb2.TableOptions:
+    """A table's options as a message, made once per distinct options (they never change)."""
+    return options_pb(opts)
 
 
 def _fill(msg: Message, obj: Any, renames: dict[str, str] | None = None) -> Message:
@@ -75,7 +91,7 @@ def _fill(msg: Message, obj: Any, renames: dict[str, str] | None = None) -> Mess
             for group in v:
                 target.add().tiles.extend(tiles_pb(group))
         elif isinstance(v, TableOptions):
-            getattr(msg, name).CopyFrom(options_pb(v))
+            getattr(msg, name).CopyFrom(_options_msg(v))
         elif isinstance(v, Enum):
             setattr(msg, name, _enum_number(msg, name, v))
         elif isinstance(v, tuple) and fd.enum_type is not None:
