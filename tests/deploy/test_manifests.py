@@ -28,7 +28,7 @@ SERVICE_PORTS = {
 }
 
 
-CRD_GROUPS = ("postgresql.cnpg.io", "monitoring.coreos.com", "keda.sh")
+CRD_GROUPS = ("postgresql.cnpg.io", "barmancloud.cnpg.io", "monitoring.coreos.com", "keda.sh")
 METRICS_PORT = 9090  # every pod's OKEY_METRICS_ADDR (okey-config), container port "metrics"
 AUTOSCALED_ON_LAG = {"bots", "scoring"}  # KEDA ScaledObjects; the others keep their CPU HPA
 
@@ -191,6 +191,37 @@ def test_dockerfile_runs_as_non_root_and_builds_the_protos() -> None:
     assert "AS build" in text and "grpc_tools.protoc" in text
     assert re.search(r"^USER 10001", text, re.M)
     assert 'ENTRYPOINT ["okey"]' in text
+
+
+def test_prod_backs_up_the_cluster_continuously_to_an_object_store(
+    rendered: tuple[str, Path, list[dict[str, Any]]],
+) -> None:
+    """Issue 22.4: WAL archiving and a nightly base backup through CloudNativePG's Barman Cloud
+    plugin, with the fields their CRDs require, the credentials from a Secret; dev has none."""
+    overlay, _, docs = rendered
+    (cluster,) = by_kind(docs, "Cluster").values()
+    stores = by_kind(docs, "ObjectStore")
+    schedules = by_kind(docs, "ScheduledBackup")
+    if overlay == "dev":
+        assert not stores and not schedules and "plugins" not in cluster["spec"]
+        return
+    (store,) = stores.values()
+    assert store["apiVersion"] == "barmancloud.cnpg.io/v1"
+    conf = store["spec"]["configuration"]
+    assert conf["destinationPath"].startswith(("s3://", "gs://", "https://"))
+    creds = conf["s3Credentials"]
+    assert {creds[k]["key"] for k in ("accessKeyId", "secretAccessKey")} == {"ACCESS_KEY_ID", "ACCESS_SECRET_KEY"}
+    assert creds["accessKeyId"]["name"] == creds["secretAccessKey"]["name"]  # a Secret, never inline
+    assert "serverName" not in conf  # the plugin's rule: left empty on the ObjectStore
+    (plugin,) = cluster["spec"]["plugins"]
+    assert plugin["name"] == "barman-cloud.cloudnative-pg.io" and plugin["isWALArchiver"] is True
+    assert plugin["parameters"]["barmanObjectName"] == store["metadata"]["name"]
+    (nightly,) = schedules.values()
+    assert nightly["apiVersion"] == "postgresql.cnpg.io/v1"
+    spec = nightly["spec"]
+    assert spec["cluster"]["name"] == cluster["metadata"]["name"]
+    assert len(spec["schedule"].split()) == 6  # CloudNativePG's cron: seconds first
+    assert spec["method"] == "plugin" and spec["pluginConfiguration"]["name"] == plugin["name"]
 
 
 def test_the_operators_objects_carry_the_fields_their_crds_require(
