@@ -101,6 +101,18 @@ def _bench_parser(sub: Any) -> None:
     )
 
 
+def _cmd_backup(args: argparse.Namespace) -> int:
+    from .backup import run_backup
+
+    return run_backup(args)
+
+
+def _cmd_restore(args: argparse.Namespace) -> int:
+    from .backup import run_restore
+
+    return run_restore(args)
+
+
 def _cmd_verify_deal(args: argparse.Namespace) -> int:
     from .verify import run_verify_deal
 
@@ -259,6 +271,29 @@ def build_parser() -> argparse.ArgumentParser:
         "--for-seconds", type=float, default=0, help="stop by itself after this many seconds (0: run until Ctrl-C)"
     )
     up.set_defaults(func=_cmd_up)
+
+    backup = sub.add_parser(
+        "backup",
+        help="write the whole database (event log, projections, players, chips) to one file",
+        description="Dump the database with PostgreSQL's pg_dump (custom format): OKEY_DATABASE_URL when set, else "
+        "the embedded server of the data directory (running under okey up, or started for the backup).",
+    )
+    backup.add_argument("file", help="the backup file to write")
+    backup.add_argument(
+        "--data-dir", help="the data directory okey up uses (default: OKEY_DATA_DIR or the per-user one)"
+    )
+    backup.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
+    backup.set_defaults(func=_cmd_backup)
+
+    restore = sub.add_parser(
+        "restore",
+        help="bring a backup back into a fresh data directory",
+        description="Restore a file okey backup wrote into the embedded PostgreSQL of a fresh data directory "
+        "(never over one that holds a database); okey up --data-dir DIR then runs on it.",
+    )
+    restore.add_argument("file", help="the backup file to read")
+    restore.add_argument("--data-dir", help="a fresh data directory (default: OKEY_DATA_DIR or the per-user one)")
+    restore.set_defaults(func=_cmd_restore)
 
     serve = sub.add_parser(
         "serve",
