@@ -81,8 +81,10 @@ class StrongBot101(GreedyBot101):
     """The greedy turn with a better eye for the opening, the hand's weight and the right-hand seat."""
 
     name = "strong"
-    danger_weight = 5.0  # points of expected score worth giving up to keep a tile from the right seat
-    open_danger_weight = 3.0  # the same once opened, against the weight of a tile kept
+    danger_weight = 40.0  # what the right seat's opening with our discard costs us, in points of our score
+    open_danger_weight = 40.0  # the same once opened, against the weight of a tile kept
+    keep_scale = 8.0  # once opened: a tile this close to a meld (usefulness) is kept as if sure to be laid
+    keep_cap = 0.8  # ... but never counted surer than this
     pair_margin = 25  # open with pairs when the best run opening is further than this below the bar
 
     def __init__(self, seed: int = 0) -> None:
@@ -159,7 +161,7 @@ class StrongBot101(GreedyBot101):
         for t in safe:
             i = rack.index(t)
             use = usefulness(effs, i, me.opening is Opening.PAIRS)
-            keep_chance = min(0.8, use / 8)
+            keep_chance = min(self.keep_cap, use / self.keep_scale)
             weight = tile_points(t, ind) * (1 - keep_chance)
             key = (weight - self.open_danger_weight * self._danger(view, t, vis), -t)
             if not best_key or key > best_key:
@@ -207,9 +209,12 @@ class StrongBot101(GreedyBot101):
         return min(scored, key=lambda p: (p[0], p[1]))[1]
 
     def _danger(self, view: SeatView101, tile: int, vis: Visible) -> float:
-        """About the chance that the right-hand seat, not yet opened, could lay this discard in a
-        run or a group: it may take it only to use it at once, in its opening [O-SIDE-1..3]. Once
-        it has opened it could only add it, and such a discard is penalised anyway [O-PEN-1]."""
+        """About the chance that the right-hand seat, not yet opened, takes this discard to open
+        with: it may take it only to use it at once [O-SIDE-1..3], so it must make a run or a group
+        with tiles that seat may hold, and the heavier the tile the likelier it lifts that seat
+        over the bar [O-OPEN-1] (in bot play a discarded 13 was taken five times as often as a 3).
+        Once that seat has opened it could only add the tile, and such a discard is penalised
+        anyway [O-PEN-1]."""
         seat = view.seat
         assert seat is not None
         right = view.seats[(seat + 1) % len(view.seats)]
@@ -217,7 +222,7 @@ class StrongBot101(GreedyBot101):
             return 0.0
         e = effective_table(view.indicator)[tile]
         if e < 0:
-            return 1.0
+            return TAKE_RATE
         u = vis.unseen
         total = max(1, vis.total_unseen)
         share = min(1.0, right.tiles / total)  # of each unseen tile, the chance it is in that rack
@@ -237,7 +242,7 @@ class StrongBot101(GreedyBot101):
         for i in range(3):
             for k in range(i + 1, 3):
                 miss *= 1.0 - others[i] * others[k]
-        return min(1.0, 1.0 - miss)
+        return TAKE_RATE * (1.0 - miss) * (n0 + 1) / 13
 
     def _table_move(self, view: SeatView101) -> Command | None:
         move = super()._table_move(view)
@@ -246,6 +251,8 @@ class StrongBot101(GreedyBot101):
         return move
 
 
+TAKE_RATE = 0.25
+"""Of the discards the right-hand seat could meld, about the share it takes to open (a 13)."""
 UNOPENED = 202.0
 """What a hand left unopened costs [O-SC-3]."""
 PAIR_OPENED = 80.0
