@@ -21,7 +21,7 @@ from .bots import usefulness
 from .bots101 import GreedyBot101, Strategy101
 from .commands import Command, Discard, Draw, TakeDiscard
 from .handeval import Visible
-from .melds import best_points, count_pairs
+from .melds import MeldKind, best_points, count_pairs
 from .okey101 import (
     Opening,
     OpenMelds,
@@ -101,18 +101,34 @@ class StrongBot101(GreedyBot101):
         return super().act(view)
 
     def _side_move(self, view: SeatView101, side: int) -> Command | None:
-        """The greedy side moves, and before opening also a pair opening the side tile completes
-        (it is laid in the opening, so it is used that turn [O-SIDE-1] [O-OPEN-2])."""
+        """The greedy side moves, and also: before opening, a pair opening the side tile completes
+        [O-OPEN-2]; after opening, a new run, group or pair it makes with rack tiles [O-ADD-2].
+        Either lays it that turn, so it is used [O-SIDE-1] [O-SIDE-2]."""
         move = super()._side_move(view, side)
+        if move is not None:
+            return move
         seat = view.seat
         assert seat is not None
-        if move is not None or view.seats[seat].opening is not Opening.NONE:
-            return move
+        me = view.seats[seat]
         rack = view.rack if side in view.rack else (*view.rack, side)
-        pairs = pair_opening(rack, view.indicator, view.pair_threshold, prefer=side)
+        ind = view.indicator
+        if me.opening is Opening.RUNS and len(rack) >= 4:
+            runs = run_opening(rack, ind, view.options.wrap, 1, prefer=side)
+            if runs.enough and any(side in m for m in runs.melds):
+                return runs.command(seat)
+        pairs_open = me.opening is Opening.PAIRS or (
+            me.opening is Opening.RUNS and any(m.kind is MeldKind.PAIR for m in view.melds)
+        )
+        if pairs_open and len(rack) >= 3:
+            pairs = pair_opening(rack, ind, 1, prefer=side)
+            if pairs.enough and any(side in m for m in pairs.melds):
+                return pairs.command(seat)
+        if me.opening is not Opening.NONE:
+            return None
+        pairs = pair_opening(rack, ind, view.pair_threshold, prefer=side)
         if not pairs.enough or not any(side in m for m in pairs.melds):
             return None
-        runs = run_opening(rack, view.indicator, view.options.wrap, view.run_threshold)
+        runs = run_opening(rack, ind, view.options.wrap, view.run_threshold)
         if self._pairs_now(view, runs.total):
             return pairs.command(seat)
         return None
