@@ -167,11 +167,11 @@ class StrongBot101(GreedyBot101):
             return min(plain, key=lambda t: (usefulness(effs, rack.index(t)), -tile_points(t, ind), t))
         me = view.seats[seat]
         vis = _visible(view)
-        right = view.seats[(seat + 1) % len(view.seats)]
         effs = [table[t] for t in rack]
         if me.opening is Opening.NONE:
-            return self._discard_unopened(view, safe, effs, vis, right.opening is not Opening.NONE)
-        # Opened: shed weight. A tile close to a meld may still be laid; the heaviest other goes.
+            return self._discard_unopened(view, safe, effs, vis)
+        # Opened: shed weight. A tile close to a meld may still be laid; the heaviest other goes,
+        # unless the right-hand seat would likely open with it.
         best = safe[0]
         best_key: tuple[float, ...] = ()
         for t in safe:
@@ -184,15 +184,13 @@ class StrongBot101(GreedyBot101):
                 best, best_key = t, key
         return best
 
-    def _discard_unopened(
-        self, view: SeatView101, safe: list[int], effs: list[int], vis: Visible, right_open: bool
-    ) -> int:
+    def _discard_unopened(self, view: SeatView101, safe: list[int], effs: list[int], vis: Visible) -> int:
         """The discard that leaves the rack likeliest to open before the hand ends. For each
         candidate (one per face) the rest is judged on both tracks: the highest run opening left
         [O-OPEN-1] plus the points its near-melds would likely add with the draws still to come,
         and the pairs left with the chance that the singles still unseen complete five [O-OPEN-2].
         The expected hand score (202 unopened [O-SC-3], a pair opener's doubled rest [O-SC-5])
-        decides; ties go to the tile the right-hand seat can least use, then the heavier."""
+        plus what the discard may give the right-hand seat decides; ties go to the heavier."""
         rack = view.rack
         ind = view.indicator
         wrap = view.options.wrap
