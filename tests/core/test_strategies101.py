@@ -4,13 +4,16 @@ the strong one never makes a penalised discard while another tile is safe [O-PEN
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from okeycore.commands import Command, Discard
-from okeycore.okey101 import Okey101State, SeatView101, view
+from okeycore.errors import RuleViolation
+from okeycore.melds import MeldKind
+from okeycore.okey101 import Okey101State, Opening, OpenMelds, SeatView101, view
 from okeycore.options import Game, Mode101, TableOptions
 from okeycore.simulate101 import Simulator101
 from okeycore.strategy101 import STRATEGIES_101, penalised, strategy101
@@ -115,3 +118,57 @@ def test_a_101_decision_depends_only_on_the_seat_view(seed: int, moves: int, shu
     other = _reshuffle_hidden(state, seat, random.Random(shuffle))
     assert view(state, seat) == view(other, seat)
     assert strategy101(name, seed).act(view(state, seat)) == strategy101(name, seed).act(view(other, seat))
+
+
+class _Audited:
+    """The strong strategy, each command first put to the engine's ``decide`` on the live state:
+    a refusal (a RuleViolation) is counted by its code, and the table moves are tallied."""
+
+    name = "audited"
+
+    def __init__(self, sim: Simulator101, seed: int) -> None:
+        self.sim = sim
+        self.inner = strategy101("strong", seed)
+        self.refused: list[str] = []
+        self.moves: Counter[str] = Counter()
+
+    def act(self, v: SeatView101) -> Command:
+        cmd = self.inner.act(v)
+        got = self.sim.engine.decide(self.sim.state, cmd)
+        if isinstance(got, RuleViolation):
+            self.refused.append(f"{type(cmd).__name__}: {got.code}")
+        self.moves[type(cmd).__name__] += 1
+        if isinstance(cmd, OpenMelds) and v.seat is not None and v.seats[v.seat].opening is Opening.NONE:
+            self.moves["pair opening" if MeldKind.PAIR in cmd.kinds else "run opening"] += 1
+        return cmd
+
+
+@pytest.mark.parametrize(("seats", "wrap", "folding"), [(4, False, False), (4, True, True), (2, False, True)])
+def test_O_OPEN_1_O_ADD_3_strong_101_never_opens_or_adds_in_a_way_the_rules_refuse(
+    seats: int, wrap: bool, folding: bool
+) -> None:
+    """Many seeded hands with the strong bot in every seat: no command it issues is refused by
+    the engine, not its openings by runs or pairs [O-OPEN-1] [O-OPEN-2] with the threshold and
+    the tile kept for the discard [O-OPEN-3] [O-OPEN-5], nor its adds and okey take-backs
+    [O-ADD-1] [O-ADD-2] [O-ADD-3] [O-OKEY-1], nor its side-tile moves [O-SIDE-1] [O-SIDE-3]."""
+    hands = 0
+    refused: list[str] = []
+    moves: Counter[str] = Counter()
+    table = 0
+    while hands < 60:
+        opts = _options(seats, wrap=wrap, folding=folding)
+        sim = Simulator101(opts, [strategy101("greedy", 0)] * seats, 7_000 + table)
+        bots = [_Audited(sim, 31 * table + i) for i in range(seats)]
+        sim.strategies = list(bots)
+        sim.play_match(max_deals=3)
+        hands += sim.record.deals
+        for b in bots:
+            refused += b.refused
+            moves.update(b.moves)
+        table += 1
+    assert refused == [], Counter(refused)
+    # The run covered what it claims to: openings, adds and side tiles, in numbers.
+    assert moves["OpenMelds"] >= 100
+    assert moves["run opening"] >= 30 and moves["pair opening"] >= 10
+    assert moves["AddTile"] >= 50
+    assert moves["TakeDiscard"] >= 20
