@@ -23,6 +23,8 @@ __all__ = [
     "keep",
     "waits",
     "meld_distance",
+    "meld_distances",
+    "waits_without",
     "pair_distance",
     "Visible",
     "near_faces",
@@ -35,7 +37,10 @@ FINISH_SIZE = 14
 _LOW = int("01" * 64, 2)
 _HIGH = _LOW << 1
 _M26 = (1 << 26) - 1
-_MEMO: dict[int, tuple[int, int, int]] = {}
+_MEMO: dict[int, tuple[int, int, int, int]] = {}
+_KEEP: dict[int, int] = {}
+_FACE: dict[int, tuple[int, int]] = {}
+_BOUND: dict[int, tuple[int, int]] = {}
 _MEMO_LIMIT = 1_500_000
 _BLOCKS: dict[int, tuple[tuple[int, int, int, int, int], ...]] = {}
 
@@ -45,6 +50,9 @@ faces that would fill a wild slot; the faces that would lengthen it), faces as 5
 
 Solved = tuple[int, int, int]
 """(most tiles kept; faces that would keep one more in some best arrangement; most spare places)."""
+
+Full = tuple[int, int, int, int]
+"""``Solved`` and the faces (packed, bit ``2f``) some best arrangement leaves out."""
 
 
 def tile_count(x: int) -> int:
@@ -153,55 +161,219 @@ def _blocks(xr: int, f: int, wrap: bool) -> tuple[Block, ...]:
     return hit
 
 
-def solve(x: int, places: int, wrap: bool) -> Solved:
-    """The most tiles of packed rack ``x`` (okeys left out) that blocks fitting in ``places`` can
-    hold; the faces that, added, would let one more be held (they fill a wild slot, or lengthen a
-    block into a spare place, in some best arrangement); and the most places left spare."""
+def _solve(x: int, places: int, wrap: bool) -> Full:
+    """``solve`` and, fourth, the faces some best arrangement leaves out (packed: bit ``2f``)."""
     if x == 0 or places < 3:
-        return (0, 0, places)
+        return (0, 0, places, (x | x >> 1) & _LOW)
     key = (x << 6) | (places << 1) | wrap
     hit = _MEMO.get(key)
     if hit is not None:
         return hit
     if len(_MEMO) > _MEMO_LIMIT:
         _MEMO.clear()
-    low = ((x & -x).bit_length() - 1) >> 1
-    xr = x - (1 << (2 * low))
-    best, waits, spare = solve(xr, places, wrap)  # the tile is not kept
+    lowbit = x & -x
+    low = (lowbit.bit_length() - 1) >> 1
+    one = 1 << (2 * low)
+    xr = x - one
+    best, waits, spare, left = _solve(xr, places, wrap)  # the tile is not kept
+    left |= one
+    # Tiles of y = xr - taken: tiles(xr) - (r - 1); a block keeps at most its place count.
+    room = (xr & _LOW).bit_count() + 2 * (xr & _HIGH).bit_count() + 1
     for taken, r, w, fill, ends in _blocks(xr, low, wrap):
         need = r + w
         if need > places:
             continue
-        y = xr - taken
-        if r + min(tile_count(y), places - need) < best:
+        rest = places - need
+        if r + (room - r if room - r < rest else rest) < best:
             continue
-        v, m, s = solve(y, places - need, wrap)
+        v, m, s, lo = _solve(xr - taken, rest, wrap)
         v += r
         if v < best:
             continue
         if v > best:
-            best, waits, spare = v, 0, -1
+            best, waits, spare, left = v, 0, -1, 0
         waits |= m | fill | (ends if s >= 1 else 0)
-        spare = max(spare, s)
-    out = (best, waits, spare)
+        if s > spare:
+            spare = s
+        left |= lo
+    out = (best, waits, spare, left)
     _MEMO[key] = out
+    return out
+
+
+def solve(x: int, places: int, wrap: bool) -> Solved:
+    """The most tiles of packed rack ``x`` (okeys left out) that blocks fitting in ``places`` can
+    hold; the faces that, added, would let one more be held (they fill a wild slot, or lengthen a
+    block into a spare place, in some best arrangement); and the most places left spare."""
+    best, waits, spare, _ = _solve(x, places, wrap)
+    return (best, waits, spare)
+
+
+def _keep_capped(x: int, places: int, wrap: bool, cap: int) -> int:
+    """``keep(x, places, wrap)`` when it is known to be at most ``cap``: a search for the most
+    tiles alone (no ties kept), which stops as soon as it reaches ``cap``."""
+    if x == 0 or places < 3:
+        return 0
+    key = (x << 6) | (places << 1) | wrap
+    hit = _MEMO.get(key)
+    if hit is not None:
+        return hit[0]
+    got = _KEEP.get(key)
+    if got is not None:
+        return got
+    if len(_KEEP) > _MEMO_LIMIT:
+        _KEEP.clear()
+    low = ((x & -x).bit_length() - 1) >> 1
+    xr = x - (1 << (2 * low))
+    tiles = (xr & _LOW).bit_count() + 2 * (xr & _HIGH).bit_count()
+    if tiles + 1 < cap:
+        cap = tiles + 1
+    if places < cap:
+        cap = places
+    best = _keep_capped(xr, places, wrap, tiles if tiles < cap else cap)
+    if best < cap:
+        room = tiles + 1
+        for taken, r, w, _fill, _ends in _blocks(xr, low, wrap):
+            need = r + w
+            if need > places:
+                continue
+            rest = places - need
+            bound = r + (room - r if room - r < rest else rest)
+            if bound > cap:
+                bound = cap
+            if bound <= best:
+                continue
+            v = r + _keep_capped(xr - taken, rest, wrap, bound - r)
+            if v > best:
+                best = v
+                if best >= cap:
+                    break
+    _KEEP[key] = best
+    return best
+
+
+def _reach(x: int, places: int, wrap: bool, t: int) -> bool:
+    """Whether ``keep(x, places, wrap) >= t``: a search that stops at the first arrangement
+    keeping ``t`` (blocks holding the most tiles tried first), and remembers what it proved."""
+    if t <= 0:
+        return True
+    if x == 0 or places < 3:
+        return False
+    key = (x << 6) | (places << 1) | wrap
+    hit = _MEMO.get(key)
+    if hit is not None:
+        return hit[0] >= t
+    got = _KEEP.get(key)
+    if got is not None:
+        return got >= t
+    lo, hi = _BOUND.get(key, (0, FINISH_SIZE + 1))
+    if lo >= t:
+        return True
+    if hi < t:
+        return False
+    if len(_BOUND) > _MEMO_LIMIT:
+        _BOUND.clear()
+    low = ((x & -x).bit_length() - 1) >> 1
+    xr = x - (1 << (2 * low))
+    room = (xr & _LOW).bit_count() + 2 * (xr & _HIGH).bit_count() + 1
+    if room < t or places < t:
+        _BOUND[key] = (lo, t - 1)
+        return False
+    for taken, r, w, _fill, _ends in _blocks(xr, low, wrap):
+        need = r + w
+        if need > places:
+            continue
+        rest = places - need
+        if r + (room - r if room - r < rest else rest) < t:
+            continue
+        if _reach(xr - taken, rest, wrap, t - r):
+            _BOUND[key] = (t, hi)
+            return True
+    if _reach(xr, places, wrap, t):
+        _BOUND[key] = (t, hi)
+        return True
+    _BOUND[key] = (lo, t - 1)
+    return False
+
+
+def _without(x: int, places: int, wrap: bool, e: int) -> tuple[int, int]:
+    """``solve(x - e, places, wrap)``'s waits and spare, for a face ``e`` of ``x`` that some best
+    arrangement of ``x`` leaves out. The best arrangements of ``x`` less one ``e`` are those of
+    ``x`` that leave an ``e`` out, so this walks only the best branches of ``x``'s search (its
+    memo) whose rest can still leave an ``e`` out."""
+    one = 1 << (2 * e)
+    if places < 3 or x == one:
+        return (0, places)
+    key = (((x << 6) | (places << 1) | wrap) << 6) | e
+    hit = _FACE.get(key)
+    if hit is not None:
+        return hit
+    if len(_FACE) > _MEMO_LIMIT:
+        _FACE.clear()
+    low = ((x & -x).bit_length() - 1) >> 1
+    xr = x - (1 << (2 * low))
+    if low == e:
+        out = _solve(xr, places, wrap)[1:3]
+        _FACE[key] = out
+        return out
+    best = _solve(x, places, wrap)[0]
+    waits = 0
+    spare = -1
+    v, _, _, left = _solve(xr, places, wrap)
+    if v == best and left & one:
+        waits, spare = _without(xr, places, wrap, e)
+    room = (xr & _LOW).bit_count() + 2 * (xr & _HIGH).bit_count() + 1
+    for taken, r, w, fill, ends in _blocks(xr, low, wrap):
+        need = r + w
+        if need > places:
+            continue
+        rest = places - need
+        y = xr - taken
+        if not (y >> (2 * e)) & 3 or r + (room - r if room - r < rest else rest) < best:
+            continue
+        v, _, _, left = _solve(y, rest, wrap)
+        if v + r != best or not left & one:
+            continue
+        m, sp = _without(y, rest, wrap, e)
+        waits |= m | fill | (ends if sp >= 1 else 0)
+        if sp > spare:
+            spare = sp
+    out = (waits, spare)
+    _FACE[key] = out
     return out
 
 
 def keep(x: int, places: int, wrap: bool) -> int:
     """Most tiles of packed rack ``x`` (okeys left out) that blocks fitting in ``places`` can hold."""
-    return solve(x, places, wrap)[0]
+    tiles = (x & _LOW).bit_count() + 2 * (x & _HIGH).bit_count()
+    return _keep_capped(x, places, wrap, tiles if tiles < places else places)
 
 
-def waits(x: int, j: int, wrap: bool = True, size: int = FINISH_SIZE) -> int:
-    """The faces (a 52-bit mask) that, drawn, bring a ``size``-tile rack one exchange closer to a
-    finish by runs and groups; every face when the rack has room for a new meld."""
-    kept, mask, spare = solve(x, size, wrap)
+def _waits(kept: int, mask: int, spare: int, j: int, size: int) -> int:
     if min(kept, size - j) >= size - j:
         return 0
     if spare >= 3:
         return (1 << 52) - 1
     return mask
+
+
+def waits(x: int, j: int, wrap: bool = True, size: int = FINISH_SIZE) -> int:
+    """The faces (a 52-bit mask) that, drawn, bring a ``size``-tile rack one exchange closer to a
+    finish by runs and groups; every face when the rack has room for a new meld."""
+    kept, mask, spare, _ = _solve(x, size, wrap)
+    return _waits(kept, mask, spare, j, size)
+
+
+def waits_without(x: int, j: int, e: int, wrap: bool = True, size: int = FINISH_SIZE) -> int:
+    """``waits(x - e, j, wrap, size)``: the waits of the rack without one copy of face ``e``,
+    from the search of ``x`` (shared by every discard) when some best arrangement leaves an
+    ``e`` out."""
+    one = 1 << (2 * e)
+    kept, _, _, left = _solve(x, size, wrap)
+    if not left & one:
+        return waits(x - one, j, wrap, size)
+    mask, spare = _without(x, size, wrap, e)
+    return _waits(kept, mask, spare, j, size)
 
 
 def meld_distance(x: int, j: int, wrap: bool = True, size: int = FINISH_SIZE) -> int:
@@ -210,6 +382,26 @@ def meld_distance(x: int, j: int, wrap: bool = True, size: int = FINISH_SIZE) ->
     it finishes now. An okey fills any wild slot, and a spare okey any meld's end."""
     kept = min(keep(x, size, wrap), size - j)
     return max(0, size - j - kept)
+
+
+def meld_distances(x: int, j: int, faces: Iterable[int], wrap: bool = True, size: int = FINISH_SIZE) -> dict[int, int]:
+    """``meld_distance(x - e, j)`` for each face ``e`` of ``faces`` (each in ``x``): the rack
+    without one copy of each. A copy some best arrangement of ``x`` leaves out costs nothing, so
+    one search of ``x`` answers those; the others keep fewer, and a search for the count alone
+    (fewer than ``x`` keeps) answers each."""
+    kept, _, _, left = _solve(x, size, wrap)
+    cap = size - j
+    out: dict[int, int] = {}
+    for e in faces:
+        one = 1 << (2 * e)
+        if left & one:
+            k = kept
+        elif _reach(x - one, size, wrap, kept - 1):
+            k = kept - 1
+        else:
+            k = _keep_capped(x - one, size, wrap, kept - 2)
+        out[e] = max(0, cap - min(k, cap))
+    return out
 
 
 def pair_distance(x: int, j: int) -> int:
