@@ -24,6 +24,7 @@ __all__ = [
     "waits",
     "meld_distance",
     "meld_distances",
+    "nearer",
     "waits_without",
     "pair_distance",
     "Visible",
@@ -162,7 +163,11 @@ def _blocks(xr: int, f: int, wrap: bool) -> tuple[Block, ...]:
 
 
 def _solve(x: int, places: int, wrap: bool) -> Full:
-    """``solve`` and, fourth, the faces some best arrangement leaves out (packed: bit ``2f``)."""
+    """``solve`` and, fourth, the faces some best arrangement leaves out (packed: bit ``2f``).
+
+    The most tiles kept comes first, from the search for the count alone (``_keep_capped``);
+    then only the branches that reach it (``_reach``) are searched for waits, spare places and
+    faces left out: the union over every best arrangement, as a search keeping ties finds."""
     if x == 0 or places < 3:
         return (0, 0, places, (x | x >> 1) & _LOW)
     key = (x << 6) | (places << 1) | wrap
@@ -171,14 +176,18 @@ def _solve(x: int, places: int, wrap: bool) -> Full:
         return hit
     if len(_MEMO) > _MEMO_LIMIT:
         _MEMO.clear()
-    lowbit = x & -x
-    low = (lowbit.bit_length() - 1) >> 1
+    room = (x & _LOW).bit_count() + 2 * (x & _HIGH).bit_count()
+    best = _keep_capped(x, places, wrap, room if room < places else places)
+    low = ((x & -x).bit_length() - 1) >> 1
     one = 1 << (2 * low)
     xr = x - one
-    best, waits, spare, left = _solve(xr, places, wrap)  # the tile is not kept
-    left |= one
-    # Tiles of y = xr - taken: tiles(xr) - (r - 1); a block keeps at most its place count.
-    room = (xr & _LOW).bit_count() + 2 * (xr & _HIGH).bit_count() + 1
+    waits = 0
+    spare = -1
+    left = 0
+    if _reach(xr, places, wrap, best):  # the tile left out
+        _, waits, spare, left = _solve(xr, places, wrap)
+        left |= one
+    # Tiles of y = xr - taken: tiles(x) - r; a block keeps at most its place count.
     for taken, r, w, fill, ends in _blocks(xr, low, wrap):
         need = r + w
         if need > places:
@@ -186,12 +195,10 @@ def _solve(x: int, places: int, wrap: bool) -> Full:
         rest = places - need
         if r + (room - r if room - r < rest else rest) < best:
             continue
-        v, m, s, lo = _solve(xr - taken, rest, wrap)
-        v += r
-        if v < best:
+        y = xr - taken
+        if not _reach(y, rest, wrap, best - r):
             continue
-        if v > best:
-            best, waits, spare, left = v, 0, -1, 0
+        _, m, s, lo = _solve(y, rest, wrap)
         waits |= m | fill | (ends if s >= 1 else 0)
         if s > spare:
             spare = s
@@ -211,7 +218,8 @@ def solve(x: int, places: int, wrap: bool) -> Solved:
 
 def _keep_capped(x: int, places: int, wrap: bool, cap: int) -> int:
     """``keep(x, places, wrap)`` when it is known to be at most ``cap``: a search for the most
-    tiles alone (no ties kept), which stops as soon as it reaches ``cap``."""
+    tiles alone (no ties kept; blocks holding the most tiles first, leaving the tile out last),
+    which stops as soon as it reaches ``cap``."""
     if x == 0 or places < 3:
         return 0
     key = (x << 6) | (places << 1) | wrap
@@ -225,29 +233,35 @@ def _keep_capped(x: int, places: int, wrap: bool, cap: int) -> int:
         _KEEP.clear()
     low = ((x & -x).bit_length() - 1) >> 1
     xr = x - (1 << (2 * low))
-    tiles = (xr & _LOW).bit_count() + 2 * (xr & _HIGH).bit_count()
-    if tiles + 1 < cap:
-        cap = tiles + 1
+    room = (x & _LOW).bit_count() + 2 * (x & _HIGH).bit_count()
+    if room < cap:
+        cap = room
     if places < cap:
         cap = places
-    best = _keep_capped(xr, places, wrap, tiles if tiles < cap else cap)
+    best = 0
+    for taken, r, w, _fill, _ends in _blocks(xr, low, wrap):
+        need = r + w
+        if need > places:
+            continue
+        rest = places - need
+        bound = r + (room - r if room - r < rest else rest)
+        if bound > cap:
+            bound = cap
+        if bound <= best:
+            continue
+        v = r + _keep_capped(xr - taken, rest, wrap, bound - r)
+        if v > best:
+            best = v
+            if best >= cap:
+                break
     if best < cap:
-        room = tiles + 1
-        for taken, r, w, _fill, _ends in _blocks(xr, low, wrap):
-            need = r + w
-            if need > places:
-                continue
-            rest = places - need
-            bound = r + (room - r if room - r < rest else rest)
-            if bound > cap:
-                bound = cap
-            if bound <= best:
-                continue
-            v = r + _keep_capped(xr - taken, rest, wrap, bound - r)
+        bound = room - 1 if room - 1 < places else places  # the tile left out
+        if bound > cap:
+            bound = cap
+        if bound > best:
+            v = _keep_capped(xr, places, wrap, bound)
             if v > best:
                 best = v
-                if best >= cap:
-                    break
     _KEEP[key] = best
     return best
 
@@ -319,8 +333,7 @@ def _without(x: int, places: int, wrap: bool, e: int) -> tuple[int, int]:
     best = _solve(x, places, wrap)[0]
     waits = 0
     spare = -1
-    v, _, _, left = _solve(xr, places, wrap)
-    if v == best and left & one:
+    if _reach(xr, places, wrap, best) and _solve(xr, places, wrap)[3] & one:
         waits, spare = _without(xr, places, wrap, e)
     room = (xr & _LOW).bit_count() + 2 * (xr & _HIGH).bit_count() + 1
     for taken, r, w, fill, ends in _blocks(xr, low, wrap):
@@ -331,8 +344,7 @@ def _without(x: int, places: int, wrap: bool, e: int) -> tuple[int, int]:
         y = xr - taken
         if not (y >> (2 * e)) & 3 or r + (room - r if room - r < rest else rest) < best:
             continue
-        v, _, _, left = _solve(y, rest, wrap)
-        if v + r != best or not left & one:
+        if not _reach(y, rest, wrap, best - r) or not _solve(y, rest, wrap)[3] & one:
             continue
         m, sp = _without(y, rest, wrap, e)
         waits |= m | fill | (ends if sp >= 1 else 0)
@@ -382,6 +394,13 @@ def meld_distance(x: int, j: int, wrap: bool = True, size: int = FINISH_SIZE) ->
     it finishes now. An okey fills any wild slot, and a spare okey any meld's end."""
     kept = min(keep(x, size, wrap), size - j)
     return max(0, size - j - kept)
+
+
+def nearer(x: int, j: int, d: int, wrap: bool = True, size: int = FINISH_SIZE) -> bool:
+    """Whether ``meld_distance(x, j, wrap, size) < d``: a search that stops at the first
+    arrangement near enough."""
+    cap = size - j
+    return d > 0 and (cap - d + 1 <= 0 or _reach(x, size, wrap, cap - d + 1))
 
 
 def meld_distances(x: int, j: int, faces: Iterable[int], wrap: bool = True, size: int = FINISH_SIZE) -> dict[int, int]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from .bots import FULL_DECK, GreedyBot, RandomBot, Strategy, may_show_indicator
 from .classic import SeatView, Stage, check_finish, effective_table, finishing_tiles, rack_packed
 from .commands import Command, DeclarePairs, Discard, Draw, Finish, Pass, ShowIndicator, TakeDiscard, TurnToOkey
-from .handeval import Visible, meld_distance, meld_distances, near_faces, pair_distance, waits_without
+from .handeval import Visible, meld_distance, meld_distances, near_faces, nearer, pair_distance, waits_without
 from .melds import can_cover
 from .options import PairsDeclaration
 from .tiles import Colour, face_of_id
@@ -126,10 +126,10 @@ class StrongBot:
         dp_now, dp_side = pair_distance(x, j), pair_distance(x2, j)
         if pairs_only:
             return dp_side < dp_now
-        dm_now, dm_side = meld_distance(x, j), meld_distance(x2, j)
+        dm_now = meld_distance(x, j)
         if dp_now + 1 < dm_now and dp_side < dp_now:
             return True
-        return dm_side < dm_now
+        return nearer(x2, j, dm_now)  # the side tile brings the melds closer
 
     # ------------------------------------------------------------------ finishing
 

@@ -319,6 +319,8 @@ def _check_rack(x: int, j: int, wrap: bool = True) -> None:
         assert handeval.keep(x, places, wrap) == keep(x, places, wrap)
     assert handeval.meld_distance(x, j, wrap) == meld_distance(x, j, wrap)
     assert handeval.waits(x, j, wrap) == waits(x, j, wrap)
+    d = meld_distance(x, j, wrap)
+    assert [handeval.nearer(x, j, k, wrap) for k in range(8)] == [d < k for k in range(8)]
     faces = _face_bits(x)
     want = {e: meld_distance(x - _bit(e), j, wrap) for e in faces}
     assert handeval.meld_distances(x, j, faces, wrap) == want
@@ -403,10 +405,10 @@ def _play(options: TableOptions, seed: int, hands: int, strong_seats: int) -> tu
 
 @pytest.mark.parametrize("name", sorted(OPTIONS))
 def test_the_strong_bot_decides_as_the_oracle_on_every_view_of_simulated_games(name: str) -> None:
-    views, racks = _play(OPTIONS[name], 1000 + sorted(OPTIONS).index(name), hands=6, strong_seats=4)
-    assert len(views) > 300
+    views, racks = _play(OPTIONS[name], 1000 + sorted(OPTIONS).index(name), hands=12, strong_seats=4)
+    assert len(views) > 600
     # And a rack corpus: what each 15-tile rack and its discards evaluate to, memo warm and cold.
-    for i, (x, j) in enumerate(racks[::4]):
+    for i, (x, j) in enumerate(racks[::2]):
         if i % 2:
             _clear_new()
         _check_rack(x, j)
