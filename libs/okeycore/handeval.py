@@ -145,15 +145,18 @@ def _make_blocks(xr: int, f: int, wrap: bool) -> tuple[Block, ...]:
     return tuple(out)
 
 
+_BLOCK_KEY = tuple(
+    (26 * (f // 13), 2 * (f % 13), sum(3 << (26 * c2) for c2 in range(f // 13 + 1, 4))) for f in range(52)
+)
+"""Per face: where its colour's counts start, where its number is, the other colours' counts
+there (shifted down by the number) that a group could take."""
+
+
 def _blocks(xr: int, f: int, wrap: bool) -> tuple[Block, ...]:
     """Blocks holding the lowest tile ``f``; they depend only on ``f``'s colour and number, so
     they are cached by those bits."""
-    c, n0 = divmod(f, 13)
-    seg = (xr >> (26 * c)) & _M26
-    grp = 0
-    for c2 in range(c + 1, 4):
-        grp |= ((xr >> (2 * (c2 * 13 + n0))) & 3) << (2 * c2)
-    key = (((seg << 8) | grp) << 7 | f) << 1 | wrap
+    sc, sn, groups = _BLOCK_KEY[f]
+    key = (((((xr >> sn) & groups) << 26 | (xr >> sc) & _M26) << 7 | f) << 1) | wrap
     hit = _BLOCKS.get(key)
     if hit is None:
         if len(_BLOCKS) > _MEMO_LIMIT:
@@ -223,12 +226,12 @@ def _keep_capped(x: int, places: int, wrap: bool, cap: int) -> int:
     if x == 0 or places < 3:
         return 0
     key = (x << 6) | (places << 1) | wrap
-    hit = _MEMO.get(key)
-    if hit is not None:
-        return hit[0]
     got = _KEEP.get(key)
     if got is not None:
         return got
+    hit = _MEMO.get(key)
+    if hit is not None:
+        return hit[0]
     if len(_KEEP) > _MEMO_LIMIT:
         _KEEP.clear()
     low = ((x & -x).bit_length() - 1) >> 1
@@ -249,7 +252,9 @@ def _keep_capped(x: int, places: int, wrap: bool, cap: int) -> int:
             bound = cap
         if bound <= best:
             continue
-        v = r + _keep_capped(xr - taken, rest, wrap, bound - r)
+        y = xr - taken
+        got = _KEEP.get((y << 6) | (rest << 1) | wrap) if y and rest >= 3 else 0
+        v = r + (got if got is not None else _keep_capped(y, rest, wrap, bound - r))
         if v > best:
             best = v
             if best >= cap:
@@ -274,17 +279,21 @@ def _reach(x: int, places: int, wrap: bool, t: int) -> bool:
     if x == 0 or places < 3:
         return False
     key = (x << 6) | (places << 1) | wrap
-    hit = _MEMO.get(key)
-    if hit is not None:
-        return hit[0] >= t
     got = _KEEP.get(key)
     if got is not None:
         return got >= t
-    lo, hi = _BOUND.get(key, (0, FINISH_SIZE + 1))
-    if lo >= t:
-        return True
-    if hi < t:
-        return False
+    known = _BOUND.get(key)
+    if known is not None:
+        lo, hi = known
+        if lo >= t:
+            return True
+        if hi < t:
+            return False
+    else:
+        hit = _MEMO.get(key)
+        if hit is not None:
+            return hit[0] >= t
+        lo, hi = 0, places
     if len(_BOUND) > _MEMO_LIMIT:
         _BOUND.clear()
     low = ((x & -x).bit_length() - 1) >> 1
