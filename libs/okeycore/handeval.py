@@ -7,7 +7,15 @@ either drops it or puts it in a *block*: tiles of the rack that become a run or 
 some *wild slots* are filled (a gap in a run, a missing colour, a short meld's missing end).
 A finish has exactly 14 places, so blocks are chosen to keep the most rack tiles within 14
 places, wild slots included; every place a kept tile does not fill is a tile still to draw.
-Okeys fill wild slots for free. Results are memoised process-wide (a transposition table).
+Okeys fill wild slots for free. Results are memoised process-wide (transposition tables).
+
+Three searches share the memos: the count alone (``keep``: no ties kept, it stops at a known
+bound), whether a count is reached (``nearer``: it stops at the first arrangement), and the
+full result (``solve``: waits and spare places too, the union over every best arrangement),
+which searches only the branches that reach the best count. A strong bot weighs every discard
+of a 15-tile rack from one full search of it (``meld_distances``, ``waits_without``): a copy
+that some best arrangement leaves out costs nothing, and the waits without it come from that
+search's best branches.
 """
 
 from __future__ import annotations
@@ -38,12 +46,21 @@ FINISH_SIZE = 14
 _LOW = int("01" * 64, 2)
 _HIGH = _LOW << 1
 _M26 = (1 << 26) - 1
+# The memos (transposition tables), process-wide, each cleared when over its limit: full results
+# (``_solve``), counts alone (``_keep_capped``), bounds on counts (``_reach``), results without a
+# face (``_without``), and blocks by the bits they depend on. A strong bot's decision adds about
+# 100, 60, 20 and 6 of the first four (simulated games), so the limits keep the last ~2,500
+# decisions' work, in about 60 MB.
 _MEMO: dict[int, tuple[int, int, int, int]] = {}
+_MEMO_LIMIT = 20_000
 _KEEP: dict[int, int] = {}
-_FACE: dict[int, tuple[int, int]] = {}
+_KEEP_LIMIT = 250_000
 _BOUND: dict[int, tuple[int, int]] = {}
-_MEMO_LIMIT = 1_500_000
+_BOUND_LIMIT = 150_000
+_FACE: dict[int, tuple[int, int]] = {}
+_FACE_LIMIT = 50_000
 _BLOCKS: dict[int, tuple[tuple[int, int, int, int, int], ...]] = {}
+_BLOCKS_LIMIT = 100_000
 
 Block = tuple[int, int, int, int, int]
 """(the other rack tiles it takes, as packed counts; rack tiles in it; wild slots it needs; the
@@ -159,7 +176,7 @@ def _blocks(xr: int, f: int, wrap: bool) -> tuple[Block, ...]:
     key = (((((xr >> sn) & groups) << 26 | (xr >> sc) & _M26) << 7 | f) << 1) | wrap
     hit = _BLOCKS.get(key)
     if hit is None:
-        if len(_BLOCKS) > _MEMO_LIMIT:
+        if len(_BLOCKS) > _BLOCKS_LIMIT:
             _BLOCKS.clear()
         hit = _BLOCKS[key] = _make_blocks(xr, f, wrap)
     return hit
@@ -232,7 +249,7 @@ def _keep_capped(x: int, places: int, wrap: bool, cap: int) -> int:
     hit = _MEMO.get(key)
     if hit is not None:
         return hit[0]
-    if len(_KEEP) > _MEMO_LIMIT:
+    if len(_KEEP) > _KEEP_LIMIT:
         _KEEP.clear()
     low = ((x & -x).bit_length() - 1) >> 1
     xr = x - (1 << (2 * low))
@@ -294,7 +311,7 @@ def _reach(x: int, places: int, wrap: bool, t: int) -> bool:
         if hit is not None:
             return hit[0] >= t
         lo, hi = 0, places
-    if len(_BOUND) > _MEMO_LIMIT:
+    if len(_BOUND) > _BOUND_LIMIT:
         _BOUND.clear()
     low = ((x & -x).bit_length() - 1) >> 1
     xr = x - (1 << (2 * low))
@@ -331,7 +348,7 @@ def _without(x: int, places: int, wrap: bool, e: int) -> tuple[int, int]:
     hit = _FACE.get(key)
     if hit is not None:
         return hit
-    if len(_FACE) > _MEMO_LIMIT:
+    if len(_FACE) > _FACE_LIMIT:
         _FACE.clear()
     low = ((x & -x).bit_length() - 1) >> 1
     xr = x - (1 << (2 * low))

@@ -416,7 +416,8 @@ def test_the_strong_bot_decides_as_the_oracle_on_every_view_of_simulated_games(n
 
 def test_values_hold_when_the_memos_overflow(monkeypatch: pytest.MonkeyPatch) -> None:
     # A memo over its limit is cleared, even in the middle of a search: nothing may change.
-    monkeypatch.setattr(handeval, "_MEMO_LIMIT", 40)
+    for limit in ("_MEMO_LIMIT", "_KEEP_LIMIT", "_BOUND_LIMIT", "_FACE_LIMIT", "_BLOCKS_LIMIT"):
+        monkeypatch.setattr(handeval, limit, 40)
     _clear_new()
     rng = random.Random(7)
     _, racks = _play(OPTIONS["default"], 77, hands=1, strong_seats=1)
