@@ -182,12 +182,13 @@ def _blocks(xr: int, f: int, wrap: bool) -> tuple[Block, ...]:
     return hit
 
 
-def _solve(x: int, places: int, wrap: bool) -> Full:
+def _solve(x: int, places: int, wrap: bool, kept: int = -1) -> Full:
     """``solve`` and, fourth, the faces some best arrangement leaves out (packed: bit ``2f``).
 
     The most tiles kept comes first, from the search for the count alone (``_keep_capped``);
     then only the branches that reach it (``_reach``) are searched for waits, spare places and
-    faces left out: the union over every best arrangement, as a search keeping ties finds."""
+    faces left out: the union over every best arrangement, as a search keeping ties finds.
+    ``kept``, when known (not -1), is the most tiles kept."""
     if x == 0 or places < 3:
         return (0, 0, places, (x | x >> 1) & _LOW)
     key = (x << 6) | (places << 1) | wrap
@@ -197,15 +198,15 @@ def _solve(x: int, places: int, wrap: bool) -> Full:
     if len(_MEMO) > _MEMO_LIMIT:
         _MEMO.clear()
     room = (x & _LOW).bit_count() + 2 * (x & _HIGH).bit_count()
-    best = _keep_capped(x, places, wrap, room if room < places else places)
+    best = kept if kept >= 0 else _keep_capped(x, places, wrap, room if room < places else places)
     low = ((x & -x).bit_length() - 1) >> 1
     one = 1 << (2 * low)
     xr = x - one
     waits = 0
     spare = -1
     left = 0
-    if _reach(xr, places, wrap, best):  # the tile left out
-        _, waits, spare, left = _solve(xr, places, wrap)
+    if _reach(xr, places, wrap, best):  # the tile left out (xr keeps at most best)
+        _, waits, spare, left = _solve(xr, places, wrap, best)
         left |= one
     # Tiles of y = xr - taken: tiles(x) - r; a block keeps at most its place count.
     for taken, r, w, fill, ends in _blocks(xr, low, wrap):
@@ -216,9 +217,9 @@ def _solve(x: int, places: int, wrap: bool) -> Full:
         if r + (room - r if room - r < rest else rest) < best:
             continue
         y = xr - taken
-        if not _reach(y, rest, wrap, best - r):
+        if not _reach(y, rest, wrap, best - r):  # y keeps at most best - r
             continue
-        _, m, s, lo = _solve(y, rest, wrap)
+        _, m, s, lo = _solve(y, rest, wrap, best - r)
         waits |= m | fill | (ends if s >= 1 else 0)
         if s > spare:
             spare = s
@@ -359,7 +360,7 @@ def _without(x: int, places: int, wrap: bool, e: int) -> tuple[int, int]:
     best = _solve(x, places, wrap)[0]
     waits = 0
     spare = -1
-    if _reach(xr, places, wrap, best) and _solve(xr, places, wrap)[3] & one:
+    if _reach(xr, places, wrap, best) and _solve(xr, places, wrap, best)[3] & one:
         waits, spare = _without(xr, places, wrap, e)
     room = (xr & _LOW).bit_count() + 2 * (xr & _HIGH).bit_count() + 1
     for taken, r, w, fill, ends in _blocks(xr, low, wrap):
@@ -370,7 +371,7 @@ def _without(x: int, places: int, wrap: bool, e: int) -> tuple[int, int]:
         y = xr - taken
         if not (y >> (2 * e)) & 3 or r + (room - r if room - r < rest else rest) < best:
             continue
-        if not _reach(y, rest, wrap, best - r) or not _solve(y, rest, wrap)[3] & one:
+        if not _reach(y, rest, wrap, best - r) or not _solve(y, rest, wrap, best - r)[3] & one:
             continue
         m, sp = _without(y, rest, wrap, e)
         waits |= m | fill | (ends if sp >= 1 else 0)
