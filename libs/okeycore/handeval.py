@@ -433,8 +433,9 @@ def nearer(x: int, j: int, d: int, wrap: bool = True, size: int = FINISH_SIZE) -
 def meld_distances(x: int, j: int, faces: Iterable[int], wrap: bool = True, size: int = FINISH_SIZE) -> dict[int, int]:
     """``meld_distance(x - e, j)`` for each face ``e`` of ``faces`` (each in ``x``): the rack
     without one copy of each. A copy some best arrangement of ``x`` leaves out costs nothing, so
-    one search of ``x`` answers those; the others keep fewer, and a search for the count alone
-    (fewer than ``x`` keeps) answers each."""
+    one search of ``x`` answers those. Without any other, the rack keeps fewer: one fewer when a
+    search that stops at the first such arrangement finds one (nearly always), else what the
+    search for the count alone finds."""
     kept, _, _, left = _solve(x, size, wrap)
     cap = size - j
     out: dict[int, int] = {}
