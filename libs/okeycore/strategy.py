@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from .bots import FULL_DECK, GreedyBot, RandomBot, Strategy, may_show_indicator
 from .classic import SeatView, Stage, check_finish, effective_table, finishing_tiles, rack_packed
 from .commands import Command, DeclarePairs, Discard, Draw, Finish, Pass, ShowIndicator, TakeDiscard, TurnToOkey
-from .handeval import Visible, meld_distance, near_faces, pair_distance, waits
+from .handeval import Visible, meld_distance, meld_distances, near_faces, nearer, pair_distance, waits_without
 from .melds import can_cover
 from .options import PairsDeclaration
 from .tiles import Colour, face_of_id
@@ -126,10 +126,10 @@ class StrongBot:
         dp_now, dp_side = pair_distance(x, j), pair_distance(x2, j)
         if pairs_only:
             return dp_side < dp_now
-        dm_now, dm_side = meld_distance(x, j), meld_distance(x2, j)
+        dm_now = meld_distance(x, j)
         if dp_now + 1 < dm_now and dp_side < dp_now:
             return True
-        return dm_side < dm_now
+        return nearer(x2, j, dm_now)  # the side tile brings the melds closer
 
     # ------------------------------------------------------------------ finishing
 
@@ -216,7 +216,7 @@ class StrongBot:
                 by_face.setdefault(e, t)
         if not by_face:  # only okeys (cannot happen with 15 tiles): any will do
             return DiscardChoice(rack[0], 0, 0, 0.0, 0.0, 0.0)
-        dm = {e: (99 if pairs_only else meld_distance(x - _bit(e), j)) for e in by_face}
+        dm = dict.fromkeys(by_face, 99) if pairs_only else meld_distances(x, j, by_face)
         dp = {e: pair_distance(x - _bit(e), j) for e in by_face}
         best_m = min(dm.values())
         best_p = min(dp.values())
@@ -230,7 +230,7 @@ class StrongBot:
             cost = float("inf")
             useful = 0.0
             if dm[e] == best_m and not pairs_only:
-                useful = self._meld_useful(y, j, dm[e], vis)
+                useful = self._meld_useful(x, e, j, dm[e], vis)
                 cost = _expected_draws(dm[e], useful, unseen, self.MELD_DECAY)
             if dp[e] == best_p and (pairs_only or best_p <= best_m + 1):
                 pu = self._pair_useful(y, vis)
@@ -243,12 +243,14 @@ class StrongBot:
             choices.append(DiscardChoice(t, dm[e], dp[e], useful, danger, cost + lam * danger))
         return min(choices, key=lambda c: (c.cost, c.danger, c.tile))
 
-    def _meld_useful(self, y: int, j: int, distance: int, vis: Visible) -> float:
-        """Unseen tiles that would bring a 14-tile hand one exchange closer (ukeire)."""
+    def _meld_useful(self, x: int, e: int, j: int, distance: int, vis: Visible) -> float:
+        """Unseen tiles that would bring the 14-tile hand left by discarding ``e`` one exchange
+        closer (ukeire)."""
         if distance == 0:
             return float(vis.total_unseen)
         useful = float(vis.unseen[52])  # a drawn okey always helps
-        mask = waits(y, j)
+        y = x - _bit(e)
+        mask = waits_without(x, j, e)
         while mask:
             f = (mask & -mask).bit_length() - 1
             mask &= mask - 1
@@ -277,10 +279,10 @@ class StrongBot:
             return False
         x, j = rack_packed(view.rack, view.indicator)
         dp = pair_distance(x, j)
-        dm = meld_distance(x, j)
+        # The meld distance (a search) only when the pairs are near enough for it to matter.
         if view.options.pairs_declaration is PairsDeclaration.BINDING:
-            return dp <= 1 and dm >= 3
-        return dp <= 2 and dm >= dp + 2
+            return dp <= 1 and meld_distance(x, j) >= 3
+        return dp <= 2 and meld_distance(x, j) >= dp + 2
 
 
 # ---------------------------------------------------------------------- helpers
