@@ -5,10 +5,12 @@ what they mean); code elsewhere imports the objects and records. ``prometheus-cl
 values and writes the text format. A process serves them at ``GET /metrics`` on
 ``OKEY_METRICS_ADDR`` (:func:`serve_metrics`; unset: nothing listens, values are still kept).
 
-Several worker processes of one service on one port (``OKEY_TABLE_WORKERS``) use
-prometheus-client's multiprocess mode: the supervisor sets ``PROMETHEUS_MULTIPROC_DIR`` for its
-workers, each worker writes its values there, and the supervisor serves their sum
-(:func:`serve_multiprocess`). Gauges say how they add up across workers (``multiprocess_mode``).
+Several worker processes of one service on one port (``OKEY_TABLE_WORKERS``,
+``OKEY_BOTS_WORKERS``) each keep their values in memory and serve them on a loopback port the
+supervisor gives them; the supervisor serves their sum on the service's metrics port
+(:func:`serve_workers`). Gauges say how they add up across workers (``mode``). prometheus-client's
+multiprocess mode was the first design: it cost every count a lock and a file write, about a
+tenth of a move's CPU (``okey bench table --observability``).
 
 Label values are bounded: methods and routes are the served ones (an unknown method is not
 recorded by name), reasons are the stable reason codes, games and kinds come from okeycore."""
@@ -19,9 +21,10 @@ import asyncio
 import functools
 import inspect
 import os
+import threading
 import time
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -36,8 +39,8 @@ __all__ = [
     "METRIC_NAMES",
     "GrpcMetrics",
     "serve_metrics",
-    "serve_multiprocess",
-    "mark_worker_dead",
+    "serve_workers",
+    "WorkersCollector",
     "Sampler",
     "watch_nats",
     "metrics_address",
@@ -88,8 +91,12 @@ def _counter(name: str, doc: str, labels: tuple[str, ...] = ()) -> Counter:
     return Counter(name.removesuffix("_total"), doc, labels) if RECORDING else _OFF
 
 
+_GAUGE_MODES: dict[str, str] = {}
+
+
 def _gauge(name: str, doc: str, labels: tuple[str, ...] = (), mode: str = "livesum") -> Gauge:
     _NAMES.add(name)
+    _GAUGE_MODES[name] = mode
     return Gauge(name, doc, labels, multiprocess_mode=mode) if RECORDING else _OFF  # type: ignore[arg-type]
 
 
@@ -367,28 +374,94 @@ class MetricsServer:
 
 def serve_metrics(environ: dict[str, str] | None = None) -> MetricsServer | None:
     """Serve this process's metrics on ``OKEY_METRICS_ADDR`` (None when unset, or when this
-    process is a worker whose supervisor serves the sum: ``PROMETHEUS_MULTIPROC_DIR`` set)."""
+    recording is off)."""
     env = os.environ if environ is None else environ
     addr = metrics_address(dict(env))
-    if addr is None or env.get("PROMETHEUS_MULTIPROC_DIR") or not RECORDING:
+    if addr is None or not RECORDING:
         return None
     return MetricsServer(*addr)
 
 
-def serve_multiprocess(directory: str, host: str, port: int) -> MetricsServer:
-    """The supervisor's server: the sum of its workers' values kept in ``directory``."""
-    from prometheus_client import multiprocess
+class WorkersCollector:
+    """The supervisor's view of its workers' metrics: each worker serves its own (in memory, the
+    cheap path: prometheus-client's multiprocess mode costs every count a lock and a file write)
+    on a port of the supervisor's choosing, and a scrape of the supervisor reads them all and adds
+    them up: counters and histograms by sum, gauges as their catalogue entry says (``livesum`` a
+    sum, ``livemin`` the least, ``max`` the most). A worker that restarts (its
+    ``process_start_time_seconds`` changes) leaves its last counts counted, so totals never go
+    back; a worker that does not answer counts as last seen (its gauges are left out)."""
 
+    def __init__(self, ports: list[int], host: str = "127.0.0.1", timeout_s: float = 2.0) -> None:
+        self.ports, self.host, self.timeout_s = ports, host, timeout_s
+        self._last: dict[int, tuple[float, dict[tuple[str, str, tuple[tuple[str, str], ...]], float]]] = {}
+        self._retired: dict[tuple[str, str, tuple[tuple[str, str], ...]], float] = {}
+        self._lock = threading.Lock()
+
+    def _scrape(self, port: int) -> list[Any]:
+        import urllib.request
+
+        from prometheus_client.parser import text_string_to_metric_families
+
+        with urllib.request.urlopen(f"http://{self.host}:{port}/metrics", timeout=self.timeout_s) as r:
+            return list(text_string_to_metric_families(r.read().decode("utf-8")))
+
+    def collect(self) -> Iterator[Any]:
+        from prometheus_client.metrics_core import Metric
+
+        families: dict[str, tuple[str, str]] = {}
+        sums: dict[tuple[str, str, tuple[tuple[str, str], ...]], list[float]] = {}
+        with self._lock:
+            for port in self.ports:
+                try:
+                    got = self._scrape(port)
+                except OSError:  # a worker restarting: its counts as last seen, so no total dips
+                    for key, value in self._last.get(port, (0.0, {}))[1].items():
+                        sums.setdefault(key, []).append(value)
+                    continue
+                counted: dict[tuple[str, str, tuple[tuple[str, str], ...]], float] = {}
+                started = 0.0
+                for fam in got:
+                    families.setdefault(fam.name, (fam.type, fam.documentation))
+                    for smp in fam.samples:
+                        if smp.name.endswith("_created"):
+                            continue  # a timestamp per worker: no sum of them means anything
+                        if smp.name == "process_start_time_seconds":
+                            started = smp.value
+                        key = (fam.name, smp.name, tuple(sorted(smp.labels.items())))
+                        sums.setdefault(key, []).append(smp.value)
+                        if fam.type in ("counter", "histogram", "summary"):
+                            counted[key] = smp.value
+                before = self._last.get(port)
+                if before is not None and before[0] != started:  # it restarted: its counts stay
+                    for key, value in before[1].items():
+                        self._retired[key] = self._retired.get(key, 0.0) + value
+                self._last[port] = (started, counted)
+            for key, value in self._retired.items():
+                sums.setdefault(key, []).append(value)
+                families.setdefault(key[0], ("counter", ""))
+        out: dict[str, Any] = {}
+        for (family, sample, labels), values in sums.items():
+            typ, doc = families[family]
+            metric = out.get(family)
+            if metric is None:
+                metric = out[family] = Metric(family, doc, typ)
+            mode = _GAUGE_MODES.get(family, "livesum") if typ == "gauge" else "sum"
+            value = (
+                min(values)
+                if mode in ("livemin", "min")
+                else max(values)
+                if mode in ("livemax", "max")
+                else sum(values)
+            )
+            metric.add_sample(sample, dict(labels), value)
+        yield from out.values()
+
+
+def serve_workers(ports: list[int], host: str, port: int) -> MetricsServer:
+    """The supervisor's metrics server: its workers' metrics added up (:class:`WorkersCollector`)."""
     registry = CollectorRegistry()
-    multiprocess.MultiProcessCollector(registry, path=directory)  # type: ignore[no-untyped-call]
+    registry.register(WorkersCollector(ports))  # type: ignore[arg-type]
     return MetricsServer(host, port, registry)
-
-
-def mark_worker_dead(pid: int, directory: str) -> None:
-    """A worker exited: its live gauges leave the sums (its counters stay counted)."""
-    from prometheus_client import multiprocess
-
-    multiprocess.mark_process_dead(pid, directory)  # type: ignore[no-untyped-call]
 
 
 # ---------------------------------------------------------------- sampled gauges

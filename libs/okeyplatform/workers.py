@@ -1,20 +1,20 @@
 """Several worker processes of one service on one port: ``OKEY_<SERVICE>_WORKERS`` > 1 runs that
 many full replicas of the service (SO_REUSEPORT on its gRPC port; the bots' share the durable
 consumer's queue, the table's the store's one writer per table), kept running by a supervisor
-that serves their metrics' sum on the one metrics port (prometheus-client's multiprocess mode)."""
+that serves their metrics' sum on the one metrics port (each worker serves its own on a loopback
+port of the supervisor's choosing: ``okeyplatform.metrics.serve_workers``)."""
 
 from __future__ import annotations
 
 import os
-import shutil
 import signal
+import socket
 import subprocess
 import sys
-import tempfile
 import time
 
 from .logs import get_logger
-from .metrics import RECORDING, mark_worker_dead, metrics_address, serve_multiprocess
+from .metrics import RECORDING, metrics_address, serve_workers
 
 __all__ = ["supervise", "workers_variable", "worker_count"]
 
@@ -41,6 +41,12 @@ def worker_count(service: str, environ: dict[str, str] | None = None) -> int:
     return int(text)
 
 
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
 def supervise(service: str, module: str, workers: int, poll_s: float = 0.2) -> int:
     """Run ``workers`` replica processes on one port and keep them running: a worker that exits
     while the service is not stopping (a crash, kill -9, the kernel's OOM killer) is logged and
@@ -49,29 +55,27 @@ def supervise(service: str, module: str, workers: int, poll_s: float = 0.2) -> i
     at once when its metrics port cannot be served."""
     log = get_logger(component=f"{service}-supervisor")
     env = dict(os.environ, OKEY_REUSE_PORT="1", **{workers_variable(service): "1"})
-    # The workers share one metrics port: each writes its values to files in a directory of
-    # ours (prometheus-client's multiprocess mode) and this process serves their sum.
+    # The workers share one metrics port: each serves its own on a loopback port of ours (the
+    # same one after a restart) and this process serves their sum.
     try:
         metrics_at = metrics_address() if RECORDING else None
     except ValueError as exc:
         print(f"okey {service}: {exc}", file=sys.stderr)
         return 2
-    metrics_dir = tempfile.mkdtemp(prefix=f"okey-{service}-metrics-") if metrics_at else None
+    ports = [_free_port() for _ in range(workers)] if metrics_at else []
     server = None
-    if metrics_at and metrics_dir:
-        env.pop("OKEY_METRICS_ADDR", None)
-        env["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
+    if metrics_at:
         try:
-            server = serve_multiprocess(metrics_dir, *metrics_at)
+            server = serve_workers(ports, *metrics_at)
         except OSError as exc:  # the port is taken: one line naming the variable, no traceback
-            shutil.rmtree(metrics_dir, ignore_errors=True)
             print(f"okey {service}: {exc}", file=sys.stderr)
             return 2
 
-    def spawn() -> subprocess.Popen[bytes]:
-        return subprocess.Popen([sys.executable, "-m", module], env=env)
+    def spawn(i: int) -> subprocess.Popen[bytes]:
+        own = {"OKEY_METRICS_ADDR": f"127.0.0.1:{ports[i]}"} if ports else {}
+        return subprocess.Popen([sys.executable, "-m", module], env={**env, **own})
 
-    children = [spawn() for _ in range(workers)]
+    children = [spawn(i) for i in range(workers)]
     started = [time.monotonic()] * workers
     backoff = [1.0] * workers
     restart_at: list[float | None] = [None] * workers
@@ -96,12 +100,10 @@ def supervise(service: str, module: str, workers: int, poll_s: float = 0.2) -> i
                 if now - started[i] > 60:
                     backoff[i] = 1.0  # it had been up a while: a new fault, not the same one again
                 restart_at[i] = now + backoff[i]
-                if metrics_dir:
-                    mark_worker_dead(child.pid, metrics_dir)
                 log.error("worker_exited", worker=i, pid=child.pid, code=code, restart_in_s=backoff[i])
                 backoff[i] = min(backoff[i] * 2, 30.0)
             elif now >= restart_at[i]:
-                children[i], started[i], restart_at[i] = spawn(), now, None
+                children[i], started[i], restart_at[i] = spawn(i), now, None
                 log.warning("worker_restarted", worker=i, pid=children[i].pid)
         time.sleep(poll_s)
     for c in children:
@@ -110,6 +112,4 @@ def supervise(service: str, module: str, workers: int, poll_s: float = 0.2) -> i
         c.wait()
     if server is not None:
         server.close()
-    if metrics_dir:
-        shutil.rmtree(metrics_dir, ignore_errors=True)
     return 0

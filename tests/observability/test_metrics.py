@@ -7,6 +7,7 @@ import asyncio
 import time
 import urllib.request
 import uuid
+from pathlib import Path
 
 import asyncpg
 import grpc
@@ -124,7 +125,8 @@ async def test_a_refusal_is_counted_by_its_reason_code(make_stack: StackFactory)
 
 
 async def test_table_workers_share_one_metrics_port_and_their_counts_add_up(make_stack: StackFactory) -> None:
-    """OKEY_TABLE_WORKERS=2: the supervisor serves the sum of both workers (multiprocess mode)."""
+    """OKEY_TABLE_WORKERS=2: the supervisor serves the sum of both workers, and keeps a killed
+    worker's counts when it is started again."""
     stack = make_stack(("table",), env={"OKEY_TABLE_WORKERS": "2"})
     client = TableClient(stack.address("table"), issue_token("metrics-test", role="service"))
     try:
@@ -144,6 +146,32 @@ async def test_table_workers_share_one_metrics_port_and_their_counts_add_up(make
     samples = await asyncio.to_thread(scrape, stack.metrics_address("table"))
     assert total(samples, "okey_table_events_total", kind="TableCreated") == logged == 12
     assert total(samples, "grpc_server_handled_total", grpc_method="CreateTable", grpc_code="OK") == 12
+    # a worker killed and started again: its counts stay in the sum (totals never go back)
+    import os
+    import signal
+
+    proc = stack.procs["table"].proc
+    assert proc is not None
+    kids = [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit() and _parent(p) == proc.pid]
+    assert len(kids) == 2
+    os.kill(kids[0], signal.SIGKILL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        now = [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit() and _parent(p) == proc.pid]
+        if len(now) == 2 and kids[0] not in now:
+            break
+        await asyncio.sleep(0.2)
+    for _ in range(20):  # while the new worker starts and once it answers: never fewer
+        samples = await asyncio.to_thread(scrape, stack.metrics_address("table"))
+        assert total(samples, "okey_table_events_total", kind="TableCreated") == 12
+        await asyncio.sleep(0.25)
+
+
+def _parent(p: Path) -> int:
+    try:
+        return int((p / "stat").read_text().rpartition(")")[2].split()[1])
+    except (OSError, ValueError, IndexError):
+        return -1
 
 
 async def test_the_gateway_counts_routes_refusals_and_rate_limits(make_stack: StackFactory) -> None:
