@@ -5,8 +5,9 @@ played against the table service started two ways, alternating, in one run:
 
 - **off**: ``OKEY_METRICS=off`` (nothing recorded, no interceptor, nothing served) and no
   OpenTelemetry exporter (the API's no-op tracer);
-- **on**: metrics recorded and served on ``OKEY_METRICS_ADDR``, scraped every second (harder than
-  Prometheus's usual 15-30 s), and traces exported over OTLP/gRPC to a receiver in this process
+- **on**: metrics recorded and served on ``OKEY_METRICS_ADDR``, scraped as often as the deployed
+  PodMonitor scrapes them (``deploy/k8s/base/monitoring/podmonitor.yaml``: 15 s), and traces
+  exported over OTLP/gRPC to a receiver in this process
   (``okeybench.otlp_sink``) with ``parentbased_traceidratio`` sampling at 1 % (the production
   setting the docs give).
 
@@ -25,6 +26,7 @@ import sys
 import threading
 import time
 import urllib.request
+from pathlib import Path
 
 import asyncpg
 from okeyplatform.auth import issue_token, token_secret
@@ -37,10 +39,25 @@ from .record import Section, Table, command_line, record
 from .table import one_level
 
 TARGET = 0.05
+PODMONITOR = Path(__file__).resolve().parents[1] / "deploy" / "k8s" / "base" / "monitoring" / "podmonitor.yaml"
+
+
+def scrape_interval_s() -> float:
+    """How often Prometheus scrapes a pod, as the deployed PodMonitor says (15 s if it is not here)."""
+    try:
+        text = PODMONITOR.read_text(encoding="utf-8")
+    except OSError:
+        return 15.0
+    for line in text.splitlines():
+        key, _, value = line.strip().partition(":")
+        if key == "interval" and value.strip().endswith("s"):
+            return float(value.strip()[:-1])
+    return 15.0
 
 
 class Scraper:
-    """GET /metrics every ``interval_s`` on a thread, as Prometheus would; counts the scrapes."""
+    """GET /metrics at once and then every ``interval_s`` on a thread, as Prometheus would; counts
+    the scrapes."""
 
     def __init__(self, address: str, interval_s: float = 1.0) -> None:
         self.address, self.interval_s = address, interval_s
@@ -50,13 +67,15 @@ class Scraper:
         self._thread = threading.Thread(target=self._loop, daemon=True)
 
     def _loop(self) -> None:
-        while not self._stop.wait(self.interval_s):
+        while True:
             try:
                 with urllib.request.urlopen(f"http://{self.address}/metrics", timeout=5) as r:
                     self.bytes = len(r.read())
                 self.scrapes += 1
             except OSError:
                 self.failures += 1
+            if self._stop.wait(self.interval_s):
+                return
 
     def __enter__(self) -> Scraper:
         self._thread.start()
@@ -118,7 +137,7 @@ async def _one_run(
         await asyncio.to_thread(wait_healthy, addr, 60.0, proc)
         meter = CpuMeter({"client": os.getpid()}, {"table": proc.pid}, {"postgres": "postgres", "nats": "nats-server"})
         token = issue_token("bench-bots", "service")
-        scraper = Scraper(metrics_addr) if mode in ("on", "metrics") else None
+        scraper = Scraper(metrics_addr, scrape_interval_s()) if mode in ("on", "metrics") else None
         if scraper is not None:
             scraper.__enter__()
         try:
@@ -239,8 +258,9 @@ def run(args: argparse.Namespace) -> int:
             head,
             rows,
             frozenset(range(1, 7)),
-            caption="off: OKEY_METRICS=off, no trace exporter; on: metrics scraped every 1 s, traces sampled at 1 % "
-            "to an OTLP/gRPC receiver. CPU from /proc: the table service's process tree, and PostgreSQL.",
+            caption=f"off: OKEY_METRICS=off, no trace exporter; on: metrics scraped every {scrape_interval_s():g} s "
+            "(the PodMonitor's interval), traces sampled at 1 % to an OTLP/gRPC receiver. "
+            "CPU from /proc: the table service's process tree, and PostgreSQL.",
         )
     )
     section.notes += lines

@@ -83,6 +83,13 @@ def command_line(kind: str, args: argparse.Namespace) -> str:
     return " ".join(parts)
 
 
+def _writer(section: Section) -> str:
+    """The command that writes this section: ``okey bench table --observability`` for the
+    section ``table-observability`` (a bench's mode), else ``okey bench <kind>``."""
+    bench, _, mode = section.kind.partition("-")
+    return f"okey bench {bench}" + (f" --{mode}" if mode else "")
+
+
 def target(args: argparse.Namespace) -> Path | None:
     """Where to record, or None (the default: a bench run by a test rewrites nothing)."""
     value = getattr(args, "record", None)
@@ -177,7 +184,7 @@ def render(
     at = f" at `{commit}`" if commit else ""
     out = [
         f"<!-- bench:{section.kind}:start -->",
-        f"<!-- written by `okey bench {section.kind} --record`; edits between these markers are replaced -->",
+        f"<!-- written by `{_writer(section)} --record`; edits between these markers are replaced -->",
         f"Recorded {when:%Y-%m-%d %H:%M} UTC by `{section.command}`{at}.",
         "",
         f"- machine: {machine[0]}" if machine else "- machine: unknown",
