@@ -87,5 +87,7 @@ async def test_a_person_s_seat_costs_the_bots_no_call_and_a_bot_turn_one_view(
     mine = [seat for t, seat in asked if t == table_id]
     assert 0 not in mine and None not in mine, mine  # no view of ali's seat, no spectator view
     bot_turns = sum(1 for r in rows if r["type"] == "TileDiscarded") - 4
-    # one view a turn, and at the deal one per bot seat (showing the indicator, declaring)
-    assert len(mine) <= bot_turns + 3, (len(mine), bot_turns)
+    # about one view a turn (the old path asked before every command and on each of the turn's
+    # own events: three a turn), and at the deal one per bot seat (indicator, pairs); now and
+    # then a replica sees a turn's own event before it has ended that turn and asks once more
+    assert len(mine) <= bot_turns * 1.5 + 3, (len(mine), bot_turns)
