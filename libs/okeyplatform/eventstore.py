@@ -31,6 +31,7 @@ __all__ = [
     "MIGRATIONS",
     "migrate",
     "open_pool",
+    "DatabaseUnreachable",
     "KEEP_TIMER",
 ]
 
@@ -313,7 +314,16 @@ async def open_pool(
     """A service's pool on its database, its schema brought up to date (``migrate_with``) first.
     Our connections hold no session state (LISTEN and advisory locks use connections of their
     own), so the pool's reset round trip on every release is skipped."""
-    pool = await asyncpg.create_pool(dsn, min_size=min_size, max_size=max_size, init=init, reset=_no_reset)
+    try:
+        pool = await asyncpg.create_pool(dsn, min_size=min_size, max_size=max_size, init=init, reset=_no_reset)
+    except (
+        OSError,
+        asyncpg.ClientConfigurationError,
+        asyncpg.InvalidAuthorizationSpecificationError,
+        asyncpg.InvalidPasswordError,
+        asyncpg.InvalidCatalogNameError,
+    ) as exc:
+        raise DatabaseUnreachable(f"cannot use PostgreSQL at {_redacted(dsn)} ({exc})") from None
     assert pool is not None
     try:
         async with pool.acquire() as conn:
@@ -322,6 +332,23 @@ async def open_pool(
         await pool.close()
         raise
     return pool
+
+
+class DatabaseUnreachable(OSError):
+    """PostgreSQL cannot be reached or the URL is wrong: an expected failure, told in one line
+    (``run_service`` prints it and exits 2), naming the variables that hold the URL."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(f"{message}; check OKEY_DATABASE_URL (or the service's own *_DATABASE_URL)")
+
+
+def _redacted(dsn: str) -> str:
+    """The URL without its password."""
+    head, at, tail = dsn.rpartition("@")
+    if not at:
+        return dsn
+    scheme, _, creds = head.partition("//")
+    return f"{scheme}//{creds.split(':', 1)[0]}{':***' if ':' in creds else ''}@{tail}"
 
 
 def _ts(ms: int) -> datetime:
