@@ -7,6 +7,7 @@ import platform
 import sys
 import time
 from collections.abc import Sequence
+from typing import Any
 
 
 def percentile(sorted_values: Sequence[float], q: float) -> float:
@@ -145,3 +146,11 @@ class CpuMeter:
         used = {g: max(0.0, now[g] - self._start.get(g, 0.0)) for g in now}
         span = total - self._busy0[1]
         return used, ((busy - self._busy0[0]) / span if span > 0 else float("nan"))
+
+
+def servers_line(infra: Any) -> str:
+    """Where PostgreSQL and NATS ran for a bench (embedded, or the URLs given), as it prints it."""
+    return (
+        f"PostgreSQL: {'embedded (fsync off)' if infra.postgres else 'OKEY_DATABASE_URL'}, "
+        f"NATS: {'embedded' if infra.nats else 'OKEY_NATS_URL'}"
+    )

@@ -33,7 +33,7 @@ from okeyplatform.auth import issue_token, token_secret
 from okeytools.embedded import free_port, resolve_infra, with_database
 from okeytools.stack import wait_healthy
 
-from .common import CpuMeter, machine, ms, percentile
+from .common import CpuMeter, machine, ms, percentile, servers_line
 from .otlp_sink import OtlpSink
 from .record import Section, Table, command_line, record
 from .table import one_level
@@ -208,10 +208,7 @@ def run(args: argparse.Namespace) -> int:
     )
     print(f"machine: {machine()}")
     with resolve_infra() as infra:
-        servers = (
-            f"PostgreSQL: {'embedded (fsync off)' if infra.postgres else 'OKEY_DATABASE_URL'}, "
-            f"NATS: {'embedded' if infra.nats else 'OKEY_NATS_URL'}"
-        )
+        servers = servers_line(infra)
         print(servers)
         runs, traces = asyncio.run(
             _cost(infra.database_url, infra.nats_url, tables, offered, seconds, rounds, workers, args.seed)

@@ -33,7 +33,7 @@ from okeycore.simulate import Simulator
 from okeyplatform.eventstore import NewEvent, PostgresEventStore
 from okeytools.embedded import resolve_infra, with_database
 
-from .common import machine, ms, percentile
+from .common import machine, ms, percentile, servers_line
 from .record import Section, Table, command_line, record
 
 FULL_EVENTS = 1_000_000
@@ -128,10 +128,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"okey bench replay  ({'quick' if args.quick else 'full'}: a log of {target:,} events of bot matches)")
     print(f"machine: {machine()}")
     with resolve_infra() as infra:
-        servers = (
-            f"PostgreSQL: {'embedded (fsync off)' if infra.postgres else 'OKEY_DATABASE_URL'}, "
-            f"NATS: {'embedded' if infra.nats else 'OKEY_NATS_URL'}"
-        )
+        servers = servers_line(infra)
         print(servers)
         rows = asyncio.run(_run(infra.database_url, infra.nats_url, target, args.seed, args.quick))
     record(

@@ -49,7 +49,7 @@ from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient
 from okeyplatform.eventstore import GlobalPosition, PostgresEventStore
 
-from .common import CpuMeter, machine, percentile
+from .common import CpuMeter, machine, percentile, servers_line
 from .record import Section, Table, command_line, record
 
 if TYPE_CHECKING:
@@ -577,10 +577,7 @@ def run(args: argparse.Namespace) -> int:
     out(f"  machine: {machine()}")
     logs = Path(tempfile.mkdtemp(prefix="okey-soak-logs-"))
     with resolve_infra() as infra:
-        servers = (
-            f"PostgreSQL: {'embedded (fsync off)' if infra.postgres else 'OKEY_DATABASE_URL'}, "
-            f"NATS: {'embedded' if infra.nats else 'OKEY_NATS_URL'}"
-        )
+        servers = servers_line(infra)
         if faults and infra.postgres is None:
             out("  OKEY_DATABASE_URL is set: no PostgreSQL faults (they need the embedded server)")
             faults = [f for f in faults if not f.startswith("postgres")]

@@ -34,7 +34,7 @@ from okeyplatform.relay import TABLE_STREAM
 from okeytools.embedded import free_port, resolve_infra, with_database
 from okeytools.stack import wait_healthy
 
-from .common import CpuMeter, machine, ms, percentile
+from .common import CpuMeter, machine, ms, percentile, servers_line
 from .record import Section, Table, command_line, record
 
 
@@ -319,10 +319,7 @@ def run(args: argparse.Namespace) -> int:
     )
     print(f"machine: {machine()}")
     with resolve_infra() as infra:
-        servers = (
-            f"PostgreSQL: {'embedded (fsync off)' if infra.postgres else 'OKEY_DATABASE_URL'}, "
-            f"NATS: {'embedded' if infra.nats else 'OKEY_NATS_URL'}"
-        )
+        servers = servers_line(infra)
         print(servers)
         section = Section("table", command_line("table", args), servers=servers)
         code = asyncio.run(_run(infra.database_url, infra.nats_url, plan, seconds, workers, args.seed, section))
