@@ -31,6 +31,7 @@ import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 import nats
@@ -156,3 +157,21 @@ def make_module_stack(
     logs = tmp_path_factory.mktemp(f"{request.module.__name__.rsplit('.', 1)[-1]}-services")
     with stack_factory(database_url, nats_url, logs) as make:
         yield make
+
+
+@pytest.fixture
+def spans() -> Iterator[Any]:
+    """Every span the services of this process make, kept in memory (the SDK's exporter)."""
+    from okeyplatform import tracing
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracing.install(provider)
+    try:
+        yield exporter
+    finally:
+        tracing.install(None)

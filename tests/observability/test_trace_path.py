@@ -6,18 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Iterator
 
 import httpx
-import pytest
 from okeycore.commands import Draw
 from okeycore.options import TableOptions
-from okeyplatform import tracing
 from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient
 from okeyplatform.protoconv import classic_view_from_pb
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind
 
@@ -27,18 +23,6 @@ from services.table.main import TableService
 
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
 CLIENT_SPAN = "00f067aa0ba902b7"
-
-
-@pytest.fixture
-def spans() -> Iterator[InMemorySpanExporter]:
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    tracing.install(provider)
-    try:
-        yield exporter
-    finally:
-        tracing.install(None)
 
 
 def _in_trace(exporter: InMemorySpanExporter) -> list[ReadableSpan]:

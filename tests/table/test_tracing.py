@@ -7,9 +7,8 @@ import asyncio
 import io
 import json
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
-import pytest
 import structlog
 from okeycore.commands import Discard
 from okeycore.options import TableOptions
@@ -17,8 +16,7 @@ from okeyplatform import tracing
 from okeyplatform.client import TableClient
 from okeyplatform.logs import add_trace_ids
 from okeyplatform.protoconv import classic_view_from_pb
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind
 
@@ -27,18 +25,6 @@ from services.table.main import TableService
 PLAYERS = ("ali", "ayse", "mehmet", "zeynep")
 TRACE = "0af7651916cd43dd8448eb211c80319c"
 CALLER = f"00-{TRACE}-b7ad6b7169203331-01"
-
-
-@pytest.fixture
-def spans() -> Iterator[InMemorySpanExporter]:
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    tracing.install(provider)
-    try:
-        yield exporter
-    finally:
-        tracing.install(None)
 
 
 async def _until(exporter: InMemorySpanExporter, name: str, timeout: float = 10.0, kind: str = "") -> ReadableSpan:
