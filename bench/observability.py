@@ -200,7 +200,7 @@ def run(args: argparse.Namespace) -> int:
     seconds = float(args.seconds or (5.0 if args.quick else 20.0))
     tables = int(args.tables or 100)
     offered = float(args.offered or 1000.0)
-    rounds = 1 if args.quick else 3
+    rounds = max(1, int(getattr(args, "rounds", None) or (1 if args.quick else 5)))
     workers = int(os.environ.get("OKEY_TABLE_WORKERS", "2"))
     print(
         f"okey bench table --observability  ({tables} tables, {offered:,.0f} moves/s offered, {seconds:.0f} s a run, "
@@ -238,9 +238,14 @@ def run(args: argparse.Namespace) -> int:
     spans = sum(g["spans"] for g in on_runs)
     scrapes = sum(g["scrapes"] for g in on_runs)
     verdict = "met" if cost <= TARGET else "NOT met"
+    # Each round's on against its own off (run next to it): the spread says how much of the
+    # figure is the machine's noise.
+    offs = [g["table_us"] for m, g in runs if m == "off"]
+    paired = sorted(g["table_us"] / o - 1 for (g, o) in zip(on_runs, offs, strict=False) if o)
     lines = [
         f"table service CPU per move (median of the runs): off {off:,.0f} us, on {on:,.0f} us: "
-        f"{cost:+.1%} (target <= +{TARGET:.0%}: {verdict})",
+        f"{cost:+.1%} (target <= +{TARGET:.0%}: {verdict}); round by round (on against the off beside it): "
+        + ", ".join(f"{d:+.1%}" for d in paired),
         f"with it on: {spans:,.0f} spans in {traces:,} sampled traces reached the OTLP receiver for {moves_on:,.0f} "
         f"moves ({traces / max(moves_on, 1):.1%} of the moves started a sampled trace); /metrics scraped "
         f"{scrapes:,.0f} times ({max((g['scrape_bytes'] for g in on_runs), default=0) / 1024:,.0f} KiB a scrape, "

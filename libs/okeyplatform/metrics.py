@@ -46,6 +46,7 @@ __all__ = [
     "metrics_address",
     "counts_sign_in",
     "RECORDING",
+    "child",
 ]
 
 # Seconds. Fast paths (a decide, an append, an RPC) from 0.5 ms; slow ones (a bot's reply as a
@@ -84,6 +85,20 @@ class _Off:
 
 
 _OFF: Any = _Off()
+
+
+_CHILDREN: dict[tuple[int, tuple[str, ...]], Any] = {}
+
+
+def child(metric: Any, *values: str) -> Any:
+    """``metric.labels(*values)``, kept: prometheus-client looks a child up under a lock and
+    checks its label values on every call; a hot path (each move's counters) asks once per
+    combination. The values must come from a bounded set (as every label here does)."""
+    key = (id(metric), values)
+    got = _CHILDREN.get(key)
+    if got is None:
+        got = _CHILDREN[key] = metric.labels(*values)
+    return got
 
 
 def _counter(name: str, doc: str, labels: tuple[str, ...] = ()) -> Counter:
@@ -263,14 +278,14 @@ class _Method:
         self.seconds = GRPC_SECONDS.labels(self.service, self.method, self.kind)
 
     def done(self, code: str, reasons: list[str], elapsed: float) -> None:
-        child = self.handled.get(code)
-        if child is None:
-            child = self.handled[code] = GRPC_HANDLED.labels(self.service, self.method, self.kind, code)
-        child.inc()
+        handled = self.handled.get(code)
+        if handled is None:
+            handled = self.handled[code] = GRPC_HANDLED.labels(self.service, self.method, self.kind, code)
+        handled.inc()
         self.seconds.observe(elapsed)
         if code != "OK":
             reason = reasons[-1] if reasons else "UNKNOWN"
-            GRPC_REFUSALS.labels(self.service, self.method, code, reason).inc()
+            child(GRPC_REFUSALS, self.service, self.method, code, reason).inc()
 
 
 class _Observed:

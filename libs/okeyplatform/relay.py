@@ -236,6 +236,8 @@ class Relay:
         self.log.warning("nats_error", error=str(exc))
 
     async def _on_disconnect(self) -> None:
+        if self._stop.is_set():  # our own close on the way out: nothing to warn about
+            return
         self.log.warning("nats_disconnected")
 
     async def _on_reconnect(self) -> None:

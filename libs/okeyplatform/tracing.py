@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import threading
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -35,6 +36,7 @@ __all__ = [
     "traceparent_of",
     "parent_context",
     "TracingInterceptor",
+    "start_span",
     "event_span",
     "consumer_span",
     "valid_traceparent",
@@ -63,6 +65,12 @@ _provider: Any = trace.NoOpTracerProvider()
 _tracers: dict[str, trace.Tracer] = {}
 _enabled = False
 _follows_parent = False  # the sampler is a ParentBased one: an unsampled parent's child is never sampled
+# A ParentBased sampler whose root sampler is the trace-id ratio (or always off): the bound a new
+# trace id must fall under to be sampled, so that an unsampled root costs one random number
+# instead of the SDK's span machinery (None: ask the SDK every time).
+_root_bound: int | None = None
+_id_generator: Any = None
+_TRACE_ID_LIMIT = (1 << 64) - 1
 
 
 def _truthy(value: str | None) -> bool:
@@ -105,15 +113,79 @@ def configure_tracing(service: str, environ: Mapping[str, str] | None = None) ->
 
 def install(provider: Any | None) -> None:
     """Use ``provider`` for every span made through :func:`tracer` (None: the no-op one)."""
-    global _provider, _enabled, _follows_parent
+    global _provider, _enabled, _follows_parent, _root_bound, _id_generator
     _provider = provider if provider is not None else trace.NoOpTracerProvider()
     _enabled = provider is not None
-    _follows_parent = False
+    _follows_parent, _root_bound, _id_generator = False, None, None
     if provider is not None:
-        from opentelemetry.sdk.trace.sampling import ParentBased
+        from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, ParentBased, TraceIdRatioBased
 
-        _follows_parent = isinstance(getattr(provider, "sampler", None), ParentBased)
+        sampler = getattr(provider, "sampler", None)
+        _follows_parent = isinstance(sampler, ParentBased)
+        root = getattr(sampler, "_root", None) if _follows_parent else None
+        ids = getattr(provider, "id_generator", None)
+        if ids is not None and not isinstance(ids, _ChosenIds):
+            ids = provider.id_generator = _ChosenIds(ids)  # before any tracer of ours takes it
+        _id_generator = ids
+        if _id_generator is not None and isinstance(root, TraceIdRatioBased):
+            _root_bound = root.bound
+        elif _id_generator is not None and root is ALWAYS_OFF:
+            _root_bound = 0
     _tracers.clear()
+
+
+class _ChosenIds:
+    """The provider's id generator, which can be told the next trace id (the one
+    :func:`start_span` drew and found sampled), so that the SDK's sampler decides on that id
+    rather than on a second draw. Per thread: a span is started within one call."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self._chosen = threading.local()
+
+    def choose(self, trace_id: int) -> None:
+        self._chosen.trace_id = trace_id
+
+    def generate_trace_id(self) -> int:
+        chosen: int | None = getattr(self._chosen, "trace_id", None)
+        if chosen is not None:
+            self._chosen.trace_id = None
+            return chosen
+        return int(self.inner.generate_trace_id())
+
+    def generate_span_id(self) -> int:
+        return int(self.inner.generate_span_id())
+
+    def is_trace_id_random(self) -> bool:
+        return bool(getattr(self.inner, "is_trace_id_random", lambda: False)())
+
+
+def start_span(
+    scope: str,
+    name: str,
+    context: otel_context.Context | None,
+    kind: SpanKind = SpanKind.INTERNAL,
+    attributes: Mapping[str, str | int] | None = None,
+) -> trace.Span:
+    """A span of ``scope`` under ``context`` (None: a new trace), as the tracer would start it,
+    with the sampler's decision taken first where it is known without the SDK: under a
+    ParentBased sampler an unsampled parent's child is its parent's context again, and an
+    unsampled new trace (the ratio sampler's bound) is a non-recording span of a fresh trace id
+    that the next hop carries on as unsampled. At 1 % sampling, 99 % of the spans cost a random
+    number instead of the SDK's span (measured by ``okey bench table --observability``)."""
+    if _follows_parent:
+        if context is not None:
+            sc = trace.get_current_span(context).get_span_context()
+            if sc.is_valid and not sc.trace_flags.sampled:
+                return NonRecordingSpan(sc)
+        elif _root_bound is not None:
+            trace_id = _id_generator.generate_trace_id()
+            if trace_id & _TRACE_ID_LIMIT >= _root_bound:
+                return NonRecordingSpan(
+                    SpanContext(trace_id, _id_generator.generate_span_id(), is_remote=False, trace_flags=TraceFlags(0))
+                )
+            _id_generator.choose(trace_id)  # the SDK's sampler sees the id that was drawn: sampled
+    return tracer(scope).start_span(name, context=context, kind=kind, attributes=attributes)
 
 
 def tracer(scope: str) -> trace.Tracer:
@@ -175,7 +247,7 @@ class TracingInterceptor(WrappingInterceptor):
 
         async def unary(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
             parent = parent_context(valid_traceparent(_metadata_traceparent(context)))
-            span = tracer(scope).start_span(full, context=parent, kind=SpanKind.SERVER)
+            span = start_span(scope, full, parent, SpanKind.SERVER)
             token = otel_context.attach(trace.set_span_in_context(span))
             try:
                 response = await inner(request, context)
@@ -218,14 +290,7 @@ def event_span(
 ) -> trace.Span:
     """A span about one table event (the relay's publish, a consumer's handling), a child of the
     span ``parent`` names; attributes: the table, version and event kind only (never tiles)."""
-    context = parent_context(parent)
-    if context is not None and _follows_parent:
-        sc = trace.get_current_span(context).get_span_context()
-        if not sc.trace_flags.sampled:
-            # The sampler follows the parent, which was not sampled: the SDK would make a
-            # non-recording span of a new id for nothing. The parent's context goes on instead.
-            return NonRecordingSpan(sc)
-    span = tracer(scope).start_span(name, context=context, kind=kind)
+    span = start_span(scope, name, parent_context(parent), kind)
     if span.is_recording():
         span.set_attributes({"okey.table_id": table_id, "okey.version": version, "okey.event.kind": event_kind})
     return span

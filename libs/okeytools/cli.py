@@ -85,6 +85,9 @@ def _bench_parser(sub: Any) -> None:
         help="the CPU per move with metrics and 1%% tracing on against both off, alternating, same load "
         "(--tables default 100, --offered default 1000)",
     )
+    table.add_argument(
+        "--rounds", type=int, default=None, help="with --observability: rounds of off and on (default 5; --quick 1)"
+    )
     soak.add_argument("--tables", type=int, default=None, help="concurrent all-bot tables (default 500; --quick 20)")
     soak.add_argument("--minutes", type=float, default=None, help="how long to run (default 10; --quick 0.5)")
     soak.add_argument(

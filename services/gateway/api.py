@@ -29,7 +29,7 @@ from okeyplatform.errors import (
     ws_close_code,
 )
 from okeyplatform.logs import get_logger
-from okeyplatform.tracing import current_traceparent, parent_context, tracer, valid_traceparent
+from okeyplatform.tracing import current_traceparent, parent_context, start_span, valid_traceparent
 from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
@@ -160,7 +160,7 @@ def _http_span(scope: Scope, method: str, route: str) -> trace.Span:
     under it. Named by the route template (bounded); the handler adds the public RPC it called."""
     sent = next((v for k, v in scope.get("headers") or () if k == b"traceparent"), b"")
     parent = parent_context(valid_traceparent(sent.decode("latin-1")))
-    span = tracer("okey.gateway").start_span(f"{method} {route}", context=parent, kind=SpanKind.SERVER)
+    span = start_span("okey.gateway", f"{method} {route}", parent, SpanKind.SERVER)
     if span.is_recording():
         span.set_attributes({"http.request.method": method, "http.route": route})
     return span

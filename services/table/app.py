@@ -321,11 +321,11 @@ class TableApp:
                 t0 = time.perf_counter()
                 with internal_span("okey.table", "decide", **{"okey.game": game, "okey.command": kind}):
                     got = loaded.engine.decide(loaded.state, command)
-                M.TABLE_DECIDE.labels(game).observe(time.perf_counter() - t0)
+                M.child(M.TABLE_DECIDE, game).observe(time.perf_counter() - t0)
                 if isinstance(got, RuleViolation):
                     earlier = await self.store.find_command(table_id, command_id)
                     if earlier is not None:
-                        M.TABLE_COMMANDS.labels(game, kind, "duplicate").inc()
+                        M.child(M.TABLE_COMMANDS, game, kind, "duplicate").inc()
                         return await self._replay_result(table_id, earlier)
                     if not fresh:
                         # The cache may be behind another replica's writes: refuse only on
@@ -333,7 +333,7 @@ class TableApp:
                         fresh = True
                         continue
                     log.info("command_refused", code=got.code, hand=loaded.state.hand)
-                    M.TABLE_COMMANDS.labels(game, kind, "refused").inc()
+                    M.child(M.TABLE_COMMANDS, game, kind, "refused").inc()
                     raise RuleError(got)
                 try:
                     res = await self._commit(table_id, loaded, loaded.engine, got, command_id, traceparent)
@@ -343,12 +343,12 @@ class TableApp:
                     fresh = True
                     continue
                 except DuplicateCommand as dup:
-                    M.TABLE_COMMANDS.labels(game, kind, "duplicate").inc()
+                    M.child(M.TABLE_COMMANDS, game, kind, "duplicate").inc()
                     return await self._replay_result(table_id, (dup.first, dup.last))
                 log.debug("command_applied", version=res.version, hand=loaded.state.hand, events=len(res.events))
-                M.TABLE_COMMANDS.labels(game, kind, "applied").inc()
+                M.child(M.TABLE_COMMANDS, game, kind, "applied").inc()
                 return res
-        M.TABLE_COMMANDS.labels(game, kind, "conflict").inc()
+        M.child(M.TABLE_COMMANDS, game, kind, "conflict").inc()
         raise RuleError(RuleViolation("BUSY", "the table is too busy right now; try again"))
 
     async def _replay_result(self, table_id: str, versions: tuple[int, int]) -> ActResult:
@@ -387,7 +387,7 @@ class TableApp:
         def make(now_ms: int) -> Command:
             return ForceMove(now_ms=now_ms) if s.timed_out else TimeOut(now_ms=now_ms, grace_ms=grace)
 
-        M.TIMERS_FIRED.labels("turn").inc()
+        M.child(M.TIMERS_FIRED, "turn").inc()
         M.TIMER_LATENESS.observe(max(0, now - s.deadline_ms) / 1000)
         try:
             return await self.act(table_id, f"timer:{s.version}", make)
@@ -401,7 +401,7 @@ class TableApp:
             await self.store.set_timer(table_id, s.break_due_ms)  # not due yet: put the timer back
             return None
         order, salt = self._deal()
-        M.TIMERS_FIRED.labels("break").inc()
+        M.child(M.TIMERS_FIRED, "break").inc()
         M.TIMER_LATENESS.observe(max(0, self.clock() - s.break_due_ms) / 1000)
         try:
             return await self.act(
@@ -475,14 +475,14 @@ def _count_events(game: str, events: list[Event]) -> None:
     """The appended events in the table's metrics: by kind; hands by finish; matches."""
     for e in events:
         kind = e.type
-        M.TABLE_EVENTS.labels(game, kind).inc()
+        M.child(M.TABLE_EVENTS, game, kind).inc()
         finish = _HAND_FINISH.get(kind)
         if finish is not None:
             if finish == "won" and getattr(e, "reason", None) == "DECK_EXHAUSTED":
                 finish = "exhausted"
-            M.TABLE_HANDS.labels(game, finish).inc()
+            M.child(M.TABLE_HANDS, game, finish).inc()
         elif kind == "MatchEnded":
-            M.TABLE_MATCHES.labels(game).inc()
+            M.child(M.TABLE_MATCHES, game).inc()
 
 
 def _due(state: Any) -> int | None:

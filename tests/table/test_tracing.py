@@ -16,6 +16,7 @@ from okeyplatform import tracing
 from okeyplatform.client import TableClient
 from okeyplatform.logs import add_trace_ids
 from okeyplatform.protoconv import classic_view_from_pb
+from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind
@@ -135,3 +136,39 @@ def test_an_event_of_an_unsampled_trace_gets_no_span_and_passes_the_decision_on(
     assert sampled.is_recording()
     sampled.end()
     assert [s.name for s in spans.get_finished_spans()] == ["okey.table publish"]
+
+
+def test_new_traces_are_sampled_at_the_configured_ratio_with_one_draw_of_the_trace_id() -> None:
+    """start_span takes the ratio sampler's decision itself for a new trace (a cheap unsampled
+    root): the share sampled is still the ratio (not ratio squared by a second draw in the SDK),
+    a sampled span is the SDK's own with the id that was drawn, and an unsampled one carries a
+    fresh valid trace id with the sampled flag off, which its children keep."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.sampling import ParentBasedTraceIdRatio
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider(sampler=ParentBasedTraceIdRatio(0.05))
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracing.install(provider)
+    try:
+        n = 20_000
+        made = [tracing.start_span("okey.test", "root", None, SpanKind.SERVER) for _ in range(n)]
+        sampled = [s for s in made if s.get_span_context().trace_flags.sampled]
+        # Binomial(20,000, 0.05): mean 1,000, sd ~31; squared sampling would give ~50.
+        assert 850 < len(sampled) < 1150
+        assert all(s.is_recording() for s in sampled)
+        unsampled = [s for s in made if not s.get_span_context().trace_flags.sampled]
+        assert all(not s.is_recording() and s.get_span_context().is_valid for s in unsampled)
+        assert len({s.get_span_context().trace_id for s in made}) == n
+        for s in made:
+            s.end()
+        assert len(exporter.get_finished_spans()) == len(sampled)
+        parent = trace.set_span_in_context(unsampled[0])
+        child = tracing.start_span("okey.test", "child", parent)
+        assert not child.is_recording()
+        assert child.get_span_context().trace_id == unsampled[0].get_span_context().trace_id
+        kid = tracing.start_span("okey.test", "child", trace.set_span_in_context(sampled[0]))
+        assert kid.is_recording() and kid.get_span_context().trace_id == sampled[0].get_span_context().trace_id
+    finally:
+        tracing.install(None)
