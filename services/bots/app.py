@@ -22,7 +22,7 @@ from typing import Any
 
 import grpc
 from okeycore.bots101 import Strategy101
-from okeycore.commands import Command
+from okeycore.commands import Command, Discard
 from okeycore.events import HandStarted
 from okeycore.levels import CLASSIC_LEVELS, LEVELS_101
 from okeycore.options import BotLevel, Game
@@ -237,8 +237,16 @@ class BotsApp:
                     played.late = True
                     M.BOT_LATE.labels(game).inc()  # a person's turn ran out: the bot plays it late
                 played.game = game
+                cid = command_id(table_id, msg.version, seat)
+                if isinstance(cmd, Discard):
+                    # A discard ends the turn in both games: no view to build and send for it.
+                    # The turn's own events are those up to the view it was decided on; the
+                    # discard's may end the hand and deal the next, whose first turn may be ours.
+                    if await self._act(table_id, cmd, cid, played) is not None:
+                        self._remember_played(table_id, seat, int(msg.version))
+                    return played
                 # The answer carries the seat's view after the command: the next decision needs no GetView.
-                msg = await self._act(table_id, cmd, command_id(table_id, msg.version, seat), played, want_view=True)
+                msg = await self._act(table_id, cmd, cid, played, want_view=True)
             self.log.warning("turn_not_finished", table_id=table_id, seat=seat)
         return played
 

@@ -141,7 +141,8 @@ async def test_an_okey_101_table_of_bot_seats_plays_to_the_end(
         await asyncio.sleep(0.3)
     events = await _events(table_service, table_id)
     assert any(isinstance(e, MatchEnded) for e in events)
-    assert not any(isinstance(e, TurnTimedOut) for e in events)
+    bad = [i for i, e in enumerate(events) if isinstance(e, TurnTimedOut)]
+    assert not bad, [type(e).__name__ + str(getattr(e, "seat", "")) for e in events[max(0, bad[0] - 8) : bad[0] + 2]]
 
 
 async def test_D_10_a_seat_left_on_its_turn_is_played_by_a_bot_at_once_and_is_no_longer_the_leaver_s(
