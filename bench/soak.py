@@ -33,6 +33,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import random
 import secrets
 import sys
 import tempfile
@@ -40,14 +41,20 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import grpc
+from okeycore.events import event_from_dict, to_move
 from okeycore.options import TableOptions
+from okeycore.strategy import STRATEGIES
 from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient
 from okeyplatform.eventstore import GlobalPosition, PostgresEventStore
+from okeyplatform.protoconv import classic_view_from_pb
+
+from services.bots.app import think_seconds
 
 from .common import CpuMeter, machine, percentile, servers_line
 from .record import Section, Table, command_line, record
@@ -64,6 +71,10 @@ DEFAULT_TABLES = 500
 DEFAULT_MINUTES = 10.0
 QUICK_TABLES = 20
 QUICK_MINUTES = 0.5
+PERSON_THINK_S = (2.0, 6.0)
+"""--people: how long the simulated person at seat 0 thinks before each turn (uniform), well
+within the turn's time (``turn_seconds``) so that the person's turns do not time out."""
+PERSON_STRATEGY = STRATEGIES["greedy"]
 
 
 @dataclass
@@ -77,6 +88,11 @@ class _Track:
     last_at: Any = None  # recorded_at of the table's last event (datetime)
     over: bool = False
     stalled: bool = False
+    # --people: the simulated person at seat 0 playing (or asked to look again), and each bot
+    # seat's earliest due time (the calling event's time plus the bots' think time for it).
+    person_busy: bool = False
+    person_again: bool = False
+    bot_due: dict[int, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -94,6 +110,10 @@ class SoakReport:
     stuck: list[str] = field(default_factory=list)  # still without a move at the end
     exited: list[str] = field(default_factory=list)
     cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds by process while the tables played
+    people: bool = False  # --people: a simulated person at seat 0 of each table, the bots at its pace
+    person_turns: int = 0
+    bot_extra: list[float] = field(default_factory=list)  # seconds a paced bot moved after its think time
+    bot_unpaced: int = 0  # bot turns played before their think time (the table's pace not known yet)
 
     def cpu_line(self) -> str:
         """CPU time per move by process (us), as ``okey bench table`` prints it; empty without /proc."""
@@ -110,6 +130,22 @@ class SoakReport:
         values = sorted(self.latencies if which == "move" else self.view_latencies)
         return percentile(values, q)
 
+    def extra_line(self) -> str:
+        """--people: the paced bots' delay beyond their think time, or empty."""
+        if not self.people:
+            return ""
+        extra = sorted(self.bot_extra)
+
+        def ms(v: float) -> str:
+            return f"{v * 1e3:,.0f} ms" if v == v else "n/a"
+
+        return (
+            f"p50 {ms(percentile(extra, 50))}, p99 {ms(percentile(extra, 99))}, "
+            f"max {ms(extra[-1] if extra else float('nan'))} ({len(extra):,} paced bot turns; "
+            f"{self.bot_unpaced:,} played at once before the bots knew the table's pace; "
+            f"{self.person_turns:,} turns of the simulated people)"
+        )
+
     def rows(self) -> list[tuple[str, str]]:
         """The summary as (measure, measured) rows, for the record."""
 
@@ -118,6 +154,7 @@ class SoakReport:
 
         lat = sorted(self.latencies)
         view = sorted(self.view_latencies)
+        extra = [("bot's delay beyond its think time (target p99 <= 200 ms)", self.extra_line())] if self.people else []
         return [
             ("tables", f"{self.tables_opened:,} opened, {self.matches_finished:,} matches finished"),
             (
@@ -138,6 +175,7 @@ class SoakReport:
             ("stalls / stuck at the end", f"{len(self.stalls):,} / {len(self.stuck):,}"),
             ("services that exited", ", ".join(self.exited) or "none"),
             ("CPU per move by process (us, /proc)", self.cpu_line() or "n/a"),
+            *extra,
         ]
 
     def lines(self) -> list[str]:
@@ -163,6 +201,8 @@ class SoakReport:
         ]
         if self.cpu_line():
             out.append(f"  CPU/move    (us, by process) {self.cpu_line()}")
+        if self.people:
+            out.append(f"  bot pace    delay beyond the think time {self.extra_line()}")
         if self.reader_errors:
             out.append("  log reader  retried: " + ", ".join(f"{k} x{n}" for k, n in self.reader_errors.most_common()))
         if self.exited:
@@ -197,6 +237,8 @@ class BotTables:
         poll_s: float = 0.5,
         progress_s: float = 10.0,
         out: Callable[[str], None] | None = None,
+        people: bool = False,
+        person_think_s: tuple[float, float] = PERSON_THINK_S,
     ) -> None:
         self.gateway = gateway
         self.database_url = database_url
@@ -209,7 +251,10 @@ class BotTables:
         self.poll_s = poll_s
         self.progress_s = progress_s
         self.out = out
-        self.report = SoakReport()
+        self.people = people
+        self.person_think_s = person_think_s
+        self._rng = random.Random(1)
+        self.report = SoakReport(people=people)
         self.tracks: dict[str, _Track] = {}
         self.all_tables: list[str] = []
         self._n = 0
@@ -253,7 +298,8 @@ class BotTables:
             for attempt in range(20):  # bounded: about 20 s of retries while a service is down
                 try:
                     # A retry with the same command id gets the table the first try made.
-                    created = await client.create_table(self.options, ("",) * 4, command_id=name)
+                    seats = (name, "", "", "") if self.people else ("",) * 4
+                    created = await client.create_table(self.options, seats, command_id=name)
                     table_id = created.table_id
                     break
                 except grpc.aio.AioRpcError as err:
@@ -317,6 +363,8 @@ class BotTables:
                     tr.last_tx = tx
                 tr.last_at = e.recorded_at
                 tr.version = e.version
+                if self.people:
+                    self._paced(tr, e)
                 tr.advanced_at = now
                 if tr.stalled:
                     tr.stalled = False
@@ -328,6 +376,56 @@ class BotTables:
             if len(events) < 2000:
                 break
         return read
+
+    # ------------------------------------------------------------ --people
+
+    def _paced(self, tr: _Track, e: Any) -> None:
+        """One event of a table with a person at seat 0: the person's turn is played after a
+        person's think time; a bot seat called is due at the event's time plus the think time
+        the bots give it (``think_seconds``, the bots' own), and its draw says how much later
+        it moved than that."""
+        event = event_from_dict({"type": e.type, **e.data})
+        seat = int(e.data.get("seat", -1))
+        if e.type == "TileDrawn" and seat in tr.bot_due:
+            late = (e.recorded_at - tr.bot_due.pop(seat)).total_seconds()
+            if late >= -0.05:  # the log's clock and the bots' loop clock, a few ms apart
+                self.report.bot_extra.append(max(0.0, late))
+            else:
+                self.report.bot_unpaced += 1  # the bots had not seen this table's pace yet
+        called = to_move(event)
+        if called == 0:
+            if tr.person_busy:
+                tr.person_again = True
+            elif not tr.over:
+                tr.person_busy = True
+                self._spawn(self._person(tr))
+        elif called > 0 and called != seat:  # a seat's own event (its draw) calls nobody new
+            due = e.recorded_at + timedelta(seconds=think_seconds(tr.table_id, e.version, called, e.type))
+            known = tr.bot_due.get(called)
+            tr.bot_due[called] = due if known is None or due < known else known
+
+    async def _person(self, tr: _Track) -> None:
+        """Seat 0's turn as a person plays it: a few seconds' thought, then the greedy bot's
+        commands through the gateway with the person's own token, until the turn passes."""
+        try:
+            while True:
+                tr.person_again = False
+                await self._sleep(self._rng.uniform(*self.person_think_s))
+                if self._stop.is_set():
+                    return
+                for _ in range(8):
+                    view = classic_view_from_pb(await tr.client.view(tr.table_id, 0))
+                    if view.phase.value != "PLAYING" or view.turn != 0:
+                        break
+                    await tr.client.act(tr.table_id, PERSON_STRATEGY(view.version).act(view))
+                    self.report.person_turns += 1
+                if not tr.person_again:
+                    return
+        except grpc.aio.AioRpcError as err:
+            if not self._stop.is_set():
+                self.report.errors[f"person {_code(err)}"] += 1
+        finally:
+            tr.person_busy = False
 
     def _check_stalls(self) -> None:
         now = time.monotonic()
@@ -492,6 +590,7 @@ async def soak(
     faults: Sequence[str] = (),
     nats_down_s: float = 30.0,
     options: TableOptions | None = None,
+    people: bool = False,
 ) -> tuple[SoakReport, list[str], BooksReport | None]:
     """Play ``tables`` bot tables for ``seconds``, injecting ``faults`` at even intervals; then
     stop the bots (the tables freeze) and check the books. Returns the report, one line per
@@ -507,6 +606,7 @@ async def soak(
         stall_s=30.0 if tables > 100 else 15.0,
         view_every_s=10.0 if tables > 100 else 5.0,
         out=out,
+        people=people,
     )
     faulting: set[str] = set()  # a service we killed on purpose is not a service that exited
 
@@ -565,6 +665,7 @@ def run(args: argparse.Namespace) -> int:
     minutes = getattr(args, "minutes", None) or (QUICK_MINUTES if quick else DEFAULT_MINUTES)
     nats_down_s = float(getattr(args, "nats_down_seconds", None) or 30.0)
     faults = list(FAULTS) if getattr(args, "faults", False) else []
+    people = bool(getattr(args, "people", False))
 
     def out(line: str) -> None:
         sys.stdout.write(line + "\n")
@@ -573,7 +674,14 @@ def run(args: argparse.Namespace) -> int:
     # The log reader's pool reconnecting under the PostgreSQL faults: counted, not printed.
     logging.getLogger("asyncpg.pool").setLevel(logging.CRITICAL)
     flags = f" --faults --nats-down-seconds {nats_down_s:g}" if faults else ""
-    out(f"okey bench soak --tables {tables} --minutes {minutes:g}{flags}: all-bot tables through the gateway")
+    flags += " --people" if people else ""
+    what = (
+        f"a simulated person at seat 0 of each table (thinks {PERSON_THINK_S[0]:g}-{PERSON_THINK_S[1]:g} s a turn), "
+        "three bots at the person's pace"
+        if people
+        else "all-bot tables"
+    )
+    out(f"okey bench soak --tables {tables} --minutes {minutes:g}{flags}: {what}, through the gateway")
     out(f"  machine: {machine()}")
     logs = Path(tempfile.mkdtemp(prefix="okey-soak-logs-"))
     with resolve_infra() as infra:
@@ -598,7 +706,7 @@ def run(args: argparse.Namespace) -> int:
             strategy = stack.env.get("OKEY_BOTS_STRATEGY") or "each table's bot_level"
             out(f"  stack up in {time.monotonic() - t:.1f} s (bots: {strategy}; service logs in {logs})")
             report, fault_lines, books = asyncio.run(
-                soak(stack, infra.postgres, infra.nats, tables, minutes * 60, out, faults, nats_down_s)
+                soak(stack, infra.postgres, infra.nats, tables, minutes * 60, out, faults, nats_down_s, people=people)
             )
         finally:
             stack.stop()

@@ -94,6 +94,12 @@ def _bench_parser(sub: Any) -> None:
         "--faults", action="store_true", help="kill and restart services, NATS and PostgreSQL during the run"
     )
     soak.add_argument(
+        "--people",
+        action="store_true",
+        help="a simulated person at seat 0 of each table and the bots at a person's pace: prints the bots' "
+        "delay beyond their think time",
+    )
+    soak.add_argument(
         "--nats-down-seconds", type=float, default=None, help="with --faults: how long NATS stays down (default 30)"
     )
     parsers["envelope"].add_argument(

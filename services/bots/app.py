@@ -37,7 +37,7 @@ from okeyplatform.logs import get_logger
 from okeyplatform.protoconv import classic_view_from_pb, view101_from_pb
 from okeyplatform.tracing import current_traceparent
 
-__all__ = ["BotsApp", "seats_to_consider", "command_id", "MAX_COMMANDS_PER_TURN"]
+__all__ = ["BotsApp", "seats_to_consider", "command_id", "think_seconds", "MAX_COMMANDS_PER_TURN"]
 
 MAX_COMMANDS_PER_TURN = 40
 """A classic turn is at most four commands (declare pairs, turn to okey, draw, discard); a 101
@@ -71,6 +71,17 @@ def command_id(table_id: str, version: int, seat: int, kind: str = "turn") -> st
 def seed_for(table_id: str, version: int, seat: int) -> int:
     """A strategy seed fixed by the view, so replicas deciding from one view agree."""
     return zlib.crc32(f"{table_id}:{version}:{seat}".encode())
+
+
+def think_seconds(table_id: str, version: int, seat: int, kind: str) -> float:
+    """A person's think time for the bot at ``seat`` called by the event ``kind`` at ``version``
+    (where the table's pace is kept): 0.8-2.5 s, 0.7 s more at a deal, none for a timed-out
+    turn [C-TIME-1]. Fixed by the event, so replicas (and ``okey bench soak --people``, which
+    measures the delay beyond it) agree."""
+    if kind == "TurnTimedOut":
+        return 0.0
+    rng = random.Random(seed_for(table_id, version, seat))
+    return rng.uniform(0.8, 2.5) + (0.7 if kind == "HandStarted" else 0.0)
 
 
 @dataclass
@@ -144,8 +155,7 @@ class BotsApp:
         pace, seats = known
         if pace != _PACE_HUMAN and (env.bot_seats is None or env.bot_seats == (1 << seats) - 1):
             return 0.0  # AUTO: nobody to keep pace with
-        rng = random.Random(seed_for(env.table_id, env.version, seat))
-        return rng.uniform(0.8, 2.5) + (0.7 if env.kind == "HandStarted" else 0.0)
+        return think_seconds(env.table_id, env.version, seat, env.kind)
 
     def _schedule(self, delay: float, table_id: str, seat: int, seen: int) -> None:
         loop = asyncio.get_running_loop()

@@ -13,7 +13,7 @@ from okey.v1.table_service_pb2 import PHASE_MATCH_OVER
 from okeycore.classic import ClassicState, Stage, evolve
 from okeycore.commands import Draw, LeaveSeat, TakeBack
 from okeycore.events import Event, MatchEnded, SeatLeft, TileDiscarded, TileDrawn, TurnTimedOut
-from okeycore.options import Game, TableOptions
+from okeycore.options import BotPace, Game, TableOptions
 from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient
 from okeyplatform.protoconv import classic_view_from_pb
@@ -69,14 +69,18 @@ async def test_a_table_of_bot_seats_plays_to_the_end_with_only_the_bots_service(
     assert bots.app is not None and bots.app.commands > 10
 
 
+@pytest.mark.parametrize("pace", [BotPace.AUTO, BotPace.HUMAN])
 async def test_C_TIME_1_a_timed_out_human_turn_is_played_by_a_bot_within_a_second(
-    table_service: TableService, start_bots: Callable[..., Awaitable[BotsService]], admin: TableClient
+    table_service: TableService, start_bots: Callable[..., Awaitable[BotsService]], admin: TableClient, pace: BotPace
 ) -> None:
-    await start_bots()
+    """Also issue 21.2: with the bots keeping a person's pace (AUTO with a person seated, or
+    HUMAN), a timed-out turn gets no think time: it is played at once, well within its grace."""
+    bots = await start_bots()
+    assert bots.app is not None and not bots.app.instant  # the pace is kept by these bots
     table_id = _table_id()
     # Seat 0 (the first starter) is a human who never moves; the grace is 3 s, so only a bot
     # can have played the turn within a second of the timeout.
-    await admin.create_table(TableOptions(turn_seconds=5), ("ali", "", "", ""), table_id=table_id)
+    await admin.create_table(TableOptions(turn_seconds=5, bot_pace=pace), ("ali", "", "", ""), table_id=table_id)
     deadline = time.monotonic() + 20
     timed_out_at = played_at = None
     while time.monotonic() < deadline and played_at is None:
