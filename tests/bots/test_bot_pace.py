@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import asyncpg
+from okeybench.soak import BotTables
 from okeycore.commands import Discard, Draw
 from okeycore.events import TileDiscarded
 from okeycore.options import BotPace, TableOptions
@@ -20,6 +21,7 @@ from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient
 from okeyplatform.contract import Envelope
 from okeyplatform.protoconv import classic_view_from_pb
+from stacks import StackFactory
 
 from services.bots.app import BotsApp, _enum
 from services.bots.main import BotsService
@@ -105,3 +107,35 @@ async def test_bots_wait_like_a_person_where_one_sits_and_not_where_none_does(
     assert max(waits) <= 4.0, waits
     quick = [g for kind, seat, g in fast[4:] if kind in ("TileDrawn", "TileTaken") and seat != 0]
     assert quick and max(quick) < 0.7, quick
+
+
+async def test_the_soak_s_people_mode_plays_the_person_and_measures_the_paced_bots(make_stack: StackFactory) -> None:
+    """``okey bench soak --people`` (issue 21.2): the simulated person plays seat 0 through the
+    gateway with its own token, and each paced bot turn's delay is measured against the think
+    time the bots gave it (``think_seconds``): never before it, once the bots know the pace."""
+    stack = make_stack(("table", "bots", "gateway"), env={"OKEY_BOTS_PACE": "table"}, private_nats=True)
+    tables = 3
+    bt = BotTables(
+        stack.address("gateway"),
+        stack.database_url,
+        tables,
+        TableOptions(turn_seconds=30),
+        people=True,
+        person_think_s=(0.1, 0.3),
+        view_every_s=0,
+        stall_s=20.0,
+    )
+    try:
+        await bt.start()
+        await bt.run(14.0)
+        report = bt.finish()
+    finally:
+        bt.stop()
+        await bt.close()
+    assert report.tables_opened == tables and not report.errors, report.errors
+    assert report.person_turns >= 2 * tables  # a draw and a discard at each table at least
+    assert len(report.bot_extra) >= 2 * tables, report.extra_line()
+    assert all(x >= 0 for x in report.bot_extra)
+    # Only a table's first calls come before the bots have seen its pace (one view a table).
+    assert report.bot_unpaced <= tables, report.extra_line()
+    assert report.stuck == []
