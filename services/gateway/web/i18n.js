@@ -535,6 +535,10 @@ const STRINGS = {
     "err.ALREADY_RESOLVED": "Bu şikâyet zaten sonuçlandı.",
     "err.REPORT_NOT_FOUND": "Şikâyet bulunamadı.",
     "err.ADMIN_ONLY": "Bunu yalnız yöneticiler yapabilir.",
+    "err.STAFF_ONLY": "Bunu yalnız görevliler yapabilir.",
+    "err.REASON_REQUIRED": "Bir gerekçe yaz: denetim kaydında tutulur.",
+    "err.NOT_BANNED": "Bu oyuncu yasaklı değil.",
+    "err.NOT_STAFF": "Bu oyuncunun görevli rolü yok.",
     "err.UNKNOWN_METHOD": "Bu özellik bu sunucuda yok.",
     // seating (issue 18.2-18.4): my tables, invite codes, quick play, the stake, profile and daily chips
     "seating.mine": "Masalarım",
@@ -1176,6 +1180,10 @@ const STRINGS = {
     "err.ALREADY_RESOLVED": "This report was already resolved.",
     "err.REPORT_NOT_FOUND": "No such report.",
     "err.ADMIN_ONLY": "Only admins may do this.",
+    "err.STAFF_ONLY": "Only the staff may do this.",
+    "err.REASON_REQUIRED": "Give a reason: it is kept in the audit log.",
+    "err.NOT_BANNED": "This player is not banned.",
+    "err.NOT_STAFF": "This player has no staff role.",
     "err.UNKNOWN_METHOD": "This server does not offer that feature.",
     // seating (issue 18.2-18.4): my tables, invite codes, quick play, the stake, profile and daily chips
     "seating.mine": "My tables",
