@@ -11,7 +11,7 @@ from lobby_helpers import FakeTables
 from okeyplatform.auth import PERMISSIONS, Identity, TokenError, can, is_staff, verify_token
 
 from services.lobby.app import LobbyApp
-from services.lobby.errors import Forbidden, Invalid, Refused
+from services.lobby.errors import Forbidden, Invalid, NotFound, Refused
 from services.lobby.players import SignedIn
 from services.lobby.store import LobbyStore
 
@@ -178,3 +178,17 @@ async def test_a_direct_ban_and_unban_are_audited_and_take_effect(app: LobbyApp)
         ("UNBAN", "itiraz haklı çıktı"),
         ("BAN", "ikinci hesapla anlaşmalı oyun"),
     ]
+
+
+async def test_a_grant_names_a_staff_role_and_a_player_the_lobby_knows(app: LobbyApp) -> None:
+    s = await app.sign_in("Adayoyuncu", "dev-a")
+    with pytest.raises(Invalid):
+        await app.grant_role(ROOT, s.player.player_id, "player", "")  # not a staff role
+    with pytest.raises(Invalid):
+        await app.grant_role(ROOT, s.player.player_id, "service", "")
+    with pytest.raises(NotFound) as missing:
+        await app.grant_role(ROOT, "p-nobody", "moderator", "")
+    assert missing.value.reason == "PLAYER_NOT_FOUND"
+    assert await app.staff(ROOT) == []
+    assert await app.audit_log(ROOT, 10) == []  # nothing done, nothing written
+    assert verify_token((await app.sign_in("", "", device_secret=s.device_secret)).token).role == "player"

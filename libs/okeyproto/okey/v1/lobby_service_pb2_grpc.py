@@ -39,15 +39,17 @@ class LobbyServiceStub:
     Errors carry a google.rpc.ErrorInfo (domain okey.v1) whose reason is stable and whose
     message is what the player should read (Turkish, then English in brackets):
     INVALID_ARGUMENT: INVALID_NAME, INVALID_OPTIONS, EMPTY_MESSAGE, MESSAGE_TOO_LONG,
-    INVALID_ARGUMENT;
+    REASON_REQUIRED (a staff action without a reason), INVALID_ARGUMENT;
     ALREADY_EXISTS: NAME_TAKEN;
     NOT_FOUND: TABLE_NOT_FOUND, PLAYER_NOT_FOUND, REPORT_NOT_FOUND;
     FAILED_PRECONDITION: seating (SEAT_TAKEN, TABLE_FULL, NOT_WAITING, ALREADY_SEATED,
     SAME_DEVICE, INSUFFICIENT_CHIPS, NOT_SEATED, NOT_CREATOR), sanctions (BANNED, MUTED),
     the house rules of chat (PROFANITY, INSULT, PERSONAL_INFO, LINK, ADVERTISING),
-    reports (ALREADY_REPORTED, ALREADY_RESOLVED);
+    reports (ALREADY_REPORTED, ALREADY_RESOLVED), staff (NOT_BANNED, NOT_STAFF,
+    INSUFFICIENT_CHIPS when chips taken back would overdraw the player);
     RESOURCE_EXHAUSTED: FLOOD (too many messages, or the same one repeated);
-    PERMISSION_DENIED: STAFF_ONLY (a moderator call), ADMIN_ONLY (an admin call), INVITE_REQUIRED, BANNED (signing in from a banned device);
+    PERMISSION_DENIED: STAFF_ONLY (a moderator's call), ADMIN_ONLY (an admin's call),
+    INVITE_REQUIRED, BANNED (signing in from a banned device);
     UNAUTHENTICATED: BAD_TOKEN.
     """
 
@@ -253,15 +255,17 @@ class LobbyServiceServicer:
     Errors carry a google.rpc.ErrorInfo (domain okey.v1) whose reason is stable and whose
     message is what the player should read (Turkish, then English in brackets):
     INVALID_ARGUMENT: INVALID_NAME, INVALID_OPTIONS, EMPTY_MESSAGE, MESSAGE_TOO_LONG,
-    INVALID_ARGUMENT;
+    REASON_REQUIRED (a staff action without a reason), INVALID_ARGUMENT;
     ALREADY_EXISTS: NAME_TAKEN;
     NOT_FOUND: TABLE_NOT_FOUND, PLAYER_NOT_FOUND, REPORT_NOT_FOUND;
     FAILED_PRECONDITION: seating (SEAT_TAKEN, TABLE_FULL, NOT_WAITING, ALREADY_SEATED,
     SAME_DEVICE, INSUFFICIENT_CHIPS, NOT_SEATED, NOT_CREATOR), sanctions (BANNED, MUTED),
     the house rules of chat (PROFANITY, INSULT, PERSONAL_INFO, LINK, ADVERTISING),
-    reports (ALREADY_REPORTED, ALREADY_RESOLVED);
+    reports (ALREADY_REPORTED, ALREADY_RESOLVED), staff (NOT_BANNED, NOT_STAFF,
+    INSUFFICIENT_CHIPS when chips taken back would overdraw the player);
     RESOURCE_EXHAUSTED: FLOOD (too many messages, or the same one repeated);
-    PERMISSION_DENIED: STAFF_ONLY (a moderator call), ADMIN_ONLY (an admin call), INVITE_REQUIRED, BANNED (signing in from a banned device);
+    PERMISSION_DENIED: STAFF_ONLY (a moderator's call), ADMIN_ONLY (an admin's call),
+    INVITE_REQUIRED, BANNED (signing in from a banned device);
     UNAUTHENTICATED: BAD_TOKEN.
     """
 
@@ -729,15 +733,17 @@ class LobbyService:
     Errors carry a google.rpc.ErrorInfo (domain okey.v1) whose reason is stable and whose
     message is what the player should read (Turkish, then English in brackets):
     INVALID_ARGUMENT: INVALID_NAME, INVALID_OPTIONS, EMPTY_MESSAGE, MESSAGE_TOO_LONG,
-    INVALID_ARGUMENT;
+    REASON_REQUIRED (a staff action without a reason), INVALID_ARGUMENT;
     ALREADY_EXISTS: NAME_TAKEN;
     NOT_FOUND: TABLE_NOT_FOUND, PLAYER_NOT_FOUND, REPORT_NOT_FOUND;
     FAILED_PRECONDITION: seating (SEAT_TAKEN, TABLE_FULL, NOT_WAITING, ALREADY_SEATED,
     SAME_DEVICE, INSUFFICIENT_CHIPS, NOT_SEATED, NOT_CREATOR), sanctions (BANNED, MUTED),
     the house rules of chat (PROFANITY, INSULT, PERSONAL_INFO, LINK, ADVERTISING),
-    reports (ALREADY_REPORTED, ALREADY_RESOLVED);
+    reports (ALREADY_REPORTED, ALREADY_RESOLVED), staff (NOT_BANNED, NOT_STAFF,
+    INSUFFICIENT_CHIPS when chips taken back would overdraw the player);
     RESOURCE_EXHAUSTED: FLOOD (too many messages, or the same one repeated);
-    PERMISSION_DENIED: STAFF_ONLY (a moderator call), ADMIN_ONLY (an admin call), INVITE_REQUIRED, BANNED (signing in from a banned device);
+    PERMISSION_DENIED: STAFF_ONLY (a moderator's call), ADMIN_ONLY (an admin's call),
+    INVITE_REQUIRED, BANNED (signing in from a banned device);
     UNAUTHENTICATED: BAD_TOKEN.
     """
 
