@@ -2,7 +2,8 @@
 an admin token minted from the token secret, as ``okey admin grant`` does) signs in again and
 finds the page; it shows the report with the reported message in its chat context and the
 table's events; the moderator bans with a reason, the report leaves the open queue, the audit
-trail shows the ban, and the banned player's token is refused. A player sees no such page.
+trail shows the ban, and the banned player's token is refused. A player sees no such page, nor
+does the moderator once the role is revoked (their token is refused, the next one a player's).
 Debian's Chromium through Playwright, as test_browser.py. Screenshots go to artifacts/."""
 
 from __future__ import annotations
@@ -127,6 +128,14 @@ async def test_a_moderator_sees_a_report_bans_with_a_reason_and_sees_the_audit_e
                 await resolved.wait_for(timeout=TIMEOUT_MS)
                 assert "Yasakla" in (await resolved.locator(".report-resolved").text_content() or "")
                 await page.screenshot(path=str(ARTIFACTS / "staff-page-audit.png"), full_page=True)
+
+                # The role taken away: the page's next call is refused, the session's next token
+                # is a player's, and the page goes back to the lobby without the link.
+                _ok(http, LOBBY + "RevokeRole", {"playerId": me, "reason": "görev bitti"}, root)
+                await page.click("#staff-refresh")
+                await page.wait_for_selector("#screen-lobby:not([hidden])", timeout=TIMEOUT_MS)
+                assert await page.is_hidden("#staff-open")
+                assert await page.evaluate("() => JSON.parse(atob(okeyApp.state.token.split('.')[1])).role") == "player"
             finally:
                 await browser.close()
 

@@ -109,6 +109,10 @@ async function boot() {
   bindAccount();
   bindStaff();
   window.addEventListener("hashchange", route);
+  window.addEventListener("okey-token-renewed", () => {
+    renderWho(); // the moderators' link follows the token's role
+    if (!$("#screen-staff").hidden && !staffRole()) showLobby();
+  });
   applyLang();
   await loadMethods();
   const token = store.get("okey.token");
