@@ -1,7 +1,7 @@
 """Signed bearer tokens: ``v1.<payload>.<signature>``, HMAC-SHA256 over the payload.
 
 The payload is base64url JSON ``{"sub": player or service id, "role": "player" | "service" |
-"moderator" | "admin", "exp": unix seconds, "iat": issued at (unix seconds, to the millisecond), "dev":
+"moderator" | "admin", "exp": unix seconds, "iat": issued at (unix seconds, to the microsecond), "dev":
 optional device id}``. Every service that accepts tokens is given the same secret
 (``OKEY_TOKEN_SECRET``).
 
@@ -127,7 +127,11 @@ def issue_token(
     if not subject:
         raise ValueError("a token needs a subject")
     now = time.time()
-    payload: dict[str, object] = {"sub": subject, "role": role, "exp": int(now) + ttl_s, "iat": round(now, 3)}
+    # iat to the microsecond, rounded down: a revocation cuts by it (see _not_revoked), and a
+    # token issued a fraction of a millisecond before one (a sign-in, then a role taken away)
+    # must fall before the cut; rounded to the millisecond, one could land after it.
+    iat = time.time_ns() // 1000 / 1_000_000
+    payload: dict[str, object] = {"sub": subject, "role": role, "exp": int(now) + ttl_s, "iat": iat}
     if device:
         payload["dev"] = device
     body = _b64(json.dumps(payload, separators=(",", ":")).encode("utf-8"))
@@ -184,9 +188,15 @@ def revoked_before(subject: str) -> float:
     return _REVOKED.get(subject, 0.0)
 
 
+def _micros(seconds: float) -> int:
+    return round(seconds * 1_000_000)
+
+
 def _not_revoked(subject: str, issued_at: float) -> None:
+    """Refuse a token issued before its subject's revocation, compared in whole microseconds
+    (the lobby's cut is a timestamp to the microsecond); one of the same microsecond is refused too."""
     cut = _REVOKED.get(subject)
-    if cut is not None and issued_at < cut:
+    if cut is not None and _micros(issued_at) <= _micros(cut):
         raise TokenError("token was revoked (signed out, or banned): sign in again")
 
 
