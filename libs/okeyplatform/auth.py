@@ -1,13 +1,18 @@
 """Signed bearer tokens: ``v1.<payload>.<signature>``, HMAC-SHA256 over the payload.
 
 The payload is base64url JSON ``{"sub": player or service id, "role": "player" | "service" |
-"admin", "exp": unix seconds, "iat": issued at (unix seconds, to the millisecond), "dev":
+"moderator" | "admin", "exp": unix seconds, "iat": issued at (unix seconds, to the microsecond), "dev":
 optional device id}``. Every service that accepts tokens is given the same secret
 (``OKEY_TOKEN_SECRET``).
 
 Revocation: the lobby revokes a player's tokens when they sign out or are banned (every token
 issued before that moment); every service that checks tokens follows those revocations
-(``okeyplatform.revocations``) into this process's table, which ``verify_token`` consults."""
+(``okeyplatform.revocations``) into this process's table, which ``verify_token`` consults.
+
+Staff: a moderator or an admin is a player whose row the lobby's store gives that role
+(``lobby_staff``); sign-in and refresh put it in the token. What each staff role may do is
+:data:`PERMISSIONS`, asked through :func:`can` (and :func:`is_staff`) by every service: the one
+place that says so. Revoking a role revokes the player's tokens, so the old role ends with them."""
 
 from __future__ import annotations
 
@@ -34,9 +39,32 @@ __all__ = [
     "revoke",
     "revoked_before",
     "ServiceCredential",
+    "STAFF_ROLES",
+    "PERMISSIONS",
+    "ACTIONS",
+    "can",
+    "is_staff",
 ]
 
-ROLES = ("player", "service", "admin")
+STAFF_ROLES = ("moderator", "admin")
+ROLES = ("player", "service", *STAFF_ROLES)
+
+_MODERATOR = frozenset(
+    {
+        "reports.read",  # the report queue, with its chat context
+        "reports.resolve",  # dismiss, warn, mute or ban through a report
+        "players.sanction",  # ban and unban a player directly
+        "players.inspect",  # a player's private profile (chips, sanctions), a private table's card
+        "tables.inspect",  # read a table's chat and card without a seat
+        "audit.read",  # the staff audit log
+    }
+)
+PERMISSIONS: dict[str, frozenset[str]] = {
+    "moderator": _MODERATOR,
+    "admin": _MODERATOR | {"roles.grant", "chips.adjust"},  # grant and revoke staff roles; adjust chips
+}
+"""What each staff role may do; a player or a service token may do none of these."""
+ACTIONS = frozenset().union(*PERMISSIONS.values())
 
 # The caller's network address, as the gateway saw it (the TCP peer, or X-Forwarded-For from a
 # trusted proxy; an IPv6 address as its /64). Only the gateway sets it: it drops any a client
@@ -59,6 +87,18 @@ class Identity:
     @property
     def is_service(self) -> bool:
         return self.role == "service"
+
+
+def is_staff(who: Identity) -> bool:
+    """A moderator or an admin: watches tables as a spectator, never plays a seat."""
+    return who.role in STAFF_ROLES
+
+
+def can(who: Identity, action: str) -> bool:
+    """May ``who`` (by its token's role) do ``action``, one of :data:`ACTIONS`."""
+    if action not in ACTIONS:
+        raise ValueError(f"unknown staff action {action!r}: one of {sorted(ACTIONS)}")
+    return action in PERMISSIONS.get(who.role, frozenset())
 
 
 def _b64(data: bytes) -> str:
@@ -87,7 +127,11 @@ def issue_token(
     if not subject:
         raise ValueError("a token needs a subject")
     now = time.time()
-    payload: dict[str, object] = {"sub": subject, "role": role, "exp": int(now) + ttl_s, "iat": round(now, 3)}
+    # iat to the microsecond, rounded down: a revocation cuts by it (see _not_revoked), and a
+    # token issued a fraction of a millisecond before one (a sign-in, then a role taken away)
+    # must fall before the cut; rounded to the millisecond, one could land after it.
+    iat = time.time_ns() // 1000 / 1_000_000
+    payload: dict[str, object] = {"sub": subject, "role": role, "exp": int(now) + ttl_s, "iat": iat}
     if device:
         payload["dev"] = device
     body = _b64(json.dumps(payload, separators=(",", ":")).encode("utf-8"))
@@ -144,9 +188,15 @@ def revoked_before(subject: str) -> float:
     return _REVOKED.get(subject, 0.0)
 
 
+def _micros(seconds: float) -> int:
+    return round(seconds * 1_000_000)
+
+
 def _not_revoked(subject: str, issued_at: float) -> None:
+    """Refuse a token issued before its subject's revocation, compared in whole microseconds
+    (the lobby's cut is a timestamp to the microsecond); one of the same microsecond is refused too."""
     cut = _REVOKED.get(subject)
-    if cut is not None and issued_at < cut:
+    if cut is not None and _micros(issued_at) <= _micros(cut):
         raise TokenError("token was revoked (signed out, or banned): sign in again")
 
 

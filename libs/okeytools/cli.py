@@ -346,6 +346,10 @@ def build_parser() -> argparse.ArgumentParser:
     from .collusion import add_review_parser  # okey review collusion
 
     add_review_parser(sub)
+
+    from .admin import add_admin_parser  # okey admin ...
+
+    add_admin_parser(sub)
     return p
 
 

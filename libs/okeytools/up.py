@@ -13,7 +13,7 @@ from pathlib import Path
 from .embedded import EmbeddedServerError, resolve_infra
 from .stack import Stack, service_command
 
-__all__ = ["run_up", "run_serve", "run_migrate", "default_data_dir"]
+__all__ = ["run_up", "run_serve", "run_migrate", "default_data_dir", "stored_token_secret", "TOKEN_SECRET_FILE"]
 
 
 def default_data_dir(environ: dict[str, str] | None = None) -> Path:
@@ -30,6 +30,19 @@ def default_data_dir(environ: dict[str, str] | None = None) -> Path:
     return base / "okey"
 
 
+TOKEN_SECRET_FILE = "token-secret"  # in the data directory, mode 0600
+
+
+def stored_token_secret(data_dir: Path) -> str | None:
+    """The token secret ``okey up`` keeps in ``data_dir``, None when it has none (``okey admin``
+    signs its tokens with it)."""
+    path = data_dir / TOKEN_SECRET_FILE
+    try:
+        return path.read_text(encoding="utf-8").strip() or None
+    except FileNotFoundError:
+        return None
+
+
 def _token_secret(data_dir: Path | None) -> str:
     """The tokens' key: OKEY_TOKEN_SECRET, else one kept in the data directory (so a player's
     sign-in survives a restart), else a new one for this run."""
@@ -37,9 +50,10 @@ def _token_secret(data_dir: Path | None) -> str:
         return os.environ["OKEY_TOKEN_SECRET"]
     if data_dir is None:
         return secrets.token_hex(32)
-    path = data_dir / "token-secret"
-    if path.exists():
-        return path.read_text(encoding="utf-8").strip()
+    kept = stored_token_secret(data_dir)
+    if kept is not None:
+        return kept
+    path = data_dir / TOKEN_SECRET_FILE
     data_dir.mkdir(parents=True, exist_ok=True)
     secret = secrets.token_hex(32)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

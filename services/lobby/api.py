@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any
 
@@ -20,6 +21,7 @@ from .chat_repo import MessageRow
 from .ledger_repo import EntryRow
 from .players import Profile, Session, SignedIn
 from .reports_repo import ReportRow
+from .staff_repo import AuditRow
 from .tables import TableCard
 
 __all__ = ["LobbyServicer", "SERVICE_NAME"]
@@ -75,6 +77,7 @@ def profile_pb(p: Profile) -> pb.PlayerProfile:
         warnings=row.warnings,
         created_at=_ts(row.created_at),
         deleted=not row.display_name,  # a live account always has a name
+        staff_role=p.staff_role,
     )
 
 
@@ -115,6 +118,19 @@ def report_pb(r: ReportRow, context: list[MessageRow], earlier: int) -> pb.Playe
         note=r.note,
         resolved_by=r.resolved_by,
         resolved_at=_ts(r.resolved_at),
+    )
+
+
+def audit_pb(a: AuditRow) -> pb.AuditEntry:
+    return pb.AuditEntry(
+        audit_id=a.audit_id,
+        time=_ts(a.at),
+        actor_id=a.actor_id,
+        actor_role=a.actor_role,
+        action=a.action,
+        target_id=a.target_id,
+        reason=a.reason,
+        detail=json.dumps(a.detail, separators=(",", ":"), sort_keys=True),
     )
 
 
@@ -325,3 +341,45 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):
         action = _enum_name(pb.ReportAction, request.action, "REPORT_ACTION_")
         r = await self.app.resolve_report(who, request.report_id, action, request.duration_minutes, request.note)
         return pb.ResolveReportResponse(report=report_pb(*r))
+
+    # ------------------------------------------------------------ staff
+
+    async def BanPlayer(self, request: pb.BanPlayerRequest, context: Any) -> pb.BanPlayerResponse:
+        who = self._who(context)
+        until = await self.app.ban(who, request.player_id, request.duration_minutes, request.reason)
+        return pb.BanPlayerResponse(banned_until=_ts(until))
+
+    async def UnbanPlayer(self, request: pb.UnbanPlayerRequest, context: Any) -> pb.UnbanPlayerResponse:
+        await self.app.unban(self._who(context), request.player_id, request.reason)
+        return pb.UnbanPlayerResponse()
+
+    async def GrantRole(self, request: pb.GrantRoleRequest, context: Any) -> pb.GrantRoleResponse:
+        await self.app.grant_role(self._who(context), request.player_id, request.role, request.reason)
+        return pb.GrantRoleResponse()
+
+    async def RevokeRole(self, request: pb.RevokeRoleRequest, context: Any) -> pb.RevokeRoleResponse:
+        role = await self.app.revoke_role(self._who(context), request.player_id, request.reason)
+        return pb.RevokeRoleResponse(role=role)
+
+    async def ListStaff(self, request: pb.ListStaffRequest, context: Any) -> pb.ListStaffResponse:
+        rows = await self.app.staff(self._who(context))
+        return pb.ListStaffResponse(
+            staff=[
+                pb.StaffMember(
+                    player_id=r.player_id,
+                    display_name=r.display_name,
+                    role=r.role,
+                    granted_by=r.granted_by,
+                    granted_at=_ts(r.granted_at),
+                )
+                for r in rows
+            ]
+        )
+
+    async def AdjustChips(self, request: pb.AdjustChipsRequest, context: Any) -> pb.AdjustChipsResponse:
+        balance = await self.app.adjust_chips(self._who(context), request.player_id, request.amount, request.reason)
+        return pb.AdjustChipsResponse(balance=balance)
+
+    async def ListAuditLog(self, request: pb.ListAuditLogRequest, context: Any) -> pb.ListAuditLogResponse:
+        rows = await self.app.audit_log(self._who(context), request.limit, request.target_id)
+        return pb.ListAuditLogResponse(entries=[audit_pb(a) for a in rows])

@@ -1,7 +1,7 @@
 """The lobby's use cases behind one object: ``LobbyApp`` builds the use-case objects of each
-subdomain over one store (players.py, logins.py, erasure.py, ledger.py, tables.py, chat.py, reports.py) and offers their
-calls under one name each, as api.py and consumer.py call them. The rules live in those modules;
-this is only their composition."""
+subdomain over one store (players.py, logins.py, erasure.py, ledger.py, tables.py, chat.py,
+reports.py, staff.py) and offers their calls under one name each, as api.py and consumer.py
+call them. The rules live in those modules; this is only their composition."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from .logins import Logins
 from .players import Players
 from .policy import Limits, utcnow
 from .reports import Reports
+from .staff import Staff
 from .store import LobbyStore
 from .tables import Tables, TableStarter
 
@@ -42,6 +43,7 @@ class LobbyApp:
         self.tables = Tables(store, tables, clock, limits)
         self.chat = Chat(store, clock, limits)
         self.reporting = Reports(store, self.players, self.tables, clock, limits)
+        self.staffing = Staff(store, self.players, clock)
 
         players, ledger, seating, chat, reporting = self.players, self.ledger, self.tables, self.chat, self.reporting
         # players and accounts
@@ -88,3 +90,12 @@ class LobbyApp:
         self.report = reporting.report
         self.reports = reporting.reports
         self.resolve_report = reporting.resolve_report
+        self.ban = reporting.ban
+        self.unban = reporting.unban
+        # staff roles, chips adjustments and the audit log
+        staffing = self.staffing
+        self.grant_role = staffing.grant_role
+        self.revoke_role = staffing.revoke_role
+        self.staff = staffing.staff
+        self.adjust_chips = staffing.adjust_chips
+        self.audit_log = staffing.audit_log

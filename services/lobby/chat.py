@@ -9,7 +9,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from okeyplatform import metrics as M
-from okeyplatform.auth import Identity
+from okeyplatform.auth import Identity, can
 from okeyplatform.errors import AppError
 from okeyplatform.logs import get_logger
 
@@ -76,7 +76,7 @@ class Chat:
             return await uow.chat.insert_message(table_id, who.subject, text, key, now)
 
     async def _seated_at(self, uow: Unit, table_id: str, who: Identity) -> None:
-        if who.role == "admin":
+        if can(who, "tables.inspect"):
             if await uow.tables.table(table_id) is None:
                 raise NotFound("no such table", "TABLE_NOT_FOUND")
             return

@@ -65,6 +65,7 @@ class Erasure:
                 )
             before = await self.players.revoke(uow, who.subject, now)
             await uow.erasure.scrub(who.subject, player.device_id, now)
+            await uow.staff.drop_role(who.subject)  # a deleted account is nobody's staff
         await self.players.revoked(who.subject, before)
         self.log.info("account_deleted", player_id=who.subject)
         await self.forget_elsewhere()

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from okeyplatform import metrics as M
-from okeyplatform.auth import Identity, issue_token, revoke
+from okeyplatform.auth import Identity, can, issue_token, revoke
 from okeyplatform.logs import get_logger
 
 from . import moderation
@@ -74,6 +74,7 @@ class Profile:
     player: PlayerRow
     chips: int | None  # None: not the caller's to see
     next_daily_chips_at: datetime | None
+    staff_role: str = ""  # the caller's own staff role ("moderator", "admin"), in their own profile only
 
 
 async def banned_until(uow: Unit, player: PlayerRow, now: datetime, device: str = "") -> datetime | None:
@@ -120,12 +121,14 @@ class Players:
 
     # ------------------------------------------------------------ revoking tokens
 
-    async def revoke(self, uow: Unit, player_id: str, now: datetime) -> float:
+    async def revoke(self, uow: Unit, player_id: str, now: datetime, sessions: bool = True) -> float:
         """Every token of the player issued until now is refused from here on, by every service
-        (once the unit commits; then call :meth:`revoked`), and every session of the player ends:
-        none of its refresh tokens gets a new access token."""
+        (once the unit commits; then call :meth:`revoked`), and (``sessions``) every session of
+        the player ends: none of its refresh tokens gets a new access token. Without, a refresh
+        still gets one, with the role the store gives the player then (a staff role taken away)."""
         await uow.players.revoke(player_id, now, now + timedelta(seconds=self.limits.token_ttl_s))
-        await uow.players.revoke_sessions(player_id, now)
+        if sessions:
+            await uow.players.revoke_sessions(player_id, now)
         return now.timestamp()
 
     async def revoked(self, player_id: str, before: float) -> None:
@@ -185,8 +188,9 @@ class Players:
         await uow.players.add_session(
             credential_hash(refresh), family, player.player_id, device_ref, now, refresh_expires
         )
+        role = await uow.staff.role(player.player_id) or "player"  # the store's, at every sign-in and refresh
         token = issue_token(
-            player.player_id, "player", ttl_s=self.limits.token_ttl_s, secret=self.token_secret, device=player.device_id
+            player.player_id, role, ttl_s=self.limits.token_ttl_s, secret=self.token_secret, device=player.device_id
         )
         return Session(token, now + timedelta(seconds=self.limits.token_ttl_s), refresh, refresh_expires)
 
@@ -286,7 +290,7 @@ class Players:
             player = await uow.players.player(target)
             if player is None:
                 raise NotFound(f"no player {target!r}", "PLAYER_NOT_FOUND")
-            if target != who.subject and who.role != "admin":
+            if target != who.subject and not can(who, "players.inspect"):
                 return Profile(
                     PlayerRow(player.player_id, player.display_name, "", player.created_at, None, None, 0), None, None
                 )
@@ -296,7 +300,8 @@ class Players:
             if not claimed and self.limits.grants_per_device > 0 and player.device_id:  # another account had them
                 used = await uow.players.quota_used("grants:device", player.device_id, grant_day(now))
                 claimed = used >= self.limits.grants_per_device
-        return Profile(player, chips, next_day_start(now) if claimed else now)
+            role = await uow.staff.role(target) if target == who.subject else ""
+        return Profile(player, chips, next_day_start(now) if claimed else now, role)
 
     async def forget_old_quotas(self) -> int:
         """Drop the daily quotas of days before yesterday (the device ids and addresses in them),

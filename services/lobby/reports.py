@@ -1,7 +1,8 @@
-"""Reports and bans: a player reports another (with the messages in question), an admin reads
-the reports with their chat context and resolves them: dismiss, warn, mute for a time or ban. A
-ban reaches every service (the player's tokens are revoked) and frees the seats the player holds
-at tables still waiting, in the ban's own unit of work."""
+"""Reports and bans: a player reports another (with the messages in question), a moderator reads
+the reports with their chat context and resolves them: dismiss, warn, mute for a time or ban; or
+bans and unbans a player directly. A ban reaches every service (the player's tokens are revoked)
+and frees the seats the player holds at tables still waiting, in the ban's own unit of work, as
+does its line in the staff audit log."""
 
 from __future__ import annotations
 
@@ -12,11 +13,12 @@ from okeyplatform.auth import Identity
 from okeyplatform.logs import get_logger
 
 from .chat_repo import MessageRow
-from .errors import Forbidden, Invalid, NotFound, Refused
+from .errors import Invalid, NotFound, Refused
 from .players import Players
 from .policy import FOREVER, Limits
 from .reports_repo import ReportRow
-from .store import LobbyStore
+from .staff import audit, need_reason, require
+from .store import LobbyStore, Unit
 from .tables import WAITING, Tables
 
 __all__ = ["Reports", "REPORT_REASONS", "REPORT_ACTIONS"]
@@ -63,16 +65,12 @@ class Reports:
         self.log.info("player_reported", report_id=report_id, reason=reason)
         return report_id
 
-    def _admin(self, who: Identity) -> None:
-        if who.role != "admin":
-            raise Forbidden("only admins may do this", "ADMIN_ONLY")
-
     async def reports(
         self, who: Identity, include_resolved: bool, limit: int
     ) -> list[tuple[ReportRow, list[MessageRow], int]]:
         """Reports with their chat context: each reported message with the three before and after
         it, or the player's ten latest messages; and how often the player was reported before."""
-        self._admin(who)
+        require(who, "reports.read")
         out = []
         async with self.store.unit() as uow:
             for r in await uow.reports.reports(include_resolved, max(1, min(limit or 50, 200))):
@@ -92,7 +90,7 @@ class Reports:
     ) -> tuple[ReportRow, list[MessageRow], int]:
         """Dismiss, warn, mute for a time or ban (0 minutes: for good). A ban also bans the
         player's device and frees the seats they hold at tables still waiting."""
-        self._admin(who)
+        require(who, "reports.resolve")
         if action not in REPORT_ACTIONS:
             raise Invalid(f"action must be one of {', '.join(REPORT_ACTIONS)}", "INVALID_ARGUMENT")
         if action == "MUTE" and not 1 <= minutes <= self.limits.mute_max_minutes:
@@ -111,19 +109,10 @@ class Reports:
             elif action == "MUTE":
                 await uow.reports.sanction(report.player_id, muted_until=now + timedelta(minutes=minutes))
             elif action == "BAN":
-                until = now + timedelta(minutes=minutes) if minutes else FOREVER
-                await uow.reports.sanction(report.player_id, banned_until=until)
-                revoked = await self.players.revoke(uow, report.player_id, now)  # at every service, not only here
-                player = await uow.players.player(report.player_id)
-                if player is not None and player.device_id:
-                    await uow.reports.ban_device(player.device_id, until)
-                for table_id in await uow.tables.waiting_tables_of(report.player_id):
-                    table = await uow.tables.table(table_id, lock=True)
-                    if table is not None and table.status == WAITING:
-                        await self.tables.unseat_waiting(
-                            uow, table, await uow.tables.seats(table_id), report.player_id, now
-                        )
+                _, revoked = await self._ban(uow, report.player_id, minutes, now)
             await uow.reports.resolve_report(report_id, action, minutes, note.strip()[:500], who.subject, now)
+            why = note.strip()[:500]
+            await audit(uow, who, action, report.player_id, why, now, report_id=report_id, minutes=minutes)
         if action == "BAN":
             await self.players.revoked(report.player_id, revoked)
         self.log.info("report_resolved", report_id=report_id, action=action, minutes=minutes)
@@ -131,3 +120,55 @@ class Reports:
             if r[0].report_id == report_id:
                 return r
         raise NotFound(f"no report {report_id}", "REPORT_NOT_FOUND")
+
+    async def _ban(self, uow: Unit, player_id: str, minutes: int, now: datetime) -> tuple[datetime, float]:
+        """Ban the player and their device for ``minutes`` (0: for good), revoke their tokens and
+        free the seats they hold at tables still waiting; returns the ban's end and the
+        revocation to publish once the unit commits."""
+        until = now + timedelta(minutes=minutes) if minutes else FOREVER
+        await uow.reports.sanction(player_id, banned_until=until)
+        revoked = await self.players.revoke(uow, player_id, now)  # at every service, not only here
+        player = await uow.players.player(player_id)
+        if player is not None and player.device_id:
+            await uow.reports.ban_device(player.device_id, until)
+        for table_id in await uow.tables.waiting_tables_of(player_id):
+            table = await uow.tables.table(table_id, lock=True)
+            if table is not None and table.status == WAITING:
+                await self.tables.unseat_waiting(uow, table, await uow.tables.seats(table_id), player_id, now)
+        return until, revoked
+
+    async def ban(self, who: Identity, player_id: str, minutes: int, reason: str) -> datetime:
+        """Ban a player (and their device) without a report, for ``minutes`` (0: for good)."""
+        require(who, "players.sanction")
+        why = need_reason(reason)
+        if not 0 <= minutes <= self.limits.ban_max_minutes:
+            raise Invalid(f"a ban lasts 0 (for good) to {self.limits.ban_max_minutes} minutes", "INVALID_ARGUMENT")
+        if player_id == who.subject:
+            raise Invalid("you cannot ban yourself", "INVALID_ARGUMENT")
+        now = self.clock()
+        async with self.store.unit() as uow:
+            player = await uow.players.player(player_id, lock=True)
+            if player is None or not player.display_name:
+                raise NotFound(f"no player {player_id!r}", "PLAYER_NOT_FOUND")
+            until, revoked = await self._ban(uow, player_id, minutes, now)
+            await audit(uow, who, "BAN", player_id, why, now, minutes=minutes)
+        await self.players.revoked(player_id, revoked)
+        self.log.info("player_banned", player_id=player_id, minutes=minutes)
+        return until
+
+    async def unban(self, who: Identity, player_id: str, reason: str) -> None:
+        """Lift the player's ban and their device's: they may sign in and sit again."""
+        require(who, "players.sanction")
+        why = need_reason(reason)
+        now = self.clock()
+        async with self.store.unit() as uow:
+            player = await uow.players.player(player_id, lock=True)
+            if player is None or not player.display_name:
+                raise NotFound(f"no player {player_id!r}", "PLAYER_NOT_FOUND")
+            device_until = await uow.reports.device_banned_until(player.device_id)
+            banned = any(u is not None and u > now for u in (player.banned_until, device_until))
+            if not banned:
+                raise Refused(f"{player_id} is not banned", "NOT_BANNED")
+            await uow.reports.unban(player_id, player.device_id)
+            await audit(uow, who, "UNBAN", player_id, why, now)
+        self.log.info("player_unbanned", player_id=player_id)

@@ -146,6 +146,12 @@ class ReportsRepo(Repository):
             1 if warn else 0,
         )
 
+    async def unban(self, player_id: str, device_id: str) -> None:
+        """Lift the player's ban and their device's."""
+        await self.conn.execute("UPDATE lobby_players SET banned_until = NULL WHERE player_id = $1", player_id)
+        if device_id:
+            await self.conn.execute("DELETE FROM lobby_device_bans WHERE device_id = $1", device_id)
+
     async def ban_device(self, device_id: str, until: datetime) -> None:
         await self.conn.execute(
             "INSERT INTO lobby_device_bans (device_id, banned_until) VALUES ($1, $2) "

@@ -1,6 +1,6 @@
 """The lobby's PostgreSQL schema (tables prefixed ``lobby_``, migrated with ``okey migrate`` or at
 the service's start) and its unit of work. Each subdomain keeps its SQL in its own repository
-(players_repo, ledger_repo, tables_repo, chat_repo, reports_repo); a ``Unit`` is one transaction
+(players_repo, ledger_repo, tables_repo, chat_repo, reports_repo, staff_repo); a ``Unit`` is one transaction
 on one connection that gives every repository that same connection, so a use case that touches
 several subdomains (a ban frees seats, a match start holds stakes) commits or fails as one.
 
@@ -28,6 +28,7 @@ from .ledger_repo import LedgerRepo
 from .logins_repo import LoginsRepo
 from .players_repo import PlayersRepo
 from .reports_repo import ReportsRepo
+from .staff_repo import StaffRepo
 from .tables_repo import TablesRepo
 
 __all__ = ["LobbyStore", "Unit", "MIGRATIONS", "SCOPE", "migrate_schema"]
@@ -259,6 +260,30 @@ MIGRATIONS: list[tuple[int, str]] = [
         CREATE INDEX lobby_erasures_pending ON lobby_erasures (requested_at) WHERE scoring_done_at IS NULL;
         """,
     ),
+    (
+        9,
+        # Staff roles (issue 22.1): a player who is a moderator or an admin; sign-in and refresh
+        # put the role in the token. The audit log: every staff action, who, what, whom, when, why.
+        """
+        CREATE TABLE lobby_staff (
+            player_id  TEXT PRIMARY KEY REFERENCES lobby_players (player_id),
+            role       TEXT NOT NULL CHECK (role IN ('moderator', 'admin')),
+            granted_by TEXT NOT NULL,
+            granted_at TIMESTAMPTZ NOT NULL
+        );
+        CREATE TABLE lobby_audit (
+            audit_id   BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            at         TIMESTAMPTZ NOT NULL,
+            actor_id   TEXT NOT NULL,
+            actor_role TEXT NOT NULL,
+            action     TEXT NOT NULL,
+            target_id  TEXT NOT NULL DEFAULT '',
+            reason     TEXT NOT NULL DEFAULT '',
+            detail     JSONB NOT NULL DEFAULT '{}'
+        );
+        CREATE INDEX lobby_audit_target ON lobby_audit (target_id, audit_id);
+        """,
+    ),
 ]
 
 
@@ -275,6 +300,7 @@ class Unit:
         self.tables = TablesRepo(conn)
         self.chat = ChatRepo(conn)
         self.reports = ReportsRepo(conn)
+        self.staff = StaffRepo(conn)
 
 
 async def migrate_schema(conn: asyncpg.Connection) -> str:

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from typing import Protocol
 
 from okeycore.options import OptionsError, TableOptions
-from okeyplatform.auth import Identity
+from okeyplatform.auth import Identity, can
 from okeyplatform.logs import get_logger
 
 from . import ledger
@@ -94,7 +94,8 @@ class Tables:
 
     def _make_card(self, table: TableRow, seats: list[SeatRow], pot: int, who: Identity | None) -> TableCard:
         seated = who is not None and any(s.player_id == who.subject for s in seats)
-        show = table.private and who is not None and (seated or who.subject == table.creator_id or who.role == "admin")
+        show = table.private and who is not None
+        show = show and (seated or who.subject == table.creator_id or can(who, "tables.inspect"))
         return TableCard(table, TableOptions.from_dict(table.options, stored=True), seats, pot, show)
 
     async def open_table(

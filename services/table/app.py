@@ -19,7 +19,7 @@ from okeycore.games import Engine, engine_for
 from okeycore.kernel.state import Phase
 from okeycore.options import TableOptions
 from okeyplatform import metrics as M
-from okeyplatform.auth import Identity
+from okeyplatform.auth import Identity, is_staff
 from okeyplatform.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, ResourceExhausted
 from okeyplatform.eventstore import DuplicateCommand, EventStore, NewEvent, StoredEvent, VersionConflict
 from okeyplatform.logs import get_logger
@@ -362,9 +362,9 @@ class TableApp:
             raise InvalidArgument(f"seat must be 0..{len(players) - 1}")
         if identity.role == "service":
             return  # the lobby's and the bots' credential: bot, autopilot and timed-out seats
-        # An admin is a moderator, not a player: at the table they watch as a spectator (no seat
+        # Staff (a moderator, an admin) are not players: at the table they watch as a spectator (no seat
         # given) and may neither see a rack nor move for a seat before the hand ends.
-        if players[seat] != identity.subject or identity.role == "admin":
+        if players[seat] != identity.subject or is_staff(identity):
             raise Forbidden(f"seat {seat} is not yours")
 
     async def fire_timer(self, table_id: str) -> ActResult | None:

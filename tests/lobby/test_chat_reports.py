@@ -110,7 +110,7 @@ async def test_report_then_ban_refuses_seats_and_chat(app: LobbyApp, guest: Gues
         await app.report(other, offender.subject, "ABUSE", "", [after.message_id], "")
     with pytest.raises(Forbidden) as denied:
         await app.reports(victim, False, 50)  # role-checked
-    assert denied.value.reason == "ADMIN_ONLY"
+    assert denied.value.reason == "STAFF_ONLY"
     [(report, context, earlier)] = await app.reports(ADMIN, False, 50)
     assert report.report_id == report_id and report.status == "OPEN" and earlier == 0
     assert report.player_name == "Kötü_Adam" and report.reporter_name == "Zeynep"

@@ -143,7 +143,7 @@ async def test_errors_carry_a_stable_reason_and_a_readable_message(stack: Stack)
     assert err.value.code() == grpc.StatusCode.ALREADY_EXISTS and error_reason(err.value) == "NAME_TAKEN"
     with pytest.raises(grpc.aio.AioRpcError) as err:
         await stack.stub.ListReports(pb.ListReportsRequest(), metadata=auth(me.token))
-    assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED and error_reason(err.value) == "ADMIN_ONLY"
+    assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED and error_reason(err.value) == "STAFF_ONLY"
     with pytest.raises(grpc.aio.AioRpcError) as err:
         await stack.stub.GetChips(pb.GetChipsRequest())
     assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED

@@ -6,9 +6,10 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
+from datetime import UTC, datetime
 
 import pytest
-from okeyplatform.auth import TokenError, issue_token, verify_token
+from okeyplatform.auth import TokenError, issue_token, revoke, verify_token
 from okeyplatform.revocations import RevocationFollower, RevocationPublisher
 
 
@@ -72,3 +73,21 @@ def test_a_revocation_only_moves_forward_and_cuts_by_the_moment_of_issue() -> No
     with pytest.raises(TokenError, match="revoked"):
         verify_token(early)
     assert verify_token(late).subject == who
+
+
+def test_a_revocation_cuts_between_tokens_issued_a_moment_apart() -> None:
+    """A token issued just before a revocation is refused, one issued just after is not, however
+    close in time (iat is kept to the microsecond; to the millisecond, rounding let a token
+    issued half a millisecond before a revocation through). The cut is a microsecond, as the
+    lobby's (a datetime's timestamp)."""
+    for _ in range(200):
+        subject = f"p-{uuid.uuid4().hex[:8]}"
+        before = issue_token(subject)
+        cut = datetime.now(UTC).timestamp()
+        revoke(subject, cut)
+        while time.time() < cut + 2e-6:  # the next microsecond, past a float's rounding
+            pass
+        after = issue_token(subject)
+        with pytest.raises(TokenError, match="revoked"):
+            verify_token(before)
+        assert verify_token(after).subject == subject

@@ -665,7 +665,7 @@ def test_chips_cannot_be_double_spent_with_concurrent_requests(edge: Edge) -> No
 
 
 def test_a_player_token_cannot_use_the_admin_rpcs(edge: Edge) -> None:
-    """ListReports and ResolveReport with a player's token: PERMISSION_DENIED ADMIN_ONLY on every
+    """ListReports and ResolveReport with a player's token: PERMISSION_DENIED STAFF_ONLY on every
     route (the service role too); the same token rewritten to say admin, or an admin token signed
     with another secret: UNAUTHENTICATED. The report a player tried to resolve stays open and the
     reported player unbanned. Another player's profile shows no chips."""
@@ -700,7 +700,7 @@ def test_a_player_token_cannot_use_the_admin_rpcs(edge: Edge) -> None:
                 TALLY.add("admin-rpc", out)
                 n += 1
                 assert out.code in want, (r.path, route, out)
-                assert out.reason in ("ADMIN_ONLY", "BAD_TOKEN"), out
+                assert out.reason in ("STAFF_ONLY", "BAD_TOKEN"), out
     admin_md = (("authorization", f"Bearer {edge.admin_token}"),)
     reports = edge.lobby_stub().ListReports(lpb.ListReportsRequest(), metadata=admin_md, timeout=RPC_TIMEOUT_S).reports
     mine = next(r for r in reports if r.report_id == report_id)

@@ -14,6 +14,7 @@ from okeycore.bots import GreedyBot
 from okeycore.commands import Discard, Draw
 from okeycore.events import DrawSource, HandStarted, TileDiscarded, TileDrawn
 from okeycore.options import TableOptions
+from okeyplatform.auth import STAFF_ROLES
 from okeyplatform.client import TableClient
 from okeyplatform.contract import CONTENT_TYPE, decode_envelope
 from okeyplatform.grpcserver import error_reason
@@ -377,26 +378,28 @@ async def test_command_ids_are_scoped_to_the_caller_and_seat(
     assert error_reason(err.value) in ("MUST_DRAW_FIRST", "TILE_NOT_IN_RACK")
 
 
-async def test_an_admin_watches_as_a_spectator_and_never_sees_or_moves_a_seat(
-    table_service: TableService, client_for: Callable[..., TableClient]
+@pytest.mark.parametrize("role", STAFF_ROLES)
+async def test_staff_watch_as_a_spectator_and_never_see_or_move_a_seat(
+    table_service: TableService, client_for: Callable[..., TableClient], role: str
 ) -> None:
-    """A moderator's token is not a seat: no rack, no move for anyone, before the hand ends
-    [section 7]. Only the service credential (bots, autopilot, timeouts) acts for any seat."""
-    await client_for("lobby", "service").create_table(TableOptions(), PLAYERS, table_id="t-admin")
-    admin = client_for("moderator", "admin")
-    spectator = classic_view_from_pb(await admin.view("t-admin"))  # no seat: the public view
+    """A staff token (a moderator's, an admin's) is not a seat, even when its player sits at the
+    table: no rack, no move for anyone, before the hand ends [section 7]. Only the service
+    credential (bots, autopilot, timeouts) acts for any seat."""
+    await client_for("lobby", "service").create_table(TableOptions(), PLAYERS, table_id=f"t-{role}")
+    admin = client_for(PLAYERS[0], role)  # seat 0's own player, signed in as staff
+    spectator = classic_view_from_pb(await admin.view(f"t-{role}"))  # no seat: the public view
     assert spectator.rack == () and spectator.phase.value == "PLAYING"
     for seat in range(4):
         with pytest.raises(grpc.aio.AioRpcError) as refused:
-            await admin.view("t-admin", seat)
+            await admin.view(f"t-{role}", seat)
         assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
         assert error_reason(refused.value) == "NOT_YOUR_SEAT"
     turn = spectator.turn
     with pytest.raises(grpc.aio.AioRpcError) as refused:
-        await admin.act("t-admin", Draw(seat=turn))
+        await admin.act(f"t-{role}", Draw(seat=turn))
     assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
-    assert classic_view_from_pb(await admin.view("t-admin")).version == spectator.version  # nothing moved
-    mine = classic_view_from_pb(await client_for(PLAYERS[turn]).view("t-admin", turn))
+    assert classic_view_from_pb(await admin.view(f"t-{role}")).version == spectator.version  # nothing moved
+    mine = classic_view_from_pb(await client_for(PLAYERS[turn]).view(f"t-{role}", turn))
     assert len(mine.rack) in (14, 15)  # the seat's own player still sees it
 
 

@@ -19,6 +19,7 @@ import { setRackHints } from "./rack.js";
 import { rackHint } from "./fits.js";
 import { currentTable, rememberTable } from "./resume.js";
 import { tableLabel } from "./rooms.js";
+import { bindStaff, showStaff, staffRole } from "./staff.js";
 
 // Every option of RULES.md section 5, in that order: its JSON name, its games, its kind;
 // `short`: in the create form's short part (the rest is under "more options").
@@ -62,11 +63,13 @@ function applyLang() {
   renderReportReasons();
   if (!$("#screen-lobby").hidden) { renderMyTables(); renderTables(); }
   if (S.t && !$("#screen-table").hidden) renderTable();
+  if (!$("#screen-staff").hidden) showStaff();
   renderChats();
 }
 
 // #/table/<id>/<seat>: a table; #/join/<code>: a friend's share link (signed out, the sign-in
-// keeps the hash and comes back here); anything else: the lobby.
+// keeps the hash and comes back here); #/staff: the moderators' page (staff accounts only);
+// anything else: the lobby.
 async function route() {
   if (!S.token) { showSignin(); return; }
   keepChipsCurrent();
@@ -77,6 +80,7 @@ async function route() {
     joinByCode(join[1]);
     return;
   }
+  if (location.hash === "#/staff" && staffRole()) { await showStaff(); return; }
   const m = location.hash.match(/^#\/table\/([A-Za-z0-9_-]+)(?:\/(\d+))?/);
   if (m) {
     await enterTable(m[1], m[2] !== undefined ? Number(m[2]) : null);
@@ -103,7 +107,12 @@ async function boot() {
   bindReport();
   bindProfile();
   bindAccount();
+  bindStaff();
   window.addEventListener("hashchange", route);
+  window.addEventListener("okey-token-renewed", () => {
+    renderWho(); // the moderators' link follows the token's role
+    if (!$("#screen-staff").hidden && !staffRole()) showLobby();
+  });
   applyLang();
   await loadMethods();
   const token = store.get("okey.token");

@@ -49,6 +49,9 @@ export function endSession() {
   store.del("okey.refresh");
 }
 
+// A renewed token may carry another role (a staff role granted or taken away): the page listens.
+function renewed() { window.dispatchEvent(new Event("okey-token-renewed")); }
+
 /** A new access token from the refresh token; false when the session has ended. */
 export async function refreshSession() {
   const run = async (attempt = 0) => {
@@ -56,6 +59,7 @@ export async function refreshSession() {
     if (stored && stored !== S.token && expiresAt(stored) - Date.now() > EARLY_MS / 2) {
       S.token = stored; // another tab refreshed while this one waited
       scheduleRefresh();
+      renewed();
       return true;
     }
     const held = store.get("okey.refresh");
@@ -82,6 +86,7 @@ export async function refreshSession() {
     S.token = data.token;
     store.set("okey.token", data.token);
     keepSession(data);
+    renewed();
     return true;
   };
   return navigator.locks ? navigator.locks.request("okey-refresh", () => run()) : run();

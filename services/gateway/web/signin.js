@@ -8,6 +8,7 @@ import { S, go, show } from "./state.js";
 import { api, errText, hasMethod, serviceMissing } from "./api.js";
 import { leaveTable } from "./table.js";
 import { decodeToken, endSession, keepSession, scheduleRefresh } from "./session.js";
+import { staffRole } from "./staff.js";
 
 export function useToken(token, name, chips) {
   const claims = decodeToken(token);
@@ -37,6 +38,7 @@ export function renderWho() {
   if (!S.me) { who.hidden = true; return; }
   who.hidden = false;
   $("#who-name").textContent = tr("signin.as", { name: S.me.name });
+  $("#staff-open").hidden = !staffRole(); // the moderators' page, for staff accounts
   $("#who-chips").textContent = S.me.chips !== undefined && S.me.chips !== null ? tr("signin.chips", { chips: S.me.chips }) : "";
 }
 

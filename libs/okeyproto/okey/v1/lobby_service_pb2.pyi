@@ -75,7 +75,7 @@ REPORT_ACTION_MUTE: ReportAction
 REPORT_ACTION_BAN: ReportAction
 
 class PlayerProfile(_message.Message):
-    __slots__ = ("player_id", "display_name", "chips", "next_daily_chips_at", "muted_until", "banned_until", "warnings", "created_at", "deleted")
+    __slots__ = ("player_id", "display_name", "chips", "next_daily_chips_at", "muted_until", "banned_until", "warnings", "created_at", "deleted", "staff_role")
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     CHIPS_FIELD_NUMBER: _ClassVar[int]
@@ -85,6 +85,7 @@ class PlayerProfile(_message.Message):
     WARNINGS_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     DELETED_FIELD_NUMBER: _ClassVar[int]
+    STAFF_ROLE_FIELD_NUMBER: _ClassVar[int]
     player_id: str
     display_name: str
     chips: int
@@ -94,7 +95,8 @@ class PlayerProfile(_message.Message):
     warnings: int
     created_at: _timestamp_pb2.Timestamp
     deleted: bool
-    def __init__(self, player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., chips: _Optional[int] = ..., next_daily_chips_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., muted_until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., banned_until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., warnings: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deleted: _Optional[bool] = ...) -> None: ...
+    staff_role: str
+    def __init__(self, player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., chips: _Optional[int] = ..., next_daily_chips_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., muted_until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., banned_until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., warnings: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deleted: _Optional[bool] = ..., staff_role: _Optional[str] = ...) -> None: ...
 
 class SignInGuestRequest(_message.Message):
     __slots__ = ("display_name", "device_id", "device_secret")
@@ -665,3 +667,133 @@ class DeleteAccountRequest(_message.Message):
 class DeleteAccountResponse(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
+
+class BanPlayerRequest(_message.Message):
+    __slots__ = ("player_id", "duration_minutes", "reason")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    DURATION_MINUTES_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    duration_minutes: int
+    reason: str
+    def __init__(self, player_id: _Optional[str] = ..., duration_minutes: _Optional[int] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class BanPlayerResponse(_message.Message):
+    __slots__ = ("banned_until",)
+    BANNED_UNTIL_FIELD_NUMBER: _ClassVar[int]
+    banned_until: _timestamp_pb2.Timestamp
+    def __init__(self, banned_until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class UnbanPlayerRequest(_message.Message):
+    __slots__ = ("player_id", "reason")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    reason: str
+    def __init__(self, player_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class UnbanPlayerResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GrantRoleRequest(_message.Message):
+    __slots__ = ("player_id", "role", "reason")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    role: str
+    reason: str
+    def __init__(self, player_id: _Optional[str] = ..., role: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class GrantRoleResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class RevokeRoleRequest(_message.Message):
+    __slots__ = ("player_id", "reason")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    reason: str
+    def __init__(self, player_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class RevokeRoleResponse(_message.Message):
+    __slots__ = ("role",)
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    role: str
+    def __init__(self, role: _Optional[str] = ...) -> None: ...
+
+class StaffMember(_message.Message):
+    __slots__ = ("player_id", "display_name", "role", "granted_by", "granted_at")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    GRANTED_BY_FIELD_NUMBER: _ClassVar[int]
+    GRANTED_AT_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    display_name: str
+    role: str
+    granted_by: str
+    granted_at: _timestamp_pb2.Timestamp
+    def __init__(self, player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., role: _Optional[str] = ..., granted_by: _Optional[str] = ..., granted_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ListStaffRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListStaffResponse(_message.Message):
+    __slots__ = ("staff",)
+    STAFF_FIELD_NUMBER: _ClassVar[int]
+    staff: _containers.RepeatedCompositeFieldContainer[StaffMember]
+    def __init__(self, staff: _Optional[_Iterable[_Union[StaffMember, _Mapping]]] = ...) -> None: ...
+
+class AdjustChipsRequest(_message.Message):
+    __slots__ = ("player_id", "amount", "reason")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    amount: int
+    reason: str
+    def __init__(self, player_id: _Optional[str] = ..., amount: _Optional[int] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class AdjustChipsResponse(_message.Message):
+    __slots__ = ("balance",)
+    BALANCE_FIELD_NUMBER: _ClassVar[int]
+    balance: int
+    def __init__(self, balance: _Optional[int] = ...) -> None: ...
+
+class AuditEntry(_message.Message):
+    __slots__ = ("audit_id", "time", "actor_id", "actor_role", "action", "target_id", "reason", "detail")
+    AUDIT_ID_FIELD_NUMBER: _ClassVar[int]
+    TIME_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_ID_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_ROLE_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    TARGET_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    audit_id: int
+    time: _timestamp_pb2.Timestamp
+    actor_id: str
+    actor_role: str
+    action: str
+    target_id: str
+    reason: str
+    detail: str
+    def __init__(self, audit_id: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., actor_id: _Optional[str] = ..., actor_role: _Optional[str] = ..., action: _Optional[str] = ..., target_id: _Optional[str] = ..., reason: _Optional[str] = ..., detail: _Optional[str] = ...) -> None: ...
+
+class ListAuditLogRequest(_message.Message):
+    __slots__ = ("limit", "target_id")
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    TARGET_ID_FIELD_NUMBER: _ClassVar[int]
+    limit: int
+    target_id: str
+    def __init__(self, limit: _Optional[int] = ..., target_id: _Optional[str] = ...) -> None: ...
+
+class ListAuditLogResponse(_message.Message):
+    __slots__ = ("entries",)
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    entries: _containers.RepeatedCompositeFieldContainer[AuditEntry]
+    def __init__(self, entries: _Optional[_Iterable[_Union[AuditEntry, _Mapping]]] = ...) -> None: ...

@@ -29,21 +29,27 @@ class LobbyServiceStub:
     """Players, the tables directory, seating, chat with the house rules, reports and chips.
 
     SignInGuest needs no credentials and returns a bearer token that the gateway and the table
-    service accept too. Every other call needs `authorization: Bearer <token>` metadata; the
-    admin calls (ListReports, ResolveReport) need a token of role "admin".
+    service accept too. Every other call needs `authorization: Bearer <token>` metadata. The
+    staff calls need a staff token: role "moderator" for the reports queue, ResolveReport,
+    BanPlayer, UnbanPlayer and ListAuditLog; role "admin" for those and GrantRole, RevokeRole,
+    ListStaff and AdjustChips (okeyplatform.auth.PERMISSIONS). A player's staff role is the
+    lobby's (GrantRole); sign-in and refresh put it in the token. Every staff action is written
+    to the audit log (ListAuditLog).
 
     Errors carry a google.rpc.ErrorInfo (domain okey.v1) whose reason is stable and whose
     message is what the player should read (Turkish, then English in brackets):
     INVALID_ARGUMENT: INVALID_NAME, INVALID_OPTIONS, EMPTY_MESSAGE, MESSAGE_TOO_LONG,
-    INVALID_ARGUMENT;
+    REASON_REQUIRED (a staff action without a reason), INVALID_ARGUMENT;
     ALREADY_EXISTS: NAME_TAKEN;
     NOT_FOUND: TABLE_NOT_FOUND, PLAYER_NOT_FOUND, REPORT_NOT_FOUND;
     FAILED_PRECONDITION: seating (SEAT_TAKEN, TABLE_FULL, NOT_WAITING, ALREADY_SEATED,
     SAME_DEVICE, INSUFFICIENT_CHIPS, NOT_SEATED, NOT_CREATOR), sanctions (BANNED, MUTED),
     the house rules of chat (PROFANITY, INSULT, PERSONAL_INFO, LINK, ADVERTISING),
-    reports (ALREADY_REPORTED, ALREADY_RESOLVED);
+    reports (ALREADY_REPORTED, ALREADY_RESOLVED), staff (NOT_BANNED, NOT_STAFF,
+    INSUFFICIENT_CHIPS when chips taken back would overdraw the player);
     RESOURCE_EXHAUSTED: FLOOD (too many messages, or the same one repeated);
-    PERMISSION_DENIED: ADMIN_ONLY, INVITE_REQUIRED, BANNED (signing in from a banned device);
+    PERMISSION_DENIED: STAFF_ONLY (a moderator's call), ADMIN_ONLY (an admin's call),
+    INVITE_REQUIRED, BANNED (signing in from a banned device);
     UNAUTHENTICATED: BAD_TOKEN.
     """
 
@@ -198,27 +204,68 @@ class LobbyServiceStub:
                 request_serializer=okey_dot_v1_dot_lobby__service__pb2.ResolveReportRequest.SerializeToString,
                 response_deserializer=okey_dot_v1_dot_lobby__service__pb2.ResolveReportResponse.FromString,
                 _registered_method=True)
+        self.BanPlayer = channel.unary_unary(
+                '/okey.v1.LobbyService/BanPlayer',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.BanPlayerRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.BanPlayerResponse.FromString,
+                _registered_method=True)
+        self.UnbanPlayer = channel.unary_unary(
+                '/okey.v1.LobbyService/UnbanPlayer',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.UnbanPlayerRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.UnbanPlayerResponse.FromString,
+                _registered_method=True)
+        self.GrantRole = channel.unary_unary(
+                '/okey.v1.LobbyService/GrantRole',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.GrantRoleRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.GrantRoleResponse.FromString,
+                _registered_method=True)
+        self.RevokeRole = channel.unary_unary(
+                '/okey.v1.LobbyService/RevokeRole',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.RevokeRoleRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.RevokeRoleResponse.FromString,
+                _registered_method=True)
+        self.ListStaff = channel.unary_unary(
+                '/okey.v1.LobbyService/ListStaff',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.ListStaffRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.ListStaffResponse.FromString,
+                _registered_method=True)
+        self.AdjustChips = channel.unary_unary(
+                '/okey.v1.LobbyService/AdjustChips',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.AdjustChipsRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.AdjustChipsResponse.FromString,
+                _registered_method=True)
+        self.ListAuditLog = channel.unary_unary(
+                '/okey.v1.LobbyService/ListAuditLog',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.ListAuditLogRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.ListAuditLogResponse.FromString,
+                _registered_method=True)
 
 
 class LobbyServiceServicer:
     """Players, the tables directory, seating, chat with the house rules, reports and chips.
 
     SignInGuest needs no credentials and returns a bearer token that the gateway and the table
-    service accept too. Every other call needs `authorization: Bearer <token>` metadata; the
-    admin calls (ListReports, ResolveReport) need a token of role "admin".
+    service accept too. Every other call needs `authorization: Bearer <token>` metadata. The
+    staff calls need a staff token: role "moderator" for the reports queue, ResolveReport,
+    BanPlayer, UnbanPlayer and ListAuditLog; role "admin" for those and GrantRole, RevokeRole,
+    ListStaff and AdjustChips (okeyplatform.auth.PERMISSIONS). A player's staff role is the
+    lobby's (GrantRole); sign-in and refresh put it in the token. Every staff action is written
+    to the audit log (ListAuditLog).
 
     Errors carry a google.rpc.ErrorInfo (domain okey.v1) whose reason is stable and whose
     message is what the player should read (Turkish, then English in brackets):
     INVALID_ARGUMENT: INVALID_NAME, INVALID_OPTIONS, EMPTY_MESSAGE, MESSAGE_TOO_LONG,
-    INVALID_ARGUMENT;
+    REASON_REQUIRED (a staff action without a reason), INVALID_ARGUMENT;
     ALREADY_EXISTS: NAME_TAKEN;
     NOT_FOUND: TABLE_NOT_FOUND, PLAYER_NOT_FOUND, REPORT_NOT_FOUND;
     FAILED_PRECONDITION: seating (SEAT_TAKEN, TABLE_FULL, NOT_WAITING, ALREADY_SEATED,
     SAME_DEVICE, INSUFFICIENT_CHIPS, NOT_SEATED, NOT_CREATOR), sanctions (BANNED, MUTED),
     the house rules of chat (PROFANITY, INSULT, PERSONAL_INFO, LINK, ADVERTISING),
-    reports (ALREADY_REPORTED, ALREADY_RESOLVED);
+    reports (ALREADY_REPORTED, ALREADY_RESOLVED), staff (NOT_BANNED, NOT_STAFF,
+    INSUFFICIENT_CHIPS when chips taken back would overdraw the player);
     RESOURCE_EXHAUSTED: FLOOD (too many messages, or the same one repeated);
-    PERMISSION_DENIED: ADMIN_ONLY, INVITE_REQUIRED, BANNED (signing in from a banned device);
+    PERMISSION_DENIED: STAFF_ONLY (a moderator's call), ADMIN_ONLY (an admin's call),
+    INVITE_REQUIRED, BANNED (signing in from a banned device);
     UNAUTHENTICATED: BAD_TOKEN.
     """
 
@@ -419,14 +466,63 @@ class LobbyServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListReports(self, request, context):
-        """Admin: reports with their chat context, oldest open first.
+        """Staff: reports with their chat context, oldest open first.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def ResolveReport(self, request, context):
-        """Admin: dismiss, warn, mute for a time or ban.
+        """Staff: dismiss, warn, mute for a time or ban.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def BanPlayer(self, request, context):
+        """Staff: ban a player (and their device) without a report; every token of theirs ends.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UnbanPlayer(self, request, context):
+        """Staff: lift a player's ban (and their device's).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GrantRole(self, request, context):
+        """Admin: make a player a moderator or an admin (from their next sign-in or refresh).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RevokeRole(self, request, context):
+        """Admin: take a player's staff role away; every token of theirs carrying it ends at once.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListStaff(self, request, context):
+        """Admin: every player with a staff role.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AdjustChips(self, request, context):
+        """Admin: add chips to a player's account or take some back, as a ledger entry against the bank.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListAuditLog(self, request, context):
+        """Staff: the audit log of staff actions, newest first.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -580,6 +676,41 @@ def add_LobbyServiceServicer_to_server(servicer, server):
                     request_deserializer=okey_dot_v1_dot_lobby__service__pb2.ResolveReportRequest.FromString,
                     response_serializer=okey_dot_v1_dot_lobby__service__pb2.ResolveReportResponse.SerializeToString,
             ),
+            'BanPlayer': grpc.unary_unary_rpc_method_handler(
+                    servicer.BanPlayer,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.BanPlayerRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.BanPlayerResponse.SerializeToString,
+            ),
+            'UnbanPlayer': grpc.unary_unary_rpc_method_handler(
+                    servicer.UnbanPlayer,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.UnbanPlayerRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.UnbanPlayerResponse.SerializeToString,
+            ),
+            'GrantRole': grpc.unary_unary_rpc_method_handler(
+                    servicer.GrantRole,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.GrantRoleRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.GrantRoleResponse.SerializeToString,
+            ),
+            'RevokeRole': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevokeRole,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.RevokeRoleRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.RevokeRoleResponse.SerializeToString,
+            ),
+            'ListStaff': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListStaff,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.ListStaffRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.ListStaffResponse.SerializeToString,
+            ),
+            'AdjustChips': grpc.unary_unary_rpc_method_handler(
+                    servicer.AdjustChips,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.AdjustChipsRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.AdjustChipsResponse.SerializeToString,
+            ),
+            'ListAuditLog': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListAuditLog,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.ListAuditLogRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.ListAuditLogResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'okey.v1.LobbyService', rpc_method_handlers)
@@ -592,21 +723,27 @@ class LobbyService:
     """Players, the tables directory, seating, chat with the house rules, reports and chips.
 
     SignInGuest needs no credentials and returns a bearer token that the gateway and the table
-    service accept too. Every other call needs `authorization: Bearer <token>` metadata; the
-    admin calls (ListReports, ResolveReport) need a token of role "admin".
+    service accept too. Every other call needs `authorization: Bearer <token>` metadata. The
+    staff calls need a staff token: role "moderator" for the reports queue, ResolveReport,
+    BanPlayer, UnbanPlayer and ListAuditLog; role "admin" for those and GrantRole, RevokeRole,
+    ListStaff and AdjustChips (okeyplatform.auth.PERMISSIONS). A player's staff role is the
+    lobby's (GrantRole); sign-in and refresh put it in the token. Every staff action is written
+    to the audit log (ListAuditLog).
 
     Errors carry a google.rpc.ErrorInfo (domain okey.v1) whose reason is stable and whose
     message is what the player should read (Turkish, then English in brackets):
     INVALID_ARGUMENT: INVALID_NAME, INVALID_OPTIONS, EMPTY_MESSAGE, MESSAGE_TOO_LONG,
-    INVALID_ARGUMENT;
+    REASON_REQUIRED (a staff action without a reason), INVALID_ARGUMENT;
     ALREADY_EXISTS: NAME_TAKEN;
     NOT_FOUND: TABLE_NOT_FOUND, PLAYER_NOT_FOUND, REPORT_NOT_FOUND;
     FAILED_PRECONDITION: seating (SEAT_TAKEN, TABLE_FULL, NOT_WAITING, ALREADY_SEATED,
     SAME_DEVICE, INSUFFICIENT_CHIPS, NOT_SEATED, NOT_CREATOR), sanctions (BANNED, MUTED),
     the house rules of chat (PROFANITY, INSULT, PERSONAL_INFO, LINK, ADVERTISING),
-    reports (ALREADY_REPORTED, ALREADY_RESOLVED);
+    reports (ALREADY_REPORTED, ALREADY_RESOLVED), staff (NOT_BANNED, NOT_STAFF,
+    INSUFFICIENT_CHIPS when chips taken back would overdraw the player);
     RESOURCE_EXHAUSTED: FLOOD (too many messages, or the same one repeated);
-    PERMISSION_DENIED: ADMIN_ONLY, INVITE_REQUIRED, BANNED (signing in from a banned device);
+    PERMISSION_DENIED: STAFF_ONLY (a moderator's call), ADMIN_ONLY (an admin's call),
+    INVITE_REQUIRED, BANNED (signing in from a banned device);
     UNAUTHENTICATED: BAD_TOKEN.
     """
 
@@ -1383,6 +1520,195 @@ class LobbyService:
             '/okey.v1.LobbyService/ResolveReport',
             okey_dot_v1_dot_lobby__service__pb2.ResolveReportRequest.SerializeToString,
             okey_dot_v1_dot_lobby__service__pb2.ResolveReportResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def BanPlayer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/BanPlayer',
+            okey_dot_v1_dot_lobby__service__pb2.BanPlayerRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.BanPlayerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UnbanPlayer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/UnbanPlayer',
+            okey_dot_v1_dot_lobby__service__pb2.UnbanPlayerRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.UnbanPlayerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GrantRole(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/GrantRole',
+            okey_dot_v1_dot_lobby__service__pb2.GrantRoleRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.GrantRoleResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevokeRole(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/RevokeRole',
+            okey_dot_v1_dot_lobby__service__pb2.RevokeRoleRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.RevokeRoleResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListStaff(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/ListStaff',
+            okey_dot_v1_dot_lobby__service__pb2.ListStaffRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.ListStaffResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AdjustChips(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/AdjustChips',
+            okey_dot_v1_dot_lobby__service__pb2.AdjustChipsRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.AdjustChipsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListAuditLog(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/ListAuditLog',
+            okey_dot_v1_dot_lobby__service__pb2.ListAuditLogRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.ListAuditLogResponse.FromString,
             options,
             channel_credentials,
             insecure,
