@@ -8,7 +8,7 @@ view's last hand, the match result)."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import fields
 from enum import Enum
 from typing import Any
@@ -150,12 +150,6 @@ def _ids(tiles: Any) -> tuple[int, ...]:
     return tuple(t.id for t in tiles)
 
 
-def _enum_back(enum_cls: Any, msg: Message, field_name: str) -> Any:
-    fd = msg.DESCRIPTOR.fields_by_name[field_name]
-    name = fd.enum_type.values_by_number[getattr(msg, field_name)].name
-    return enum_cls(name[len(snake(fd.enum_type.name).upper()) + 1 :])
-
-
 def classic_view_from_pb(msg: table_service_pb2.SeatView) -> Any:
     """A classic SeatView message back into okeycore's SeatView (what a bot decides from)."""
     from okeycore.classic import SeatView
@@ -165,16 +159,28 @@ def classic_view_from_pb(msg: table_service_pb2.SeatView) -> Any:
 
 def from_pb(cls: Any, msg: Message, renames: dict[str, str] | None = None) -> Any:
     """The inverse of ``_fill`` for a dataclass ``cls``: field by field, by name (type hints
-    say how: Tile -> id, TileGroup -> tuple of ids, enums by name, nested dataclasses)."""
-    names = msg.DESCRIPTOR.fields_by_name
-    kwargs: dict[str, Any] = {}
+    say how: Tile -> id, TileGroup -> tuple of ids, enums by name, nested dataclasses). How each
+    field converts is worked out once per (class, message type) (:func:`_plan`): a bot turns
+    one view a decision back into okeycore's, and reading the type hints every time was most of it."""
+    plan = _plan(cls, msg.DESCRIPTOR, tuple(sorted(renames.items())) if renames else ())
+    return cls(**{field_name: convert(msg, getattr(msg, name)) for field_name, name, convert in plan})
+
+
+_Convert = Callable[[Message, Any], Any]
+
+
+@functools.cache
+def _plan(cls: Any, descriptor: Any, renames: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str, _Convert], ...]:
+    """(dataclass field, message field, converter) for each field of ``cls`` the message has."""
+    rename = dict(renames)
+    names = descriptor.fields_by_name
+    plan = []
     for field_name, hint in _hints(cls):
-        name = renames.get(field_name, field_name) if renames else field_name
+        name = rename.get(field_name, field_name)
         fd = names.get(name)
-        if fd is None:
-            continue
-        kwargs[field_name] = _from_value(hint, fd, msg, name, getattr(msg, name))
-    return cls(**kwargs)
+        if fd is not None:
+            plan.append((field_name, name, _converter(hint, fd, name)))
+    return tuple(plan)
 
 
 @functools.cache
@@ -187,42 +193,65 @@ def _hints(cls: Any) -> tuple[tuple[str, Any], ...]:
     return tuple((f.name, hints[f.name]) for f in fields(cls))
 
 
-def _from_value(hint: Any, fd: Any, msg: Message, name: str, value: Any) -> Any:
+@functools.lru_cache(maxsize=4096)
+def _options_of(data: bytes) -> Any:
+    """A table's options from their message's bytes: every view of a table carries the same
+    options, and TableOptions (frozen) can be shared; converting and validating them was a third
+    of a view's conversion."""
+    return options_from_pb(common_pb2.TableOptions.FromString(data))
+
+
+def _enum_members(enum_cls: Any, enum_type: Any) -> dict[int, Any]:
+    """A proto enum's numbers to okeycore's members (``PHASE_PLAYING`` -> Phase.PLAYING)."""
+    prefix = len(snake(enum_type.name).upper()) + 1
+    out = {}
+    for v in enum_type.values:
+        try:
+            out[v.number] = enum_cls(v.name[prefix:])
+        except ValueError:
+            continue  # the proto's UNSPECIFIED zero value has no okeycore member
+    return out
+
+
+def _converter(hint: Any, fd: Any, name: str) -> _Convert:
+    """How a message field of descriptor ``fd`` becomes a value of type ``hint``."""
     import types
     import typing
 
     origin = typing.get_origin(hint)
     args = typing.get_args(hint)
     if origin in (typing.Union, types.UnionType):
-        inner = [a for a in args if a is not type(None)]
-        if not fd.is_repeated and fd.message_type is not None and not msg.HasField(name):
-            return None
-        if fd.is_repeated and not len(value) and type(None) in args:
-            return None
-        return _from_value(inner[0], fd, msg, name, value)
+        inner = _converter(next(a for a in args if a is not type(None)), fd, name)
+        if not fd.is_repeated and (fd.message_type is not None or fd.has_presence):
+            return lambda msg, value: inner(msg, value) if msg.HasField(name) else None  # a spectator's seat
+        if fd.is_repeated and type(None) in args:
+            return lambda msg, value: inner(msg, value) if len(value) else None
+        return inner
     mt = fd.message_type.name if fd.message_type is not None else ""
     if mt == "Tile":
-        return tuple(t.id for t in value) if fd.is_repeated else (value.id if msg.HasField(name) else -1)
+        if fd.is_repeated:
+            return lambda msg, value: tuple(t.id for t in value)
+        return lambda msg, value: value.id if msg.HasField(name) else -1
     if mt == "TileGroup":
-        return tuple(tuple(t.id for t in g.tiles) for g in value)
+        return lambda msg, value: tuple(tuple(t.id for t in g.tiles) for g in value)
     if mt == "TableOptions":
-        return options_from_pb(value)
+        return lambda msg, value: _options_of(value.SerializeToString(deterministic=True))
     if isinstance(hint, type) and issubclass(hint, Enum):
-        return _enum_back(hint, msg, name)
+        members = _enum_members(hint, fd.enum_type)
+        return lambda msg, value: members[value]
     if origin is tuple:
-        inner = args[0]
-        if hasattr(inner, "__dataclass_fields__"):
-            return tuple(from_pb(inner, item) for item in value)
-        if isinstance(inner, type) and issubclass(inner, Enum):
-            enum_type = fd.enum_type
-            prefix = snake(enum_type.name).upper() + "_"
-            return tuple(inner(enum_type.values_by_number[v].name[len(prefix) :]) for v in value)
-        return tuple(value)
+        item = args[0]
+        if hasattr(item, "__dataclass_fields__"):
+            return lambda msg, value: tuple(from_pb(item, v) for v in value)
+        if isinstance(item, type) and issubclass(item, Enum):
+            members = _enum_members(item, fd.enum_type)
+            return lambda msg, value: tuple(members[v] for v in value)
+        return lambda msg, value: tuple(value)
     if isinstance(hint, type) and issubclass(hint, Event):
-        return event_from_message(hint, value)
+        return lambda msg, value: event_from_message(hint, value)
     if hasattr(hint, "__dataclass_fields__"):
-        return from_pb(hint, value)
-    return value
+        return lambda msg, value: from_pb(hint, value)
+    return lambda msg, value: value
 
 
 def view101_from_pb(msg: table_service_pb2.SeatView) -> Any:
