@@ -23,6 +23,12 @@ Servers start lazily, once per session, and only for tests that ask for them:
   tests where they allow it, with unique table ids: a process costs 1-2 s to start).
 
 Async tests and fixtures run on pytest-asyncio (``asyncio_mode = "auto"`` in pyproject.toml).
+
+Property tests (hypothesis) run derandomized by default: the same examples on every run, so CI
+fails only for a change, never for a new example found by chance. ``OKEY_FUZZ=explore`` is the
+other run: ten times the examples and a random seed, printed in the header (``okey fuzz seed``);
+rerun a failure with ``--hypothesis-seed=SEED``. Every test has a time limit (pytest-timeout,
+``timeout`` in pyproject.toml): a hang fails that test instead of blocking CI.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from typing import Any
 import asyncpg
 import nats
 import pytest
+from hypothesis import settings as hypothesis_settings
 from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 from okeytools.embedded import EmbeddedNats, EmbeddedPostgres, resolve_nats, resolve_postgres, with_database
@@ -175,3 +182,25 @@ def spans() -> Iterator[Any]:
         yield exporter
     finally:
         tracing.install(None)
+
+
+hypothesis_settings.register_profile("fixed", derandomize=True)
+hypothesis_settings.register_profile("explore", max_examples=1000, derandomize=False)
+_FUZZ = os.environ.get("OKEY_FUZZ", "fixed").strip().lower() or "fixed"
+if _FUZZ not in ("fixed", "explore"):
+    raise pytest.UsageError(f"OKEY_FUZZ={_FUZZ!r}: use fixed (the default) or explore")
+hypothesis_settings.load_profile(_FUZZ)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if _FUZZ == "explore" and getattr(config.option, "hypothesis_seed", None) is None:
+        import secrets
+
+        config.option.hypothesis_seed = secrets.randbelow(2**32)
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    seed = getattr(config.option, "hypothesis_seed", None)
+    if _FUZZ == "explore":
+        return f"okey fuzz: explore, seed {seed} (rerun with OKEY_FUZZ=explore --hypothesis-seed={seed})"
+    return "okey fuzz: fixed examples (derandomized); OKEY_FUZZ=explore for a random seed"
