@@ -309,3 +309,45 @@ async def test_service_to_service_calls_are_not_forwarded_by_the_edge(stack: Gat
             "/api/okey.v1.ScoringService/ForgetPlayer", json={"playerId": "p-1"}, headers=_auth("lobby", role="service")
         )
         _json_error(r, 404, "UNKNOWN_METHOD")
+
+
+# ------------------------------------------------------------------ an upstream down
+
+
+async def test_with_the_table_service_down_calls_are_503_and_watches_close_4503_then_recover(
+    make_stack: Any,
+) -> None:
+    """The gateway with its upstream gone: an HTTP call is 503 UNAVAILABLE (a JSON error, not a
+    hang or a 500), a new WebSocket watch and one already open end with the error and close code
+    4503, and once the table service is back the same calls work again (issue 24)."""
+    gw = GatewayStack(make_stack(("table", "gateway"), env={"OKEY_RATE_LIMIT": "1000"}, label="upstream-down"))
+    table_id = "gw-upstream-down"
+    svc = await _open(gw, table_id)
+    await svc.close()
+    url = f"ws://{gw.http}/ws/okey.v1.TableService/Watch?tableId={table_id}&seat=0&token={issue_token('ali')}"
+    async with websockets.connect(url) as open_ws:
+        first = json.loads(await asyncio.wait_for(open_ws.recv(), 10))
+        assert "snapshot" in first  # the watch is live before the upstream goes
+        await asyncio.to_thread(gw.stack.stop_one, "table")
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            while True:  # the error message, then the close
+                last = json.loads(await asyncio.wait_for(open_ws.recv(), 30))
+                assert last["error"]["code"] == "UNAVAILABLE", last
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4503
+    async with httpx.AsyncClient(base_url=f"http://{gw.http}", timeout=30) as http:
+        r = await http.post(GET_VIEW, json={"tableId": table_id, "seat": 0}, headers=_auth())
+        assert r.status_code == 503 and r.json()["code"] == "UNAVAILABLE", r.text
+        assert r.json()["message"]
+        async with websockets.connect(url) as ws:
+            got = json.loads(await asyncio.wait_for(ws.recv(), 30))
+            assert got["error"]["code"] == "UNAVAILABLE", got
+            with pytest.raises(websockets.ConnectionClosed) as closed:
+                await asyncio.wait_for(ws.recv(), 30)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 4503
+        await asyncio.to_thread(gw.stack.start_one, "table")
+        for _ in range(100):  # the gateway's channel reconnects on its own
+            r = await http.post(GET_VIEW, json={"tableId": table_id, "seat": 0}, headers=_auth())
+            if r.status_code != 503:
+                break
+            await asyncio.sleep(0.2)
+        assert r.status_code == 200 and r.json()["view"]["tableId"] == table_id, r.text
