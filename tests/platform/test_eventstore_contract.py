@@ -157,3 +157,41 @@ async def test_replicas_migrating_a_fresh_database_at_once_all_start(fresh_datab
     finally:
         for c in conns:
             await c.close()
+
+
+async def test_two_replicas_claiming_due_timers_at_once_never_claim_one_twice(fresh_database_url: str) -> None:
+    """Two table replicas (two stores, two pools) claim due timers at the same moment, many
+    claims in flight: every due timer is claimed by exactly one claim. And a claim does not wait
+    for a timer another replica holds mid-claim (SKIP LOCKED): it takes the others (issue 24)."""
+    a = await PostgresEventStore.connect(fresh_database_url)
+    b = await PostgresEventStore.connect(fresh_database_url)
+    try:
+        due = [f"t{i:03d}" for i in range(240)]
+        for i, sid in enumerate(due):
+            await a.append(sid, 0, [ev("A")], due_at_ms=1_000 + i)
+        claims = await asyncio.gather(
+            *(store.claim_due_timers(10_000, lease_ms=60_000, limit=7) for _ in range(24) for store in (a, b))
+        )
+        claimed = [sid for got in claims for sid in got]
+        assert len(claimed) == len(set(claimed))  # none twice
+        rest = await a.claim_due_timers(10_000, lease_ms=60_000, limit=1_000)
+        assert sorted(claimed + rest) == due  # and none lost
+        assert {sid for got in claims[0::2] for sid in got} and {sid for got in claims[1::2] for sid in got}
+
+        # A replica in the middle of its claim holds a due timer's row: the other skips it at once.
+        await a.append("held", 0, [ev("A")], due_at_ms=1_000)
+        await a.append("free", 0, [ev("A")], due_at_ms=1_000)
+        conn = await asyncpg.connect(fresh_database_url)
+        try:
+            tx = conn.transaction()
+            await tx.start()
+            await conn.execute("SELECT 1 FROM okey_timers WHERE stream_id = 'held' FOR UPDATE")
+            got = await asyncio.wait_for(b.claim_due_timers(70_000, lease_ms=60_000), timeout=5.0)
+            assert "free" in got and "held" not in got
+            await tx.rollback()
+        finally:
+            await conn.close()
+        assert "held" in await b.claim_due_timers(70_000, lease_ms=60_000)
+    finally:
+        await a.close()
+        await b.close()
