@@ -12,6 +12,7 @@ from typing import Any
 
 import grpc
 import nats
+import okeycore.okey101  # noqa: F401  (registers the 101 events; an import error must fail, not skip)
 import pytest
 from breaks import ready_all
 from okey.v1 import common_pb2
@@ -148,7 +149,6 @@ async def test_errors_are_status_codes_with_reasons(stack: Stack, scoring_client
 
 
 async def test_okey_101_match_projects_the_numbers_its_events_carry(stack: Stack, scoring_client: Client) -> None:
-    pytest.importorskip("okeycore.okey101")
     from scoring_helpers import simulated_101
 
     stub, meta = scoring_client
