@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from okeycore.bots import Strategy
 from okeycore.classic import ClassicState, Phase, SeatView, decide, fold, view
 from okeycore.commands import Command, CreateTable, Finish, StartHand
-from okeycore.events import HandEnded
 from okeycore.errors import RuleViolation
+from okeycore.events import HandEnded
 from okeycore.handeval import meld_distance, pair_distance, waits
 from okeycore.options import DeckEnd, DiscardHistory, IndicatorTiming, PairsDeclaration, TableOptions
 from okeycore.simulate import Simulator
