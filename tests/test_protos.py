@@ -1,56 +1,47 @@
-"""The public contract: protos lint clean with buf, stay compatible with main, and the
-generated Python code is up to date."""
+"""The public contract: protos lint clean with buf, stay compatible with the committed baseline
+(protos/baseline.binpb, updated on purpose with `python -m okeytools.protogen --baseline`), and
+the generated Python code is up to date."""
 
 from __future__ import annotations
 
 import filecmp
-import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
 
-from okeytools.protogen import generate
+from okeytools.protogen import BASELINE, PROTOS, breaking, buf, generate
 
 ROOT = Path(__file__).resolve().parents[1]
-TOOLS = ROOT / ".tools"
-
-
-def buf() -> str:
-    """The buf CLI from npm (@bufbuild/buf), installed into .tools/ on first use."""
-    found = shutil.which("buf")
-    if found:
-        return found
-    local = TOOLS / "node_modules" / ".bin" / "buf"
-    if not local.exists():
-        TOOLS.mkdir(exist_ok=True)
-        subprocess.run(
-            ["npm", "install", "--silent", "--no-audit", "--no-fund", "--prefix", str(TOOLS), "@bufbuild/buf@1"],
-            check=True,
-            timeout=600,
-        )
-    return str(local)
 
 
 def test_buf_lint_is_clean() -> None:
-    got = subprocess.run([buf(), "lint"], cwd=ROOT / "protos", capture_output=True, text=True, timeout=300)
+    got = subprocess.run([buf(), "lint"], cwd=PROTOS, capture_output=True, text=True, timeout=300)
     assert got.returncode == 0, got.stdout + got.stderr
 
 
-def test_buf_breaking_against_main() -> None:
-    has_main = subprocess.run(
-        ["git", "rev-parse", "--verify", "--quiet", "main:protos"], cwd=ROOT, capture_output=True, timeout=60
+def test_buf_breaking_against_the_committed_baseline() -> None:
+    got = breaking()
+    assert got.returncode == 0, (
+        got.stdout
+        + got.stderr
+        + "\nthe protos break the API baseline: keep the change compatible, or record it on purpose with "
+        "`python -m okeytools.protogen --baseline --accept-breaking` (docs/design.md, Changing the protos)"
     )
-    against = ".git#branch=main,subdir=protos" if has_main.returncode == 0 else "protos"
-    env = dict(os.environ)
-    got = subprocess.run(
-        [buf(), "breaking", "protos", "--against", against],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-    )
-    assert got.returncode == 0, got.stdout + got.stderr
+
+
+def test_the_baseline_catches_a_removed_field(tmp_path: Path) -> None:
+    """The check has teeth: a copy of the protos with one field removed breaks the baseline."""
+    copy = tmp_path / "protos"
+    shutil.copytree(PROTOS, copy, ignore=shutil.ignore_patterns(BASELINE.name))
+    events = copy / "okey" / "v1" / "events.proto"
+    text = events.read_text()
+    field = re.search(r"^\s+\w+ \w+ = \d+;\n", text, re.M)
+    assert field, "no scalar field to remove in events.proto"
+    events.write_text(text.replace(field.group(0), "", 1))
+    got = breaking(protos=copy)
+    assert got.returncode != 0, "removing a field did not break the baseline: " + got.stdout + got.stderr
+    assert "deleted" in got.stdout + got.stderr, got.stdout + got.stderr
 
 
 def test_generated_code_is_up_to_date(tmp_path: Path) -> None:

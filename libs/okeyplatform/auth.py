@@ -204,10 +204,13 @@ _VERIFIED: dict[tuple[str, bytes | None], tuple[Identity, float]] = {}
 RECHECK_S = 60.0
 
 
-def identity_from_metadata(metadata: Iterable[tuple[str, str | bytes]] | None, secret: bytes | None = None) -> Identity:
+def identity_from_metadata(
+    metadata: Iterable[tuple[str, str | bytes]] | None, secret: bytes | None = None, now: float | None = None
+) -> Identity:
     """The caller of a gRPC request from its ``authorization: Bearer <token>`` metadata.
     A verified token is remembered for a minute (then verified again, expiry included), so a
-    busy service does not redo the HMAC on every call."""
+    busy service does not redo the HMAC on every call. ``now`` is the clock (unix seconds; the
+    time by default), as for ``verify_token``."""
     auth = ""
     for key, value in metadata or ():
         if key == "authorization" and isinstance(value, str):
@@ -216,12 +219,12 @@ def identity_from_metadata(metadata: Iterable[tuple[str, str | bytes]] | None, s
         raise TokenError("missing 'authorization: Bearer <token>' metadata")
     token = auth[7:].strip()
     key = (token, secret)
-    now = time.time()
+    now = time.time() if now is None else now
     hit = _VERIFIED.get(key)
     if hit is not None and hit[1] > now:
         _not_revoked(hit[0].subject, hit[0].issued_at)  # a revocation is honoured at once, cache or not
         return hit[0]
-    identity = verify_token(token, secret)
+    identity = verify_token(token, secret, now)
     if len(_VERIFIED) > 50_000:
         _VERIFIED.clear()
     _VERIFIED[key] = (identity, min(now + RECHECK_S, identity.expires_at))  # never past its expiry

@@ -145,6 +145,7 @@ class Relay:
         self.linger_s = linger_s
         self.published = 0
         self.rounds = 0
+        self.idle_reads = 0  # reads of the log that found nothing (the relay then waits for a NOTIFY)
         self.log = get_logger(component="relay")
         self._wake = asyncio.Event()
         self._stop = asyncio.Event()
@@ -269,6 +270,7 @@ class Relay:
                     ready = True
                 events = await self.store.read_all(cursor, self.batch)
                 if not events:
+                    self.idle_reads += 1
                     await self._sleep(0.5)
                     continue
                 t0 = time.perf_counter()

@@ -118,7 +118,8 @@ class BotsApp:
         self._paces: _Bounded = _Bounded(PLAYED_MEMORY)  # table -> (its bot_pace, its seats), from a view
         self._timers: set[asyncio.TimerHandle] = set()
         self._pending: set[asyncio.Task[None]] = set()
-        self.commands = 0
+        self.commands = 0  # commands the table accepted, the duplicates among them too
+        self.duplicates = 0  # accepted as a duplicate: another replica had sent the same command
         self.refused = 0
 
     def _lock(self, table_id: str, seat: int) -> asyncio.Lock:
@@ -320,6 +321,7 @@ class BotsApp:
         self.commands += 1
         log.debug("command_played", command=type(cmd).__name__, version=resp.version, duplicate=resp.duplicate)
         if resp.duplicate:
+            self.duplicates += 1
             return None
         return resp.view if want_view else True
 

@@ -16,6 +16,7 @@ from okeycore.events import Event, MatchEnded, SeatLeft, TileDiscarded, TileDraw
 from okeycore.options import BotPace, Game, TableOptions
 from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient
+from okeyplatform.eventstore import PostgresEventStore
 from okeyplatform.protoconv import classic_view_from_pb
 
 from services.bots.main import BotsService
@@ -126,8 +127,33 @@ async def test_replicas_that_both_see_every_event_still_play_each_turn_once(
     assert not any(isinstance(e, TurnTimedOut) for e in events)
     _assert_each_turn_played_once(events)
     assert a.app is not None and b.app is not None
+    apps = (a.app, b.app)
+    assert all(app.commands > 0 for app in apps), [app.commands for app in apps]  # both replicas played
+    # Every command the table applied for a bot (one row of okey_commands each) is exactly one
+    # replica's command that was not a duplicate: the other replica's copy got "duplicate".
+    assert table_service.app is not None
+    store = table_service.app.store
+    assert isinstance(store, PostgresEventStore)
+
+    async def table_commands() -> int:
+        async with store.pool.acquire() as conn:
+            return int(
+                await conn.fetchval(
+                    "SELECT count(*) FROM okey_commands WHERE stream_id = $1 AND command_id LIKE '%:bot:%'", table_id
+                )
+            )
+
+    def fresh() -> int:
+        return sum(app.commands - app.duplicates for app in apps)
+
+    # The last command's answer may still be on its way back to its replica: wait for it.
+    deadline = time.monotonic() + 5
+    while fresh() != await table_commands() and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    applied = await table_commands()
+    assert fresh() == applied, (fresh(), applied)
     moves = sum(isinstance(e, TileDrawn | TileDiscarded) for e in events)
-    assert a.app.commands + b.app.commands >= moves
+    assert applied >= moves > 0  # each draw and discard came from a bot's command
 
 
 async def test_an_okey_101_table_of_bot_seats_plays_to_the_end(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -10,6 +11,30 @@ import sys
 import pytest
 
 OKEY = shutil.which("okey") or ""
+
+STANDING = re.compile(r"^  (\d+)\. seat (\d+)\s+(?:\((\w+)\s*\)\s+)?(-?\d+)(  winner)?$", re.M)
+HAND_SCORES = re.compile(r"^hand +\d+: .*(?:scores|totals) \[?([-\d, ]+?)\]?$", re.M)
+
+
+def check_standings(out: str, higher_is_better: bool, bots: list[str] | None = None) -> list[int]:
+    """The standings printed after "match over": one row a seat, its score the last hand's,
+    ranked by score (standard competition ranking), "winner" on exactly the best; returns the
+    scores by seat."""
+    rows = STANDING.findall(out.split("match over", 1)[1])
+    hands = HAND_SCORES.findall(out)
+    assert rows and hands, out
+    scores = [int(x) for x in re.split(r"[ ,]+", hands[-1].strip())]
+    assert sorted(int(seat) for _, seat, _, _, _ in rows) == list(range(len(scores))), out
+    by_seat = {int(seat): (int(rank), name, int(score), bool(win)) for rank, seat, name, score, win in rows}
+    assert [by_seat[s][2] for s in range(len(scores))] == scores, out  # the standings are the last hand's scores
+    better = (lambda a, b: a > b) if higher_is_better else (lambda a, b: a < b)
+    for s, (rank, _, score, _) in by_seat.items():
+        assert rank == 1 + sum(better(other, score) for other in scores), (s, out)
+    best = max(scores) if higher_is_better else min(scores)
+    assert {s for s, row in by_seat.items() if row[3]} == {s for s in by_seat if scores[s] == best}, out
+    if bots is not None:
+        assert [by_seat[s][1] for s in range(len(scores))] == bots, out
+    return scores
 
 
 def run_okey(*args: str, stdin: str | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
@@ -28,7 +53,8 @@ def test_demo_in_process_plays_a_full_match_and_prints_standings() -> None:
     got = run_okey("demo", "--in-process", "--seed", "3", "--bots", "strong,greedy,random,greedy")
     assert got.returncode == 0, got.stderr
     assert "match over after" in got.stdout
-    assert "winner" in got.stdout
+    scores = check_standings(got.stdout, higher_is_better=True, bots=["strong", "greedy", "random", "greedy"])
+    assert min(scores) <= 0  # it ends after a hand that takes a seat to 0 or below [C-SC-7]
     assert got.stdout.count("hand ") >= 2
 
 
@@ -45,7 +71,8 @@ def test_demo_runs_the_stack_plays_through_the_gateway_and_stops() -> None:
     got = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
     assert got.returncode == 0, got.stdout + got.stderr
     assert "played by the bots service" in got.stdout
-    assert "standings from the scoring service" in got.stdout and "winner" in got.stdout
+    assert "standings from the scoring service" in got.stdout
+    check_standings(got.stdout, higher_is_better=True)  # the scoring service's standings, the table's last scores
     assert "okey demo: done" in got.stdout
     assert not _processes_with(f"OKEY_TEST_MARKER={marker}"), "processes still running after the demo"
 
@@ -75,7 +102,8 @@ def test_D_9_demo_in_process_plays_okey_101_when_asked_and_refuses_the_other_gam
     got = run_okey("demo", "--in-process", "--game", "101", "-o", "rounds=3", "-o", "seats=2", "--seed", "4")
     assert got.returncode == 0, got.stderr
     assert got.stdout.startswith("Okey 101 (2 seats) demo") and "rounds=3" in got.stdout
-    assert got.stdout.count("hand ") >= 3 and "winner" in got.stdout
+    assert got.stdout.count("hand ") >= 3
+    check_standings(got.stdout, higher_is_better=False, bots=["greedy", "greedy"])  # 101: fewest points win
     # Places are standard competition ranking: the lines start 1., and none is skipped wrongly.
     ranks = [int(line.split(".")[0]) for line in got.stdout.splitlines() if line[:4].strip().rstrip(".").isdigit()]
     assert ranks[0] == 1 and len(ranks) == 2

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from okeycore import decide
+from okeycore import decide, fold
 from okeycore.bots import GreedyBot, RandomBot, usefulness
 from okeycore.classic import Phase, Stage, effective_table, view
 from okeycore.commands import DeclarePairs, Finish, ShowIndicator, TakeDiscard
@@ -49,9 +49,13 @@ def test_C_PAIR_1_a_binding_pairs_declarer_bot_never_proposes_a_melds_finish() -
     t = Table(pairs_declaration=PairsDeclaration.BINDING)
     t.deal(build_order({0: MELDS14 + " Y13"}, "K5", avoid="K5 K6"))
     t.do(DeclarePairs(seat=0))
-    got = decide(t.state, GreedyBot(0).act(view(t.state, 0)))
+    cmd = GreedyBot(0).act(view(t.state, 0))
+    assert not isinstance(cmd, Finish), cmd
+    got = decide(t.state, cmd)
     assert not isinstance(got, RuleViolation), got
-    assert t.state.phase is Phase.PLAYING
+    after = fold(t.state, got)  # the bot's move applied: the hand goes on
+    assert after.phase is Phase.PLAYING and after.hand == t.state.hand, got
+    assert not any(isinstance(e, HandEnded) for e in got), got
     # Without the declaration the same rack finishes at once.
     t = Table(pairs_declaration=PairsDeclaration.BINDING)
     t.deal(build_order({0: MELDS14 + " Y13"}, "K5", avoid="K5 K6"))

@@ -6,7 +6,9 @@ import json
 from typing import Any
 
 import pytest
+from okeycore.melds import Meld, MeldKind, interpret_meld
 from okeycore.solve import SolveError, solve_line, solve_request
+from okeycore.tiles import Face, okey_face, parse_face
 
 READY = "R1 R2 R3 Y4 Y5 Y6 K7 K8 K9 B10 B11 B12 B13 B9".split()
 
@@ -20,32 +22,54 @@ def okey(tiles: list[str] | str, indicator: Any = "B5", **extra: Any) -> dict[st
     }
 
 
+def melds_of(
+    arrangement: list[list[str]], indicator: str = "B5", kind: MeldKind | None = None, wrap: bool = True
+) -> list[Meld]:
+    """Each group of an answer read back by okeycore's own meld check (interpret_meld raises
+    MeldError on a group that is not a run, group or pair): the okey's code is wild, F plays the
+    okey's face [T-FAKE-1]."""
+    wild = okey_face(parse_face(indicator))
+
+    def effective(code: str) -> Face | None:
+        return None if code == str(wild) else wild if code == "F" else parse_face(code)
+
+    return [interpret_meld([effective(c) for c in group], wrap, kind) for group in arrangement]
+
+
 def test_okey_melds_answer_with_an_arrangement() -> None:
     got = solve_request(okey(READY))
     assert got["melds"] is True and got["pairs"] is False
     assert sorted(c for m in got["arrangement"] for c in m) == sorted(READY)
+    assert all(m.kind is not MeldKind.PAIR for m in melds_of(got["arrangement"]))
 
 
 def test_okey_pairs_only_and_nothing() -> None:
     got = solve_request(okey("R1 R1 R2 R2 R3 R3 Y4 Y4 Y5 Y5 K6 K6 K7 K7"))
     assert got["pairs"] is True
     assert got["melds"] is False and all(len(m) == 2 for m in got["arrangement"])
+    assert len(melds_of(got["arrangement"], kind=MeldKind.PAIR)) == 7
     got = solve_request(okey("R1 R3 R5 R7 R9 R11 R13 Y2 Y4 Y6 Y8 Y10 Y12 K1"))
     assert got == {"melds": False, "pairs": False, "arrangement": None}
 
 
 def test_okey_real_okey_and_fake_okey_are_written_as_such() -> None:
     # Indicator B5: B6 is the okey (stands for R4 here), F plays the plain B6 in B4 B5 F.
-    got = solve_request(okey("R1 R2 R3 B6 Y4 Y5 Y6 K7 K8 K9 B3 B4 B5 F"))
+    tiles = "R1 R2 R3 B6 Y4 Y5 Y6 K7 K8 K9 B3 B4 B5 F"
+    got = solve_request(okey(tiles))
     assert got["melds"] is True
     flat = [c for m in got["arrangement"] for c in m]
     assert flat.count("B6") == 1 and flat.count("F") == 1
     assert ["B3", "B4", "B5", "F"] in got["arrangement"]
+    assert sorted(c for m in got["arrangement"] for c in m) == sorted(
+        "R1 R2 R3 B6 Y4 Y5 Y6 K7 K8 K9 B3 B4 B5 F".split()
+    )
+    assert all(m.kind is not MeldKind.PAIR for m in melds_of(got["arrangement"]))
 
 
 def test_okey101_points_and_pairs() -> None:
     got = solve_request({"game": "OKEY101", "indicator": "B7", "tiles": "R10 B8 R12 R12 R13".split(), "wrap": False})
     assert got == {"points": 46, "pairs": 2, "melds": [["R10", "B8", "R12", "R13"]]}
+    assert [m.kind for m in melds_of(got["melds"], "B7", wrap=False)] == [MeldKind.RUN]
 
 
 @pytest.mark.parametrize(

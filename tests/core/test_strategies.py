@@ -8,9 +8,11 @@ from dataclasses import replace
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from okeycore.classic import ClassicState, Phase, decide, fold, view
-from okeycore.commands import CreateTable, StartHand
+from okeycore.bots import Strategy
+from okeycore.classic import ClassicState, Phase, SeatView, decide, fold, view
+from okeycore.commands import Command, CreateTable, Finish, StartHand
 from okeycore.errors import RuleViolation
+from okeycore.events import HandEnded
 from okeycore.handeval import meld_distance, pair_distance, waits
 from okeycore.options import DeckEnd, DiscardHistory, IndicatorTiming, PairsDeclaration, TableOptions
 from okeycore.simulate import Simulator
@@ -140,15 +142,47 @@ def test_a_decision_depends_only_on_the_seat_view_never_on_hidden_tiles(
     assert bot.off_turn(view(state, seat)) == strategy(name, seed).off_turn(view(other, seat))
 
 
+class _Watched(StrongBot):
+    """StrongBot, and for each of its finishes the multiplier it gets next to the highest any
+    finishing tile in its rack would have got, both decided by the engine on the table's state."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.sim: Simulator | None = None
+        self.finishes: list[tuple[int, list[int]]] = []  # (the chosen multiplier, every available one)
+
+    def act(self, v: SeatView) -> Command:
+        cmd = super().act(v)
+        if isinstance(cmd, Finish):
+            assert self.sim is not None
+            state = self.sim.state
+
+            def multiplier(tile: int) -> int | None:
+                got = decide(state, replace(cmd, tile=tile))
+                ends = [] if isinstance(got, RuleViolation) else [e for e in got if isinstance(e, HandEnded)]
+                return ends[0].multiplier if ends else None
+
+            chosen = multiplier(cmd.tile)
+            assert chosen is not None, f"{cmd} does not finish"
+            available = [m for m in (multiplier(t) for t in set(v.rack)) if m is not None]
+            self.finishes.append((chosen, available))
+        return cmd
+
+
 def test_strong_finishes_with_the_highest_multiplier_and_beats_greedy_more_often_than_not() -> None:
     # A short smoke run of the benchmark (bench/bots.py measures it properly): strong in one
-    # seat wins more of the finished hands than each greedy seat does on average.
+    # seat wins more of the finished hands than each greedy seat does on average, and each of
+    # its finishes has the highest multiplier its rack offers (okey and pairs x2, colours [C-SC-3]).
     wins = finished = 0
-    for m in range(6):
+    watched: list[_Watched] = []
+    for m in range(8):
         seat = m % 4
-        bots = [strategy("greedy", 100 + m * 4 + i) for i in range(4)]
-        bots[seat] = StrongBot(m)
-        sim = Simulator(TableOptions(match_points=1000), bots, 500 + m)
+        bots: list[Strategy] = [strategy("greedy", 100 + m * 4 + i) for i in range(4)]
+        strong = _Watched(m)
+        bots[seat] = strong
+        sim = Simulator(TableOptions(match_points=1000, colored=m % 2 == 1), bots, 500 + m)
+        strong.sim = sim
+        watched.append(strong)
         for _ in range(5):
             sim.play_hand()
             end = sim.record.state.last_hand
@@ -157,3 +191,9 @@ def test_strong_finishes_with_the_highest_multiplier_and_beats_greedy_more_often
                 finished += 1
                 wins += end.finisher == seat
     assert finished and wins / finished > 0.25
+    finishes = [f for w in watched for f in w.finishes]
+    assert finishes
+    for chosen, available in finishes:
+        assert chosen == max(available), (chosen, available)
+    # The check has teeth only where the rack offered different multipliers.
+    assert any(len(set(available)) > 1 for _, available in finishes), finishes

@@ -36,10 +36,9 @@ async def _leading(fresh_database_url: str, store: PostgresEventStore, nats_url:
     relay = Relay(store, fresh_database_url, nats_url, _payload, linger_s=linger_s)
     relay.task = asyncio.create_task(relay.run())  # type: ignore[attr-defined]
     deadline = time.monotonic() + 20
-    while not relay.leader:
-        assert time.monotonic() < deadline, "the relay never took the lead"
+    while not (relay.leader and relay.idle_reads):  # past its first (empty) read: now it waits for a NOTIFY
+        assert time.monotonic() < deadline, "the relay never took the lead and read the (empty) log"
         await asyncio.sleep(0.02)
-    await asyncio.sleep(0.2)  # past its first (empty) read: now it waits for a NOTIFY
     return relay
 
 
