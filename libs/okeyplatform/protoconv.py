@@ -8,6 +8,7 @@ view's last hand, the match result)."""
 from __future__ import annotations
 
 import functools
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import fields
 from enum import Enum
@@ -66,6 +67,25 @@ def _options_msg(opts: TableOptions) -> common_pb2.TableOptions:
     return options_pb(opts)
 
 
+_EVENT_BYTES: OrderedDict[int, tuple[Event, bytes]] = OrderedDict()
+
+
+def _event_bytes(event: Event, message: type[Message]) -> bytes:
+    """An event a view carries (the last hand's end), as its message's bytes, encoded once per
+    event object: the same one is in every view of its table until the next hand ends."""
+    key = id(event)
+    got = _EVENT_BYTES.get(key)
+    if got is not None and got[0] is event:
+        return got[1]
+    msg = message()
+    event_into(msg, event)
+    data = msg.SerializeToString()
+    _EVENT_BYTES[key] = (event, data)  # the event is kept with it: its id stays its own
+    if len(_EVENT_BYTES) > 4096:
+        _EVENT_BYTES.popitem(last=False)
+    return data
+
+
 def _fill(msg: Message, obj: Any, renames: dict[str, str] | None = None) -> Message:
     """Copy a dataclass into a message field by field (names must match, or be renamed by
     ``renames``; fields the message lacks are skipped)."""
@@ -110,7 +130,7 @@ def _fill(msg: Message, obj: Any, renames: dict[str, str] | None = None) -> Mess
             else:
                 getattr(msg, name).extend(v)
         elif isinstance(v, Event):
-            event_into(getattr(msg, name), v)
+            getattr(msg, name).MergeFromString(_event_bytes(v, type(getattr(msg, name))))
         elif hasattr(v, "__dataclass_fields__"):
             _fill(getattr(msg, name), v)
         else:
