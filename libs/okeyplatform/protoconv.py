@@ -88,20 +88,41 @@ def _event_bytes(event: Event, message: type[Message]) -> bytes:
 
 def _fill(msg: Message, obj: Any, renames: dict[str, str] | None = None) -> Message:
     """Copy a dataclass into a message field by field (names must match, or be renamed by
-    ``renames``; fields the message lacks are skipped)."""
-    names = msg.DESCRIPTOR.fields_by_name
-    for f in fields(obj):
-        name = renames.get(f.name, f.name) if renames else f.name
-        if name not in names:
-            continue
-        v = getattr(obj, f.name)
+    ``renames``; fields the message lacks are skipped). How each field goes in is worked out
+    once per (class, message type) (:func:`_fill_plan`)."""
+    plan = _fill_plan(type(obj), msg.DESCRIPTOR, tuple(sorted(renames.items())) if renames else ())
+    for attr, put in plan:
+        v = getattr(obj, attr)
+        if v is not None:
+            put(msg, v)
+    return msg
+
+
+_Put = Callable[[Message, Any], None]
+
+
+@functools.cache
+def _fill_plan(cls: Any, descriptor: Any, renames: tuple[tuple[str, str], ...]) -> tuple[tuple[str, _Put], ...]:
+    rename = dict(renames)
+    names = descriptor.fields_by_name
+    plan = []
+    for f in fields(cls):
+        name = rename.get(f.name, f.name)
+        fd = names.get(name)
+        if fd is not None:
+            plan.append((f.name, _putter(fd, name)))
+    return tuple(plan)
+
+
+def _putter(fd: Any, name: str) -> _Put:
+    """How a value goes into the message field ``fd`` (its kind known from the descriptor; a
+    message field's value decides between an event, options and a nested dataclass)."""
+    mt = fd.message_type.name if fd.message_type is not None else ""
+    repeated = fd.is_repeated
+
+    def put(msg: Message, v: Any) -> None:
         if isinstance(v, Allowed):
             v = v.names()  # asked of the engine now: the wire carries the answer
-        fd = names[name]
-        if v is None:
-            continue
-        mt = fd.message_type.name if fd.message_type is not None else ""
-        repeated = fd.is_repeated
         if mt == "Tile" and not repeated:
             getattr(msg, name).CopyFrom(tile_pb(v))
         elif mt == "Tile":
@@ -135,7 +156,8 @@ def _fill(msg: Message, obj: Any, renames: dict[str, str] | None = None) -> Mess
             _fill(getattr(msg, name), v)
         else:
             setattr(msg, name, v)
-    return msg
+
+    return put
 
 
 # ------------------------------------------------------------------ views
