@@ -30,30 +30,36 @@ QUESTIONS: dict[str, tuple[str, str]] = {
            FROM hands WHERE outcome = 'FINISHED' GROUP BY game ORDER BY game""",
     ),
     "finish-kinds": (
-        "Finish kinds and their frequency by game and options",
-        """SELECT game, options, coalesce(finish_kind, outcome) AS finish, count(*) AS hands,
+        "Finish kinds and their frequency by game and the options that shape them",
+        """WITH h AS (
+             SELECT game, coalesce(finish_kind, outcome) AS finish, CASE game WHEN 'OKEY'
+                      THEN concat('colored=', options->>'colored', ' partners=', options->>'partners',
+                                  ' pairs=', options->>'pairs_declaration')
+                      ELSE concat('mode=', options->>'mode', ' wrap=', options->>'wrap') END AS options
+             FROM hands)
+           SELECT game, options, finish, count(*) AS hands,
                   round(100.0 * count(*) / sum(count(*)) OVER (PARTITION BY game, options), 1) AS pct
-           FROM hands GROUP BY ALL ORDER BY game, options, hands DESC""",
+           FROM h GROUP BY game, options, finish ORDER BY game, options, hands DESC""",
     ),
     "hand-length": (
         "Average hand length, in moves and seconds",
         """SELECT game, outcome, count(*) AS hands, round(avg(moves), 1) AS avg_moves,
                   round(avg(seconds), 1) AS avg_seconds, max(moves) AS max_moves
-           FROM hands GROUP BY ALL ORDER BY game, outcome""",
+           FROM hands GROUP BY game, outcome ORDER BY game, outcome""",
     ),
     "bot-wins": (
         "Bots' share of wins by level (seats a bot played from the start)",
         """SELECT m.game, s.bot_level, count(*) AS bot_seats, count(*) FILTER (WHERE s.winner) AS wins,
                   round(100.0 * count(*) FILTER (WHERE s.winner) / count(*), 1) AS win_pct
            FROM seats s JOIN matches m USING (table_id)
-           WHERE s.kind = 'bot' GROUP BY ALL ORDER BY m.game, s.bot_level""",
+           WHERE s.kind = 'bot' GROUP BY m.game, s.bot_level ORDER BY m.game, s.bot_level""",
     ),
     "seat-order": (
         "Seat-order effect: who finishes, by place in the turn order after the starter (0 = the starter)",
         """SELECT game, (finisher - starter + len(deltas)) % len(deltas) AS after_starter,
                   count(*) AS finishes,
                   round(100.0 * count(*) / sum(count(*)) OVER (PARTITION BY game), 1) AS pct
-           FROM hands WHERE outcome = 'FINISHED' GROUP BY ALL ORDER BY game, after_starter""",
+           FROM hands WHERE outcome = 'FINISHED' GROUP BY game, after_starter ORDER BY game, after_starter""",
     ),
     "indicator-shows": (
         "Indicator shows per hand",
@@ -97,7 +103,9 @@ def connect(root: Path | str, con: duckdb.DuckDBPyConnection | None = None) -> d
             source = f"read_parquet([{quoted}], hive_partitioning = true)"
         else:
             cols = ", ".join(f"'{name}': '{_duck_type(kind)}'" for name, kind, _ in SCHEMAS[table])
-            source = f"read_json([{quoted}], format = 'newline_delimited', columns = {{{cols}}}, hive_partitioning = true)"
+            source = (
+                f"read_json([{quoted}], format = 'newline_delimited', columns = {{{cols}}}, hive_partitioning = true)"
+            )
         con.execute(f'CREATE OR REPLACE VIEW "{table}" AS SELECT * FROM {source}')
     return con
 

@@ -149,13 +149,10 @@ async def _check_against_the_log(con: duckdb.DuckDBPyConnection, conn: asyncpg.C
         "SELECT table_id, seat, score, rank, winner, payout FROM seats ORDER BY table_id, seat"
     ).fetchall() == sorted(tuple(s) for s in seats)
     # the hands' deltas add up to each match's final scores (moves of both games fold to them)
-    assert (
-        con.execute(
-            "SELECT count(*) FROM matches m WHERE m.scores <> (SELECT h.scores FROM hands h "
-            "WHERE h.table_id = m.table_id ORDER BY h.seq DESC LIMIT 1)"
-        ).fetchone()
-        == (0,)
-    )
+    assert con.execute(
+        "SELECT count(*) FROM matches m WHERE m.scores <> (SELECT h.scores FROM hands h "
+        "WHERE h.table_id = m.table_id ORDER BY h.seq DESC LIMIT 1)"
+    ).fetchone() == (0,)
 
 
 def _no_hidden_tile(out: Path, con: duckdb.DuckDBPyConnection) -> None:
