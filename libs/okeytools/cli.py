@@ -288,7 +288,10 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--until", help="only rows recorded before this UTC date or time")
     export.add_argument("--format", choices=("parquet", "jsonl"), help="file format of --all (default parquet)")
     export.add_argument("--out", help="the export directory (default ./okey-export); it keeps the cursor")
-    export.add_argument("--page", type=int, default=5000, help="events read per query (default 5000)")
+    export.add_argument("--page", type=int, default=20_000, help="--all: events read per query (default 20000)")
+    export.add_argument(
+        "--workers", type=int, help="--all: processes sharing the tables (default: 2, or 1 on one core)"
+    )
     export.set_defaults(func=_cmd_export)
 
     analytics = sub.add_parser(

@@ -284,11 +284,14 @@ class Flattener:
         kind: str,
         data: dict[str, Any],
         quiet: bool = False,
+        text: str | None = None,
     ) -> None:
+        """One event of the table, the next in its order; ``text`` is ``data`` as the log stores
+        it (JSON), written as it is where a spectator sees the event whole."""
         if table_id in self.parked:
             return
         try:
-            self._feed(table_id, version, position, recorded_at, kind, data, quiet)
+            self._feed(table_id, version, position, recorded_at, kind, data, quiet, text)
         except (ProjectionError, KeyError, ValueError, TypeError, IndexError, AssertionError) as exc:
             self.parked[table_id] = f"version {version} ({kind}): {exc}"
             self.tables.pop(table_id, None)
@@ -303,6 +306,7 @@ class Flattener:
         kind: str,
         data: dict[str, Any],
         quiet: bool,
+        text: str | None,
     ) -> None:
         cls = EVENT_TYPES.get(kind)
         if cls is None:
@@ -336,7 +340,7 @@ class Flattener:
         self.projection.apply(table_id, version, at, ev)
         after = t.state
         if not quiet:
-            self.emit("events", at, self._event_row(t, table_id, version, position, at, ev, data, after))
+            self.emit("events", at, self._event_row(t, table_id, version, position, at, ev, data, text, after))
         if type(ev) in _AUTOPILOT_EVENTS:
             self._track_autopilot(t, before, after, at)
         if isinstance(ev, SeatLeft):
@@ -374,11 +378,12 @@ class Flattener:
 
     def _event_row(
         self, t: _Table, table_id: str, version: int, position: int, at: datetime, ev: Event, data: dict[str, Any],
-        state: Any,
+        text: str | None, state: Any,
     ) -> Row:  # fmt: skip
         shown = t.public(ev, None)
         if shown is ev and not isinstance(ev, (TableCreated, SeatLeft)):
-            text = json.dumps(data, separators=(",", ":"))
+            if text is None:
+                text = json.dumps(data, separators=(",", ":"))
         else:
             d = event_to_dict(shown)
             d.pop("type", None)

@@ -14,21 +14,25 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import json
+import multiprocessing
 import os
 import secrets
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
 import pyarrow as pa
+import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 from okeycore.options import Game
-from okeyplatform.eventstore import START, GlobalPosition, PostgresEventStore, StoredEvent
+from okeyplatform.eventstore import START, GlobalPosition, PostgresEventStore
 
 from .datasets import PRIVATE_TABLES, SCHEMAS, TABLES, Flattener, PlayerIds, Row, arrow_schema
 
@@ -63,7 +67,8 @@ class ExportOptions:
     until: datetime | None = None
     game: str | None = None
     tables: tuple[str, ...] = ()
-    page: int = 5000
+    page: int = 20_000
+    workers: int = 1
 
     def filters(self) -> dict[str, Any]:
         """What fixes the directory's contents: a later run must ask for the same."""
@@ -96,7 +101,7 @@ class ExportReport:
 class _Writer:
     """Rows by table and day, flushed to one new file per (table, day, flush)."""
 
-    def __init__(self, out: Path, fmt: str, run: int, tables: tuple[str, ...]) -> None:
+    def __init__(self, out: Path, fmt: str, run: str, tables: tuple[str, ...]) -> None:
         self.out, self.fmt, self.run = out, fmt, run
         self.tables = tables
         self.rows: dict[tuple[str, date], list[Row]] = {}
@@ -121,7 +126,7 @@ class _Writer:
         self._k += 1
         folder = self.out / table / f"day={day.isoformat()}"
         folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"run-{self.run:05d}-{self._k:05d}.{self.fmt}"
+        path = folder / f"run-{self.run}-{self._k:05d}.{self.fmt}"
         names = [c[0] for c in SCHEMAS[table]]
         if self.fmt == "parquet":
             columns = list(zip(*rows, strict=True))
@@ -196,8 +201,11 @@ async def export_all(
     store: PostgresEventStore,
     opts: ExportOptions,
     progress: Callable[[int, float], None] | None = None,
+    dsn: str | None = None,
 ) -> ExportReport:
-    """One run of the export into ``opts.out``: the log after the directory's cursor."""
+    """One run of the export into ``opts.out``: the log after the directory's cursor, up to its
+    end now. With ``opts.workers`` > 1 (and ``dsn``), that many processes share the tables (by a
+    hash of the table id); each writes files of its own."""
     opts.out.mkdir(parents=True, exist_ok=True)
     manifest = _load_manifest(opts.out)
     if manifest is None:
@@ -213,76 +221,211 @@ async def export_all(
         (opts.out / rel).unlink()
         report.removed.append(rel)
     report.run = len(manifest["runs"]) + 1
-    tables = TABLES + (PRIVATE_TABLES if opts.private else ())
-    writer = _Writer(opts.out, opts.format, report.run, tables)
-    since, until = opts.since, opts.until
-
-    def emit(table: str, at: datetime, row: Row) -> None:
-        if (since is None or at >= since) and (until is None or at < until):
-            writer.add(table, at, row)
-
-    flat = Flattener(emit, PlayerIds(_id_key(opts.out)), private=opts.private)
-    wanted = set(opts.tables)
-    game = opts.game
-    skipped: set[str] = set()  # tables of another game
-    cursor: GlobalPosition = (int(manifest["cursor"][0]), int(manifest["cursor"][1]))
+    after: GlobalPosition = (int(manifest["cursor"][0]), int(manifest["cursor"][1]))
+    until = await store.log_end()
+    if until < after:
+        until = after
+    key = _id_key(opts.out)
+    workers = opts.workers if (dsn is not None and not opts.tables) else 1
     t0 = time.perf_counter()
-    last = t0
-    pending = asyncio.create_task(store.read_all(cursor, opts.page))
-    try:
-        while True:
-            batch = await pending
-            if not batch:
-                break
-            cursor = batch[-1].global_position
-            pending = asyncio.create_task(store.read_all(cursor, opts.page))  # the next page loads meanwhile
-            for e in batch:
-                sid = e.stream_id
-                if (wanted and sid not in wanted) or sid in skipped:
-                    continue
-                if not flat.knows(sid):
-                    if e.version != 1:
-                        await _catch_up(store, flat, e)
-                    elif game is not None and e.data["options"].get("game", Game.OKEY.value) != game:
-                        skipped.add(sid)
-                        continue
-                    if game is not None and sid in flat.tables and flat.tables[sid].game != game:
-                        skipped.add(sid)
-                        flat.tables.pop(sid)
-                        continue
-                flat.feed(sid, e.version, e.position, e.recorded_at, e.type, e.data)
-            report.events += len(batch)
-            now = time.perf_counter()
-            if progress is not None and now - last >= 0.5:
-                last = now
-                progress(report.events, now - t0)
-    finally:
-        pending.cancel()
-    writer.close()
+    if workers == 1:
+        shards = [await _export_shard(store, opts, key, report.run, after, until, (0, 1), progress)]
+    else:
+        assert dsn is not None
+        shards = await _in_processes(dsn, opts, key, report.run, after, until, workers, progress)
     report.seconds = time.perf_counter() - t0
+    for part in shards:
+        report.events += part.events
+        report.files += part.files
+        report.parked.update(part.parked)
+        for table, n in part.rows.items():
+            report.written[table] = report.written.get(table, 0) + n
     if progress is not None:
         progress(report.events, report.seconds)
-    report.written, report.files, report.cursor = writer.counts, writer.files, cursor
-    report.parked = dict(flat.parked)
-    manifest["cursor"] = list(cursor)
+    report.cursor = until
+    manifest["cursor"] = list(until)
     manifest["runs"].append(
         {
             "run": report.run,
             "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "events_read": report.events,
-            "rows": writer.counts,
-            "files": writer.files,
+            "rows": report.written,
+            "files": sorted(report.files),
         }
     )
     _save_manifest(opts.out, manifest)  # last: until now, this run's files are leftovers
     return report
 
 
-async def _catch_up(store: PostgresEventStore, flat: Flattener, e: StoredEvent) -> None:
-    """The table's events before ``e`` (an earlier run wrote them): folded, not written."""
+@dataclass
+class _Shard:
+    events: int
+    rows: dict[str, int]
+    files: list[str]
+    parked: dict[str, str]
+
+
+_CSV_TYPES = {
+    "tx": pa.string(),
+    "position": pa.int64(),
+    "stream_id": pa.string(),
+    "version": pa.int32(),
+    "type": pa.string(),
+    "hand": pa.int32(),
+    "recorded_ms": pa.int64(),
+    "data": pa.string(),
+}
+
+
+def _parse(page: bytes) -> pa.Table:
+    return pacsv.read_csv(
+        io.BytesIO(page),
+        read_options=pacsv.ReadOptions(column_names=list(PostgresEventStore.COPY_COLUMNS)),
+        convert_options=pacsv.ConvertOptions(column_types=_CSV_TYPES, strings_can_be_null=False),
+    )
+
+
+async def _export_shard(
+    store: PostgresEventStore,
+    opts: ExportOptions,
+    key: bytes,
+    run: int,
+    after: GlobalPosition,
+    until: GlobalPosition,
+    shard: tuple[int, int],
+    progress: Callable[[int, float], None] | None,
+) -> _Shard:
+    """The tables of one shard, their events in (after, until]: read in pages of CSV (COPY),
+    folded and flattened, written by day."""
+    tables = TABLES + (PRIVATE_TABLES if opts.private else ())
+    tag = f"{run:05d}" if shard[1] == 1 else f"{run:05d}-w{shard[0]}"
+    writer = _Writer(opts.out, opts.format, tag, tables)
+    since, until_at = opts.since, opts.until
+
+    def emit(table: str, at: datetime, row: Row) -> None:
+        if (since is None or at >= since) and (until_at is None or at < until_at):
+            writer.add(table, at, row)
+
+    flat = Flattener(emit, PlayerIds(key), private=opts.private)
+    wanted = set(opts.tables)
+    game = opts.game
+    skipped: set[str] = set()  # tables of another game
+    loads = json.loads
+    n = 0
+    t0 = last = time.perf_counter()
+    cursor = after
+    pending = asyncio.create_task(store.copy_range(cursor, until, opts.page, shard))
+    try:
+        while True:
+            page = await pending
+            if not page:
+                break
+            t = _parse(page)
+            txs, positions = t.column("tx").to_pylist(), t.column("position").to_pylist()
+            cursor = (int(txs[-1]), positions[-1])
+            pending = asyncio.create_task(store.copy_range(cursor, until, opts.page, shard))  # the next page meanwhile
+            times = t.column("recorded_ms").cast(pa.timestamp("ms", tz="UTC")).to_pylist()
+            rows = zip(
+                t.column("stream_id").to_pylist(),
+                t.column("version").to_pylist(),
+                positions,
+                t.column("type").to_pylist(),
+                times,
+                t.column("data").to_pylist(),
+                strict=True,
+            )
+            for sid, version, position, kind, at, text in rows:
+                if (wanted and sid not in wanted) or sid in skipped:
+                    continue
+                data = loads(text)
+                if not flat.knows(sid):
+                    if version != 1:
+                        await _catch_up(store, flat, sid, version)
+                    elif game is not None and data["options"].get("game", Game.OKEY.value) != game:
+                        skipped.add(sid)
+                        continue
+                    if game is not None and sid in flat.tables and flat.tables[sid].game != game:
+                        skipped.add(sid)
+                        flat.tables.pop(sid)
+                        continue
+                flat.feed(sid, version, position, at, kind, data, text=text)
+            n += t.num_rows
+            now = time.perf_counter()
+            if progress is not None and now - last >= 0.5:
+                last = now
+                progress(n, now - t0)
+    finally:
+        pending.cancel()
+    writer.close()
+    return _Shard(n, writer.counts, writer.files, dict(flat.parked))
+
+
+_counter: Any = None  # a worker process's share of the progress count
+
+
+def _init_worker(counter: Any) -> None:
+    global _counter
+    _counter = counter
+
+
+def _worker(
+    dsn: str,
+    opts: ExportOptions,
+    key: bytes,
+    run: int,
+    after: GlobalPosition,
+    until: GlobalPosition,
+    shard: tuple[int, int],
+) -> _Shard:
+    async def main() -> _Shard:
+        store = await PostgresEventStore.connect(dsn, min_size=1, max_size=2)
+        seen = 0
+
+        def tick(n: int, _seconds: float) -> None:
+            nonlocal seen
+            with _counter.get_lock():
+                _counter.value += n - seen
+            seen = n
+
+        try:
+            return await _export_shard(store, opts, key, run, after, until, shard, tick)
+        finally:
+            await store.close()
+
+    return asyncio.run(main())
+
+
+async def _in_processes(
+    dsn: str,
+    opts: ExportOptions,
+    key: bytes,
+    run: int,
+    after: GlobalPosition,
+    until: GlobalPosition,
+    workers: int,
+    progress: Callable[[int, float], None] | None,
+) -> list[_Shard]:
+    ctx = multiprocessing.get_context("spawn")
+    counter = ctx.Value("q", 0)
+    loop = asyncio.get_running_loop()
+    t0 = time.perf_counter()
+    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(counter,)) as pool:
+        futures = [
+            loop.run_in_executor(pool, _worker, dsn, opts, key, run, after, until, (k, workers)) for k in range(workers)
+        ]
+        gathered = asyncio.gather(*futures)
+        while not gathered.done():
+            await asyncio.wait([gathered], timeout=0.5)
+            if progress is not None and not gathered.done():
+                progress(counter.value, time.perf_counter() - t0)
+        return list(gathered.result())
+
+
+async def _catch_up(store: PostgresEventStore, flat: Flattener, stream_id: str, version: int) -> None:
+    """The table's events before ``version`` (an earlier run wrote them): folded, not written."""
     after = 0
-    while after < e.version - 1:
-        older = await store.read_stream(e.stream_id, after_version=after, limit=min(5000, e.version - 1 - after))
+    while after < version - 1:
+        older = await store.read_stream(stream_id, after_version=after, limit=min(5000, version - 1 - after))
         if not older:
             break
         for o in older:
@@ -320,6 +463,7 @@ def run_export_all(args: argparse.Namespace) -> int:
             game=Game[args.game.upper()].value if args.game else None,
             tables=tuple(args.tables or ()),
             page=args.page,
+            workers=args.workers if args.workers else min(2, os.cpu_count() or 1),
         )
     except KeyError:
         print(f"okey export: no game {args.game!r}: use OKEY or OKEY101", file=sys.stderr)
@@ -333,7 +477,7 @@ def run_export_all(args: argparse.Namespace) -> int:
 async def _run(url: str, opts: ExportOptions) -> int:
     store = await PostgresEventStore.connect(url, min_size=1, max_size=3)
     try:
-        report = await export_all(store, opts, _progress(sys.stderr))
+        report = await export_all(store, opts, _progress(sys.stderr), dsn=url)
     except ExportError as exc:
         print(f"okey export: {exc}", file=sys.stderr)
         return 2

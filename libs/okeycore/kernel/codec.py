@@ -26,11 +26,21 @@ def _encode(v: Any) -> Any:
     return v
 
 
+_PLAIN = (int, str, bool, float)
+_NAMES: dict[type[Any], tuple[str, ...]] = {}
+
+
 def event_to_dict(event: Event) -> dict[str, Any]:
     """JSON-ready form: ``{"type": ..., field: value, ...}`` in field order (stored logs hold it)."""
+    cls = type(event)
+    names = _NAMES.get(cls)
+    if names is None:
+        names = _NAMES[cls] = tuple(f.name for f in fields(event))
     out: dict[str, Any] = {"type": event.type}
-    for f in fields(event):
-        out[f.name] = _encode(getattr(event, f.name))
+    for name in names:
+        v = getattr(event, name)
+        # A plain value is its own JSON form (an Enum of ours is a StrEnum: its value, encoded).
+        out[name] = v if type(v) in _PLAIN else _encode(v)
     return out
 
 
