@@ -42,7 +42,8 @@ MANIFEST = "_export.json"
 KEY_FILE = "_id_key"
 KEY_ENV = "OKEY_EXPORT_ID_KEY"
 FORMATS = ("parquet", "jsonl")
-FLUSH_ROWS = 200_000  # rows of one table and day kept in memory before they go to a file
+FLUSH_ROWS = 100_000  # rows kept as Python tuples before they become Arrow batches
+FILE_ROWS = 2_000_000  # rows of one table and day in one file
 
 
 class ExportError(Exception):
@@ -99,14 +100,18 @@ class ExportReport:
 
 
 class _Writer:
-    """Rows by table and day, flushed to one new file per (table, day, flush)."""
+    """Rows by table and day. Every ``FLUSH_ROWS`` rows in all, the rows become Arrow batches
+    (columns, which Python's garbage collector does not walk); each (table, day) goes to one
+    file at the end, or on the way once it holds ``FILE_ROWS``."""
 
     def __init__(self, out: Path, fmt: str, run: str, tables: tuple[str, ...]) -> None:
         self.out, self.fmt, self.run = out, fmt, run
         self.tables = tables
         self.rows: dict[tuple[str, date], list[Row]] = {}
+        self.batches: dict[tuple[str, date], list[pa.RecordBatch]] = {}
         self.files: list[str] = []
         self.counts: dict[str, int] = dict.fromkeys(tables, 0)
+        self._held = 0
         self._k = 0
 
     def add(self, table: str, at: datetime, row: Row) -> None:
@@ -115,34 +120,46 @@ class _Writer:
         if rows is None:
             rows = self.rows[key] = []
         rows.append(row)
-        if len(rows) >= FLUSH_ROWS:
-            self._flush(key)
+        self._held += 1
+        if self._held >= FLUSH_ROWS:
+            self._batch_all()
 
-    def _flush(self, key: tuple[str, date]) -> None:
-        rows = self.rows.pop(key, [])
-        if not rows:
+    def _batch_all(self) -> None:
+        for key, rows in self.rows.items():
+            schema = arrow_schema(key[0])
+            columns = list(zip(*rows, strict=True))
+            arrays = [pa.array(col, type=f.type) for col, f in zip(columns, schema, strict=True)]
+            batches = self.batches.setdefault(key, [])
+            batches.append(pa.RecordBatch.from_arrays(arrays, schema=schema))
+            if sum(b.num_rows for b in batches) >= FILE_ROWS:
+                self._write(key)
+        self.rows.clear()
+        self._held = 0
+
+    def _write(self, key: tuple[str, date]) -> None:
+        batches = self.batches.pop(key, [])
+        if not batches:
             return
         table, day = key
         self._k += 1
         folder = self.out / table / f"day={day.isoformat()}"
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"run-{self.run}-{self._k:05d}.{self.fmt}"
-        names = [c[0] for c in SCHEMAS[table]]
+        data = pa.Table.from_batches(batches, schema=arrow_schema(table))
         if self.fmt == "parquet":
-            columns = list(zip(*rows, strict=True))
-            schema = arrow_schema(table)
-            arrays = [pa.array(col, type=f.type) for col, f in zip(columns, schema, strict=True)]
-            pq.write_table(pa.Table.from_arrays(arrays, schema=schema), path, compression="zstd")
+            pq.write_table(data, path, compression="zstd")
         else:
+            names = [c[0] for c in SCHEMAS[table]]
             with path.open("w", encoding="utf-8") as fh:
-                for row in rows:
-                    fh.write(json.dumps(dict(zip(names, row, strict=True)), default=_json_default) + "\n")
-        self.counts[table] += len(rows)
+                for row in data.to_pylist():
+                    fh.write(json.dumps({n: row[n] for n in names}, default=_json_default) + "\n")
+        self.counts[table] += data.num_rows
         self.files.append(str(path.relative_to(self.out)))
 
     def close(self) -> None:
-        for key in list(self.rows):
-            self._flush(key)
+        self._batch_all()
+        for key in sorted(self.batches):
+            self._write(key)
 
 
 def _json_default(value: object) -> str:
