@@ -142,6 +142,7 @@ SCHEMAS: dict[str, tuple[Column, ...]] = {
         ("winners", _INTS, "the winning seats (co-winners share the pot)"),
         ("pot", pa.int64(), "the chips at stake in all"),
         ("payout", pa.int64(), "what each winner got"),
+        ("payouts", pa.list_(pa.int64()), "per seat: the chips the seat won (a player who left gets none)"),
         ("remainder", pa.int64(), "the chips an uneven split rounded away"),
         ("hands", _I32, "hands recorded, voided ones included"),
         ("started_at", _TS, "the table's creation (UTC)"),
@@ -440,12 +441,13 @@ class Flattener:
         t.deal = None
 
     def _match(self, t: _Table, m: MatchRow, seats: list[SeatRow], at: datetime) -> None:
-        ranks = [s.rank for s in sorted(seats, key=lambda s: s.seat)]
+        by_seat = sorted(seats, key=lambda s: s.seat)
+        ranks, payouts = [s.rank for s in by_seat], [s.payout for s in by_seat]
         self.emit(
             "matches",
             at,
             (m.table_id, m.game, t.options, list(t.players), list(t.bots), m.scores, ranks, m.winners, m.pot,
-             m.payout, m.remainder, m.hands, t.created_at, at),
+             m.payout, payouts, m.remainder, m.hands, t.created_at, at),
         )  # fmt: skip
         level = t.state.options.bot_level.value
         for s in seats:

@@ -32,7 +32,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 from okeycore.options import Game
-from okeyplatform.eventstore import START, GlobalPosition, PostgresEventStore
+from okeyplatform.eventstore import START, DatabaseUnreachable, GlobalPosition, PostgresEventStore
 
 from .datasets import PRIVATE_TABLES, SCHEMAS, TABLES, Flattener, PlayerIds, Row, arrow_schema
 
@@ -488,7 +488,11 @@ def run_export_all(args: argparse.Namespace) -> int:
     except ExportError as exc:
         print(f"okey export: {exc}", file=sys.stderr)
         return 2
-    return asyncio.run(_run(url, opts))
+    try:
+        return asyncio.run(_run(url, opts))
+    except DatabaseUnreachable as exc:
+        print(f"okey export: {exc}", file=sys.stderr)
+        return 2
 
 
 async def _run(url: str, opts: ExportOptions) -> int:

@@ -144,6 +144,12 @@ async def _check_against_the_log(con: duckdb.DuckDBPyConnection, conn: asyncpg.C
         (m["table_id"], m["game"], list(m["scores"]), list(m["winners"]), m["pot"], m["payout"], m["hands"])
         for m in matches
     )
+    payouts = await conn.fetch(
+        "SELECT table_id, array_agg(payout ORDER BY seat) AS p FROM scoring_match_seats GROUP BY table_id"
+    )
+    assert con.execute("SELECT table_id, payouts FROM matches ORDER BY table_id").fetchall() == sorted(
+        (p["table_id"], list(p["p"])) for p in payouts
+    )
     seats = await conn.fetch("SELECT table_id, seat, score, rank, winner, payout FROM scoring_match_seats")
     assert con.execute(
         "SELECT table_id, seat, score, rank, winner, payout FROM seats ORDER BY table_id, seat"
