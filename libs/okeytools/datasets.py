@@ -47,7 +47,7 @@ from okeycore.games import Engine, Phase
 from okeycore.games import engine_for as engine
 from okeycore.tiles import face_of_id
 
-from services.scoring.projection import HandRow, MatchRow, Projection, ProjectionError, SeatRow
+from services.scoring.projection import Changes, HandRow, MatchRow, Projection, ProjectionError, SeatRow
 
 __all__ = ["SCHEMAS", "TABLES", "PRIVATE_TABLES", "PlayerIds", "Flattener", "schema_markdown", "tile_code"]
 
@@ -297,6 +297,7 @@ class Flattener:
             self.parked[table_id] = f"version {version} ({kind}): {exc}"
             self.tables.pop(table_id, None)
             self.projection.tables.pop(table_id, None)
+            self.projection.changes = Changes()
 
     def _feed(
         self,
@@ -333,26 +334,24 @@ class Flattener:
                 autopilot_s=[0.0] * n,
             )
         before = t.state
-        t.state = t.engine.evolve(before, ev)
-        self.projection.changes.hands.clear()
-        self.projection.changes.matches.clear()
-        self.projection.changes.seats.clear()
-        self.projection.changes.tables.clear()
+        t.state = after = t.engine.evolve(before, ev)
         self.projection.apply(table_id, version, at, ev)
-        after = t.state
         if not quiet:
             self.emit("events", at, self._event_row(t, table_id, version, position, at, ev, data, text, after))
-        if type(ev) in _AUTOPILOT_EVENTS:
+        move = _MOVE_ACTIONS.get(cls)
+        if move is not None:
+            t.moves += 1
+            if not quiet:
+                self._move(t, table_id, version, at, ev, move, before)
+            if cls is not TurnTimedOut:
+                t.last_at = at
+                return  # a move is all a draw, a discard, ... makes
+        if cls in _AUTOPILOT_EVENTS:
             self._track_autopilot(t, before, after, at)
         if isinstance(ev, SeatLeft):
             t.left.add(ev.seat)
         if isinstance(ev, HandStarted):
             t.hand_started_at, t.deal, t.moves = at, ev, 0
-        move = _MOVE_ACTIONS.get(type(ev))
-        if move is not None:
-            t.moves += 1
-            if not quiet:
-                self._move(t, table_id, version, at, ev, move, before)
         if isinstance(ev, HandEnded) and ev.finisher >= 0:
             t.moves += 1
             if not quiet:
@@ -362,16 +361,18 @@ class Flattener:
                     (table_id, ev.hand, version, at, ev.finisher, "finish", tile_code(ev.final_tile),
                      f"rack:{ev.finisher}", "centre", _ms(at, t.last_at)),
                 )  # fmt: skip
+        changes = self.projection.changes
         if isinstance(ev, _HAND_ENDS):
-            for row in self.projection.changes.hands:
-                if not quiet:
+            for row in changes.hands:
+                if not quiet and row.table_id == table_id:
                     self._hand(t, row, at)
+            changes.hands.clear()
         if isinstance(ev, MatchEnded):
-            matches, seats = self.projection.changes.matches, self.projection.changes.seats
             if not quiet:
-                self._match(t, matches[-1], seats, at)
+                self._match(t, changes.matches[-1], changes.seats, at)
             del self.tables[table_id]
             self.projection.tables.pop(table_id, None)
+            self.projection.changes = Changes()  # the rows are written; the counters are not ours
             return
         t.last_at = at
 
