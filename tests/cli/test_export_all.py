@@ -103,6 +103,18 @@ async def _check_against_the_log(con: duckdb.DuckDBPyConnection, conn: asyncpg.C
         for d in discards
     ]
 
+    # a tile taken from a pile came from the left seat's [C-TURN-2]; nobody thinks for less than nothing
+    assert con.execute(
+        "SELECT count(*) FROM moves WHERE action = 'draw' AND from_pile LIKE 'pile:%' "
+        "AND from_pile <> 'pile:' || ((seat + 3) % 4)"
+    ).fetchone() == (0,)
+    assert con.execute("SELECT count(*) FROM moves WHERE think_ms < 0").fetchone() == (0,)
+    # every bot seat plays at its table's level
+    assert con.execute(
+        "SELECT count(*) FROM seats s JOIN matches m USING (table_id) "
+        "WHERE s.kind <> 'bot' OR s.bot_level <> m.options->>'bot_level'"
+    ).fetchone() == (0,)
+
     hands = await conn.fetch(
         "SELECT table_id, seq, outcome, finisher, finish_kinds, multiplier, deltas, total, scores, penalties "
         "FROM scoring_hands ORDER BY table_id, seq"
@@ -331,6 +343,14 @@ async def test_players_are_opaque_a_stopped_run_leaves_nothing_twice_and_filters
     one = tmp_path / "one"
     okey(fresh_database_url, "export", "--table", "sim-0", "--out", str(one))
     assert _views(one).execute("SELECT DISTINCT table_id FROM moves").fetchall() == [("sim-0",)]
+    none = tmp_path / "before"
+    okey(fresh_database_url, "export", "--until", "2000-01-01", "--out", str(none))
+    assert _views(none).execute("SELECT (SELECT count(*) FROM events) + (SELECT count(*) FROM hands)").fetchone() == (
+        0,
+    )
+    since = tmp_path / "since"
+    okey(fresh_database_url, "export", "--since", "2000-01-01T00:00", "--out", str(since))
+    assert _views(since).execute("SELECT count(*) FROM hands").fetchone() == (sum(log),)
     other = subprocess.run(
         [sys.executable, "-m", "okeytools.cli", "export", "--all", "--out", str(one)],
         env={**os.environ, "OKEY_DATABASE_URL": fresh_database_url},
