@@ -323,7 +323,7 @@ async def _export_shard(
         if (since is None or at >= since) and (until_at is None or at < until_at):
             writer.add(table, at, row)
 
-    flat = Flattener(emit, PlayerIds(key), private=opts.private)
+    flat = Flattener(emit if since or until_at else writer.add, PlayerIds(key), private=opts.private)
     wanted = set(opts.tables)
     game = opts.game
     skipped: set[str] = set()  # tables of another game
