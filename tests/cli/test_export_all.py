@@ -359,3 +359,15 @@ async def test_players_are_opaque_a_stopped_run_leaves_nothing_twice_and_filters
         timeout=120,
     )
     assert other.returncode == 2 and "other options" in other.stderr
+
+
+def test_a_database_that_cannot_be_reached_and_a_directory_with_no_export_are_one_line_exit_2(tmp_path: Path) -> None:
+    env = {**os.environ, "OKEY_DATABASE_URL": "postgresql://okey:sekret@127.0.0.1:1/okey"}
+    cli = [sys.executable, "-m", "okeytools.cli"]
+    got = subprocess.run(
+        [*cli, "export", "--all", "--out", str(tmp_path / "x")], env=env, capture_output=True, text=True
+    )
+    assert got.returncode == 2 and "Traceback" not in got.stderr and "OKEY_DATABASE_URL" in got.stderr
+    assert "sekret" not in got.stderr + got.stdout and not (tmp_path / "x").exists()
+    got = subprocess.run([*cli, "analytics", str(tmp_path)], env=env, capture_output=True, text=True)
+    assert got.returncode == 2 and "okey export --all" in got.stderr and "Traceback" not in got.stderr
