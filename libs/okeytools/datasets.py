@@ -261,9 +261,10 @@ class _Table:
 
 class Flattener:
     """Feeds each table's events, in version order, through okeycore's fold and the scoring
-    projection, and emits the rows of SCHEMAS. ``write(at)`` says whether rows made at ``at`` are
-    wanted (the export's --since/--until); a table's earlier events are fed with ``quiet=True``
-    (the state they build, no rows) when an export resumes in the middle of its match."""
+    projection, and emits the rows of SCHEMAS to ``emit`` (which may drop them: the export's
+    --since/--until); a table's earlier events are fed with ``quiet=True`` (the state they
+    build, no rows) when an export resumes in the middle of its match. A table whose events
+    cannot be folded or projected is parked (``parked``: why) and the others go on."""
 
     def __init__(self, emit: Emit, ids: PlayerIds, private: bool = False) -> None:
         self.emit = emit
