@@ -43,7 +43,7 @@ KEY_FILE = "_id_key"
 KEY_ENV = "OKEY_EXPORT_ID_KEY"
 FORMATS = ("parquet", "jsonl")
 FLUSH_ROWS = 100_000  # rows kept as Python tuples before they become Arrow batches
-FILE_ROWS = 2_000_000  # rows of one table and day in one file
+FILE_ROWS = 2_000_000  # rows held as Arrow batches (all tables and days) before they go to files
 
 
 class ExportError(Exception):
@@ -101,8 +101,8 @@ class ExportReport:
 
 class _Writer:
     """Rows by table and day. Every ``FLUSH_ROWS`` rows in all, the rows become Arrow batches
-    (columns, which Python's garbage collector does not walk); each (table, day) goes to one
-    file at the end, or on the way once it holds ``FILE_ROWS``."""
+    (columns, which Python's garbage collector does not walk); the batches of each (table, day)
+    go to one file at the end, or every ``FILE_ROWS`` rows held, so memory stays bounded."""
 
     def __init__(self, out: Path, fmt: str, run: str, tables: tuple[str, ...]) -> None:
         self.out, self.fmt, self.run = out, fmt, run
@@ -112,6 +112,7 @@ class _Writer:
         self.files: list[str] = []
         self.counts: dict[str, int] = dict.fromkeys(tables, 0)
         self._held = 0
+        self._batched = 0
         self._k = 0
 
     def add(self, table: str, at: datetime, row: Row) -> None:
@@ -129,12 +130,14 @@ class _Writer:
             schema = arrow_schema(key[0])
             columns = list(zip(*rows, strict=True))
             arrays = [pa.array(col, type=f.type) for col, f in zip(columns, schema, strict=True)]
-            batches = self.batches.setdefault(key, [])
-            batches.append(pa.RecordBatch.from_arrays(arrays, schema=schema))
-            if sum(b.num_rows for b in batches) >= FILE_ROWS:
-                self._write(key)
+            self.batches.setdefault(key, []).append(pa.RecordBatch.from_arrays(arrays, schema=schema))
+            self._batched += len(rows)
         self.rows.clear()
         self._held = 0
+        if self._batched >= FILE_ROWS:  # memory stays bounded, whatever the log's size
+            for key in sorted(self.batches):
+                self._write(key)
+            self._batched = 0
 
     def _write(self, key: tuple[str, date]) -> None:
         batches = self.batches.pop(key, [])

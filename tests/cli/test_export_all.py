@@ -17,6 +17,7 @@ from typing import Any
 
 import asyncpg
 import duckdb
+import pytest
 from okeycore.events import HandStarted, TableCreated, event_from_dict
 from okeycore.options import BotLevel, Game, TableOptions
 from okeyplatform.auth import issue_token
@@ -258,7 +259,7 @@ async def test_bot_matches_of_both_games_export_to_parquet_as_the_log_and_scorin
 
 
 async def test_players_are_opaque_a_stopped_run_leaves_nothing_twice_and_filters_hold(
-    fresh_database_url: str, tmp_path: Path
+    fresh_database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A run in the middle of a match and the next one; players as keyed hashes only (no raw id
     in any file); a run's leftovers are removed; --game, --table and JSON lines."""
@@ -318,6 +319,23 @@ async def test_players_are_opaque_a_stopped_run_leaves_nothing_twice_and_filters
     assert con.execute("SELECT scores, winners FROM matches ORDER BY table_id").fetchall() == [
         (list(e.scores), list(e.winners)) for e in ended
     ]
+
+    # rows held in memory go to Arrow batches, and the batches to files, as they pile up
+    from okeytools import export_all
+
+    monkeypatch.setattr(export_all, "FLUSH_ROWS", 100)
+    monkeypatch.setattr(export_all, "FILE_ROWS", 300)
+    small = tmp_path / "small"
+    store = await PostgresEventStore.connect(fresh_database_url, min_size=1, max_size=2)
+    try:
+        got_small = await export_all.export_all(store, export_all.ExportOptions(out=small, page=97))
+    finally:
+        await store.close()
+    assert len(got_small.files) > 5 and got_small.written["events"] == sum(map(len, matches))
+    assert _views(small).execute("SELECT count(DISTINCT (table_id, version)) FROM events").fetchone() == (
+        sum(map(len, matches)),
+    )
+    assert _views(small).execute("SELECT count(*) FROM moves").fetchone() == (moved,)
 
     out = tmp_path / "jsonl"
     stray = out / "events" / "day=2026-01-01" / "run-00001-00001.jsonl"
