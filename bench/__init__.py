@@ -62,7 +62,8 @@ BENCH_HELP: dict[str, str] = {
     "solver": "finish checks, okey solve lines with their arrangements, decide+evolve, simulated hands per second",
     "table": "moves through gRPC, append and publish at N concurrent tables; --observability: what metrics and "
     "tracing cost",
-    "replay": "rebuilding the scoring projections from the event log, and the live projection's lag",
+    "replay": "rebuilding the scoring projections from the event log, exporting it to Parquet (okey export "
+    "--all), and the live projection's lag",
     "bots": "the strategies against each other (strong, greedy, easy; classic and 101) and their decision times",
     "soak": "many concurrent all-bot tables through the gateway for minutes; --faults kills and restarts parts",
     "envelope": "encoding and decoding table events for NATS: the protobuf envelope against JSON",

@@ -8,7 +8,9 @@ projection's lag under a load.
    ``PostgresEventStore.read_all``, project, COPY into fresh tables, swap): events/s.
 3. ``okey replay --verify``'s check alone (okeycore folds every stream and re-decides every
    result) over the same log: events/s.
-4. Lag: the table service (its relay) and the scoring service run in this process while
+4. ``okey export --all``'s own code over the same log into Parquet (every table: events, moves,
+   hands, matches, seats), in as many processes as it uses by default: events/s.
+5. Lag: the table service (its relay) and the scoring service run in this process while
    simulated tables append their events at a steady rate; for every event the projector
    applies, the time from its commit in the log to its projection is recorded."""
 
@@ -221,16 +223,51 @@ async def _run(base_url: str, nats_url: str, target: int, seed: int, quick: bool
                     f"{verify_rate:,.0f} events/s, {len(problems)} problems",
                 )
             )
+
+            # 4. the export to Parquet
+            rows.append(await _export(events, dsn))
         finally:
             await scoring.close()
             await events.close()
     finally:
         await _drop_db(base_url, name)
 
-    # 4. lag under load
+    # 5. lag under load
     seconds, rate = (5.0, 300.0) if quick else (20.0, 1000.0)
     rows.append(await _lag(base_url, nats_url, seconds, rate, seed, stamp))
     return rows
+
+
+EXPORT_TARGET = 100_000  # events/s, okey export --all to Parquet (issue 23)
+
+
+async def _export(events: PostgresEventStore, dsn: str) -> tuple[str, str, str]:
+    """``okey export --all --format parquet`` over the log, as the command runs it."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from okeytools.export_all import ExportOptions, export_all
+
+    workers = min(2, os.cpu_count() or 1)
+    print(f"\nexporting the log to Parquet (okey export --all, {workers} process(es)) ...")
+    out = Path(tempfile.mkdtemp(prefix="okey-bench-export-"))
+    try:
+        report = await export_all(
+            events, ExportOptions(out=out, workers=workers), progress=lambda n, s: _progress(n, 0, s), dsn=dsn
+        )
+        size = sum(p.stat().st_size for p in out.rglob("*.parquet"))
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    _clear()
+    written = ", ".join(f"{n:,} {t}" for t, n in report.written.items())
+    print(f"  wrote {written} ({size / 2**20:,.1f} MiB in {len(report.files)} files)")
+    print(f"  export: {report.rate:,.0f} events/s  (target >= {EXPORT_TARGET:,})")
+    return (
+        f"`okey export --all` to Parquet ({report.events:,} events; {workers} processes)",
+        f">= {EXPORT_TARGET:,} events/s",
+        f"{report.rate:,.0f} events/s ({report.seconds:.1f} s; {written}; {size / 2**20:,.1f} MiB)",
+    )
 
 
 def _progress(n: int, tables: int, seconds: float) -> None:

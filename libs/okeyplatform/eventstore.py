@@ -485,6 +485,45 @@ class PostgresEventStore:
             )
         return [_row(r) for r in rows]
 
+    async def log_end(self) -> GlobalPosition:
+        """The last position a reader of the global order may read now (every older transaction
+        has ended): where a bulk reader stops, so it passes no late commit."""
+        async with self.pool.acquire() as conn:
+            r = await conn.fetchrow(
+                "SELECT tx::text AS tx, position FROM okey_events "
+                "WHERE tx < pg_snapshot_xmin(pg_current_snapshot()) "
+                "ORDER BY okey_events.tx DESC, okey_events.position DESC LIMIT 1"
+            )
+        return (int(r["tx"]), r["position"]) if r else START
+
+    COPY_COLUMNS = ("tx", "position", "stream_id", "version", "type", "hand", "recorded_ms", "data")
+    """The CSV columns of ``copy_range``."""
+
+    async def copy_range(
+        self, after: GlobalPosition, until: GlobalPosition, limit: int, shard: tuple[int, int] = (0, 1)
+    ) -> bytes:
+        """The events after ``after`` up to ``until`` (``log_end``), in the global order, at most
+        ``limit``, as CSV (``COPY_COLUMNS``; ``recorded_ms`` in epoch milliseconds, ``data`` the
+        stored JSON text): a bulk reader's page, several times cheaper than ``read_all``'s rows.
+        ``shard`` (k, n) keeps the streams whose id hashes to k of n, so n readers share a log."""
+        k, n = shard
+        where = "" if n == 1 else f"AND (hashtext(stream_id) & 2147483647) % {int(n)} = {int(k)} "
+        sql = (
+            "SELECT tx::text, position, stream_id, version, type, hand, "
+            "(extract(epoch FROM recorded_at) * 1000)::bigint, data::text FROM okey_events "
+            f"WHERE (tx, position) > ('{int(after[0])}'::xid8, {int(after[1])}) "
+            f"AND (tx, position) <= ('{int(until[0])}'::xid8, {int(until[1])}) {where}"
+            f"ORDER BY okey_events.tx, okey_events.position LIMIT {int(limit)}"
+        )
+        chunks: list[bytes] = []
+
+        async def sink(chunk: bytes) -> None:
+            chunks.append(chunk)
+
+        async with self.pool.acquire() as conn:
+            await conn.copy_from_query(sql, output=sink, format="csv")
+        return b"".join(chunks)
+
     async def find_command(self, stream_id: str, command_id: str) -> tuple[int, int] | None:
         async with self.pool.acquire() as conn:
             r = await conn.fetchrow(

@@ -135,9 +135,32 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
+    tables_mode = args.all or args.tables or args.game or args.since or args.until or args.out or args.format
+    if tables_mode:
+        if args.table or args.output:
+            print(
+                "okey export: give a TABLE (its events as JSON lines) or --all/--table ... --out DIR "
+                "(analysis tables), not both",
+                file=sys.stderr,
+            )
+            return 2
+        from .export_all import run_export_all
+
+        args.out = args.out or "okey-export"
+        args.format = args.format or "parquet"
+        return run_export_all(args)
+    if not args.table:
+        print("okey export: name a TABLE, or pass --all (see okey export --help)", file=sys.stderr)
+        return 2
     from .export import run_export
 
     return run_export(args)
+
+
+def _cmd_analytics(args: argparse.Namespace) -> int:
+    from .analytics import run_analytics
+
+    return run_analytics(args)
 
 
 def _cmd_migrate(args: argparse.Namespace) -> int:
@@ -247,17 +270,51 @@ def build_parser() -> argparse.ArgumentParser:
 
     export = sub.add_parser(
         "export",
-        help="write a table's events as JSON lines",
-        description="Write a table's events, in order, as JSON lines: protobuf's JSON mapping of the TableEvent "
-        "envelope (okey.v1) NATS carries: {tableId, version, hand, time, kind, toMove, <event>: {...}}. "
-        "Events are as a spectator sees them (no dealt racks, no deck order, no deal order or salt, no deck "
-        "draws) unless --with-private is given.",
+        help="write a table's events as JSON lines, or the whole log as analysis tables (--all)",
+        description="okey export TABLE: a table's events, in order, as JSON lines: protobuf's JSON mapping of "
+        "the TableEvent envelope (okey.v1) NATS carries: {tableId, version, hand, time, kind, toMove, <event>: "
+        "{...}}. Events are as a spectator sees them (no dealt racks, no deck order, no deal order or salt, no "
+        "deck draws) unless --with-private is given. "
+        "okey export --all --out DIR: the whole log (or --table/--game/--since/--until) as the tables events, "
+        "moves, hands, matches and seats (docs/analytics.md), Parquet or JSON lines, partitioned by day; the "
+        "next run into DIR goes on where the last ended. Players are opaque ids; --with-private adds the "
+        "dealt racks of finished hands (the racks table).",
     )
-    export.add_argument("table", help="the table id")
-    export.add_argument("--with-private", action="store_true", help="include the hidden information too")
-    export.add_argument("-o", "--output", help="write to this file instead of standard output")
+    export.add_argument("table", nargs="?", help="the table id (its events as JSON lines)")
+    export.add_argument(
+        "--with-private",
+        action="store_true",
+        help="TABLE: include the hidden information too; --all: add the dealt racks of finished hands",
+    )
+    export.add_argument("-o", "--output", help="TABLE: write to this file instead of standard output")
     export.add_argument("--database-url", help="PostgreSQL URL of the event log (default: OKEY_DATABASE_URL)")
+    export.add_argument("--all", action="store_true", help="export the whole log as analysis tables into --out")
+    export.add_argument(
+        "--table", dest="tables", action="append", metavar="ID", help="only this table (repeatable; with --out)"
+    )
+    export.add_argument("--game", help="only tables of this game: OKEY or OKEY101")
+    export.add_argument("--since", help="only rows recorded at or after this UTC date or time (2026-12-01)")
+    export.add_argument("--until", help="only rows recorded before this UTC date or time")
+    export.add_argument("--format", choices=("parquet", "jsonl"), help="file format of --all (default parquet)")
+    export.add_argument("--out", help="the export directory (default ./okey-export); it keeps the cursor")
+    export.add_argument("--page", type=int, default=20_000, help="--all: events read per query (default 20000)")
+    export.add_argument(
+        "--workers", type=int, help="--all: processes sharing the tables (default: 2, or 1 on one core)"
+    )
     export.set_defaults(func=_cmd_export)
+
+    analytics = sub.add_parser(
+        "analytics",
+        help="answer the standard questions over an export's tables with DuckDB",
+        description="Run the standard questions (starter advantage, finish kinds, hand length, bots' wins by "
+        "level, seat order, indicator shows) over the tables okey export --all wrote, and print them as "
+        "tables; --sql runs your own query over the same views (events, moves, hands, matches, seats).",
+    )
+    analytics.add_argument("dir", nargs="?", default="okey-export", help="the export directory (default ./okey-export)")
+    analytics.add_argument("--sql", help="run this query instead (views: events, moves, hands, matches, seats)")
+    analytics.add_argument("--question", action="append", help="only this question (repeatable; see --list)")
+    analytics.add_argument("--list", action="store_true", help="list the questions")
+    analytics.set_defaults(func=_cmd_analytics)
 
     up = sub.add_parser(
         "up",

@@ -42,7 +42,7 @@ def run_okey(*args: str, stdin: str | None = None, timeout: float = 300) -> subp
     return subprocess.run(cmd, input=stdin, capture_output=True, text=True, timeout=timeout)
 
 
-@pytest.mark.parametrize("sub", ["demo", "solve", "bench", "top", "backup", "restore"])
+@pytest.mark.parametrize("sub", ["demo", "solve", "bench", "top", "backup", "restore", "export", "analytics"])
 def test_every_subcommand_has_help(sub: str) -> None:
     got = run_okey(sub, "--help")
     assert got.returncode == 0

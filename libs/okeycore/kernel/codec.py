@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import MISSING, Field, fields
 from enum import Enum
 from typing import Any
@@ -26,31 +26,69 @@ def _encode(v: Any) -> Any:
     return v
 
 
+_PLAIN = (int, str, bool, float)
+_NAMES: dict[type[Any], tuple[str, ...]] = {}
+
+
 def event_to_dict(event: Event) -> dict[str, Any]:
     """JSON-ready form: ``{"type": ..., field: value, ...}`` in field order (stored logs hold it)."""
+    cls = type(event)
+    names = _NAMES.get(cls)
+    if names is None:
+        names = _NAMES[cls] = tuple(f.name for f in fields(event))
     out: dict[str, Any] = {"type": event.type}
-    for f in fields(event):
-        out[f.name] = _encode(getattr(event, f.name))
+    for name in names:
+        v = getattr(event, name)
+        # A plain value is its own JSON form (an Enum of ours is a StrEnum: its value, encoded).
+        out[name] = v if type(v) in _PLAIN else _encode(v)
     return out
 
 
-def _decode(hint: Any, v: Any) -> Any:
-    origin = typing.get_origin(hint)
+Convert = Callable[[Any], Any]
+
+
+def _converter(hint: Any) -> Convert | None:
+    """How a stored value of type ``hint`` becomes the field's value; None when it already is
+    (a number, a string, a bool)."""
     if hint is TableOptions:
-        return TableOptions.from_dict(v, stored=True)
+        return _options
     if isinstance(hint, type) and issubclass(hint, Enum):
-        return hint(v)
-    if origin is tuple:
-        args = typing.get_args(hint)
-        inner = args[0]
-        return tuple(_decode(inner, x) for x in v)
+        return hint
+    if typing.get_origin(hint) is tuple:
+        inner = _converter(typing.get_args(hint)[0])
+        if inner is None:
+            return tuple
+        return lambda v: tuple([inner(x) for x in v])
     if isinstance(hint, type) and hasattr(hint, "__dataclass_fields__"):
-        hints = typing.get_type_hints(hint)
-        return hint(**{f.name: _decode(hints[f.name], v[f.name]) for f in fields(hint)})
-    return v
+        return _decoder(hint, all_required=True)
+    return None
 
 
-_HINTS: dict[type[Event], dict[str, Any]] = {}
+def _options(v: Any) -> TableOptions:
+    return TableOptions.from_dict(v, stored=True)
+
+
+def _decoder(cls: type[Any], all_required: bool = False) -> Callable[[Mapping[str, Any]], Any]:
+    """The decoder of one dataclass, its fields' hints resolved once: a stored event is decoded
+    once per event a replay or an export reads. A field added later with a default may be
+    missing from an older stored event (``all_required``: not in a nested value)."""
+    hints = typing.get_type_hints(cls)
+    spec = [(f.name, _converter(hints[f.name]), all_required or not _has_default(f)) for f in fields(cls)]
+
+    def decode(data: Mapping[str, Any]) -> Any:
+        kwargs = {}
+        for name, convert, required in spec:
+            if name in data:
+                v = data[name]
+                kwargs[name] = v if convert is None else convert(v)
+            elif required:
+                raise KeyError(name)
+        return cls(**kwargs)
+
+    return decode
+
+
+_DECODERS: dict[type[Event], Callable[[Mapping[str, Any]], Any]] = {}
 
 
 def decode_event(types: Mapping[str, type[Event]], data: dict[str, Any]) -> Event:
@@ -60,13 +98,11 @@ def decode_event(types: Mapping[str, type[Event]], data: dict[str, Any]) -> Even
     cls = types.get(str(name))
     if cls is None:
         raise ValueError(f"unknown event type {name!r}")
-    hints = _HINTS.get(cls)
-    if hints is None:
-        hints = _HINTS[cls] = typing.get_type_hints(cls)
-    # A field added later with a default may be missing from an older stored event.
-    return cls(
-        **{f.name: _decode(hints[f.name], data[f.name]) for f in fields(cls) if f.name in data or not _has_default(f)}
-    )
+    decode = _DECODERS.get(cls)
+    if decode is None:
+        decode = _DECODERS[cls] = _decoder(cls)
+    event: Event = decode(data)
+    return event
 
 
 def _has_default(f: Field[Any]) -> bool:

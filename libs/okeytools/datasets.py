@@ -1,0 +1,478 @@
+"""The flattened tables of ``okey export --all`` (docs/analytics.md): their one schema, and the
+pure code that turns the event log into their rows (no I/O, no clock).
+
+Every table's state comes from okeycore's own fold (``Engine.evolve``: whose turn it is, whose
+pile a drawn tile came from, who is on autopilot) and every score, finisher, finish kind and
+penalty from the scoring service's projection code (``services.scoring.projection.Projection``,
+the code behind the live projections and ``okey replay``): nothing here re-implements a rule.
+
+What a row says is what a spectator may see [RULES.md section 7]: a deck draw's tile is blank,
+and the ``events`` table holds each event as ``public_event(event, None)`` gives it. Only with
+``private=True`` does the ``racks`` table get the dealt racks, and only when a hand has ended.
+Player ids are opaque (``PlayerIds``: a keyed hash), never the raw ids."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import pyarrow as pa
+from okeycore import okey101
+from okeycore.events import (
+    EVENT_TYPES,
+    AutopilotEnded,
+    DrawSource,
+    Event,
+    HandEnded,
+    HandStarted,
+    IndicatorShown,
+    MatchEnded,
+    PairsDeclared,
+    SeatLeft,
+    TableCreated,
+    TileDiscarded,
+    TileDrawn,
+    TileReturned,
+    TurnedToOkey,
+    TurnTimedOut,
+    event_from_dict,
+    event_to_dict,
+)
+from okeycore.games import Engine, Phase
+from okeycore.games import engine_for as engine
+from okeycore.tiles import face_of_id
+
+from services.scoring.projection import Changes, HandRow, MatchRow, Projection, ProjectionError, SeatRow
+
+__all__ = ["SCHEMAS", "TABLES", "PRIVATE_TABLES", "PlayerIds", "Flattener", "schema_markdown", "tile_code"]
+
+_TS = pa.timestamp("ms", tz="UTC")
+_I32 = pa.int32()
+_STR = pa.string()
+_INTS = pa.list_(pa.int32())
+_STRS = pa.list_(pa.string())
+
+Column = tuple[str, pa.DataType, str]
+
+SCHEMAS: dict[str, tuple[Column, ...]] = {
+    "events": (
+        ("table_id", _STR, "the table (the event stream)"),
+        ("version", _I32, "the event's version in its table, 1 = TableCreated"),
+        ("position", pa.int64(), "the event's row in the log (the global order is by commit, then position)"),
+        ("type", _STR, "the event type, e.g. TileDiscarded"),
+        ("hand", _I32, "the hand the event belongs to (0 before the first deal)"),
+        ("recorded_at", _TS, "when the log recorded it (UTC)"),
+        (
+            "data",
+            _STR,
+            "the event as JSON, as a spectator sees it; tiles as ids 0..105, -1 where hidden; "
+            "player ids replaced by opaque ids",
+        ),
+    ),
+    "moves": (
+        ("table_id", _STR, "the table"),
+        ("hand", _I32, "the hand"),
+        ("version", _I32, "the event's version in its table"),
+        ("recorded_at", _TS, "when the move was recorded (UTC)"),
+        ("seat", _I32, "the seat that moved (0..3)"),
+        (
+            "action",
+            _STR,
+            "draw, discard, finish, show_indicator, declare_pairs, turn_to_okey, open, add_tile, "
+            "take_okey, return_tile, timeout",
+        ),
+        (
+            "tile",
+            _STR,
+            "the tile's code (R7, K13, F for a fake okey); NULL where a spectator does not see it "
+            "(a deck draw) or the move has no single tile",
+        ),
+        ("from_pile", _STR, "where the tile came from: deck, pile:S (seat S's discards), rack:S"),
+        ("to_pile", _STR, "where it went: rack:S, pile:S, centre (a classic finish), table (101 melds), meld:M"),
+        (
+            "think_ms",
+            pa.int64(),
+            "milliseconds since the table's previous event, for a move of the seat whose "
+            "turn it is (a draw: since the turn began; a discard: since the draw); NULL otherwise",
+        ),
+    ),
+    "hands": (
+        ("table_id", _STR, "the table"),
+        ("game", _STR, "OKEY or OKEY101"),
+        ("options", _STR, "the table's options as JSON (TableOptions.to_dict)"),
+        ("hand", _I32, "the hand number (a voided 101 hand and its redeal share a number)"),
+        ("seq", _I32, "the hand's place among the table's recorded hands, 1.."),
+        ("starter", _I32, "the seat that started the hand"),
+        ("outcome", _STR, "FINISHED, DECK_EXHAUSTED or VOIDED"),
+        ("finisher", _I32, "the seat that finished; NULL when nobody did"),
+        (
+            "finish_kind",
+            _STR,
+            "the finish kinds joined by '+': NORMAL, OKEY, PAIRS, COLORED, ELDEN (OKEY+PAIRS); "
+            "NULL when nobody finished",
+        ),
+        ("multiplier", _I32, "the finish's multiplier (0 when nobody finished)"),
+        ("final_tile", _STR, "the finisher's last tile, as a code"),
+        ("indicator", _STR, "the hand's indicator tile, as a code"),
+        ("deltas", _INTS, "per seat: the hand's score change (classic: the hand's deltas; 101: points + penalties)"),
+        ("total", _INTS, "per seat: the whole change in the hand (classic: deltas + indicator shows - penalties)"),
+        ("scores", _INTS, "per seat: the match scores after the hand"),
+        ("indicator_shows", _I32, "how many times the indicator was shown in the hand"),
+        ("indicator_deltas", _INTS, "per seat: the score change of the indicator shows (classic)"),
+        ("penalty_count", _I32, "how many flat penalties the hand had"),
+        ("penalties", _INTS, "per seat: the penalty points of the hand"),
+        ("moves", _I32, "the hand's rows in moves (draws, discards, finish, ...)"),
+        ("seconds", pa.float64(), "from the deal to the hand's end"),
+        ("started_at", _TS, "the deal (UTC)"),
+        ("ended_at", _TS, "the hand's end (UTC)"),
+    ),
+    "matches": (
+        ("table_id", _STR, "the table"),
+        ("game", _STR, "OKEY or OKEY101"),
+        ("options", _STR, "the table's options as JSON"),
+        ("players", _STRS, "per seat: the opaque player id, NULL for a bot seat"),
+        ("bots", pa.list_(pa.bool_()), "per seat: a bot played the seat from the start"),
+        ("scores", _INTS, "per seat: the final score"),
+        ("ranks", _INTS, "per seat: the rank, 1 = winner (competition ranking: 1, 2, 2, 4)"),
+        ("winners", _INTS, "the winning seats (co-winners share the pot)"),
+        ("pot", pa.int64(), "the chips at stake in all"),
+        ("payout", pa.int64(), "what each winner got"),
+        ("payouts", pa.list_(pa.int64()), "per seat: the chips the seat won (a player who left gets none)"),
+        ("remainder", pa.int64(), "the chips an uneven split rounded away"),
+        ("hands", _I32, "hands recorded, voided ones included"),
+        ("started_at", _TS, "the table's creation (UTC)"),
+        ("ended_at", _TS, "the match's end (UTC)"),
+    ),
+    "seats": (
+        ("table_id", _STR, "the table"),
+        ("seat", _I32, "the seat"),
+        ("player", _STR, "the opaque player id; NULL for a bot seat"),
+        ("kind", _STR, "player, bot (a bot from the start) or left (a player who left; a bot played on)"),
+        ("bot_level", _STR, "the table's bot_level (HARD, NORMAL, EASY) where a bot played the seat; NULL otherwise"),
+        ("autopilot_seconds", pa.float64(), "seconds the seat was on autopilot after three timeouts in a row"),
+        ("score", _I32, "the final score"),
+        ("rank", _I32, "the rank, 1 = winner"),
+        ("winner", pa.bool_(), "the seat won (a player who left never does)"),
+        ("payout", pa.int64(), "the chips the seat won"),
+        ("ended_at", _TS, "the match's end (UTC)"),
+    ),
+    "racks": (
+        ("table_id", _STR, "the table"),
+        ("hand", _I32, "the hand (finished hands only: written at the hand's end)"),
+        ("seq", _I32, "the hand's seq in hands (tells a voided 101 deal from its redeal)"),
+        ("seat", _I32, "the seat"),
+        ("rack", _STRS, "the tiles dealt to the seat, as codes"),
+        ("ended_at", _TS, "the hand's end (UTC)"),
+    ),
+}
+"""Every table's columns: name, Parquet type, meaning. docs/analytics.md carries
+``schema_markdown()`` verbatim (tests/cli/test_export_all.py checks it is fresh)."""
+
+PRIVATE_TABLES = ("racks",)
+"""Written only with ``--with-private``."""
+
+TABLES = tuple(t for t in SCHEMAS if t not in PRIVATE_TABLES)
+
+
+def arrow_schema(table: str) -> pa.Schema:
+    return pa.schema([pa.field(name, kind) for name, kind, _ in SCHEMAS[table]])
+
+
+def schema_markdown() -> str:
+    """The schema as docs/analytics.md shows it."""
+    out: list[str] = []
+    for table, cols in SCHEMAS.items():
+        private = " (only with `--with-private`)" if table in PRIVATE_TABLES else ""
+        out.append(f"### `{table}`{private}\n\n| column | type | meaning |\n|---|---|---|")
+        out.extend(f"| `{name}` | {kind} | {text} |" for name, kind, text in cols)
+        out.append("")
+    return "\n".join(out)
+
+
+_CODES = tuple(str(face_of_id(i)) for i in range(106))
+
+
+def tile_code(tile: int) -> str | None:
+    """``R7``, ``F``; None for a hidden tile (-1)."""
+    return _CODES[tile] if 0 <= tile < len(_CODES) else None
+
+
+class PlayerIds:
+    """Opaque player ids: the first 16 hex digits of HMAC-SHA256(key, id). Stable for one key,
+    so rows of two exports with the same key join; without the key, nobody can tell whose they
+    are (a plain hash of a guessable id could be reversed by trying ids)."""
+
+    def __init__(self, key: bytes) -> None:
+        self._key = key
+        self._cache: dict[str, str] = {}
+
+    def __call__(self, player_id: str) -> str | None:
+        if not player_id:
+            return None
+        got = self._cache.get(player_id)
+        if got is None:
+            got = self._cache[player_id] = hmac.new(self._key, player_id.encode(), hashlib.sha256).hexdigest()[:16]
+        return got
+
+
+Row = tuple[Any, ...]
+Emit = Callable[[str, datetime, Row], None]
+"""Where a row goes: (table, the time that files it under a day, the row in SCHEMAS order)."""
+
+_HAND_ENDS = (HandEnded, okey101.HandEnded101, okey101.HandVoided)
+_AUTOPILOT_EVENTS = frozenset({TurnTimedOut, AutopilotEnded, MatchEnded})  # where a seat's autopilot can change
+_MOVE_ACTIONS: dict[type[Event], str] = {
+    TileDrawn: "draw",
+    TileDiscarded: "discard",
+    IndicatorShown: "show_indicator",
+    PairsDeclared: "declare_pairs",
+    TurnedToOkey: "turn_to_okey",
+    okey101.MeldsOpened: "open",
+    okey101.TileAdded: "add_tile",
+    okey101.OkeyTaken: "take_okey",
+    TileReturned: "return_tile",
+    TurnTimedOut: "timeout",
+}
+
+
+@dataclass(slots=True)
+class _Table:
+    engine: Engine[Any, Any, Any]
+    state: Any
+    options: str
+    game: str
+    created_at: datetime
+    players: tuple[str | None, ...]
+    bots: tuple[bool, ...]
+    public: Callable[[Event, int | None], Event]
+    last_at: datetime
+    hand_started_at: datetime | None = None
+    deal: HandStarted | None = None
+    moves: int = 0
+    autopilot_since: dict[int, datetime] = field(default_factory=dict)
+    autopilot_s: list[float] = field(default_factory=list)
+    left: set[int] = field(default_factory=set)
+
+
+class Flattener:
+    """Feeds each table's events, in version order, through okeycore's fold and the scoring
+    projection, and emits the rows of SCHEMAS to ``emit`` (which may drop them: the export's
+    --since/--until); a table's earlier events are fed with ``quiet=True`` (the state they
+    build, no rows) when an export resumes in the middle of its match. A table whose events
+    cannot be folded or projected is parked (``parked``: why) and the others go on."""
+
+    def __init__(self, emit: Emit, ids: PlayerIds, private: bool = False) -> None:
+        self.emit = emit
+        self.ids = ids
+        self.private = private
+        self.tables: dict[str, _Table] = {}
+        self.projection = Projection()
+        self.parked: dict[str, str] = {}
+
+    def knows(self, table_id: str) -> bool:
+        return table_id in self.tables or table_id in self.parked
+
+    def feed(
+        self,
+        table_id: str,
+        version: int,
+        position: int,
+        recorded_at: datetime,
+        kind: str,
+        data: dict[str, Any],
+        quiet: bool = False,
+        text: str | None = None,
+    ) -> None:
+        """One event of the table, the next in its order; ``text`` is ``data`` as the log stores
+        it (JSON), written as it is where a spectator sees the event whole."""
+        if table_id in self.parked:
+            return
+        try:
+            self._feed(table_id, version, position, recorded_at, kind, data, quiet, text)
+        except (ProjectionError, KeyError, ValueError, TypeError, IndexError, AssertionError) as exc:
+            self.parked[table_id] = f"version {version} ({kind}): {exc}"
+            self.tables.pop(table_id, None)
+            self.projection.tables.pop(table_id, None)
+            self.projection.changes = Changes()
+
+    def _feed(
+        self,
+        table_id: str,
+        version: int,
+        position: int,
+        at: datetime,
+        kind: str,
+        data: dict[str, Any],
+        quiet: bool,
+        text: str | None,
+    ) -> None:
+        cls = EVENT_TYPES.get(kind)
+        if cls is None:
+            raise ValueError(f"unknown event type {kind!r}")
+        ev = event_from_dict({"type": kind, **data})
+        t = self.tables.get(table_id)
+        if t is None:
+            if not isinstance(ev, TableCreated):
+                raise ValueError(f"the table starts with {kind}, not TableCreated")
+            eng = engine(ev.options.game)
+            n = ev.options.seat_count
+            players = tuple(self.ids(p) for p in (*ev.players, *[""] * n)[:n])
+            t = self.tables[table_id] = _Table(
+                engine=eng,
+                state=None,
+                options=json.dumps(ev.options.to_dict(), separators=(",", ":")),
+                game=ev.options.game.value,
+                created_at=at,
+                players=players,
+                bots=tuple(p is None for p in players),
+                public=eng.public_event,
+                last_at=at,
+                autopilot_s=[0.0] * n,
+            )
+        before = t.state
+        t.state = after = t.engine.evolve(before, ev)
+        self.projection.apply(table_id, version, at, ev)
+        if not quiet:
+            self.emit("events", at, self._event_row(t, table_id, version, position, at, ev, data, text, after))
+        move = _MOVE_ACTIONS.get(cls)
+        if move is not None:
+            t.moves += 1
+            if not quiet:
+                self._move(t, table_id, version, at, ev, move, before)
+            if cls is not TurnTimedOut:
+                t.last_at = at
+                return  # a move is all a draw, a discard, ... makes
+        if cls in _AUTOPILOT_EVENTS:
+            self._track_autopilot(t, before, after, at)
+        if isinstance(ev, SeatLeft):
+            t.left.add(ev.seat)
+        if isinstance(ev, HandStarted):
+            t.hand_started_at, t.deal, t.moves = at, ev, 0
+        if isinstance(ev, HandEnded) and ev.finisher >= 0:
+            t.moves += 1
+            if not quiet:
+                self.emit(
+                    "moves",
+                    at,
+                    (table_id, ev.hand, version, at, ev.finisher, "finish", tile_code(ev.final_tile),
+                     f"rack:{ev.finisher}", "centre", _ms(at, t.last_at)),
+                )  # fmt: skip
+        changes = self.projection.changes
+        if isinstance(ev, _HAND_ENDS):
+            for row in changes.hands:
+                if not quiet and row.table_id == table_id:
+                    self._hand(t, row, at)
+            changes.hands.clear()
+        if isinstance(ev, MatchEnded):
+            if not quiet:
+                self._match(t, changes.matches[-1], changes.seats, at)
+            del self.tables[table_id]
+            self.projection.tables.pop(table_id, None)
+            self.projection.changes = Changes()  # the rows are written; the counters are not ours
+            return
+        t.last_at = at
+
+    # ---- rows
+
+    def _event_row(
+        self, t: _Table, table_id: str, version: int, position: int, at: datetime, ev: Event, data: dict[str, Any],
+        text: str | None, state: Any,
+    ) -> Row:  # fmt: skip
+        shown = t.public(ev, None)
+        if shown is ev and not isinstance(ev, (TableCreated, SeatLeft)):
+            if text is None:
+                text = json.dumps(data, separators=(",", ":"))
+        else:
+            d = event_to_dict(shown)
+            d.pop("type", None)
+            if isinstance(ev, TableCreated):
+                d["players"] = [self.ids(p) for p in ev.players]
+            elif isinstance(ev, SeatLeft):
+                d["player"] = self.ids(ev.player)
+            text = json.dumps(d, separators=(",", ":"))
+        return (table_id, version, position, ev.type, state.hand, at, text)
+
+    def _move(self, t: _Table, table_id: str, version: int, at: datetime, ev: Any, action: str, before: Any) -> None:
+        seat = ev.seat
+        tile: str | None = None
+        src: str | None = f"rack:{seat}"
+        dst: str | None = None
+        if isinstance(ev, TileDrawn):
+            deck = ev.source is DrawSource.DECK
+            tile = None if deck else tile_code(ev.tile)
+            src, dst = ("deck" if deck else f"pile:{before.left_of(seat)}"), f"rack:{seat}"
+        elif isinstance(ev, TileDiscarded):
+            tile, dst = tile_code(ev.tile), f"pile:{seat}"
+        elif isinstance(ev, IndicatorShown):
+            tile, dst = tile_code(ev.tile), f"rack:{seat}"
+        elif isinstance(ev, okey101.MeldsOpened):
+            dst = "table"
+        elif isinstance(ev, (okey101.TileAdded, okey101.OkeyTaken)):
+            tile, dst = tile_code(ev.tile), f"meld:{ev.meld}"
+        elif isinstance(ev, TileReturned):
+            tile, dst = tile_code(ev.tile), f"pile:{before.left_of(seat)}"
+        else:
+            src = None
+        on_turn = before.phase is Phase.PLAYING and before.turn == seat
+        think = _ms(at, t.last_at) if on_turn else None
+        self.emit("moves", at, (table_id, t.state.hand, version, at, seat, action, tile, src, dst, think))
+
+    def _hand(self, t: _Table, h: HandRow, at: datetime) -> None:
+        finished = h.finisher >= 0
+        started = t.hand_started_at or at
+        deal = t.deal
+        indicator = tile_code(deal.indicator) if deal is not None else None
+        self.emit(
+            "hands",
+            at,
+            (
+                h.table_id, t.game, t.options, h.hand, h.seq, None if deal is None else deal.starter, str(h.outcome),
+                h.finisher if finished else None, "+".join(h.finish_kinds) if finished else None, h.multiplier,
+                tile_code(h.final_tile) if finished else None, indicator, h.deltas, h.total, h.scores, len(h.shows),
+                h.indicator, len(h.penalty_events), h.penalties, t.moves, (at - started).total_seconds(), started, at,
+            ),
+        )  # fmt: skip
+        if self.private and deal is not None:
+            for seat, rack in enumerate(deal.racks):
+                self.emit("racks", at, (h.table_id, h.hand, h.seq, seat, [tile_code(x) for x in rack], at))
+        t.deal = None
+
+    def _match(self, t: _Table, m: MatchRow, seats: list[SeatRow], at: datetime) -> None:
+        by_seat = sorted(seats, key=lambda s: s.seat)
+        ranks, payouts = [s.rank for s in by_seat], [s.payout for s in by_seat]
+        self.emit(
+            "matches",
+            at,
+            (m.table_id, m.game, t.options, list(t.players), list(t.bots), m.scores, ranks, m.winners, m.pot,
+             m.payout, payouts, m.remainder, m.hands, t.created_at, at),
+        )  # fmt: skip
+        level = t.state.options.bot_level.value
+        for s in seats:
+            kind = "bot" if t.bots[s.seat] else ("left" if s.seat in t.left else "player")
+            self.emit(
+                "seats",
+                at,
+                (m.table_id, s.seat, t.players[s.seat], kind, None if kind == "player" else level,
+                 t.autopilot_s[s.seat], s.score, s.rank, s.winner, s.payout, at),
+            )  # fmt: skip
+
+    def _track_autopilot(self, t: _Table, before: Any, after: Any, at: datetime) -> None:
+        """Autopilot time from the fold's own seats: on when a seat's ``autopilot`` turns on, off
+        when it turns off or the match ends."""
+        if before is None:
+            return
+        ended = after.phase is Phase.MATCH_OVER
+        for i, (a, b) in enumerate(zip(before.seats, after.seats, strict=True)):
+            if b.autopilot and not a.autopilot:
+                t.autopilot_since[i] = at
+            if i in t.autopilot_since and (not b.autopilot or ended):
+                t.autopilot_s[i] += (at - t.autopilot_since.pop(i)).total_seconds()
+
+
+def _ms(at: datetime, since: datetime) -> int:
+    return int((at - since).total_seconds() * 1000)
