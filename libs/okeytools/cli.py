@@ -424,6 +424,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:
+        # A database that cannot be reached, from any subcommand: one line naming the variable
+        # to check, not a traceback. (Its class is read only here: ``okey solve`` and the other
+        # tools that need no database never import the event store.)
+        store = sys.modules.get("okeyplatform.eventstore")
+        if store is not None and isinstance(exc, store.DatabaseUnreachable):
+            print(f"okey {args.command}: {exc}", file=sys.stderr)
+            return 2
+        raise
     return code
 
 

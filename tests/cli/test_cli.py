@@ -218,14 +218,19 @@ def test_okey_up_with_a_port_taken_names_it_and_the_variable_and_exits_2(databas
 @pytest.mark.parametrize(
     "url", ["postgresql://okey:sekret@127.0.0.1:1/okey", "notaurl"], ids=["unreachable", "not-a-url"]
 )
-def test_a_database_that_cannot_be_used_is_one_line_naming_the_variable_and_exit_2(url: str, nats_url: str) -> None:
+@pytest.mark.parametrize(
+    "command", [("serve", "table"), ("replay", "--verify"), ("export", "some-table")], ids=lambda c: c[0]
+)
+def test_a_database_that_cannot_be_used_is_one_line_naming_the_variable_and_exit_2(
+    url: str, command: tuple[str, ...], nats_url: str
+) -> None:
     """Issue 22.5: an unreachable database or a wrong URL: the cause and what to change, exit 2,
-    no traceback, and no password in the output."""
+    no traceback, and no password in the output; for a service and for the tools alike."""
     import os
 
     env = {**os.environ, "OKEY_DATABASE_URL": url, "OKEY_NATS_URL": nats_url, "OKEY_TABLE_ADDR": "127.0.0.1:0"}
     got = subprocess.run(
-        [sys.executable, "-m", "okeytools.cli", "serve", "table"], env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "okeytools.cli", *command], env=env, capture_output=True, text=True, timeout=60
     )
     assert got.returncode == 2, got.stderr
     assert "Traceback" not in got.stderr and "OKEY_DATABASE_URL" in got.stderr
