@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import shutil
 from collections.abc import AsyncIterator, Callable
@@ -98,38 +99,58 @@ async def _closes(page: Any) -> list[list[Any]]:
     return list(await page.evaluate("() => window.__wsCloses"))
 
 
-async def _drop_watch_until_4401(page: Any, before: int) -> None:
-    """Drop the watch (it reconnects with the token the page holds) and wait for the gateway's
-    4401 close. The page's other calls (chat, hints, chips) are held meanwhile, so that the
-    watch is the one to find the token refused; a renewal (RefreshSession) goes through."""
+@contextlib.asynccontextmanager
+async def _only(page: Any, *methods: str) -> AsyncIterator[list[tuple[str, int, str]]]:
+    """While inside: the page's calls other than ``methods`` and the renewal (RefreshSession)
+    are held (chat, hints, chips), so that the one under test is the first to meet the token;
+    yields the (method, status, reason) of each answer the page got meanwhile."""
     released = asyncio.Event()
+    answers: list[tuple[str, int, str]] = []
 
     async def hold(route: Any) -> None:
-        if not route.request.url.endswith("/RefreshSession"):
+        method = route.request.url.rsplit("/", 1)[-1]
+        if method not in methods and method != "RefreshSession":
             await released.wait()
-        await route.continue_()
+            await route.continue_()
+            return
+        resp = await route.fetch()
+        body = await resp.json() if resp.status >= 400 else {}
+        answers.append((method, resp.status, str(body.get("reason", ""))))
+        await route.fulfill(response=resp)
 
-    await page.route("**/api/**", hold)  # it stays, letting every call through once released
+    await page.route("**/api/**", hold)
     try:
+        yield answers
+    finally:
+        released.set()
+        await page.unroute_all(behavior="wait")
+
+
+async def _drop_watch_until_4401(page: Any, before: int) -> None:
+    """Drop the watch (it reconnects with the token the page holds) and wait for the gateway's
+    4401 close, the page's other calls held meanwhile."""
+    async with _only(page):
         await page.evaluate("() => okeyApp.dropSocket()")
         await page.wait_for_function(
             "(n) => window.__wsCloses.slice(n).some(([code]) => code === 4401)", arg=before, timeout=10_000
         )
-    finally:
-        released.set()
 
 
 async def test_an_expired_token_is_renewed_for_a_call_and_for_the_watch(seated: tuple[Any, Any, list[str]]) -> None:
     _, page, _ = seated
     # ---- a call (the turn's draw or discard) with the expired token: refused, renewed, sent again
     st = await _my_turn(page, ("STAGE_DRAW", "STAGE_DISCARD"), timeout_s=60)
-    expired = await _expire_token(page)
-    if st["stage"] == "STAGE_DRAW":
-        await page.click("#deck")
-    else:
-        await page.locator("#rack button.tile:not(.okey)").last.click()
-        await page.click('[data-act="discard"]')
-    await page.wait_for_function(f"() => okeyApp.version() > {st['version']}", timeout=10_000)
+    async with _only(page, "Act") as answers:
+        expired = await _expire_token(page)
+        if st["stage"] == "STAGE_DRAW":
+            await page.click("#deck")
+        else:
+            await page.locator("#rack button.tile:not(.okey)").last.click()
+            await page.click('[data-act="discard"]')
+        await page.wait_for_function(f"() => okeyApp.version() > {st['version']}", timeout=10_000)
+    # refused for the token, renewed, the same move sent again and applied
+    assert [a for a in answers if a[0] == "Act"] == [("Act", 401, "BAD_TOKEN"), ("Act", 200, "")], answers
+    assert ("RefreshSession", 200, "") in answers, answers
     assert (await page.evaluate(STATE_JS))["rack"] != st["rack"]  # the move was applied
     renewed = await page.evaluate("() => okeyApp.state.token")
     assert renewed != expired and _claims(renewed)["exp"] > _claims(expired)["exp"]
