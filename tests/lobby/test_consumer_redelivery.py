@@ -11,7 +11,7 @@ of the event (another message id, as a relay's retry after a lost ack) pays noth
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -116,8 +116,7 @@ async def _dies(consumer: TableEventConsumer[Item], after_commit: bool) -> None:
         await task
 
 
-async def _until(check: object, what: str, timeout_s: float = 15.0) -> None:
-    assert callable(check)
+async def _until(check: Callable[[], bool], what: str, timeout_s: float = 15.0) -> None:
     for _ in range(int(timeout_s / 0.05)):
         if check():
             return
