@@ -10,7 +10,8 @@ table, lobby, bots and gateway services as processes (private NATS), a guest at 
   be reached, the tile stays on the rack and the buttons come back; online again, the same move
   goes through and the watch is live;
 - a move the rules refuse (finishing by discarding a tile that does not finish the hand, sent
-  through the page's own command path): the table service refuses it with INVALID_FINISH and the
+  through the page's own command path, actions.js ``act``: no button sends it, as the buttons
+  follow the view's ``allowed``): the table service refuses it with INVALID_FINISH and the
   toast names the tile as players name it, in Turkish, with no rule id or tile id in it."""
 
 from __future__ import annotations
