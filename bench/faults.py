@@ -1,7 +1,8 @@
 """Faults injected into a running stack (``okeytools.stack.Stack`` and its embedded servers),
 used by ``okey bench soak --faults`` and tests/resilience/test_faults.py:
 
-- ``kill-table``, ``kill-bots``, ``kill-scoring``: ``kill -9`` the service, then start it again;
+- ``kill-table``, ``kill-bots``, ``kill-scoring``, ``kill-lobby``, ``kill-gateway``: ``kill -9`` the
+  service, then start it again (same address: clients' channels reconnect to it);
 - ``nats-down``: stop NATS for ``nats_down_s`` seconds, then start it again (same port, same
   JetStream store);
 - ``postgres-restart``: stop PostgreSQL (fast shutdown: every connection is cut), then start
@@ -20,7 +21,16 @@ from okeytools.stack import Stack
 
 __all__ = ["FAULTS", "inject"]
 
-FAULTS = ("kill-table", "kill-bots", "kill-scoring", "nats-down", "postgres-restart", "postgres-kill")
+FAULTS = (
+    "kill-table",
+    "kill-bots",
+    "kill-scoring",
+    "kill-lobby",
+    "kill-gateway",
+    "nats-down",
+    "postgres-restart",
+    "postgres-kill",
+)
 
 
 async def inject(
@@ -45,7 +55,10 @@ async def inject(
         await asyncio.to_thread(nats.stop)
         await asyncio.sleep(nats_down_s)
         await asyncio.to_thread(nats.start)
-    elif fault in ("postgres-restart", "postgres-kill"):
+    elif fault in (
+        "postgres-restart",
+        "postgres-kill",
+    ):
         if postgres is None:
             raise ValueError(f"{fault} needs the embedded PostgreSQL server")
         if fault == "postgres-kill":

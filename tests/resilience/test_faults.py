@@ -1,6 +1,6 @@
 """Faults while bot tables play, on the whole stack (every service its own process, private
-embedded PostgreSQL and NATS): ``kill -9`` of the table, bots and scoring services (each started
-again), NATS stopped for a while, PostgreSQL restarted (same port, same data) or killed.
+embedded PostgreSQL and NATS): ``kill -9`` of the table, bots, scoring, lobby and gateway services
+(each started again), NATS stopped for a while, PostgreSQL restarted (same port, same data) or killed.
 
 For each fault: several all-bot tables are in flight through the gateway (finished matches are
 replaced); after the fault every table moves again, the move rate comes back (at least 30% of
@@ -8,7 +8,9 @@ what it was before: not limping on turn timers or polling), every match in fligh
 and the books agree (okeybench.books): the log's versions are 1..N per table, JetStream holds
 each ``table:version`` exactly once, the scoring projection equals a fresh rebuild from the log
 (okeycore re-deciding every recorded result), and each finished match's standings from
-ScoringService.GetMatchResult equal okeycore's fold of its events.
+ScoringService.GetMatchResult equal okeycore's fold of its events. After every fault the clients
+reach the services through the gateway again: the channels opened before the fault (the tables'
+own clients) read their tables' views, and a new guest signs in at the lobby through it.
 
 ``OKEY_FAULT_NATS_DOWN_S`` sets how long NATS stays down (default 6 s; ``okey bench soak
 --faults`` keeps it down 30 s)."""
@@ -19,7 +21,10 @@ import asyncio
 import os
 import time
 
+import grpc
 import pytest
+from okey.v1 import lobby_service_pb2 as lpb
+from okey.v1 import lobby_service_pb2_grpc as lpb_grpc
 from okeybench.faults import FAULTS, inject
 from okeybench.soak import BotTables
 from okeycore.options import TableOptions
@@ -36,6 +41,41 @@ DRAIN_S = 90.0
 # Short matches so several end during a test; the default 20-second turns, so a table whose bot
 # event was lost (a bots process killed mid-event) must be saved by redelivery, not its timer.
 OPTIONS = TableOptions(match_points=4)
+
+
+async def _through_gateway(stack: ResilienceStack, bt: BotTables, timeout_s: float) -> str:
+    """Every table's view read on the channel its client opened before the fault (it reconnects
+    by itself), and a new guest signed in at the lobby through the gateway; '' when both came
+    through within ``timeout_s``, else the last error."""
+    deadline = time.monotonic() + timeout_s
+    last = ""
+    async with grpc.aio.insecure_channel(stack.gateway) as channel:
+        lobby = lpb_grpc.LobbyServiceStub(channel)
+        while time.monotonic() < deadline:
+            try:
+                for tr in list(bt.tracks.values()):
+                    view = await tr.client.view(tr.table_id)
+                    assert view.version > 0
+                n = time.monotonic_ns()
+                resp = await lobby.SignInGuest(
+                    lpb.SignInGuestRequest(display_name=f"Geri {n % 10**4}", device_id=f"fault-{n}"), timeout=5
+                )
+                assert resp.token
+                return ""
+            except grpc.aio.AioRpcError as err:
+                last = f"{err.code().name}: {err.details()}"
+                await asyncio.sleep(0.5)
+    return last or "timed out"
+
+
+async def _tables_in_play(bt: BotTables, n: int, timeout_s: float) -> bool:
+    """Until ``n`` matches are in play (the player replaces finished ones); False after ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while sum(not t.over for t in bt.tracks.values()) < n:
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.1)
+    return True
 
 
 @pytest.mark.parametrize("fault", FAULTS)
@@ -60,6 +100,11 @@ async def test_tables_survive_fault_and_books_agree(stack: ResilienceStack, faul
         lasted = await inject(fault, stack.stack, stack.postgres, stack.nats, nats_down_s=NATS_DOWN_S)
         took = await bt.recovered(RECOVER_S)
         assert took is not None, f"tables that did not move within {RECOVER_S} s of the fault: {bt.waiting}"
+        unreached = await _through_gateway(stack, bt, RECOVER_S)
+        assert not unreached, f"clients did not get through the gateway after {fault}: {unreached}"
+        # The rate is compared at the same number of tables: matches that ended while the
+        # gateway was away are replaced (CreateTable goes through it) only once it is back.
+        assert await _tables_in_play(bt, TABLES, RECOVER_S), f"{TABLES} tables not in play again after {fault}"
         after = await bt.move_rate(RATE_S)
         t_drain = time.monotonic()
         playing = await bt.drain(DRAIN_S)
