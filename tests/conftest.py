@@ -17,7 +17,8 @@ Servers start lazily, once per session, and only for tests that ask for them:
   free ports, health-checked) on the session's servers (a fresh database per stack unless
   ``database_url`` is given) and returns the started :class:`Stack` (``start=False``: wired but
   not started, for a test that starts them one by one; ``private_nats=True``: on an embedded NATS
-  of its own, since the services' durable consumer names are fixed); each service's output goes
+  of its own, with the production durable names; on the session's NATS each stack's consumers
+  get durables of their own, deleted at its end with its tables' subjects); each service's output goes
   to ``<tmp>/<label>/<name>.log``; everything is stopped (and the fresh database dropped) at the
   end of the test, or of the module for ``make_module_stack`` (share a stack across a module's
   tests where they allow it, with unique table ids: a process costs 1-2 s to start).
