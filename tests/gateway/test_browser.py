@@ -41,7 +41,7 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-PLAY_SECONDS = 45.0
+PLAY_SECONDS = 180.0  # a hang guard for one hand played by clicking, not a speed check
 
 
 # ------------------------------------------------------------------ what the test needs
@@ -387,7 +387,7 @@ async def test_P_BREAK_3_the_end_of_hand_screen_counts_down_and_ready_deals_the_
             await page.wait_for_selector("#screen-lobby:not([hidden])")
             await page.select_option("#create-game", game)
             await page.click("#create-more > summary")
-            await page.fill("#opt-hand_break_seconds", "20")  # long enough to watch it count down
+            await page.fill("#opt-hand_break_seconds", "30")  # the longest: time to watch it count down
             await page.click("#create-submit")
             await page.wait_for_selector("#screen-table:not([hidden])")
             await page.wait_for_function(
@@ -409,7 +409,7 @@ async def test_P_BREAK_3_the_end_of_hand_screen_counts_down_and_ready_deals_the_
             # that hand's indicator and okey, named as players name them
             assert await screen.locator(".handend-okey .tile").count() == 2
             first = int(await page.get_attribute("#handend-countdown", "data-seconds") or 0)
-            assert 10 <= first <= 20, first
+            assert 0 < first <= 30, first
             await page.wait_for_timeout(2300)
             later = int(await page.get_attribute("#handend-countdown", "data-seconds") or 0)
             assert 0 < later < first, (first, later)  # it counts down to the table's deal
@@ -426,9 +426,9 @@ async def test_P_BREAK_3_the_end_of_hand_screen_counts_down_and_ready_deals_the_
             await page.click("#handend-ready")
             await page.wait_for_function(
                 "() => okeyApp.state.t.view.hand == 2 && okeyApp.state.t.view.phase === 'PHASE_PLAYING'",
-                timeout=5_000,  # well before the 20 s break would have ended
+                timeout=max(later - 1, 1) * 1000,  # before the break would have dealt it anyway
             )
-            await page.wait_for_selector("#handend", state="hidden", timeout=5_000)
+            await page.wait_for_selector("#handend", state="hidden", timeout=10_000)
             assert not await page.locator("#handend[open]").count()
         finally:
             stop.set()
