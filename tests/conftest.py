@@ -28,7 +28,9 @@ Async tests and fixtures run on pytest-asyncio (``asyncio_mode = "auto"`` in pyp
 Property tests (hypothesis) run derandomized by default: the same examples on every run, so CI
 fails only for a change, never for a new example found by chance. ``OKEY_FUZZ=explore`` is the
 other run: ten times the examples and a random seed, printed in the header (``okey fuzz seed``);
-rerun a failure with ``--hypothesis-seed=SEED``. Every test has a time limit (pytest-timeout,
+rerun a failure with ``--hypothesis-seed=SEED``. Programs some tests need (Chromium, Playwright,
+axe-core, prometheus) are installed once after collection, only when such tests are collected
+(tests/tools_setup.py), never inside a test. Every test has a time limit (pytest-timeout,
 ``timeout`` in pyproject.toml): a hang fails that test instead of blocking CI.
 """
 
@@ -48,6 +50,7 @@ from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 from okeytools.embedded import EmbeddedNats, EmbeddedPostgres, resolve_nats, resolve_postgres, with_database
 from stacks import StackFactory, stack_factory
+from tools_setup import ensure_for, needed_by
 
 # A bench run by a test (and every process it starts) must not rewrite docs/benchmarks.md, even
 # when the shell that runs pytest has recording on.
@@ -198,6 +201,17 @@ def pytest_configure(config: pytest.Config) -> None:
         import secrets
 
         config.option.hypothesis_seed = secrets.randbelow(2**32)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The programs the collected tests need (Chromium, Playwright, axe-core, prometheus), once,
+    before any test runs: installed when missing, else the run stops with what to install."""
+    modules = {item.module for item in session.items if isinstance(item, pytest.Function) and item.module}
+    names = needed_by(modules)
+    if names and not session.config.option.collectonly:
+        problems = ensure_for(names)
+        if problems:
+            raise pytest.UsageError("; ".join(problems))
 
 
 def pytest_report_header(config: pytest.Config) -> str:
