@@ -49,7 +49,7 @@ from hypothesis import settings as hypothesis_settings
 from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 from okeytools.embedded import EmbeddedNats, EmbeddedPostgres, resolve_nats, resolve_postgres, with_database
-from stacks import StackFactory, stack_factory
+from stacks import StackFactory, leave_nats_clean, stack_factory
 from tools_setup import ensure_for, needed_by
 
 # A bench run by a test (and every process it starts) must not rewrite docs/benchmarks.md, even
@@ -86,17 +86,22 @@ def unique_id() -> str:
 
 
 @pytest.fixture
-async def fresh_database_url(database_url: str) -> AsyncIterator[str]:
-    """The URL of a new, empty database for this test; dropped (connections and all) afterwards."""
+async def fresh_database_url(database_url: str, request: pytest.FixtureRequest) -> AsyncIterator[str]:
+    """The URL of a new, empty database for this test; dropped (connections and all) afterwards.
+    When the test also used the session's NATS, the events its tables' relay published there are
+    purged first, so no later test's consumer replays them."""
     name = f"okey_test_{uuid.uuid4().hex[:16]}"
     admin = await asyncpg.connect(database_url)
     try:
         await admin.execute(f'CREATE DATABASE "{name}"')
     finally:
         await admin.close()
+    url = with_database(database_url, name)
     try:
-        yield with_database(database_url, name)
+        yield url
     finally:
+        if "nats_url" in request.fixturenames:
+            await leave_nats_clean(request.getfixturevalue("nats_url"), (), (url,))
         admin = await asyncpg.connect(database_url)
         try:
             await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

@@ -30,7 +30,7 @@ from services.bots.consumer import DURABLE as BOTS_DURABLE
 from services.lobby.consumer import DURABLE as LOBBY_DURABLE
 from services.scoring.consumer import DURABLE as SCORING_DURABLE
 
-__all__ = ["STACK_ENV", "StackFactory", "stack_factory"]
+__all__ = ["DURABLE_ENV", "STACK_ENV", "StackFactory", "leave_nats_clean", "stack_factory"]
 
 _T = TypeVar("_T")
 StackFactory = Callable[..., Stack]
@@ -76,8 +76,9 @@ async def _logged_tables(database_url: str) -> list[str]:
     return [r["stream_id"] for r in rows]
 
 
-async def _leave_nats_clean(nats_url: str, durables: Sequence[str], database_urls: Sequence[str]) -> None:
-    """Delete the stacks' durables and purge their tables' subjects from the table stream."""
+async def leave_nats_clean(nats_url: str, durables: Sequence[str], database_urls: Sequence[str]) -> None:
+    """Delete ``durables`` and purge from the table stream the subjects of the tables the
+    databases logged (they are about to be dropped: nothing will read those events again)."""
     tables = [t for url in database_urls for t in await _logged_tables(url)]
     try:
         nc = await nats.connect(nats_url, connect_timeout=5, allow_reconnect=False)
@@ -152,6 +153,6 @@ def stack_factory(server_database_url: str, server_nats_url: str, log_root: Path
         for server in servers:
             server.close()
         fresh = [with_database(server_database_url, name) for name in databases]
-        _on_thread(_leave_nats_clean(server_nats_url, durables, fresh))
+        _on_thread(leave_nats_clean(server_nats_url, durables, fresh))
         for name in databases:
             _admin(server_database_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
