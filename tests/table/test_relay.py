@@ -5,6 +5,7 @@ costs a read, a cursor save and a flush to NATS, however few events it carries).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -14,7 +15,7 @@ import nats
 import pytest
 from okey.v1 import events_pb2
 from okeyplatform.eventstore import NewEvent, PostgresEventStore, StoredEvent
-from okeyplatform.relay import Relay
+from okeyplatform.relay import TABLE_STREAM, Relay, table_subject
 from table_helpers import jetstream_versions
 
 
@@ -111,6 +112,7 @@ async def test_a_round_does_not_wait_a_turn_of_the_event_loop_per_event(nats_url
             turns += 1
             await asyncio.sleep(0)
 
+    tag = uuid.uuid4().hex[:8]  # the tables turns-<tag>.<i>: one subject tree, purged at the end
     counter = asyncio.create_task(count_turns())
     try:
         js = nc.jetstream()
@@ -123,9 +125,8 @@ async def test_a_round_does_not_wait_a_turn_of_the_event_loop_per_event(nats_url
             return await publish(*args, **kwargs)
 
         js.publish_async = counted  # type: ignore[method-assign]
-        tag = uuid.uuid4().hex[:8]
         now = datetime.now(UTC)
-        events = [StoredEvent(f"turns-{tag}-{i}", 1, "A", {}, 0, i, (i, i), now) for i in range(400)]
+        events = [StoredEvent(f"turns-{tag}.{i}", 1, "A", {}, 0, i, (i, i), now) for i in range(400)]
         relay = Relay(None, "", nats_url, _payload)  # type: ignore[arg-type]  # _publish needs NATS only
         await relay._publish(js, events)
         assert len(at_publish) == 400
@@ -134,4 +135,6 @@ async def test_a_round_does_not_wait_a_turn_of_the_event_loop_per_event(nats_url
     finally:
         stop.set()
         await counter
+        with contextlib.suppress(nats.js.errors.NotFoundError):  # the session's stream outlives this test
+            await nc.jetstream().purge_stream(TABLE_STREAM, subject=table_subject(f"turns-{tag}.>"))
         await nc.close()
