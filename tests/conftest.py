@@ -17,7 +17,8 @@ Servers start lazily, once per session, and only for tests that ask for them:
   free ports, health-checked) on the session's servers (a fresh database per stack unless
   ``database_url`` is given) and returns the started :class:`Stack` (``start=False``: wired but
   not started, for a test that starts them one by one; ``private_nats=True``: on an embedded NATS
-  of its own, since the services' durable consumer names are fixed); each service's output goes
+  of its own, with the production durable names; on the session's NATS each stack's consumers
+  get durables of their own, deleted at its end with its tables' subjects); each service's output goes
   to ``<tmp>/<label>/<name>.log``; everything is stopped (and the fresh database dropped) at the
   end of the test, or of the module for ``make_module_stack`` (share a stack across a module's
   tests where they allow it, with unique table ids: a process costs 1-2 s to start).
@@ -27,7 +28,9 @@ Async tests and fixtures run on pytest-asyncio (``asyncio_mode = "auto"`` in pyp
 Property tests (hypothesis) run derandomized by default: the same examples on every run, so CI
 fails only for a change, never for a new example found by chance. ``OKEY_FUZZ=explore`` is the
 other run: ten times the examples and a random seed, printed in the header (``okey fuzz seed``);
-rerun a failure with ``--hypothesis-seed=SEED``. Every test has a time limit (pytest-timeout,
+rerun a failure with ``--hypothesis-seed=SEED``. Programs some tests need (Chromium, Playwright,
+axe-core, prometheus) are installed once after collection, only when such tests are collected
+(tests/tools_setup.py), never inside a test. Every test has a time limit (pytest-timeout,
 ``timeout`` in pyproject.toml): a hang fails that test instead of blocking CI.
 """
 
@@ -46,7 +49,8 @@ from hypothesis import settings as hypothesis_settings
 from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 from okeytools.embedded import EmbeddedNats, EmbeddedPostgres, resolve_nats, resolve_postgres, with_database
-from stacks import StackFactory, stack_factory
+from stacks import StackFactory, leave_nats_clean, stack_factory
+from tools_setup import ensure_for, needed_by
 
 # A bench run by a test (and every process it starts) must not rewrite docs/benchmarks.md, even
 # when the shell that runs pytest has recording on.
@@ -82,17 +86,22 @@ def unique_id() -> str:
 
 
 @pytest.fixture
-async def fresh_database_url(database_url: str) -> AsyncIterator[str]:
-    """The URL of a new, empty database for this test; dropped (connections and all) afterwards."""
+async def fresh_database_url(database_url: str, request: pytest.FixtureRequest) -> AsyncIterator[str]:
+    """The URL of a new, empty database for this test; dropped (connections and all) afterwards.
+    When the test also used the session's NATS, the events its tables' relay published there are
+    purged first, so no later test's consumer replays them."""
     name = f"okey_test_{uuid.uuid4().hex[:16]}"
     admin = await asyncpg.connect(database_url)
     try:
         await admin.execute(f'CREATE DATABASE "{name}"')
     finally:
         await admin.close()
+    url = with_database(database_url, name)
     try:
-        yield with_database(database_url, name)
+        yield url
     finally:
+        if "nats_url" in request.fixturenames:
+            await leave_nats_clean(request.getfixturevalue("nats_url"), (), (url,))
         admin = await asyncpg.connect(database_url)
         try:
             await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
@@ -197,6 +206,17 @@ def pytest_configure(config: pytest.Config) -> None:
         import secrets
 
         config.option.hypothesis_seed = secrets.randbelow(2**32)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The programs the collected tests need (Chromium, Playwright, axe-core, prometheus), once,
+    before any test runs: installed when missing, else the run stops with what to install."""
+    modules = {item.module for item in session.items if isinstance(item, pytest.Function) and item.module}
+    names = needed_by(modules)
+    if names and not session.config.option.collectonly:
+        problems = ensure_for(names)
+        if problems:
+            raise pytest.UsageError("; ".join(problems))
 
 
 def pytest_report_header(config: pytest.Config) -> str:

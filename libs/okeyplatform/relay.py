@@ -23,6 +23,7 @@ from nats.js.api import DiscardPolicy, StorageType, StreamConfig
 from nats.js.client import JetStreamContext
 
 from . import metrics as M
+from .bus import pause
 from .contract import encode_envelope, nats_headers
 from .eventstore import GlobalPosition, PostgresEventStore, StoredEvent
 from .logs import get_logger
@@ -288,7 +289,8 @@ class Relay:
                     # a round of its own (a read, a cursor save and a flush to NATS for one or
                     # two events). Letting the next events gather for a few milliseconds makes
                     # the rounds fewer and fuller; a lone event still goes out at once.
-                    await asyncio.sleep(self.linger_s)
+                    # (Not woken by a NOTIFY, that is the point; ``stop()`` does not wait it out.)
+                    await pause(self._stop, self.linger_s)
             except (TimeoutError, nats.errors.Error, OSError) as exc:
                 self.log.warning("relay_retry", error=repr(exc), backoff=backoff)
                 await self._sleep(backoff)

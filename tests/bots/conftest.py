@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import pytest
 from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient
+from stacks import leave_nats_clean
 
 from services.bots.main import BotsService
 from services.table.main import TableService
@@ -47,6 +48,9 @@ async def start_bots(
     yield start
     for svc in started:
         await svc.stop(grace_s=1.0)
+    # the durables are this test's own: none is left on the session's NATS (the table service's
+    # events go with its fresh database)
+    await leave_nats_clean(nats_url, sorted({svc.durable for svc in started}), ())
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from prometheus_tools import prometheus_tool
+from tools_setup import prometheus_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 ALERTS = ROOT / "deploy" / "k8s" / "base" / "monitoring" / "alerts.yaml"

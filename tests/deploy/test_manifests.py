@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 import yaml
-from prometheus_tools import prometheus_tool
+from tools_setup import prometheus_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "deploy" / "k8s"

@@ -7,8 +7,8 @@ test_browser.py).
   scrolling, and the keyboard help is not shown on a touch screen.
 - Portrait phone (390x844): the lobby has no horizontal scroll; at the table a "turn your phone"
   hint is shown (Okey apps are played in landscape) and the page does not scroll sideways.
-- axe-core (npm, installed into a cache directory when missing, as the browser test installs
-  Chromium) reports no serious or critical violation on the lobby and the table, at desktop size
+- axe-core (npm, installed into a cache directory before the session when missing, as Chromium
+  is: tests/tools_setup.py) reports no serious or critical violation on the lobby and the table, at desktop size
   and on a phone.
 - Every control of the lobby and the table is reachable by keyboard: Tab visits every enabled
   button, input, select, textarea and summary; the rack is one tab stop whose slots the arrow keys
@@ -21,16 +21,13 @@ so the table stands still while it is measured).
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
 from okeytools import stack as okeystack
 from test_browser import ARTIFACTS
+from tools_setup import axe_script as _axe_script
 
 LANDSCAPE = {"width": 844, "height": 390}  # an iPhone 12-15 on its side
 BIG_LANDSCAPE = {"width": 932, "height": 430}  # the Pro Max / Plus size
@@ -42,28 +39,7 @@ DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"has_touch": True, "is_mobile": True, "device_scale_factor": 2}
 
 
-# ------------------------------------------------------------------ axe-core from npm
-
-
-def _axe_script() -> Path:
-    """axe.min.js of npm's axe-core, installed into a cache directory on first use."""
-    cache = Path(os.environ.get("OKEY_NPM_CACHE", Path.home() / ".cache" / "okey-test-npm"))
-    script = cache / "node_modules" / "axe-core" / "axe.min.js"
-    if script.exists():
-        return script
-    npm = shutil.which("npm")
-    if npm is None:
-        pytest.fail("the accessibility test needs npm to install axe-core (`apt-get install -y npm`)")
-    cache.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(
-        [npm, "install", "--prefix", str(cache), "--no-audit", "--no-fund", "axe-core@4"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    if done.returncode != 0 or not script.exists():
-        pytest.fail(f"npm install axe-core failed:\n{done.stdout[-1500:]}\n{done.stderr[-1500:]}")
-    return script
+# ------------------------------------------------------------------ axe-core from npm (tests/tools_setup.py)
 
 
 AXE_RUN = """async () => {

@@ -24,8 +24,8 @@ from okeycore.options import TableOptions
 from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient
 from okeytools.embedded import free_port
-from prometheus_tools import prometheus_tool
 from stacks import StackFactory
+from tools_setup import prometheus_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 ALERTS = ROOT / "deploy" / "k8s" / "base" / "monitoring" / "alerts.yaml"

@@ -35,8 +35,9 @@ TABLES = 6
 NATS_DOWN_S = float(os.environ.get("OKEY_FAULT_NATS_DOWN_S", "6"))
 RATE_S = 2.0  # moves are counted this long before the fault and once every table moved again
 RECOVERED_SHARE = 0.3  # after the fault, at least this share of the move rate before it (a lost LISTEN: ~0.1)
-RECOVER_S = 25.0  # every table must move again within this after the fault ends: a bot turn lost in a kill is
-# redelivered after the 5 s ack wait, and at worst the table's own timer (turn_seconds 20 + grace) plays it
+RECOVER_S = 60.0  # a hang guard: every table moves again within this after the fault ends (a bot turn lost in a
+# kill is redelivered after the 5 s ack wait, at worst the table's own timer, turn_seconds 20 + grace, plays it;
+# how soon is ``okey bench soak --faults``'s measure, not this test's)
 DRAIN_S = 90.0
 # Short matches so several end during a test; the default 20-second turns, so a table whose bot
 # event was lost (a bots process killed mid-event) must be saved by redelivery, not its timer.

@@ -55,7 +55,7 @@ async def test_bot_tables_under_load_keep_moving_without_errors(stack: Resilienc
     assert not report.stalls, f"tables without a move for {STALL_S} s: {report.stalls}"
     assert not report.stuck, report.stuck
     assert report.matches_finished >= 1, "no match finished: replacement and results not exercised"
-    assert report.moves >= 20 * TABLES, f"only {report.moves} moves"
+    # (how many moves a second the tables make is ``okey bench soak``'s business, not a test's)
     assert not playing, f"matches not over {DRAIN_S} s after the run: {playing}"
 
     books = await assert_books(stack, bt.all_tables)

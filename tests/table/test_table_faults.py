@@ -235,7 +235,6 @@ async def test_a_move_through_another_replica_reaches_a_watcher_at_once(
     """Two replicas on one database: a seat watches through replica A while every move goes
     through replica B. The append's NOTIFY wakes A's watcher, which gets each event at once; the
     store poll (stretched to 30 s here) would otherwise be the only way it hears of them."""
-    import time
 
     from services.table import api
 
@@ -266,12 +265,11 @@ async def test_a_move_through_another_replica_reaches_a_watcher_at_once(
         for _ in range(6):
             await play_moves(via_b, "t-replicas-watch", 1)
             moved = classic_view_from_pb(await via_b[0].view("t-replicas-watch")).version
-            t0 = time.monotonic()
             while last < moved:
-                msg = await asyncio.wait_for(stream.read(), timeout=5)  # the poll would take 30 s
+                # the store poll would take 30 s: well inside it means the NOTIFY woke the watcher
+                msg = await asyncio.wait_for(stream.read(), timeout=10)
                 assert msg.event.version == last + 1  # no gap, no duplicate
                 last = msg.event.version
-            assert time.monotonic() - t0 < 2.0
         # the listening connection dies (PostgreSQL restarted, a failover): A listens again
         import asyncpg
 

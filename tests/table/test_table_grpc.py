@@ -59,30 +59,34 @@ async def stream_messages(js: JetStreamContext, table_id: str, expected: int) ->
 
 
 async def test_full_classic_match_through_grpc_reaches_nats_in_order(
-    table_service: TableService, client_for: Callable[[str], TableClient], jetstream: JetStreamContext
+    table_service: TableService,
+    client_for: Callable[[str], TableClient],
+    jetstream: JetStreamContext,
+    unique_id: str,
 ) -> None:
+    table_id = f"full-match-{unique_id}"  # the session's stream outlives this test: an id of its own
     clients = [client_for(p) for p in PLAYERS]
     created = await client_for("lobby", "service").create_table(
-        TableOptions(match_points=4), PLAYERS, table_id="full-match"
+        TableOptions(match_points=4), PLAYERS, table_id=table_id
     )
     assert created.version == 2  # TableCreated + HandStarted
-    moves = await play_to_end(clients, "full-match", service=table_service)
+    moves = await play_to_end(clients, table_id, service=table_service)
     assert moves > 10
-    final = classic_view_from_pb(await clients[0].view("full-match"))
+    final = classic_view_from_pb(await clients[0].view(table_id))
     assert final.result is not None and final.result.winners
     assert min(final.result.scores) <= 0  # [C-SC-7] the match ends once a score reaches 0
     # Every committed event reaches JetStream once, in version order, without private tiles.
     version = final.version
-    msgs = await stream_messages(jetstream, "full-match", version)
+    msgs = await stream_messages(jetstream, table_id, version)
     # the okey.v1.TableEvent envelope, binary, with its content type and de-duplication id
     assert all(m.headers["Content-Type"] == CONTENT_TYPE for m in msgs)
-    assert [m.headers["Nats-Msg-Id"] for m in msgs] == [f"full-match:{v}" for v in range(1, version + 1)]
+    assert [m.headers["Nats-Msg-Id"] for m in msgs] == [f"{table_id}:{v}" for v in range(1, version + 1)]
     envs = [decode_envelope(m.data, m.headers) for m in msgs]
     assert [e.version for e in envs] == list(range(1, version + 1))
     info = await jetstream.stream_info(TABLE_STREAM)
     assert info.state.messages >= version
     # one envelope builder: NATS carries exactly what GetEvents gives a spectator
-    spectator = await clients[0].events("full-match")
+    spectator = await clients[0].events(table_id)
     assert [m.data for m in msgs] == [e.SerializeToString() for e in spectator]
     for env in envs:
         ev: Any = env.event
@@ -97,27 +101,31 @@ async def test_full_classic_match_through_grpc_reaches_nats_in_order(
 
 
 async def test_a_command_s_trace_context_is_kept_with_its_events_and_published(
-    table_service: TableService, client_for: Callable[[str], TableClient], jetstream: JetStreamContext
+    table_service: TableService,
+    client_for: Callable[[str], TableClient],
+    jetstream: JetStreamContext,
+    unique_id: str,
 ) -> None:
     """``traceparent`` metadata on Act is stored with the events the command appends and goes
     out with them (header and envelope field); a command without one, or with a malformed one,
     publishes none."""
+    table_id = f"t-trace-{unique_id}"
     clients = [client_for(p) for p in PLAYERS]
-    await client_for("lobby", "service").create_table(TableOptions(), PLAYERS, table_id="t-trace")
-    v = classic_view_from_pb(await clients[0].view("t-trace", 0))
+    await client_for("lobby", "service").create_table(TableOptions(), PLAYERS, table_id=table_id)
+    v = classic_view_from_pb(await clients[0].view(table_id, 0))
     seat = v.turn
-    mine = classic_view_from_pb(await clients[seat].view("t-trace", seat))
+    mine = classic_view_from_pb(await clients[seat].view(table_id, seat))
     tp = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
     discard = next(t for t in mine.rack if t >= 0)
-    res = await clients[seat].act("t-trace", Discard(seat=seat, tile=discard), traceparent=tp)
+    res = await clients[seat].act(table_id, Discard(seat=seat, tile=discard), traceparent=tp)
     assert [e.traceparent for e in res.events] == [tp]
     nxt = (seat + 1) % 4
-    await clients[nxt].act("t-trace", Draw(seat=nxt), traceparent="not-a-trace-context")
-    msgs = await stream_messages(jetstream, "t-trace", res.version + 1)
+    await clients[nxt].act(table_id, Draw(seat=nxt), traceparent="not-a-trace-context")
+    msgs = await stream_messages(jetstream, table_id, res.version + 1)
     traced, plain = msgs[res.version - 1], msgs[res.version]
     assert traced.headers.get("traceparent") == tp and decode_envelope(traced.data, traced.headers).traceparent == tp
     assert "traceparent" not in plain.headers and decode_envelope(plain.data, plain.headers).traceparent is None
-    assert [e.traceparent for e in await clients[0].events("t-trace", after_version=res.version - 1)] == [tp, ""]
+    assert [e.traceparent for e in await clients[0].events(table_id, after_version=res.version - 1)] == [tp, ""]
 
 
 async def test_rule_violation_is_failed_precondition_with_reason(

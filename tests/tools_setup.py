@@ -1,0 +1,168 @@
+"""The programs some tests need beyond the Python packages: Debian's Chromium and Playwright
+(the browser tests), npm's axe-core (the accessibility test), Debian's prometheus package
+(``promtool`` and ``prometheus``: alert rules, manifests, a live scrape).
+
+Installed once, up front, never inside a test: tests/conftest.py calls :func:`ensure_for` after
+collection with the tools of the tests collected (a test module needs a tool when it holds one
+of the lookups below, :func:`chromium`, :func:`playwright`, :func:`axe_script`,
+:func:`prometheus_tool`, imported or re-exported). What is missing is installed (apt-get as
+root, npm into a cache directory, pip into this interpreter) within ``OKEY_TOOLS_TIMEOUT_S``
+seconds in all (default 600); what still is missing stops the run with one line naming what to
+install. The lookups themselves only look (and fail the test with that line)."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+__all__ = ["axe_script", "chromium", "ensure_for", "needed_by", "playwright", "prometheus_tool"]
+
+AXE_PACKAGE = "axe-core@4"
+PLAYWRIGHT_PACKAGE = "playwright>=1.45"  # also in the `dev` extra of pyproject.toml
+
+
+def _executable(*candidates: str) -> str | None:
+    for name in candidates:
+        found = shutil.which(name) or (f"/usr/bin/{name}" if os.access(f"/usr/bin/{name}", os.X_OK) else None)
+        if found:
+            return found
+    return None
+
+
+def _axe_path() -> Path:
+    cache = Path(os.environ.get("OKEY_NPM_CACHE", Path.home() / ".cache" / "okey-test-npm"))
+    return cache / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def _has_playwright() -> bool:
+    importlib.invalidate_caches()
+    try:
+        importlib.import_module("playwright.async_api")
+    except ImportError:
+        return False
+    return True
+
+
+# name -> (is it here, what to install: one line)
+_PRESENT: dict[str, Callable[[], bool]] = {
+    "chromium": lambda: _executable("chromium", "chromium-browser") is not None,
+    "playwright": _has_playwright,
+    "axe-core": lambda: _axe_path().exists(),
+    "prometheus": lambda: _executable("promtool") is not None and _executable("prometheus") is not None,
+}
+_HOW = {
+    "chromium": "apt-get install -y chromium (as root), or a chromium executable on PATH",
+    "playwright": f"pip install '{PLAYWRIGHT_PACKAGE}' (it is in the dev extra: pip install -e '.[dev]')",
+    "axe-core": f"npm install --prefix {_axe_path().parents[2]} {AXE_PACKAGE} (npm: apt-get install -y npm)",
+    "prometheus": "apt-get install -y prometheus (as root), for promtool and prometheus",
+}
+_APT = {"chromium": "chromium", "prometheus": "prometheus"}
+
+
+def _missing_line(name: str) -> str:
+    return f"{name} is missing: {_HOW[name]}"
+
+
+# ------------------------------------------------------------------ the lookups tests call
+
+
+def chromium() -> str:
+    """The path of Debian's chromium."""
+    found = _executable("chromium", "chromium-browser")
+    if found is None:
+        pytest.fail(_missing_line("chromium"), pytrace=False)
+    return found
+
+
+def playwright() -> Any:
+    """Playwright's ``async_playwright``."""
+    if not _has_playwright():
+        pytest.fail(_missing_line("playwright"), pytrace=False)
+    from playwright.async_api import async_playwright
+
+    return async_playwright
+
+
+def axe_script() -> Path:
+    """axe.min.js of npm's axe-core."""
+    if not _axe_path().exists():
+        pytest.fail(_missing_line("axe-core"), pytrace=False)
+    return _axe_path()
+
+
+def prometheus_tool(name: str) -> str:
+    """The path of ``promtool`` or ``prometheus``."""
+    assert name in ("promtool", "prometheus"), name
+    found = _executable(name)
+    if found is None:
+        pytest.fail(_missing_line("prometheus"), pytrace=False)
+    return found
+
+
+_LOOKUPS: dict[Callable[..., Any], tuple[str, ...]] = {
+    chromium: ("chromium",),
+    playwright: ("playwright",),
+    axe_script: ("axe-core",),
+    prometheus_tool: ("prometheus",),
+}
+
+
+# ------------------------------------------------------------------ the session's setup
+
+
+def needed_by(modules: Iterable[ModuleType]) -> set[str]:
+    """The tools the given test modules need: those whose lookups they hold."""
+    names: set[str] = set()
+    for module in modules:
+        for value in vars(module).values():
+            if callable(value) and value in _LOOKUPS:
+                names.update(_LOOKUPS[value])
+    return names
+
+
+def _run(cmd: list[str], deadline: float) -> None:
+    left = deadline - time.monotonic()
+    if left <= 0:
+        return
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    try:
+        subprocess.run(cmd, env=env, capture_output=True, timeout=left, check=False)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def ensure_for(names: Iterable[str], timeout_s: float | None = None) -> list[str]:
+    """Install what of ``names`` is missing, within ``timeout_s`` in all; the one-line messages
+    of what still is missing (empty: everything is here)."""
+    budget = timeout_s if timeout_s is not None else float(os.environ.get("OKEY_TOOLS_TIMEOUT_S", "600"))
+    deadline = time.monotonic() + budget
+    missing = sorted(n for n in names if not _PRESENT[n]())
+    if not missing:
+        return []
+    apt = [_APT[n] for n in missing if n in _APT]
+    if "axe-core" in missing and shutil.which("npm") is None:
+        apt.append("npm")
+    if apt and hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get"):
+        _run(["apt-get", "update", "-qq"], deadline)
+        _run(["apt-get", "install", "-y", "-qq", *apt], deadline)
+    npm = shutil.which("npm")
+    if "axe-core" in missing and npm:
+        _axe_path().parents[2].mkdir(parents=True, exist_ok=True)
+        _run(
+            [npm, "install", "--prefix", str(_axe_path().parents[2]), "--no-audit", "--no-fund", AXE_PACKAGE], deadline
+        )
+    if "playwright" in missing:
+        _run([sys.executable, "-m", "pip", "install", "-q", PLAYWRIGHT_PACKAGE], deadline)
+    still = [n for n in missing if not _PRESENT[n]()]
+    late = f" (the {budget:.0f} s of OKEY_TOOLS_TIMEOUT_S ran out)" if time.monotonic() >= deadline else ""
+    return [_missing_line(n) + late for n in still]
