@@ -121,13 +121,24 @@ _LOOKUPS: dict[Callable[..., Any], tuple[str, ...]] = {
 
 
 def needed_by(modules: Iterable[ModuleType]) -> set[str]:
-    """The tools the given test modules need: those whose lookups they hold."""
-    names: set[str] = set()
+    """The tools the given test modules need: those whose lookups they hold, or the test
+    helpers' modules they import from hold (``open_signin_page`` brings test_browser's)."""
+    seen: dict[str, ModuleType] = {}
     for module in modules:
+        seen[module.__name__] = module
+        for value in vars(module).values():
+            home = sys.modules.get(getattr(value, "__module__", "") or "")
+            if home is not None and callable(value) and str(getattr(home, "__file__", "")).startswith(_TESTS):
+                seen.setdefault(home.__name__, home)
+    names: set[str] = set()
+    for module in seen.values():
         for value in vars(module).values():
             if callable(value) and value in _LOOKUPS:
                 names.update(_LOOKUPS[value])
     return names
+
+
+_TESTS = str(Path(__file__).resolve().parent)
 
 
 def _run(cmd: list[str], deadline: float) -> None:
