@@ -27,7 +27,7 @@ from .bus import pause
 from .contract import encode_envelope, nats_headers
 from .eventstore import GlobalPosition, PostgresEventStore, StoredEvent
 from .logs import get_logger
-from .tracing import PRODUCER, event_span, traceparent_of
+from .tracing import PRODUCER, event_span, passes_on, traceparent_of
 
 __all__ = [
     "Relay",
@@ -317,14 +317,19 @@ class Relay:
                     # unacknowledged messages and the context's limit is at least that (_lead):
                     # the semaphore never waits; the round's ack timeout still bounds a dead link.
                     headers = nats_headers(e)
-                    span = event_span(
-                        "okey.relay", "okey.table publish", PRODUCER, e.stream_id, e.version, e.type, e.traceparent
-                    )
-                    tp = traceparent_of(span)
+                    span = None
+                    if passes_on(e.traceparent):  # tracing off, or a trace not sampled: as it came
+                        tp = e.traceparent
+                    else:
+                        span = event_span(
+                            "okey.relay", "okey.table publish", PRODUCER, e.stream_id, e.version, e.type, e.traceparent
+                        )
+                        tp = traceparent_of(span)
                     if tp:
                         headers["traceparent"] = tp  # consumers hang under this publish
                     futures.append(await js.publish_async(table_subject(e.stream_id), self.encode(e), headers=headers))
-                    span.end()
+                    if span is not None:
+                        span.end()
             acks = asyncio.gather(*futures)
             reconnected = asyncio.ensure_future(self._reconnected.wait())
             try:

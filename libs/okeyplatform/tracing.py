@@ -38,6 +38,7 @@ __all__ = [
     "TracingInterceptor",
     "start_span",
     "event_span",
+    "passes_on",
     "consumer_span",
     "valid_traceparent",
     "db_span",
@@ -283,6 +284,16 @@ def _status_code(context: grpc.aio.ServicerContext[Any, Any], exc: BaseException
     if isinstance(code, int):
         return code
     return 2
+
+
+def passes_on(traceparent: str | None) -> bool:
+    """Would a span under ``traceparent`` only hand its parent's context on? True with tracing
+    off (the no-op span keeps its parent's context) and for an unsampled parent under a
+    ParentBased sampler: a hop (the relay's publish) can then forward the traceparent as it is,
+    with no span made at all."""
+    if not _enabled:
+        return True
+    return traceparent is not None and _follows_parent and not int(traceparent[53:55], 16) & 1
 
 
 def event_span(

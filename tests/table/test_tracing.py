@@ -172,3 +172,23 @@ def test_new_traces_are_sampled_at_the_configured_ratio_with_one_draw_of_the_tra
         assert kid.is_recording() and kid.get_span_context().trace_id == sampled[0].get_span_context().trace_id
     finally:
         tracing.install(None)
+
+
+def test_a_hop_forwards_the_trace_context_as_it_came_when_no_span_would_be_recorded() -> None:
+    """``passes_on``: with tracing off, and for an unsampled parent under the ParentBased
+    sampler, the relay forwards the stored traceparent without making a span (it would only hand
+    the parent's context on); a sampled parent, or none, gets its span."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.sampling import ALWAYS_ON, ParentBasedTraceIdRatio
+
+    unsampled, sampled = f"00-{TRACE}-b7ad6b7169203331-00", f"00-{TRACE}-b7ad6b7169203331-01"
+    tracing.install(None)
+    assert tracing.passes_on(unsampled) and tracing.passes_on(sampled) and tracing.passes_on(None)
+    tracing.install(TracerProvider(sampler=ParentBasedTraceIdRatio(0.01)))
+    try:
+        assert tracing.passes_on(unsampled)
+        assert not tracing.passes_on(sampled) and not tracing.passes_on(None)
+        tracing.install(TracerProvider(sampler=ALWAYS_ON))  # not ParentBased: it decides itself
+        assert not tracing.passes_on(unsampled)
+    finally:
+        tracing.install(None)
