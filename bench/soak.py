@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 import grpc
 from okeycore.events import event_from_dict, to_move
-from okeycore.options import TableOptions
+from okeycore.options import BOUNDS, TableOptions
 from okeycore.strategy import STRATEGIES
 from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient
@@ -75,6 +75,7 @@ PERSON_THINK_S = (2.0, 6.0)
 """--people: how long the simulated person at seat 0 thinks before each turn (uniform), well
 within the turn's time (``turn_seconds``) so that the person's turns do not time out."""
 PERSON_STRATEGY = STRATEGIES["greedy"]
+TURN_BOUNDS_MAX = BOUNDS["turn_seconds"][1]
 
 
 @dataclass
@@ -253,6 +254,10 @@ class BotTables:
         self.out = out
         self.people = people
         self.person_think_s = person_think_s
+        if people and options is None:
+            # The longest turn: a person and the paced bots move well within it, and the books,
+            # checked once the bots and the people stop, are read before any turn timer fires.
+            self.options = TableOptions(turn_seconds=TURN_BOUNDS_MAX)
         self._rng = random.Random(1)
         self.report = SoakReport(people=people)
         self.tracks: dict[str, _Track] = {}
