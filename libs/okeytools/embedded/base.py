@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import collections
 import contextlib
 import logging
 import os
@@ -66,13 +67,20 @@ class _PortInUse(EmbeddedServerError):
 # small helpers
 
 
+_HANDED_OUT: collections.deque[int] = collections.deque(maxlen=1024)
+
+
 def free_port(host: str = LOOPBACK) -> int:
-    """A TCP port that is free on ``host`` right now (never one of RESERVED_PORTS)."""
+    """A TCP port that is free on ``host`` right now (never one of RESERVED_PORTS), and not one
+    this process handed out lately: a stack asks for a dozen before any of its services binds
+    one, and the kernel may offer a port it just offered again (a service then found its port
+    taken by its neighbour and exited)."""
     for _ in range(100):
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
             sock.bind((host, 0))
             port: int = sock.getsockname()[1]
-        if port not in RESERVED_PORTS:
+        if port not in RESERVED_PORTS and port not in _HANDED_OUT:
+            _HANDED_OUT.append(port)
             return port
     raise EmbeddedServerError(f"no free port on {host}")  # pragma: no cover
 
