@@ -294,6 +294,16 @@ class ScoringStore:
                 ),
                 [(*k, *(getattr(c, f) for f in WEEKLY_FIELDS)) for k, c in sorted(changes.weekly.items())],
             )
+        if changes.players or changes.weekly:
+            # A player erased while their last match was still on its way here: no row comes back
+            # for them (a rebuild from the log, which drops the erased, has none either).
+            touched = sorted({k[0] for k in changes.players} | {k[2] for k in changes.weekly})
+            for table in ("scoring_players", "scoring_weekly"):
+                await conn.execute(
+                    f"DELETE FROM {_prefix(schema)}{table} WHERE player_id = ANY($1::text[]) "
+                    "AND player_id IN (SELECT player_id FROM scoring_erased)",
+                    touched,
+                )
 
     async def copy_all(
         self, conn: asyncpg.Connection, tables: dict[str, TableAcc], changes: Changes, schema: str
