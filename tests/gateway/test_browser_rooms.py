@@ -244,8 +244,13 @@ async def test_a_person_plays_a_whole_okey_101_hand_by_clicks(browser: Any, room
             draws += 1
         elif st["stage"] == "STAGE_PLAY":
             await page.wait_for_function("() => okeyApp.hintsFresh()", timeout=5000)
-            opener = page.locator('#hints-body [data-focus="stage-runs"]:not([disabled])')
-            if await page.locator("#hints-body .preview p.ok").count() and await opener.count():
+            # the preview's first line is the runs' total, its last the pairs': open with the one
+            # that is enough (a pairs line that is enough says nothing of the runs)
+            runs_ok = await page.locator("#hints-body .preview > p:first-of-type.ok").count()
+            pairs_ok = await page.locator("#hints-body .preview > p:last-of-type.ok").count()
+            kind = "runs" if runs_ok else "pairs"
+            opener = page.locator(f'#hints-body [data-focus="stage-{kind}"]:not([disabled])')
+            if (runs_ok or pairs_ok) and await opener.count():
                 await opener.click()  # lay the preview's melds out, then open with them
                 if await page.locator('[data-act="open"]:not([disabled])').count():
                     await page.click('[data-act="open"]')
