@@ -485,3 +485,26 @@ async def test_15_4_events_aged_out_of_the_stream_are_caught_up_from_the_postgre
         await events.close()
     assert projector.log_fills == half and not scoring_only.failed.is_set()
     assert len(await store.hands("aged")) == 5 and await store.match("aged") is not None
+
+
+async def test_a_player_erased_before_their_match_reaches_scoring_gets_no_row_back(stack: Stack) -> None:
+    """The erasure race, made deterministic: ali deletes the account (ForgetPlayer) while the
+    match ali played is still on its way to the projection. When it lands, ali gets no stats or
+    weekly row back (a rebuild from the log, which drops the erased, has none either), the others
+    are counted, and the live projection equals a rebuild."""
+    await stack.store.forget_player("ali")
+    sc = match_a("erased-in-flight")
+    await wait_version(stack.store, sc.table_id, await append(stack.events, sc.table_id, sc.events))
+
+    assert await stack.store.player("ali") == []
+    (ayse,) = await stack.store.player("ayse", "OKEY")
+    assert ayse[1].matches == 1
+    live = await stack.store.snapshot()
+    assert not [r for r in live["scoring_players"] if "ali" in r], live["scoring_players"]
+    assert not [r for r in live["scoring_weekly"] if "ali" in r], live["scoring_weekly"]
+    # the match's own result keeps the opaque id, as the log does
+    res = await stack.store.match(sc.table_id)
+    assert res is not None and res[1][0].player_id == "ali"
+
+    report = await replay(stack.events, stack.store, verify=True, swap=False)
+    assert report.diff == dict.fromkeys(report.diff, 0), report.diff
