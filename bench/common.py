@@ -145,7 +145,9 @@ class CpuMeter:
         busy, total = _machine_busy()
         used = {g: max(0.0, now[g] - self._start.get(g, 0.0)) for g in now}
         span = total - self._busy0[1]
-        return used, ((busy - self._busy0[0]) / span if span > 0 else float("nan"))
+        # A share, so within [0, 1]: two sums of /proc/stat's floats can differ by a rounding
+        # error (1.0000000000003668 was seen on a machine busy the whole time).
+        return used, (min(1.0, max(0.0, (busy - self._busy0[0]) / span)) if span > 0 else float("nan"))
 
 
 def servers_line(infra: Any) -> str:

@@ -134,16 +134,19 @@ async def _play_other_seats(grpc_addr: str, table_id: str, human: int, stop: asy
 DEBUG_JS = """() => {
   const t = okeyApp.state.t;
   return {stage: t.view.stage, turn: t.view.turn, seat: t.seat, busy: t.busy, selected: t.selected,
-          allowed: t.view.allowed, rack: (t.view.rack || []).map((x) => x.id), version: t.version};
+          allowed: t.view.allowed, rack: (t.view.rack || []).map((x) => x.id), version: t.version,
+          hand: t.view.hand, live: t.live, log: t.log.slice(-12).map((x) => [x.version, x.key, x.seat, x.tile])};
 }"""
 
 
-async def _click_enabled(page: Any, selector: str) -> None:
-    """Click a toolbar button once it is enabled; if it never is, say what the page holds."""
+async def _click_enabled(page: Any, selector: str, seen: Any) -> None:
+    """Click a toolbar button once it is enabled; if it never is, say what the page holds now
+    and what the test saw when it chose the move (``seen``)."""
     try:
         await page.wait_for_selector(f"{selector}:not([disabled])", timeout=10_000)
     except Exception as e:
-        raise AssertionError(f"{selector} stayed disabled: {await page.evaluate(DEBUG_JS)}") from e
+        now = await page.evaluate(DEBUG_JS)
+        raise AssertionError(f"{selector} stayed disabled: seen {seen}, now {now}") from e
     await page.click(selector)
 
 
@@ -254,7 +257,7 @@ async def test_browser_signs_in_opens_a_bot_table_and_plays_a_hand(stack: Stack)
                         if not await page.is_disabled("#seri-diz"):
                             await page.click("#seri-diz")
                         await page.locator("#rack button.tile:not(.okey)").last.click()
-                        await _click_enabled(page, '[data-act="discard"]')
+                        await _click_enabled(page, '[data-act="discard"]', st)
                         discards += 1
                     turns += 1
                 elif st["stage"] == "STAGE_LAST_CHANCE":
