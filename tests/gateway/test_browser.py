@@ -131,6 +131,14 @@ async def _play_other_seats(grpc_addr: str, table_id: str, human: int, stop: asy
         await client.close()
 
 
+# The seat's own move has come back: a newer view whose stage, turn or hand is not the one the
+# move was chosen on (another seat's event in between, an indicator shown, is not the move).
+MOVED_JS = """([version, stage, turn, hand]) => {
+  const v = okeyApp.state.t.view;
+  return okeyApp.version() > version
+    && ((v.stage || '') !== stage || Number(v.turn || 0) !== turn || Number(v.hand || 0) !== hand);
+}"""
+
 DEBUG_JS = """() => {
   const t = okeyApp.state.t;
   return {stage: t.view.stage, turn: t.view.turn, seat: t.seat, busy: t.busy, selected: t.selected,
@@ -158,7 +166,7 @@ STATE_JS = """() => {
   const v = t.view;
   return {id: t.id, seat: t.seat, phase: v.phase || '', hand: Number(v.hand || 0), turn: Number(v.turn || 0),
           stage: v.stage || '', version: t.version, busy: t.busy, live: t.live, gaps: t.gaps, dups: t.dups,
-          rack: (v.rack || []).length, hints: !!t.hints};
+          rack: (v.rack || []).length, hints: !!t.hints, allowed: v.allowed || []};
 }"""
 
 
@@ -244,10 +252,14 @@ async def test_browser_signs_in_opens_a_bot_table_and_plays_a_hand(stack: Stack)
                     await page.wait_for_timeout(60)
                     continue
                 version = st["version"]
-                if st["stage"] == "STAGE_DRAW":
+                # What the seat may do is the view's ``allowed`` (the engine's answer, which the
+                # toolbar shows), not the stage alone: the view after a discard that emptied the
+                # deck still reads "your discard" until the hand's end, one event later, arrives.
+                may = set(st["allowed"])
+                if "Draw" in may:
                     await page.click("#deck")
                     draws += 1
-                elif st["stage"] in ("STAGE_DISCARD", "STAGE_LAST_CHANCE_TAKEN"):
+                elif "Discard" in may:
                     await page.wait_for_function("() => okeyApp.hintsFresh()", timeout=5000)
                     finishing = page.locator("#rack button.tile:has(.mk.fin)")
                     if await finishing.count():
@@ -260,12 +272,14 @@ async def test_browser_signs_in_opens_a_bot_table_and_plays_a_hand(stack: Stack)
                         await _click_enabled(page, '[data-act="discard"]', st)
                         discards += 1
                     turns += 1
-                elif st["stage"] == "STAGE_LAST_CHANCE":
+                elif "Pass" in may:
                     await page.click('[data-act="pass"]')
                 else:
                     await page.wait_for_timeout(60)
                     continue
-                await page.wait_for_function(f"() => okeyApp.version() > {version}", timeout=10_000)
+                await page.wait_for_function(
+                    MOVED_JS, arg=[version, st["stage"], st["turn"], st["hand"]], timeout=10_000
+                )
                 if turns == 2 and not shot_taken:
                     await page.wait_for_timeout(300)
                     await page.screenshot(path=str(ARTIFACTS / f"browser-table{tag}.png"), full_page=True)

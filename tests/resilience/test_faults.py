@@ -33,7 +33,7 @@ from resilience_stack import ResilienceStack
 
 TABLES = 6
 NATS_DOWN_S = float(os.environ.get("OKEY_FAULT_NATS_DOWN_S", "6"))
-RATE_S = 2.0  # moves are counted this long before the fault and once every table moved again
+RATE_S = 1.0  # moves counted this long (some 300 at 6 tables) before the fault and once every table moved again
 RECOVERED_SHARE = 0.3  # after the fault, at least this share of the move rate before it (a lost LISTEN: ~0.1)
 RECOVER_S = 60.0  # a hang guard: every table moves again within this after the fault ends (a bot turn lost in a
 # kill is redelivered after the 5 s ack wait, at worst the table's own timer, turn_seconds 20 + grace, plays it;

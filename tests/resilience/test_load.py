@@ -1,5 +1,5 @@
 """Load, the short version of ``okey bench soak``: concurrent all-bot tables through the gateway
-on the whole stack (every service its own process) for about half a minute.
+on the whole stack (every service its own process) for about 20 seconds.
 
 No error, no service exits, no table goes without a move for long, finished matches are replaced
 by new tables, and afterwards the books agree: the log, JetStream, the scoring projection and
@@ -15,7 +15,7 @@ from resilience_checks import assert_books, settle
 from resilience_stack import ResilienceStack
 
 TABLES = int(os.environ.get("OKEY_LOAD_TABLES", "20"))
-SECONDS = float(os.environ.get("OKEY_LOAD_SECONDS", "20"))
+SECONDS = float(os.environ.get("OKEY_LOAD_SECONDS", "12"))  # past STALL_S, so a stall can show
 DRAIN_S = 60.0
 STALL_S = 10.0  # a table without a move for this long counts as a stall (bots move in well under 1 s)
 
