@@ -35,6 +35,7 @@ __all__ = [
     "nearer",
     "waits_without",
     "pair_distance",
+    "pair_distances",
     "Visible",
     "near_faces",
     "tile_count",
@@ -464,6 +465,28 @@ def pair_distance(x: int, j: int) -> int:
         y &= ~(3 << (2 * low))
     used = min(j, singles)
     return max(0, 7 - (pairs + used + (j - used) // 2))
+
+
+def pair_distances(x: int, j: int, faces: Iterable[int]) -> dict[int, int]:
+    """``pair_distance(x - e, j)`` for each face ``e`` of ``faces`` (each in ``x``): the rack
+    without one copy of each, from one count of its pairs and singles."""
+    pairs = 0
+    singles = 0
+    y = x
+    while y:
+        low = ((y & -y).bit_length() - 1) >> 1
+        cnt = (y >> (2 * low)) & 3
+        pairs += cnt // 2
+        singles += cnt % 2
+        y &= ~(3 << (2 * low))
+    out: dict[int, int] = {}
+    for e in faces:
+        cnt = (x >> (2 * e)) & 3
+        p = pairs - cnt // 2 + (cnt - 1) // 2  # one copy less: a pair becomes a single, a single goes
+        s = singles - cnt % 2 + (cnt - 1) % 2
+        used = min(j, s)
+        out[e] = max(0, 7 - (p + used + (j - used) // 2))
+    return out
 
 
 class Visible:
