@@ -251,6 +251,12 @@ def _keep_capped(x: int, places: int, wrap: bool, cap: int) -> int:
     hit = _MEMO.get(key)
     if hit is not None:
         return hit[0]
+    return _keep_search(x, places, wrap, cap, key)
+
+
+def _keep_search(x: int, places: int, wrap: bool, cap: int, key: int) -> int:
+    """``_keep_capped`` for a rack of 3 places or more that neither memo holds (``key``: its key):
+    each rest is looked up here, so a rest searched is not looked up again."""
     if len(_KEEP) > _KEEP_LIMIT:
         _KEEP.clear()
     low = ((x & -x).bit_length() - 1) >> 1
@@ -265,15 +271,23 @@ def _keep_capped(x: int, places: int, wrap: bool, cap: int) -> int:
         need = r + w
         if need > places:
             continue
-        rest = places - need
-        bound = r + (room - r if room - r < rest else rest)
+        # Tiles kept at most: r + min(room - r, rest), that is min(room, places - w); cap <= room.
+        bound = places - w
         if bound > cap:
             bound = cap
         if bound <= best:
             continue
+        rest = places - need
         y = xr - taken
-        got = _KEEP.get((y << 6) | (rest << 1) | wrap) if y and rest >= 3 else 0
-        v = r + (got if got is not None else _keep_capped(y, rest, wrap, bound - r))
+        if y and rest >= 3:
+            ykey = (y << 6) | (rest << 1) | wrap
+            got = _KEEP.get(ykey)
+            if got is None:
+                hit = _MEMO.get(ykey)
+                got = hit[0] if hit is not None else _keep_search(y, rest, wrap, bound - r, ykey)
+            v = r + got
+        else:
+            v = r
         if v > best:
             best = v
             if best >= cap:
@@ -321,14 +335,11 @@ def _reach(x: int, places: int, wrap: bool, t: int) -> bool:
     if room < t or places < t:
         _BOUND[key] = (lo, t - 1)
         return False
+    slack = places - t  # a block keeps t at most when it needs more wild slots: r + min(room - r, rest) < t
     for taken, r, w, _fill, _ends in _blocks(xr, low, wrap):
-        need = r + w
-        if need > places:
+        if w > slack or r + w > places:
             continue
-        rest = places - need
-        if r + (room - r if room - r < rest else rest) < t:
-            continue
-        if _reach(xr - taken, rest, wrap, t - r):
+        if _reach(xr - taken, places - r - w, wrap, t - r):
             _BOUND[key] = (t, hi)
             return True
     if _reach(xr, places, wrap, t):
