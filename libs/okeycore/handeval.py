@@ -447,10 +447,13 @@ def meld_distances(x: int, j: int, faces: Iterable[int], wrap: bool = True, size
     without one copy of each. A copy some best arrangement of ``x`` leaves out costs nothing, so
     one search of ``x`` answers those. Without any other, the rack keeps fewer: one fewer when a
     search that stops at the first such arrangement finds one (nearly always), else what the
-    search for the count alone finds."""
+    search for the count alone finds. Each count is exact, so it is remembered as the count of
+    that rack: the rack a bot keeps after its discard is counted again at its next draw."""
     kept, _, _, left = _solve(x, size, wrap)
     cap = size - j
     out: dict[int, int] = {}
+    if len(_KEEP) > _KEEP_LIMIT:
+        _KEEP.clear()
     for e in faces:
         one = 1 << (2 * e)
         if left & one:
@@ -459,6 +462,8 @@ def meld_distances(x: int, j: int, faces: Iterable[int], wrap: bool = True, size
             k = kept - 1
         else:
             k = _keep_capped(x - one, size, wrap, kept - 2)
+        if x != one:
+            _KEEP[((x - one) << 6) | (size << 1) | wrap] = k
         out[e] = max(0, cap - min(k, cap))
     return out
 
