@@ -20,6 +20,7 @@ search's best branches.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 
 from .racks import effective_table
@@ -505,6 +506,17 @@ def pair_distances(x: int, j: int, faces: Iterable[int]) -> dict[int, int]:
     return out
 
 
+@functools.cache
+def _every_face(indicator: int) -> tuple[int, ...]:
+    """Copies of each effective face in the whole set (index 52: wild okeys), under ``indicator``."""
+    table = effective_table(indicator)
+    counts = [0] * 53
+    for t in range(TILE_COUNT):
+        e = table[t]
+        counts[52 if e < 0 else e] += 1
+    return tuple(counts)
+
+
 class Visible:
     """Tiles a seat can account for (its rack, visible discards, the indicator) and so how many
     of each effective face are still unseen: in other racks or the deck. Index 52 counts wild okeys."""
@@ -513,10 +525,7 @@ class Visible:
 
     def __init__(self, indicator: int, seen: Iterable[int]) -> None:
         table = effective_table(indicator)
-        unseen = [0] * 53
-        for t in range(TILE_COUNT):
-            e = table[t]
-            unseen[52 if e < 0 else e] += 1
+        unseen = list(_every_face(indicator))
         for t in seen:
             if 0 <= t < TILE_COUNT:
                 e = table[t]
