@@ -20,6 +20,7 @@ search's best branches.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 
 from .racks import effective_table
@@ -35,6 +36,7 @@ __all__ = [
     "nearer",
     "waits_without",
     "pair_distance",
+    "pair_distances",
     "Visible",
     "near_faces",
     "tile_count",
@@ -250,6 +252,12 @@ def _keep_capped(x: int, places: int, wrap: bool, cap: int) -> int:
     hit = _MEMO.get(key)
     if hit is not None:
         return hit[0]
+    return _keep_search(x, places, wrap, cap, key)
+
+
+def _keep_search(x: int, places: int, wrap: bool, cap: int, key: int) -> int:
+    """``_keep_capped`` for a rack of 3 places or more that neither memo holds (``key``: its key):
+    each rest is looked up here, so a rest searched is not looked up again."""
     if len(_KEEP) > _KEEP_LIMIT:
         _KEEP.clear()
     low = ((x & -x).bit_length() - 1) >> 1
@@ -264,15 +272,23 @@ def _keep_capped(x: int, places: int, wrap: bool, cap: int) -> int:
         need = r + w
         if need > places:
             continue
-        rest = places - need
-        bound = r + (room - r if room - r < rest else rest)
+        # Tiles kept at most: r + min(room - r, rest), that is min(room, places - w); cap <= room.
+        bound = places - w
         if bound > cap:
             bound = cap
         if bound <= best:
             continue
+        rest = places - need
         y = xr - taken
-        got = _KEEP.get((y << 6) | (rest << 1) | wrap) if y and rest >= 3 else 0
-        v = r + (got if got is not None else _keep_capped(y, rest, wrap, bound - r))
+        if y and rest >= 3:
+            ykey = (y << 6) | (rest << 1) | wrap
+            got = _KEEP.get(ykey)
+            if got is None:
+                hit = _MEMO.get(ykey)
+                got = hit[0] if hit is not None else _keep_search(y, rest, wrap, bound - r, ykey)
+            v = r + got
+        else:
+            v = r
         if v > best:
             best = v
             if best >= cap:
@@ -320,14 +336,11 @@ def _reach(x: int, places: int, wrap: bool, t: int) -> bool:
     if room < t or places < t:
         _BOUND[key] = (lo, t - 1)
         return False
+    slack = places - t  # a block keeps t at most when it needs more wild slots: r + min(room - r, rest) < t
     for taken, r, w, _fill, _ends in _blocks(xr, low, wrap):
-        need = r + w
-        if need > places:
+        if w > slack or r + w > places:
             continue
-        rest = places - need
-        if r + (room - r if room - r < rest else rest) < t:
-            continue
-        if _reach(xr - taken, rest, wrap, t - r):
+        if _reach(xr - taken, places - r - w, wrap, t - r):
             _BOUND[key] = (t, hi)
             return True
     if _reach(xr, places, wrap, t):
@@ -435,10 +448,13 @@ def meld_distances(x: int, j: int, faces: Iterable[int], wrap: bool = True, size
     without one copy of each. A copy some best arrangement of ``x`` leaves out costs nothing, so
     one search of ``x`` answers those. Without any other, the rack keeps fewer: one fewer when a
     search that stops at the first such arrangement finds one (nearly always), else what the
-    search for the count alone finds."""
+    search for the count alone finds. Each count is exact, so it is remembered as the count of
+    that rack: the rack a bot keeps after its discard is counted again at its next draw."""
     kept, _, _, left = _solve(x, size, wrap)
     cap = size - j
     out: dict[int, int] = {}
+    if len(_KEEP) > _KEEP_LIMIT:
+        _KEEP.clear()
     for e in faces:
         one = 1 << (2 * e)
         if left & one:
@@ -447,6 +463,8 @@ def meld_distances(x: int, j: int, faces: Iterable[int], wrap: bool = True, size
             k = kept - 1
         else:
             k = _keep_capped(x - one, size, wrap, kept - 2)
+        if x != one:
+            _KEEP[((x - one) << 6) | (size << 1) | wrap] = k
         out[e] = max(0, cap - min(k, cap))
     return out
 
@@ -466,6 +484,39 @@ def pair_distance(x: int, j: int) -> int:
     return max(0, 7 - (pairs + used + (j - used) // 2))
 
 
+def pair_distances(x: int, j: int, faces: Iterable[int]) -> dict[int, int]:
+    """``pair_distance(x - e, j)`` for each face ``e`` of ``faces`` (each in ``x``): the rack
+    without one copy of each, from one count of its pairs and singles."""
+    pairs = 0
+    singles = 0
+    y = x
+    while y:
+        low = ((y & -y).bit_length() - 1) >> 1
+        cnt = (y >> (2 * low)) & 3
+        pairs += cnt // 2
+        singles += cnt % 2
+        y &= ~(3 << (2 * low))
+    out: dict[int, int] = {}
+    for e in faces:
+        cnt = (x >> (2 * e)) & 3
+        p = pairs - cnt // 2 + (cnt - 1) // 2  # one copy less: a pair becomes a single, a single goes
+        s = singles - cnt % 2 + (cnt - 1) % 2
+        used = min(j, s)
+        out[e] = max(0, 7 - (p + used + (j - used) // 2))
+    return out
+
+
+@functools.cache
+def _every_face(indicator: int) -> tuple[int, ...]:
+    """Copies of each effective face in the whole set (index 52: wild okeys), under ``indicator``."""
+    table = effective_table(indicator)
+    counts = [0] * 53
+    for t in range(TILE_COUNT):
+        e = table[t]
+        counts[52 if e < 0 else e] += 1
+    return tuple(counts)
+
+
 class Visible:
     """Tiles a seat can account for (its rack, visible discards, the indicator) and so how many
     of each effective face are still unseen: in other racks or the deck. Index 52 counts wild okeys."""
@@ -474,10 +525,7 @@ class Visible:
 
     def __init__(self, indicator: int, seen: Iterable[int]) -> None:
         table = effective_table(indicator)
-        unseen = [0] * 53
-        for t in range(TILE_COUNT):
-            e = table[t]
-            unseen[52 if e < 0 else e] += 1
+        unseen = list(_every_face(indicator))
         for t in seen:
             if 0 <= t < TILE_COUNT:
                 e = table[t]

@@ -12,6 +12,7 @@ soon enough to be worth waiting for.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -19,7 +20,16 @@ from dataclasses import dataclass
 from .bots import FULL_DECK, GreedyBot, RandomBot, Strategy, may_show_indicator
 from .classic import SeatView, Stage, check_finish, effective_table, finishing_tiles, rack_packed
 from .commands import Command, DeclarePairs, Discard, Draw, Finish, Pass, ShowIndicator, TakeDiscard, TurnToOkey
-from .handeval import Visible, meld_distance, meld_distances, near_faces, nearer, pair_distance, waits_without
+from .handeval import (
+    Visible,
+    meld_distance,
+    meld_distances,
+    near_faces,
+    nearer,
+    pair_distance,
+    pair_distances,
+    waits_without,
+)
 from .melds import can_cover
 from .options import PairsDeclaration
 from .tiles import Colour, face_of_id
@@ -217,7 +227,7 @@ class StrongBot:
         if not by_face:  # only okeys (cannot happen with 15 tiles): any will do
             return DiscardChoice(rack[0], 0, 0, 0.0, 0.0, 0.0)
         dm = dict.fromkeys(by_face, 99) if pairs_only else meld_distances(x, j, by_face)
-        dp = {e: pair_distance(x - _bit(e), j) for e in by_face}
+        dp = pair_distances(x, j, by_face)
         best_m = min(dm.values())
         best_p = min(dp.values())
         progress = 1 - view.deck_count / FULL_DECK
@@ -316,8 +326,10 @@ def _faces(x: int) -> list[int]:
     return out
 
 
-def _run_windows(n: int, wrap: bool) -> list[tuple[int, int]]:
-    """The other two numbers of every three-tile run holding number ``n`` (13-1 at the end)."""
+@functools.cache
+def _run_windows(n: int, wrap: bool) -> tuple[tuple[int, int], ...]:
+    """The other two numbers of every three-tile run holding number ``n`` (13-1 at the end);
+    fixed by ``n`` and ``wrap``, so worked out once (every discard weighs every face's danger)."""
     positions = [n, 14] if (wrap and n == 1) else [n]
     top = 14 if wrap else 13
     out = []
@@ -327,7 +339,7 @@ def _run_windows(n: int, wrap: bool) -> list[tuple[int, int]]:
                 continue
             others = [q for q in range(s, s + 3) if q != p]
             out.append((others[0] if others[0] <= 13 else 1, others[1] if others[1] <= 13 else 1))
-    return out
+    return tuple(out)
 
 
 def _danger(face: int, vis: Visible, right_faces: set[int], wrap: bool) -> float:
@@ -337,11 +349,15 @@ def _danger(face: int, vis: Visible, right_faces: set[int], wrap: bool) -> float
     n = n0 + 1
     u = vis.unseen
     score = 0.0
+    single = 0
+    base = c * 13 - 1
     for a, b in _run_windows(n, wrap):
-        score += u[c * 13 + a - 1] * u[c * 13 + b - 1]
+        ua, ub = u[base + a], u[base + b]
+        score += ua * ub
+        single += ua + ub
     others = [u[c2 * 13 + n0] for c2 in range(4) if c2 != c]
     score += others[0] * others[1] + others[0] * others[2] + others[1] * others[2]
-    single = sum(u[c * 13 + a - 1] + u[c * 13 + b - 1] for a, b in _run_windows(n, wrap)) + sum(others)
+    single += sum(others)
     score += u[52] * single * 0.5
     if face in right_faces:
         score *= 0.3

@@ -326,6 +326,9 @@ def _check_rack(x: int, j: int, wrap: bool = True) -> None:
     assert handeval.meld_distances(x, j, faces, wrap) == want
     for e in faces:
         assert handeval.waits_without(x, j, e, wrap) == waits(x - _bit(e), j, wrap), e
+        # meld_distances remembers the count of each rack less a face: a later search reads it.
+        assert handeval.keep(x - _bit(e), FINISH_SIZE, wrap) == keep(x - _bit(e), FINISH_SIZE, wrap), e
+    assert handeval.pair_distances(x, j, faces) == {e: pair_distance(x - _bit(e), j) for e in faces}
 
 
 def _clear_new() -> None:
