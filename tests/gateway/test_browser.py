@@ -158,6 +158,20 @@ async def _click_enabled(page: Any, selector: str, seen: Any) -> None:
     await page.click(selector)
 
 
+async def _until_moved(page: Any, seen: Any) -> None:
+    """Until the seat's move has come back (MOVED_JS); if it does not, say what the page holds."""
+    try:
+        await page.wait_for_function(
+            MOVED_JS, arg=[seen["version"], seen["stage"], seen["turn"], seen["hand"]], timeout=10_000
+        )
+    except Exception as e:
+        toast = await page.evaluate(TOAST_JS)
+        now = await page.evaluate(DEBUG_JS)
+        raise AssertionError(f"the move did not come back: seen {seen}, now {now}, toast {toast!r}") from e
+
+
+TOAST_JS = "() => { const t = document.querySelector('#toast'); return t && !t.hidden ? t.textContent : ''; }"
+
 # ------------------------------------------------------------------ the test
 
 STATE_JS = """() => {
@@ -251,7 +265,6 @@ async def test_browser_signs_in_opens_a_bot_table_and_plays_a_hand(stack: Stack)
                 if not mine:
                     await page.wait_for_timeout(60)
                     continue
-                version = st["version"]
                 # What the seat may do is the view's ``allowed`` (the engine's answer, which the
                 # toolbar shows), not the stage alone: the view after a discard that emptied the
                 # deck still reads "your discard" until the hand's end, one event later, arrives.
@@ -277,9 +290,7 @@ async def test_browser_signs_in_opens_a_bot_table_and_plays_a_hand(stack: Stack)
                 else:
                     await page.wait_for_timeout(60)
                     continue
-                await page.wait_for_function(
-                    MOVED_JS, arg=[version, st["stage"], st["turn"], st["hand"]], timeout=10_000
-                )
+                await _until_moved(page, st)
                 if turns == 2 and not shot_taken:
                     await page.wait_for_timeout(300)
                     await page.screenshot(path=str(ARTIFACTS / f"browser-table{tag}.png"), full_page=True)
