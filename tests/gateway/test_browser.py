@@ -131,12 +131,12 @@ async def _play_other_seats(grpc_addr: str, table_id: str, human: int, stop: asy
         await client.close()
 
 
-# The seat's own move has come back: a newer view whose stage, turn or hand is not the one the
+# The seat's own move has come back: a newer view whose phase, stage, turn or hand is not the one the
 # move was chosen on (another seat's event in between, an indicator shown, is not the move).
-MOVED_JS = """([version, stage, turn, hand]) => {
+MOVED_JS = """([version, phase, stage, turn, hand]) => {
   const v = okeyApp.state.t.view;
-  return okeyApp.version() > version
-    && ((v.stage || '') !== stage || Number(v.turn || 0) !== turn || Number(v.hand || 0) !== hand);
+  return okeyApp.version() > version && ((v.phase || '') !== phase || (v.stage || '') !== stage
+    || Number(v.turn || 0) !== turn || Number(v.hand || 0) !== hand);
 }"""
 
 DEBUG_JS = """() => {
@@ -162,7 +162,7 @@ async def _until_moved(page: Any, seen: Any) -> None:
     """Until the seat's move has come back (MOVED_JS); if it does not, say what the page holds."""
     try:
         await page.wait_for_function(
-            MOVED_JS, arg=[seen["version"], seen["stage"], seen["turn"], seen["hand"]], timeout=10_000
+            MOVED_JS, arg=[seen["version"], seen["phase"], seen["stage"], seen["turn"], seen["hand"]], timeout=10_000
         )
     except Exception as e:
         toast = await page.evaluate(TOAST_JS)
