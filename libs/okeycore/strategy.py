@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from .bots import FULL_DECK, GreedyBot, RandomBot, Strategy, may_show_indicator
 from .classic import SeatView, Stage, check_finish, effective_table, finishing_tiles, rack_packed
+from .classic.scoring import colored_finish, finish_multiplier
 from .commands import Command, DeclarePairs, Discard, Draw, Finish, Pass, ShowIndicator, TakeDiscard, TurnToOkey
 from .handeval import (
     Visible,
@@ -32,7 +33,7 @@ from .handeval import (
 )
 from .melds import can_cover
 from .options import PairsDeclaration
-from .tiles import Colour, face_of_id
+from .racks import is_real_okey
 
 __all__ = ["StrongBot", "STRATEGIES", "strategy", "DiscardChoice"]
 
@@ -144,22 +145,15 @@ class StrongBot:
     # ------------------------------------------------------------------ finishing
 
     def _multiplier(self, view: SeatView, tile: int) -> int:
+        """The finish's multiplier with ``tile`` as the final tile, as the engine scores it
+        (okeycore.classic.scoring's functions, not a copy of them) [C-SC-3]."""
         ind = view.indicator
         rest = list(view.rack)
         rest.remove(tile)
         check = check_finish(rest, ind, _pairs_only(view))
-        mult = 1
-        if effective_table(ind)[tile] < 0:
-            mult *= 2
-        if check is not None and check.pairs:
-            mult *= 2
-        if view.options.colored:
-            face = face_of_id(tile)
-            okey = view.okey
-            colour = okey.colour if face.is_fake and okey is not None else face.colour
-            if colour in (Colour.Y, Colour.B):
-                mult *= 2
-        return mult  # [C-SC-3]
+        okey = view.okey
+        colored = okey is not None and colored_finish(tile, okey, view.options)
+        return finish_multiplier(is_real_okey(tile, ind), check is not None and check.pairs, colored)
 
     def _best_finish(self, view: SeatView, fin: Sequence[int]) -> int:
         return max(fin, key=lambda t: (self._multiplier(view, t), -t))
