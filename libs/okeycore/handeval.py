@@ -469,8 +469,8 @@ def meld_distances(x: int, j: int, faces: Iterable[int], wrap: bool = True, size
     return out
 
 
-def pair_distance(x: int, j: int) -> int:
-    """Pairs still missing from seven [C-FIN-2]: okeys complete singles, two okeys pair up."""
+def _pairs_and_singles(x: int) -> tuple[int, int]:
+    """How many pairs and how many single copies the packed rack ``x`` holds."""
     pairs = 0
     singles = 0
     y = x
@@ -480,29 +480,29 @@ def pair_distance(x: int, j: int) -> int:
         pairs += cnt // 2
         singles += cnt % 2
         y &= ~(3 << (2 * low))
+    return pairs, singles
+
+
+def _pairs_missing(pairs: int, singles: int, j: int) -> int:
+    """Pairs still missing from seven when ``j`` okeys complete singles first, then pair up."""
     used = min(j, singles)
     return max(0, 7 - (pairs + used + (j - used) // 2))
+
+
+def pair_distance(x: int, j: int) -> int:
+    """Pairs still missing from seven [C-FIN-2]: okeys complete singles, two okeys pair up."""
+    return _pairs_missing(*_pairs_and_singles(x), j)
 
 
 def pair_distances(x: int, j: int, faces: Iterable[int]) -> dict[int, int]:
     """``pair_distance(x - e, j)`` for each face ``e`` of ``faces`` (each in ``x``): the rack
     without one copy of each, from one count of its pairs and singles."""
-    pairs = 0
-    singles = 0
-    y = x
-    while y:
-        low = ((y & -y).bit_length() - 1) >> 1
-        cnt = (y >> (2 * low)) & 3
-        pairs += cnt // 2
-        singles += cnt % 2
-        y &= ~(3 << (2 * low))
+    pairs, singles = _pairs_and_singles(x)
     out: dict[int, int] = {}
     for e in faces:
         cnt = (x >> (2 * e)) & 3
-        p = pairs - cnt // 2 + (cnt - 1) // 2  # one copy less: a pair becomes a single, a single goes
-        s = singles - cnt % 2 + (cnt - 1) % 2
-        used = min(j, s)
-        out[e] = max(0, 7 - (p + used + (j - used) // 2))
+        # one copy less: a pair becomes a single, a single goes
+        out[e] = _pairs_missing(pairs - cnt // 2 + (cnt - 1) // 2, singles - cnt % 2 + (cnt - 1) % 2, j)
     return out
 
 
