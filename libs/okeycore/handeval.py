@@ -256,8 +256,7 @@ def _keep_capped(x: int, places: int, wrap: bool, cap: int) -> int:
 
 
 def _keep_search(x: int, places: int, wrap: bool, cap: int, key: int) -> int:
-    """``_keep_capped`` for a rack of 3 places or more that neither memo holds (``key``: its key):
-    each rest is looked up here, so a rest searched is not looked up again."""
+    """``_keep_capped`` for a rack of 3 places or more that neither memo holds (``key``: its key)."""
     if len(_KEEP) > _KEEP_LIMIT:
         _KEEP.clear()
     low = ((x & -x).bit_length() - 1) >> 1
@@ -278,17 +277,7 @@ def _keep_search(x: int, places: int, wrap: bool, cap: int, key: int) -> int:
             bound = cap
         if bound <= best:
             continue
-        rest = places - need
-        y = xr - taken
-        if y and rest >= 3:
-            ykey = (y << 6) | (rest << 1) | wrap
-            got = _KEEP.get(ykey)
-            if got is None:
-                hit = _MEMO.get(ykey)
-                got = hit[0] if hit is not None else _keep_search(y, rest, wrap, bound - r, ykey)
-            v = r + got
-        else:
-            v = r
+        v = r + _keep_capped(xr - taken, places - need, wrap, bound - r)  # each memo looked up once
         if v > best:
             best = v
             if best >= cap:
