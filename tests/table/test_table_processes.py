@@ -46,14 +46,16 @@ REFUSED = (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ABORTED, grpc.St
 
 @dataclass
 class Answers:
-    """What the replicas answered, per command id: (replica, first version, last version, duplicate)."""
+    """What the replicas answered, per command: (replica, first version, last version, duplicate).
+    A command is the seat's and its id: an id is its caller's, so the same id sent for two seats
+    (one driver read the turn after the other's move) is two commands, as the store records them."""
 
-    by_id: dict[str, list[tuple[str, int, int, bool]]] = field(default_factory=dict)
+    by_id: dict[tuple[str, str], list[tuple[str, int, int, bool]]] = field(default_factory=dict)
     refused: Counter[str] = field(default_factory=Counter)
 
-    def add(self, command_id: str, replica: str, versions: list[int], duplicate: bool, version: int) -> None:
+    def add(self, seat: int, command_id: str, replica: str, versions: list[int], duplicate: bool, version: int) -> None:
         first, last = (min(versions), max(versions)) if versions else (0, version)
-        self.by_id.setdefault(command_id, []).append((replica, first, last, duplicate))
+        self.by_id.setdefault((str(seat), command_id), []).append((replica, first, last, duplicate))
 
 
 async def _drive(table_id: str, replicas: dict[str, list[TableClient]], answers: Answers, steps: int) -> None:
@@ -74,7 +76,7 @@ async def _drive(table_id: str, replicas: dict[str, list[TableClient]], answers:
                 raise
             answers.refused[err.code().name] += 1
             return
-        answers.add(command_id, replica, [e.version for e in resp.events], resp.duplicate, resp.version)
+        answers.add(seat, command_id, replica, [e.version for e in resp.events], resp.duplicate, resp.version)
 
     for step in range(steps):
         await asyncio.gather(*(send(r, step, shared=step % 2 == 0) for r in replicas))
@@ -122,7 +124,10 @@ async def test_two_table_processes_on_one_database_keep_every_table_s_log_consis
             assert versions == list(range(1, len(rows) + 1)), f"{tid}: versions with a gap or twice"
             assert len(rows) == finals[tid]
             recorded = {  # a seat's command is recorded as player:<subject>:<seat>:<the id it sent>
-                r["command_id"].split(":", 3)[-1]: (r["first_version"], r["last_version"])
+                tuple(r["command_id"].split(":", 3)[2:]): (
+                    r["first_version"],
+                    r["last_version"],
+                )
                 for r in await conn.fetch(
                     "SELECT command_id, first_version, last_version FROM okey_commands WHERE stream_id = $1", tid
                 )
@@ -132,7 +137,7 @@ async def test_two_table_processes_on_one_database_keep_every_table_s_log_consis
                 assert last < first, f"{tid}: two commands recorded over the same versions: {spans}"
             assert all(1 <= f <= la <= len(rows) for f, la in spans)
             for command_id, got in answers.by_id.items():
-                if not command_id.startswith(f"{tid}:"):
+                if not command_id[1].startswith(f"{tid}:"):
                     continue
                 applied = [g for g in got if not g[3]]
                 assert len(applied) <= 1, f"{command_id} applied by both replicas: {got}"
