@@ -27,6 +27,7 @@ from .kernel.events import (
     TileDiscarded,
     TileDrawn,
     TurnTimedOut,
+    gives_turn,
     to_move,
 )
 from .okey101.events import (
@@ -74,6 +75,7 @@ __all__ = [
     "event_to_dict",
     "event_from_dict",
     "to_move",
+    "gives_turn",
 ]
 
 EVENT_TYPES: dict[str, type[Event]] = {cls.type: cls for cls in (*KERNEL_EVENTS, *CLASSIC_EVENTS, *OKEY101_EVENTS)}

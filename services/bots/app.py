@@ -23,7 +23,7 @@ from typing import Any
 import grpc
 from okeycore.bots101 import Strategy101
 from okeycore.commands import Command, Discard
-from okeycore.events import HandStarted
+from okeycore.events import HandStarted, gives_turn
 from okeycore.levels import CLASSIC_LEVELS, LEVELS_101
 from okeycore.options import BotLevel, Game
 from okeycore.strategy import STRATEGIES, Strategy
@@ -116,7 +116,9 @@ class BotsApp:
         # the events up to it (the turn's own draw and discard) call nobody new.
         self._played_to: OrderedDict[tuple[str, int], int] = OrderedDict()
         self._paces: _Bounded = _Bounded(PLAYED_MEMORY)  # table -> (its bot_pace, its seats), from a view
-        self._timers: set[asyncio.TimerHandle] = set()
+        # (table, seat) -> the timer of that seat's turn waiting for its think time (one a seat:
+        # the event that gives the seat a new turn makes the old one's timer stale)
+        self._waiting: dict[tuple[str, int], asyncio.TimerHandle] = {}
         self._pending: set[asyncio.Task[None]] = set()
         self.commands = 0  # commands the table accepted, the duplicates among them too
         self.duplicates = 0  # accepted as a duplicate: another replica had sent the same command
@@ -134,43 +136,71 @@ class BotsApp:
         played = Played()
         if hand_start:
             await self._before_first_turn(table_id, played, env.version, env.bot_seats)
+        paced = self.keeps_pace(env)
         for seat in seats:
             delay = self.think_time(env, seat)
             if delay > 0:
                 self._schedule(delay, table_id, seat, env.version)
                 continue
-            await self.play_turn(table_id, seat, played, seen=env.version)
+            if not paced:
+                await self.play_turn(table_id, seat, played, seen=env.version)
+                continue
+            waiting = self._waiting.pop((table_id, seat), None)
+            if env.kind == "TurnTimedOut":
+                if waiting is not None:
+                    waiting.cancel()  # the person's time is up: the turn is played now [C-TIME-1]
+                await self.play_turn(table_id, seat, played, seen=env.version)
+                continue
+            if waiting is not None:
+                self._waiting[(table_id, seat)] = waiting  # the seat's turn is thinking: this event adds none
+                continue
+            # An event of the seat's own that hands no turn (a draw, a show or pairs declared out
+            # of turn [C-IND-1] [C-PAIR-1]): only a turn that stands as the event left it is
+            # played at once (a replica that restarts mid-turn); a turn handed out after it
+            # has its own think time, timed from the event that handed it.
+            await self.play_turn(table_id, seat, played, seen=env.version, only_as_of=True)
         if played.commands and played.game:
             # The player's wait: from the event that called the bots to their last move accepted.
             M.BOT_REPLY.labels(played.game).observe(max(0.0, (datetime.now(UTC) - env.time).total_seconds()))
         return played
 
-    def think_time(self, env: Envelope, seat: int) -> float:
-        """Seconds the bot at ``seat`` waits before the turn ``env`` gives it: 0 at an INSTANT
-        table, at an AUTO one with no person seated, for a timed-out turn (the person's time is
-        up: it is played at once, within its grace [C-TIME-1]), and before the table's pace is
-        known (its first view tells); else a person's think time, 0.8-2.5 s, longer at a deal."""
+    def keeps_pace(self, env: Envelope) -> bool:
+        """Whether the bots at ``env``'s table move at a person's pace: not at an INSTANT table,
+        nor an AUTO one with no person seated, nor before the table's pace is known (its first
+        view tells)."""
         known = self._paces.get(env.table_id)
-        if self.instant or known is None or known[0] == _PACE_INSTANT or env.kind == "TurnTimedOut":
-            return 0.0
+        if self.instant or known is None or known[0] == _PACE_INSTANT:
+            return False
         pace, seats = known
-        if pace != _PACE_HUMAN and (env.bot_seats is None or env.bot_seats == (1 << seats) - 1):
-            return 0.0  # AUTO: nobody to keep pace with
+        return pace == _PACE_HUMAN or (env.bot_seats is not None and env.bot_seats != (1 << seats) - 1)
+
+    def think_time(self, env: Envelope, seat: int) -> float:
+        """Seconds the bot at ``seat`` waits before the turn ``env`` gives it where the table
+        keeps a person's pace (:meth:`keeps_pace`): a person's think time, 0.8-2.5 s, longer at
+        a deal; 0 for a timed-out turn (the person's time is up: it is played at once, within
+        its grace [C-TIME-1]) and for an event that hands no turn (``gives_turn``)."""
+        if env.kind == "TurnTimedOut" or not gives_turn(env.event) or not self.keeps_pace(env):
+            return 0.0
         return think_seconds(env.table_id, env.version, seat, env.kind)
 
     def _schedule(self, delay: float, table_id: str, seat: int, seen: int) -> None:
         loop = asyncio.get_running_loop()
         due = loop.time() + delay
+        key = (table_id, seat)
+        stale = self._waiting.pop(key, None)
+        if stale is not None:
+            stale.cancel()  # that turn of the seat's is over: a new one is given
 
         def fire() -> None:
+            if self._waiting.get(key) is handle:
+                del self._waiting[key]
             M.BOT_PACE_LATE.observe(max(0.0, loop.time() - due))
             task = loop.create_task(self._paced(table_id, seat, seen))
             self._pending.add(task)
             task.add_done_callback(self._pending.discard)
 
         handle = loop.call_at(due, fire)
-        self._timers.add(handle)
-        loop.call_at(due + 0.001, self._timers.discard, handle)
+        self._waiting[key] = handle
 
     async def _paced(self, table_id: str, seat: int, seen: int) -> None:
         try:
@@ -181,9 +211,9 @@ class BotsApp:
     async def close(self) -> None:
         """Cancel the scheduled turns (their tables' turn timers play them) and wait for the
         ones being played."""
-        for handle in self._timers:
+        for handle in self._waiting.values():
             handle.cancel()
-        self._timers.clear()
+        self._waiting.clear()
         if self._pending:
             await asyncio.wait(set(self._pending), timeout=5.0)
 
@@ -200,6 +230,8 @@ class BotsApp:
                 continue
             async with self._lock(table_id, seat):
                 msg = await self._view(table_id, seat, min_version=max(seen, played.version))
+                if msg is not None:
+                    self._paces[table_id] = (int(msg.options.bot_pace), len(msg.seats))
                 if msg is None or msg.options.game != _GAME_OKEY:
                     return  # 101 has nothing to do before the first turn
                 if msg.phase != _PLAYING:
@@ -213,12 +245,15 @@ class BotsApp:
                 if cmd is not None:
                     await self._act(table_id, cmd, command_id(table_id, view.version, seat, "pre"), played)
 
-    async def play_turn(self, table_id: str, seat: int, played: Played | None = None, seen: int = 0) -> Played:
+    async def play_turn(
+        self, table_id: str, seat: int, played: Played | None = None, seen: int = 0, only_as_of: bool = False
+    ) -> Played:
         """Play ``seat``'s turn to its end if a bot should play it now; nothing otherwise.
         ``seen`` is the version of the event that called the bot: the turn's first view includes at
         least it (the replica answering catches up with the store if its cache is older); each
         next decision is made on the view the table answered the bot's last command with, so the
-        bot never decides on a table that is not as it is, and asks for one view a turn."""
+        bot never decides on a table that is not as it is, and asks for one view a turn.
+        ``only_as_of``: play only if the table still stands at ``seen`` (no later event)."""
         played = played or Played()
         async with self._lock(table_id, seat):
             if seen and seen <= self._played_to.get((table_id, seat), 0):
@@ -226,6 +261,8 @@ class BotsApp:
             msg = await self._view(table_id, seat, min_version=seen)
             if msg is not None:
                 self._paces[table_id] = (int(msg.options.bot_pace), len(msg.seats))
+                if only_as_of and msg.version != seen:
+                    return played  # the table moved on since ``seen``: its later events call whom they call
             for _ in range(MAX_COMMANDS_PER_TURN):
                 if msg is None or not self._ours(msg, seat):
                     if msg is not None and played.commands:

@@ -15,7 +15,7 @@ from typing import Any
 import asyncpg
 from okeybench.soak import BotTables
 from okeycore.commands import Discard, Draw
-from okeycore.events import TileDiscarded
+from okeycore.events import DrawSource, IndicatorShown, PairsDeclared, TileDiscarded, TileDrawn
 from okeycore.options import BotPace, TableOptions
 from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient
@@ -48,6 +48,58 @@ def test_the_think_time_follows_the_table_s_pace() -> None:
     assert app.think_time(_env("HandStarted", 0b1110), 1) >= 1.5  # a deal takes a moment longer
     app._paces["t"] = (pace[BotPace.INSTANT], 4)
     assert app.think_time(_env("TileDiscarded", 0b1110), 1) == 0
+
+
+def test_C_IND_1_C_PAIR_1_an_out_of_turn_show_or_declaration_gives_the_seat_no_think_timer() -> None:
+    """A bot that shows the indicator at the deal [C-IND-1] or declares pairs out of turn
+    [C-PAIR-1] is named by the event (``to_move``) but has no turn to play: no timer may wait
+    for it, or that timer fires in the middle of the seat's next turn and plays it at once,
+    without the think time its own turn gave it (a 0.57 s bot move at a person's table)."""
+    app = BotsApp(client=None)  # type: ignore[arg-type]
+    app._paces["t"] = (_enum("BotPace", "BOT_PACE_HUMAN"), 4)
+    at = datetime.now(UTC)
+    for event in (IndicatorShown(3, 5, (0, 0, 0, 0)), PairsDeclared(3), TileDrawn(3, 7, DrawSource.DECK)):
+        env = Envelope("t", 4, 1, at, event.type, 3, None, event, 0b1110)
+        assert app.think_time(env, 3) == 0, event.type
+    # the discard that gives seat 3 its turn does wait
+    discard = Envelope("t", 8, 1, at, "TileDiscarded", 3, None, TileDiscarded(2, 5, 3, 0), 0b1110)
+    assert app.think_time(discard, 3) >= 0.8
+
+
+async def test_a_new_turn_s_timer_replaces_the_seat_s_stale_one_and_an_off_turn_event_plays_no_later_turn() -> None:
+    """One timer a seat: the event that gives a seat a new turn cancels the timer of its old
+    one; an event of the seat's own while its turn thinks starts nothing (no call, no move);
+    and an out-of-turn show [C-IND-1] whose table has moved on to that seat's turn by the time
+    the bot looks does not play that turn at once (the discard that handed it times it)."""
+    from okey.v1 import table_service_pb2 as tpb
+
+    asked: list[int] = []
+
+    class Table:
+        async def view(self, table_id: str, seat: int | None, min_version: int = 0) -> Any:
+            asked.append(min_version)
+            seats = [tpb.SeatPublic(player_id="ali")] + [tpb.SeatPublic() for _ in range(3)]
+            # the person discarded after the show: seat 3's turn now, at version 6
+            return tpb.SeatView(table_id="t", version=6, phase=tpb.PHASE_PLAYING, turn=3, seats=seats)
+
+        async def act(self, *a: Any, **k: Any) -> Any:
+            raise AssertionError("no move may be played: the turn was handed after the event")
+
+    app = BotsApp(client=Table())  # type: ignore[arg-type]
+    app._paces["t"] = (_enum("BotPace", "BOT_PACE_HUMAN"), 4)
+    at = datetime.now(UTC)
+    try:
+        await app.handle(Envelope("t", 5, 1, at, "IndicatorShown", 3, None, IndicatorShown(3, 5, (0, 0, 0, 0)), 0b1110))
+        assert asked == [5] and not app._waiting
+        await app.handle(Envelope("t", 6, 1, at, "TileDiscarded", 3, None, TileDiscarded(2, 5, 3, 0), 0b1110))
+        first = app._waiting[("t", 3)]
+        await app.handle(Envelope("t", 7, 1, at, "PairsDeclared", 3, None, PairsDeclared(3), 0b1110))
+        assert app._waiting[("t", 3)] is first and not first.cancelled() and asked == [5]
+        await app.handle(Envelope("t", 9, 1, at, "TileDiscarded", 3, None, TileDiscarded(2, 6, 3, 0), 0b1110))
+        assert first.cancelled() and app._waiting[("t", 3)] is not first
+    finally:
+        await app.close()
+    assert not app._waiting
 
 
 async def _gaps(conn: Any, table_id: str) -> list[tuple[str, int, float]]:
@@ -101,8 +153,9 @@ async def test_bots_wait_like_a_person_where_one_sits_and_not_where_none_does(
         fast = await _gaps(conn, instant)
     finally:
         await conn.close()
-    # a bot's first move of a turn comes after the person's discard or the previous bot's
-    waits = [g for kind, seat, g in slow[4:] if kind in ("TileDrawn", "TileTaken") and seat != 0]
+    # a bot's first move of a turn comes after the person's discard or the previous bot's; the
+    # table's first bot turn too (the bots learn its pace at the deal, from the seats' views)
+    waits = [g for kind, seat, g in slow if kind in ("TileDrawn", "TileTaken") and seat != 0]
     assert waits and min(waits) >= 0.7, waits  # 0.8 s at least (the log's clock, rounded)
     assert max(waits) <= 4.0, waits
     quick = [g for kind, seat, g in fast[4:] if kind in ("TileDrawn", "TileTaken") and seat != 0]

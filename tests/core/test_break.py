@@ -238,3 +238,14 @@ def test_P_BREAK_1_the_finished_hand_keeps_its_own_indicator_after_the_next_deal
     v = t.view(0)
     assert v.indicator != first and v.last_hand_indicator == first
     assert v.last_hand_okey == t.engine.fold(None, t.events[:2]).okey and v.last_hand_okey != v.okey
+
+
+def test_C_IND_1_C_PAIR_1_only_a_deal_and_a_discard_give_a_turn() -> None:
+    """``gives_turn``: the starter after a deal and the next seat after a discard are handed a
+    turn; every other event that names a seat names the one that acted (a draw goes on with
+    its turn; a show [C-IND-1] or pairs declared [C-PAIR-1] may come out of turn), and the
+    bots time a person's think pause only from the events that hand a turn."""
+    from okeycore.events import EVENT_TYPES, gives_turn
+
+    handing = {name for name, cls in EVENT_TYPES.items() if gives_turn(cls.__new__(cls))}
+    assert handing == {"HandStarted", "TileDiscarded"}

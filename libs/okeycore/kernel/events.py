@@ -27,6 +27,7 @@ __all__ = [
     "SeatReady",
     "KERNEL_EVENTS",
     "to_move",
+    "gives_turn",
 ]
 
 
@@ -212,3 +213,11 @@ def to_move(event: Event) -> int:
     name = event.to_move_field
     seat = getattr(event, name, -1) if name else -1
     return seat if isinstance(seat, int) and seat >= 0 else -1
+
+
+def gives_turn(event: Event) -> bool:
+    """Whether ``event`` hands the turn to the seat :func:`to_move` names (a deal's starter, a
+    discard's next seat), rather than naming the seat that acted and whose turn, if it is its
+    turn at all, goes on: an indicator shown or pairs declared out of turn [C-IND-1]
+    [C-PAIR-1] names a seat that has no turn to play."""
+    return event.to_move_field not in ("", SeatEvent.to_move_field)
