@@ -79,6 +79,19 @@ async def _tables_in_play(bt: BotTables, n: int, timeout_s: float) -> bool:
     return True
 
 
+async def _rate_comes_back(bt: BotTables, target: float, timeout_s: float) -> float:
+    """The move rate over successive windows of ``RATE_S`` until one reaches ``target`` or
+    ``timeout_s`` passes; the best window's rate. A table limping on turn timers or polling never
+    gets there; a pool or a consumer that is still reconnecting just after the fault (a window
+    with no move at all on a loaded machine) does, a window or two later."""
+    deadline = time.monotonic() + timeout_s
+    best = 0.0
+    while True:
+        best = max(best, await bt.move_rate(RATE_S))
+        if best >= target or time.monotonic() > deadline:
+            return best
+
+
 @pytest.mark.parametrize("fault", FAULTS)
 async def test_tables_survive_fault_and_books_agree(stack: ResilienceStack, fault: str) -> None:
     stack.ensure_up()
@@ -106,7 +119,7 @@ async def test_tables_survive_fault_and_books_agree(stack: ResilienceStack, faul
         # The rate is compared at the same number of tables: matches that ended while the
         # gateway was away are replaced (CreateTable goes through it) only once it is back.
         assert await _tables_in_play(bt, TABLES, RECOVER_S), f"{TABLES} tables not in play again after {fault}"
-        after = await bt.move_rate(RATE_S)
+        after = await _rate_comes_back(bt, RECOVERED_SHARE * before, RECOVER_S)
         t_drain = time.monotonic()
         playing = await bt.drain(DRAIN_S)
         t_drain = time.monotonic() - t_drain
