@@ -39,7 +39,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -62,6 +62,7 @@ from .record import Section, Table, command_line, record
 if TYPE_CHECKING:
     from okeytools.embedded import EmbeddedNats, EmbeddedPostgres
     from okeytools.stack import Stack
+    from okeytools.top import Samples
 
     from .books import BooksReport
 
@@ -111,6 +112,9 @@ class SoakReport:
     stuck: list[str] = field(default_factory=list)  # still without a move at the end
     exited: list[str] = field(default_factory=list)
     cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds by process while the tables played
+    # What the moves cost in calls while the tables played, from the services' own counters
+    # (okey_* and grpc_server_* on /metrics): name -> count, over the same window as ``cpu``.
+    work: dict[str, float] = field(default_factory=dict)
     people: bool = False  # --people: a simulated person at seat 0 of each table, the bots at its pace
     person_turns: int = 0
     bot_extra: list[float] = field(default_factory=list)  # seconds a paced bot moved after its think time
@@ -122,6 +126,13 @@ class SoakReport:
             return ""
         parts = [f"{name} {sec / self.moves * 1e6:,.0f}" for name, sec in self.cpu.items()]
         return f"{', '.join(parts)}; all {sum(self.cpu.values()) / self.moves * 1e6:,.0f}"
+
+    def work_line(self) -> str:
+        """Calls and decisions per move (the table's GetView and Act, its duplicate and refused
+        commands, the bots' decisions): machine-independent, unlike the CPU line."""
+        if not self.work or not self.moves:
+            return ""
+        return ", ".join(f"{name} {n / self.moves:.2f}" for name, n in self.work.items())
 
     @property
     def moves_per_s(self) -> float:
@@ -176,6 +187,7 @@ class SoakReport:
             ("stalls / stuck at the end", f"{len(self.stalls):,} / {len(self.stuck):,}"),
             ("services that exited", ", ".join(self.exited) or "none"),
             ("CPU per move by process (us, /proc)", self.cpu_line() or "n/a"),
+            ("work per move (table calls, bots' decisions)", self.work_line() or "n/a"),
             *extra,
         ]
 
@@ -202,6 +214,8 @@ class SoakReport:
         ]
         if self.cpu_line():
             out.append(f"  CPU/move    (us, by process) {self.cpu_line()}")
+        if self.work_line():
+            out.append(f"  work/move   {self.work_line()}")
         if self.people:
             out.append(f"  bot pace    delay beyond the think time {self.extra_line()}")
         if self.reader_errors:
@@ -578,6 +592,42 @@ class BotTables:
 # ------------------------------------------------------------------ the command
 
 
+def _scrape_work(stack: Stack) -> dict[str, Samples] | None:
+    """The table's and the bots' counters now (None where metrics are off or a service is away)."""
+    from okeytools.top import scrape
+
+    got = {name: scrape(name, stack.procs[name].metrics_address) for name in ("table", "bots") if name in stack.procs}
+    if any(s.samples is None for s in got.values()):
+        return None
+    return {name: s.samples for name, s in got.items() if s.samples is not None}
+
+
+def _work(before: dict[str, Samples] | None, after: dict[str, Samples] | None) -> dict[str, float]:
+    """Calls and decisions between two scrapes: the table's GetView and Act RPCs, its commands
+    answered as duplicates or refused, the bots' decisions."""
+    from okeytools.top import counter_increase
+
+    if not before or not after or set(before) != set(after):
+        return {}
+
+    def rpc(method: str) -> Callable[[Mapping[str, str]], bool]:
+        return lambda labels: labels.get("grpc_method") == method
+
+    def outcome(which: str) -> Callable[[Mapping[str, str]], bool]:
+        return lambda labels: labels.get("outcome") == which
+
+    t0, t1 = before["table"], after["table"]
+    work = {
+        "GetView": counter_increase(t0, t1, "grpc_server_started_total", rpc("GetView")),
+        "Act": counter_increase(t0, t1, "grpc_server_started_total", rpc("Act")),
+        "duplicate": counter_increase(t0, t1, "okey_table_commands_total", outcome("duplicate")),
+        "refused": counter_increase(t0, t1, "okey_table_commands_total", outcome("refused")),
+    }
+    if "bots" in after:
+        work["decisions"] = counter_increase(before["bots"], after["bots"], "okey_bots_decisions_total")
+    return work
+
+
 def _meter(stack: Stack) -> CpuMeter:
     """CPU by process group: each service's process tree (its workers too), PostgreSQL, NATS and
     this process (the load generator and the log reader)."""
@@ -624,6 +674,7 @@ async def soak(
         await bt.start()
         out(f"  opened {bt.report.tables_opened:,} tables in {time.monotonic() - t0:.1f} s")
         meter = _meter(stack)
+        work0 = await asyncio.to_thread(_scrape_work, stack)
         meter.start()
         player = asyncio.create_task(bt.run(seconds, exited))
         gap = seconds / (len(faults) + 1)
@@ -646,10 +697,12 @@ async def soak(
             fault_lines.append(line)
         await player
         cpu, _ = meter.stop()
+        work1 = await asyncio.to_thread(_scrape_work, stack)
         bt.stop()
         await bt._poll_quietly()
         report = bt.finish()
         report.cpu = cpu
+        report.work = _work(work0, work1)
     finally:
         await bt.close()
     # Freeze the tables (no bots; the turn timers are 20 s away) and check the books.

@@ -28,6 +28,7 @@ from .kernel.events import (
     TileDrawn,
     TurnTimedOut,
     gives_turn,
+    played_by_seat,
     to_move,
 )
 from .okey101.events import (
@@ -76,6 +77,7 @@ __all__ = [
     "event_from_dict",
     "to_move",
     "gives_turn",
+    "played_by_seat",
 ]
 
 EVENT_TYPES: dict[str, type[Event]] = {cls.type: cls for cls in (*KERNEL_EVENTS, *CLASSIC_EVENTS, *OKEY101_EVENTS)}

@@ -23,7 +23,7 @@ from typing import Any
 import grpc
 from okeycore.bots101 import Strategy101
 from okeycore.commands import Command, Discard
-from okeycore.events import HandStarted, gives_turn
+from okeycore.events import HandStarted, gives_turn, played_by_seat
 from okeycore.levels import CLASSIC_LEVELS, LEVELS_101
 from okeycore.options import BotLevel, Game
 from okeycore.strategy import STRATEGIES, Strategy
@@ -143,6 +143,11 @@ class BotsApp:
                 self._schedule(delay, table_id, seat, env.version)
                 continue
             if not paced:
+                if played_by_seat(env.event):
+                    # The bot that played it goes on with the turn in its own loop, and the
+                    # event that called it is acknowledged only at the turn's end (a replica
+                    # that dies mid-turn leaves it to be delivered again): no view to ask for.
+                    continue
                 await self.play_turn(table_id, seat, played, seen=env.version)
                 continue
             waiting = self._waiting.pop((table_id, seat), None)

@@ -15,6 +15,7 @@ class IndicatorShown(SeatEvent):
     """Göstergeyi göstermek: ``deltas`` are every seat's score change [C-SC-4]."""
 
     type: ClassVar[str] = "IndicatorShown"
+    played_by_seat: ClassVar[bool] = True
     tile: int
     deltas: tuple[int, ...]
 
@@ -24,6 +25,7 @@ class PairsDeclared(SeatEvent):
     """Çifte gitmek [C-PAIR-1]."""
 
     type: ClassVar[str] = "PairsDeclared"
+    played_by_seat: ClassVar[bool] = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +33,7 @@ class TurnedToOkey(SeatEvent):
     """Okeye dönmek [C-DON-1]."""
 
     type: ClassVar[str] = "TurnedToOkey"
+    played_by_seat: ClassVar[bool] = True
 
 
 @dataclass(frozen=True, slots=True)

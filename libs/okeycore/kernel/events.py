@@ -28,6 +28,7 @@ __all__ = [
     "KERNEL_EVENTS",
     "to_move",
     "gives_turn",
+    "played_by_seat",
 ]
 
 
@@ -58,6 +59,9 @@ class SeatEvent(Event):
 
     type: ClassVar[str] = "SeatEvent"
     to_move_field: ClassVar[str] = "seat"  # the seat's turn goes on (a draw, a timeout, a show, a 101 opening ...)
+    # The seat itself played it (a draw, a show, a 101 opening ...), in its turn or out of it;
+    # False where the table did it to the seat (a timeout, a penalty) or a person came or went.
+    played_by_seat: ClassVar[bool] = False
     seat: int
 
 
@@ -95,6 +99,7 @@ class TileDrawn(SeatEvent):
     """A seat drew; a deck tile is known only to that seat until the hand ends."""
 
     type: ClassVar[str] = "TileDrawn"
+    played_by_seat: ClassVar[bool] = True
     tile: int
     source: DrawSource
 
@@ -221,3 +226,10 @@ def gives_turn(event: Event) -> bool:
     turn at all, goes on: an indicator shown or pairs declared out of turn [C-IND-1]
     [C-PAIR-1] names a seat that has no turn to play."""
     return event.to_move_field not in ("", SeatEvent.to_move_field)
+
+
+def played_by_seat(event: Event) -> bool:
+    """Whether ``event`` is a move the seat :func:`to_move` names played itself (a draw, a
+    show, pairs declared, a 101 opening or addition ...): whoever played it goes on with that
+    seat's turn, if it is its turn; nobody else is called to it."""
+    return isinstance(event, SeatEvent) and event.played_by_seat

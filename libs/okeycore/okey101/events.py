@@ -54,6 +54,7 @@ class MeldsOpened(SeatEvent):
     ``value`` is the melds' sum (runs and groups) or the number of pairs."""
 
     type: ClassVar[str] = "MeldsOpened"
+    played_by_seat: ClassVar[bool] = True
     melds: tuple[TableMeld, ...]
     opening: Opening
     first: bool
@@ -66,6 +67,7 @@ class TileAdded(SeatEvent):
     (an okey in a group may now stand for another colour)."""
 
     type: ClassVar[str] = "TileAdded"
+    played_by_seat: ClassVar[bool] = True
     tile: int
     meld: int
     at_start: bool
@@ -77,6 +79,7 @@ class OkeyTaken(SeatEvent):
     """``tile`` took the place of ``okey`` in table meld ``meld``; the okey went to the rack [O-OKEY-1]."""
 
     type: ClassVar[str] = "OkeyTaken"
+    played_by_seat: ClassVar[bool] = True
     tile: int
     okey: int
     meld: int
@@ -88,6 +91,7 @@ class TileReturned(SeatEvent):
     """A side tile put back where it came from [O-SIDE-2]."""
 
     type: ClassVar[str] = "TileReturned"
+    played_by_seat: ClassVar[bool] = True
     tile: int
 
 
