@@ -11,7 +11,12 @@ from .commands import Command, DeclarePairs, Discard, Draw, Finish, ShowIndicato
 from .melds import count_pairs
 from .options import PairsDeclaration
 
-__all__ = ["Strategy", "RandomBot", "GreedyBot", "STRATEGIES", "usefulness"]
+__all__ = ["Strategy", "RandomBot", "GreedyBot", "STRATEGIES", "ALLOWED_ASKED", "usefulness"]
+
+ALLOWED_ASKED: frozenset[str] = frozenset({"ShowIndicator", "TakeDiscard", "DeclarePairs", "TurnToOkey"})
+"""Every seat-command name a strategy of this library (classic or 101, any level) asks of a
+view's ``allowed``; the rest of a move it works out from the view itself. The bots ask the table
+to check only these (``AllowedQuery``): each name costs the table a rules check."""
 
 
 class Strategy(Protocol):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from typing import Any
 
 import grpc
@@ -105,22 +105,33 @@ class TableClient:
         command_id: str | None = None,
         traceparent: str | None = None,
         return_view: bool = False,
+        allowed: Collection[str] | None = None,
     ) -> pb.ActResponse:
         """One seat command; ``traceparent`` (W3C trace context) is kept with the events it appends;
-        with ``return_view`` the answer carries the seat's view after it (``resp.view``)."""
+        with ``return_view`` the answer carries the seat's view after it (``resp.view``), whose
+        ``allowed`` answers only for the names in ``allowed`` when given (``AllowedQuery``)."""
         md = self.metadata + ((("traceparent", traceparent),) if traceparent else ())
         req = command_request(table_id, command, command_id)
         req.return_view = return_view
+        if allowed is not None:
+            req.allowed_query.SetInParent()
+            req.allowed_query.names.extend(allowed)
         resp: pb.ActResponse = await self.stub.Act(req, metadata=md)
         return resp
 
-    async def view(self, table_id: str, seat: int | None = None, min_version: int = 0) -> pb.SeatView:
-        """``seat``'s view (a spectator's without one), including at least ``min_version``."""
+    async def view(
+        self, table_id: str, seat: int | None = None, min_version: int = 0, allowed: Collection[str] | None = None
+    ) -> pb.SeatView:
+        """``seat``'s view (a spectator's without one), including at least ``min_version``; its
+        ``allowed`` answers only for the names in ``allowed`` when given (``AllowedQuery``)."""
         req = pb.GetViewRequest(table_id=table_id)
         if seat is not None:
             req.seat = seat
         if min_version:
             req.min_version = min_version
+        if allowed is not None:
+            req.allowed_query.SetInParent()
+            req.allowed_query.names.extend(allowed)
         resp = await self.stub.GetView(req, metadata=self.metadata)
         return resp.view
 

@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import grpc
+from okeycore.bots import ALLOWED_ASKED
 from okeycore.bots101 import Strategy101
 from okeycore.commands import Command, Discard
 from okeycore.events import HandStarted, gives_turn, played_by_seat
@@ -335,7 +336,7 @@ class BotsApp:
 
     async def _view(self, table_id: str, seat: int | None, min_version: int = 0) -> Any:
         try:
-            return await self.client.view(table_id, seat, min_version=min_version)
+            return await self.client.view(table_id, seat, min_version=min_version, allowed=_ASKED)
         except grpc.aio.AioRpcError as err:
             if err.code() in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.INVALID_ARGUMENT):
                 self.log.info("table_not_found", table_id=table_id, code=err.code().name)
@@ -349,7 +350,12 @@ class BotsApp:
         log = self.log.bind(table_id=table_id, command_id=cid, seat=getattr(cmd, "seat", None))
         try:
             resp = await self.client.act(
-                table_id, cmd, command_id=cid, traceparent=current_traceparent(), return_view=want_view
+                table_id,
+                cmd,
+                command_id=cid,
+                traceparent=current_traceparent(),
+                return_view=want_view,
+                allowed=_ASKED if want_view else None,
             )
         except grpc.aio.AioRpcError as err:
             if err.code() in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.NOT_FOUND):
@@ -380,6 +386,7 @@ def _enum(name: str, value: str) -> int:
 
 
 _PLAYING = _enum("Phase", "PHASE_PLAYING")
+_ASKED = tuple(sorted(ALLOWED_ASKED))  # the only names a strategy reads of a view's ``allowed``
 _PACE_HUMAN = _enum("BotPace", "BOT_PACE_HUMAN")
 _PACE_INSTANT = _enum("BotPace", "BOT_PACE_INSTANT")
 _LEVELS = {_enum("BotLevel", f"BOT_LEVEL_{level.value}"): level for level in BotLevel}

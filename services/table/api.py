@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
 from typing import Any
 
 import grpc
@@ -91,6 +92,21 @@ def _meld_kind(value: int) -> MeldKind:
     return names[value]
 
 
+MAX_ALLOWED_ASKED = 64
+"""The most names one ``AllowedQuery`` may list (every game has fewer seat commands than this)."""
+
+
+def _asked(view: Any, request: pb.GetViewRequest | pb.ActRequest) -> Any:
+    """The view with ``allowed`` answering only the names the request's ``allowed_query`` lists
+    (as it is when the request has none): the rules' checks of the others are not run."""
+    if not request.HasField("allowed_query"):
+        return view
+    names = request.allowed_query.names
+    if len(names) > MAX_ALLOWED_ASKED:
+        raise InvalidArgument(f"allowed_query lists {len(names)} names; at most {MAX_ALLOWED_ASKED}")
+    return replace(view, allowed=view.allowed.only(names))
+
+
 class TableServicer(pb_grpc.TableServiceServicer):
     def __init__(self, app: TableApp, max_watches: int = 0) -> None:
         self.app = app
@@ -122,7 +138,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
         events = [self._event(st, ev, loaded.engine, request.seat) for st, ev in res.events]
         resp = pb.ActResponse(version=res.version, events=events, duplicate=res.duplicate)
         if request.return_view:  # the seat was authorised for the command: its own view only
-            resp.view.CopyFrom(view_pb(loaded.engine.view(loaded.state, request.seat), loaded.state.players))
+            v = _asked(loaded.engine.view(loaded.state, request.seat), request)
+            resp.view.CopyFrom(view_pb(v, loaded.state.players))
         return resp
 
     async def _seat_access(self, table_id: str, seat: int | None, identity: Identity, min_version: int = 0) -> Any:
@@ -137,7 +154,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
         if request.min_version < 0:
             raise InvalidArgument(f"min_version must be 0 or more, got {request.min_version}")
         loaded = await self._seat_access(request.table_id, seat, identity, request.min_version)
-        v = loaded.engine.view(loaded.state, seat)
+        v = _asked(loaded.engine.view(loaded.state, seat), request)
         return pb.GetViewResponse(view=view_pb(v, loaded.state.players))
 
     async def GetEvents(self, request: pb.GetEventsRequest, context: Any) -> pb.GetEventsResponse:

@@ -35,3 +35,36 @@ async def test_act_returns_the_seat_s_own_view_after_the_command_only_when_asked
     assert len([t for t in view.rack if t >= 0]) == 15  # its own rack, with the drawn tile
     # the other seats' racks stay hidden in it
     assert all(p.rack is None for i, p in enumerate(view.seats) if i != nxt)
+
+
+async def test_an_allowed_query_checks_only_the_names_asked_with_the_same_answers(
+    table_service: TableService, client_for: Callable[[str], TableClient]
+) -> None:
+    """``AllowedQuery`` (GetView and Act's view): ``allowed`` lists only the names asked, each
+    answered as the full view answers it; an empty query checks none; too long a query is refused."""
+    import grpc
+    import pytest
+
+    table_id = f"t-asked-{uuid.uuid4().hex[:8]}"
+    await client_for("lobby", "service").create_table(TableOptions(), PLAYERS, table_id=table_id)
+    clients = [client_for(p) for p in PLAYERS]
+    seat = classic_view_from_pb(await clients[0].view(table_id, 0)).turn
+    mine = clients[seat]
+    full = await mine.view(table_id, seat)
+    assert "Discard" in full.allowed and len(full.allowed) > 1  # the starter, 15 tiles
+    asked = ("Discard", "Draw", "DeclarePairs", "NoSuchCommand")
+    some = await mine.view(table_id, seat, allowed=asked)
+    assert list(some.allowed) == [n for n in full.allowed if n in asked]
+    none = await mine.view(table_id, seat, allowed=())
+    assert list(none.allowed) == []
+    some.ClearField("allowed")
+    full.ClearField("allowed")
+    assert some == full  # the rest of the view is the same
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await mine.view(table_id, seat, allowed=[f"n{i}" for i in range(65)])
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    view = classic_view_from_pb(await mine.view(table_id, seat))
+    nxt = (seat + 1) % 4
+    await mine.act(table_id, Discard(seat=seat, tile=view.rack[0]), command_id="q1")
+    drawn = await clients[nxt].act(table_id, Draw(seat=nxt), command_id="q2", return_view=True, allowed=("Discard",))
+    assert list(drawn.view.allowed) == ["Discard"]

@@ -3,7 +3,7 @@ as a seat may receive them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
@@ -37,6 +37,13 @@ class Allowed:
         if got is None:
             got = self._known[name] = name in self._names and self._check(name)
         return got
+
+    def only(self, names: Iterable[str]) -> Allowed:
+        """The same answers for ``names`` alone: the others are not asked about, nor listed."""
+        keep = frozenset(names)
+        out = Allowed(tuple(n for n in self._names if n in keep), self._check)
+        out._known = self._known  # the answers already asked of this state's checks hold
+        return out
 
     def names(self) -> tuple[str, ...]:
         if self._check is None:
