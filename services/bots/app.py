@@ -287,6 +287,19 @@ class BotsApp:
                 pub = msg.seats[seat]
                 kind = "timeout" if msg.timed_out else "autopilot" if pub.player_id else "turn"
                 self._decided(game, name, kind, time.perf_counter() - t0)
+                if kind != "turn":
+                    # A person's seat played for them [C-TIME-1] [D-4]: what was done, so a player
+                    # who asks what happened to their rack is answered (the command's kind only,
+                    # never a tile: the log sees no rack).
+                    self.log.info(
+                        "played_for_person",
+                        table_id=table_id,
+                        seat=seat,
+                        version=int(msg.version),
+                        kind=kind,
+                        command=type(cmd).__name__,
+                        strategy=name,
+                    )
                 if msg.timed_out and not played.late:
                     played.late = True
                     M.BOT_LATE.labels(game).inc()  # a person's turn ran out: the bot plays it late

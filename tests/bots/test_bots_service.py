@@ -6,6 +6,7 @@ import asyncio
 import time
 import uuid
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import grpc
 import pytest
@@ -78,6 +79,18 @@ async def test_C_TIME_1_a_timed_out_human_turn_is_played_by_a_bot_within_a_secon
     HUMAN), a timed-out turn gets no think time: it is played at once, well within its grace."""
     bots = await start_bots()
     assert bots.app is not None and not bots.app.instant  # the pace is kept by these bots
+    said: list[tuple[str, dict[str, Any]]] = []
+
+    class Heard:
+        """The bots' log, heard: each line's name and fields."""
+
+        def bind(self, **_: Any) -> Heard:
+            return self
+
+        def __getattr__(self, level: str) -> Callable[..., None]:
+            return lambda event, **kw: said.append((event, kw))
+
+    bots.app.log = Heard()
     table_id = _table_id()
     # Seat 0 (the first starter) is a human who never moves; the grace is 3 s, so only a bot
     # can have played the turn within a second of the timeout.
@@ -101,6 +114,11 @@ async def test_C_TIME_1_a_timed_out_human_turn_is_played_by_a_bot_within_a_secon
         f"the turn was played {waited:.1f} s after its timeout: by the timer, not a bot"
     )
     _assert_each_turn_played_once(await _events(table_service, table_id))
+    # [D-4]: the decision made for the person is logged with its kind, and no tile with it
+    mine = [kw for event, kw in said if event == "played_for_person" and kw["table_id"] == table_id]
+    assert mine and mine[0]["kind"] == "timeout" and mine[0]["seat"] == 0, said
+    assert mine[-1]["command"] in ("Discard", "Finish")  # the turn it played for them ended
+    assert not any("tile" in m or "rack" in m for m in mine)
 
 
 async def test_two_replicas_share_the_work_and_never_play_a_turn_twice(
