@@ -91,3 +91,51 @@ async def test_a_person_s_seat_costs_the_bots_no_call_and_a_bot_turn_one_view(
     # own events: three a turn), and at the deal one per bot seat (indicator, pairs); now and
     # then a replica sees a turn's own event before it has ended that turn and asks once more
     assert len(mine) <= bot_turns * 1.5 + 3, (len(mine), bot_turns)
+
+
+async def test_each_bot_decision_is_made_on_its_own_seat_s_view_only(
+    table_service: TableService, start_bots: Callable[..., Awaitable[BotsService]], admin: TableClient
+) -> None:
+    """Under the data path of issue 21 (bot seats from the events, one GetView a turn, the next
+    view from Act, AllowedQuery): every decision gets the view of the seat whose turn it plays,
+    with that seat's rack exactly as the table holds it at that version, and no other seat's rack
+    nor the deck (RULES.md section 7)."""
+    bots = await start_bots(strategy="greedy")
+    app = bots.app
+    seen: list[tuple[int, int, tuple[int, ...], bool]] = []  # (version, seat, rack, others hidden)
+    make = app._classic
+
+    class Watched:
+        def __init__(self, inner: Any) -> None:
+            self.inner, self.name = inner, inner.name
+
+        def act(self, view: Any) -> Any:
+            hidden = all(p.rack is None for i, p in enumerate(view.seats) if i != view.seat)
+            seen.append((view.version, view.seat, tuple(view.rack), hidden and view.turn == view.seat))
+            return self.inner.act(view)
+
+        def off_turn(self, view: Any) -> Any:
+            return self.inner.off_turn(view)
+
+    app._classic = lambda msg, seed: Watched(make(msg, seed))  # type: ignore[method-assign]
+    table_id = f"own-{uuid.uuid4().hex[:8]}"
+    await admin.create_table(
+        TableOptions(turn_seconds=120, bot_pace=BotPace.INSTANT), ("", "", "", ""), table_id=table_id
+    )
+    for _ in range(300):
+        if len(seen) >= 24:
+            break
+        await asyncio.sleep(0.05)
+    assert len(seen) >= 24, "the bots did not play"
+    assert table_service.app is not None
+    pairs = await table_service.app.events(table_id)
+    engine = engine_for(Game.OKEY)
+    states: dict[int, Any] = {}
+    state = None
+    for stored, event in pairs:
+        state = engine.fold(state, [event])
+        states[stored.version] = state
+    for version, seat, rack, hidden in seen[:24]:
+        assert hidden, (version, seat)
+        held = states[version].seats[seat].rack
+        assert sorted(rack) == sorted(held), (version, seat)  # its own tiles, all of them, no other's
