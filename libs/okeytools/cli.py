@@ -43,7 +43,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 def _bench_parser(sub: Any) -> None:
     """``okey bench NAME``: one subcommand per benchmark, each with only its own options."""
-    from okeybench import BENCH_HELP, BENCHES
+    from okeybench import BENCH_HELP, BENCHES, SEEDED
 
     bench = sub.add_parser(
         "bench",
@@ -58,7 +58,8 @@ def _bench_parser(sub: Any) -> None:
             name, help=BENCH_HELP[name], description=BENCH_HELP[name][0].upper() + BENCH_HELP[name][1:] + "."
         )
         p.add_argument("--quick", action="store_true", help="a short run, for a smoke test")
-        p.add_argument("--seed", type=int, default=1, help="seed for generated inputs (default 1)")
+        if name in SEEDED:
+            p.add_argument("--seed", type=int, default=1, help="seed for generated inputs (default 1)")
         p.add_argument(
             "--record",
             nargs="?",

@@ -171,20 +171,58 @@ def test_cpu_meter_counts_this_process_alone() -> None:
     assert 0.0 < busy <= 1.0
 
 
+def _options_the_bench_reads(name: str) -> set[str]:
+    """What the code behind ``okey bench NAME`` reads from its arguments: ``args.X`` and
+    ``getattr(args, "X")`` in its runner and the modules the runner imports, and ``record``
+    where it hands ``args`` to the recorder (which reads ``--record``)."""
+    import ast
+    import inspect
+    from pathlib import Path
+
+    import okeybench
+
+    runner = inspect.getsource(okeybench.BENCHES[name])
+    modules = re.findall(r"from \.(\w+) import", runner)
+    assert modules, name
+    sources = [runner] + [(Path(okeybench.__file__).parent / f"{m}.py").read_text(encoding="utf-8") for m in modules]
+    read: set[str] = set()
+    for source in sources:
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "args":
+                read.add(node.attr)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and len(node.args) >= 2:
+                first, second = node.args[0], node.args[1]
+                if not (isinstance(first, ast.Name) and first.id == "args"):
+                    continue
+                if node.func.id == "getattr" and isinstance(second, ast.Constant):
+                    read.add(str(second.value))
+                elif node.func.id == "record":
+                    read.add("record")
+    return read
+
+
 @pytest.mark.parametrize(
     ("name", "own", "foreign"),
     [
-        ("table", ["--tables", "--offered", "--observability"], ["--faults", "--minutes"]),
-        ("soak", ["--tables", "--minutes", "--faults"], ["--observability", "--offered"]),
+        ("table", ["--tables", "--offered", "--observability", "--seed"], ["--faults", "--minutes"]),
+        ("soak", ["--tables", "--minutes", "--faults"], ["--observability", "--offered", "--seed"]),
         ("solver", ["--quick", "--seed", "--record"], ["--faults", "--tables"]),
+        ("replay", ["--quick", "--seed", "--record"], ["--faults", "--tables"]),
+        ("bots", ["--quick", "--seed", "--record"], ["--faults", "--tables"]),
+        ("envelope", ["--quick", "--events", "--record"], ["--seed", "--faults", "--tables"]),
     ],
 )
 def test_each_benchmark_s_help_lists_only_its_own_options(name: str, own: list[str], foreign: list[str]) -> None:
-    """Issue 22.5: ``okey bench NAME --help`` shows that benchmark's options, not every one's."""
+    """Issue 22.5: ``okey bench NAME --help`` shows that benchmark's options, not every one's:
+    each option it lists is one the benchmark's code reads."""
     got = run_okey("bench", name, "--help")
     assert got.returncode == 0
     assert all(o in got.stdout for o in own), got.stdout
     assert not any(o in got.stdout for o in foreign), got.stdout
+    listed = {m.replace("-", "_") for m in re.findall(r"^  (?:-\w, )?--([\w-]+)", got.stdout, re.M)} - {"help"}
+    assert listed >= {o.removeprefix("--").replace("-", "_") for o in own}, got.stdout
+    unread = listed - _options_the_bench_reads(name)
+    assert not unread, f"okey bench {name} --help lists options its code never reads: {sorted(unread)}"
 
 
 def test_okey_up_with_a_port_taken_names_it_and_the_variable_and_exits_2(database_url: str, nats_url: str) -> None:
