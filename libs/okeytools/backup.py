@@ -20,6 +20,10 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .embedded import EmbeddedPostgres
 
 __all__ = ["run_backup", "run_restore"]
 
@@ -86,6 +90,49 @@ def _count_events(url: str) -> int:
             await conn.close()
 
     return asyncio.run(go())
+
+
+CLOG_PAGE_XIDS = 32768  # transactions per page of PostgreSQL's commit log (8 KB, 2 bits each)
+
+
+def _past_restored_transactions(pg: EmbeddedPostgres) -> None:
+    """Move the restored cluster's transaction ids past the ones the log recorded.
+
+    The log's order is ``(tx, position)``, ``tx`` the 64-bit id of the writing transaction, and
+    a reader sees only rows older than every running transaction (``tx <
+    pg_snapshot_xmin(...)``). A dump keeps the ``tx`` values, but a fresh cluster counts its
+    transactions from the start: restored as is, the log stays hidden from the relay, the
+    consumers' catch-up and ``okey replay`` until the new counter passes the old one, and every
+    new event sorts before the relay's restored cursor, never to be published. So the next
+    transaction's epoch is set one past the log's highest (``pg_resetwal -e``, the 32-bit part
+    kept near the cluster's own, at a commit-log page): new ids are above every restored one."""
+    import asyncio
+
+    from okeyplatform.eventstore import connect_database
+
+    async def read() -> tuple[int, int]:
+        conn = await connect_database(pg.url)
+        try:
+            if await conn.fetchval("SELECT to_regclass('okey_events') IS NULL"):
+                return -1, 0
+            high = await conn.fetchval(
+                "SELECT greatest((SELECT max(tx) FROM okey_events), (SELECT max(tx) FROM okey_cursors))::text"
+            )
+            nxt = await conn.fetchval("SELECT pg_snapshot_xmax(pg_current_snapshot())::text")
+            return (int(high) if high is not None else -1), int(nxt)
+        finally:
+            await conn.close()
+
+    high, nxt = asyncio.run(read())
+    if high < nxt:
+        return  # nothing restored, or already behind the cluster's own counter
+    xid = ((nxt & 0xFFFFFFFF) // CLOG_PAGE_XIDS + 1) * CLOG_PAGE_XIDS
+    pg.stop()
+    pg.set_next_transaction((high >> 32) + 1, xid)
+    pg.start()
+    high_after, nxt_after = asyncio.run(read())
+    if nxt_after <= high_after:
+        raise OSError(f"the restored cluster's next transaction {nxt_after} is not past the log's {high_after}")
 
 
 def _failure(tool: str, stderr: str) -> str:
@@ -181,7 +228,10 @@ def run_restore(args: argparse.Namespace) -> int:
                 text=True,
                 check=False,
             )
-            events = _count_events(pg.url) if got.returncode == 0 else 0
+            events = 0
+            if got.returncode == 0:
+                events = _count_events(pg.url)
+                _past_restored_transactions(pg)
     except OSError as exc:
         print(f"okey restore: {exc}", file=sys.stderr)
         return 2
