@@ -69,3 +69,7 @@ BENCH_HELP: dict[str, str] = {
     "envelope": "encoding and decoding table events for NATS: the protobuf envelope against JSON",
 }
 """One line per benchmark, for ``okey bench NAME --help`` (the modules load only when run)."""
+
+SEEDED: frozenset[str] = frozenset({"solver", "table", "replay", "bots"})
+"""The benchmarks whose generated inputs come from ``--seed``; the others' inputs are fixed, so
+their ``--help`` offers no seed they would ignore."""

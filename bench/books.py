@@ -39,7 +39,7 @@ from okeytools.replay import replay
 from services.scoring.projection import Projection
 from services.scoring.store import HAND_COLS, MATCH_COLS, SEAT_COLS, TABLE_COLS, ScoringStore
 
-__all__ = ["BooksReport", "check_books"]
+__all__ = ["BooksReport", "check_books", "check_log_and_stream"]
 
 
 @dataclass
@@ -76,6 +76,19 @@ async def check_books(
     if await _wait_projection(scoring_addr, versions, report, timeout_s):
         await _projection(database_url, table_ids, report)
     await _results(database_url, scoring_addr, table_ids, report)
+    return report
+
+
+async def check_log_and_stream(
+    database_url: str, nats_url: str, table_ids: Sequence[str], timeout_s: float = 90.0
+) -> BooksReport:
+    """The first two books alone, for a check with no scoring service to ask (a restored install
+    against the NATS it published to before): the log's versions 1..N per table, and JetStream
+    holding each ``table:version`` of them exactly once, in order."""
+    report = BooksReport(tables=len(table_ids))
+    versions = await _log_versions(database_url, table_ids, report)
+    report.events = sum(versions.values())
+    await _jetstream(nats_url, versions, report, timeout_s)
     return report
 
 

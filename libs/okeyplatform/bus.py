@@ -15,7 +15,7 @@ from nats.aio.client import Client
 from . import metrics as M
 from .logs import get_logger
 
-__all__ = ["connect_nats", "pause", "Backoff"]
+__all__ = ["connect_nats", "check_nats", "NatsUnreachable", "pause", "Backoff"]
 
 
 async def pause(stop: asyncio.Event, seconds: float) -> None:
@@ -63,3 +63,49 @@ async def connect_nats(url: str, stop: asyncio.Event, component: str, **options:
             log.warning("nats_connect_retry", error=repr(exc), backoff=backoff.delay)
             await backoff.wait(stop)
     return None
+
+
+class NatsUnreachable(OSError):
+    """NATS cannot be reached at the configured URL, or it has no JetStream: an expected failure
+    before anything starts, told in one line naming the variable (``okey``'s main prints it)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(f"{message}; check OKEY_NATS_URL")
+
+
+async def check_nats(url: str, within_s: float = 5.0) -> None:
+    """Connect once to ``url`` within ``within_s`` seconds and ask JetStream for the account,
+    or raise :class:`NatsUnreachable`. The services' own connections wait for NATS for ever
+    (:func:`connect_nats`), right for a server that restarts; a URL that never answers is for
+    the command that starts them to tell at once."""
+    seen: list[BaseException] = []
+
+    async def on_error(exc: Exception) -> None:  # nats-py would print each try's traceback
+        seen.append(exc)
+
+    shown = _redacted(url)
+    try:
+        nc = await asyncio.wait_for(
+            nats.connect(url, connect_timeout=2, allow_reconnect=False, max_reconnect_attempts=0, error_cb=on_error),
+            timeout=within_s,
+        )
+    except (nats.errors.Error, OSError, TimeoutError) as exc:
+        cause = seen[-1] if seen else exc
+        what = str(cause) or type(cause).__name__
+        raise NatsUnreachable(f"cannot reach NATS at {shown} within {within_s:g} s ({what})") from None
+    try:
+        await asyncio.wait_for(nc.jetstream().account_info(), timeout=within_s)
+    except (nats.errors.Error, OSError, TimeoutError) as exc:
+        what = str(exc) or type(exc).__name__
+        raise NatsUnreachable(f"NATS at {shown} answers but not JetStream ({what})") from None
+    finally:
+        await nc.close()
+
+
+def _redacted(url: str) -> str:
+    """The URL without its credentials (a NATS URL's user part may be a token)."""
+    head, at, tail = url.rpartition("@")
+    if not at:
+        return url
+    scheme, _, _ = head.partition("//")
+    return f"{scheme}//***@{tail}"

@@ -32,6 +32,7 @@ __all__ = [
     "migrate",
     "open_pool",
     "DatabaseUnreachable",
+    "connect_database",
     "KEEP_TIMER",
 ]
 
@@ -316,13 +317,7 @@ async def open_pool(
     own), so the pool's reset round trip on every release is skipped."""
     try:
         pool = await asyncpg.create_pool(dsn, min_size=min_size, max_size=max_size, init=init, reset=_no_reset)
-    except (
-        OSError,
-        asyncpg.ClientConfigurationError,
-        asyncpg.InvalidAuthorizationSpecificationError,
-        asyncpg.InvalidPasswordError,
-        asyncpg.InvalidCatalogNameError,
-    ) as exc:
+    except _UNUSABLE as exc:
         raise DatabaseUnreachable(f"cannot use PostgreSQL at {_redacted(dsn)} ({exc})") from None
     assert pool is not None
     try:
@@ -334,12 +329,36 @@ async def open_pool(
     return pool
 
 
+async def connect_database(dsn: str, timeout_s: float = 10.0) -> asyncpg.Connection:
+    """One connection to ``dsn`` for a tool (a backup, a check before services start); a server
+    that cannot be reached, a malformed URL, a wrong user, password or database name is
+    :class:`DatabaseUnreachable`, as in :func:`open_pool`."""
+    try:
+        conn: asyncpg.Connection = await asyncpg.connect(dsn, timeout=timeout_s)
+    except _UNUSABLE as exc:
+        raise DatabaseUnreachable(f"cannot use PostgreSQL at {_redacted(dsn)} ({exc or type(exc).__name__})") from None
+    return conn
+
+
 class DatabaseUnreachable(OSError):
     """PostgreSQL cannot be reached or the URL is wrong: an expected failure, told in one line
     (``run_service`` prints it and exits 2), naming the variables that hold the URL."""
 
     def __init__(self, message: str) -> None:
         super().__init__(f"{message}; check OKEY_DATABASE_URL (or the service's own *_DATABASE_URL)")
+
+
+# What a wrong URL or an unreachable server raises: asyncpg's own errors for a malformed URL, a
+# wrong user, password or database, besides the OSErrors of the connection (and a port out of
+# range, an OverflowError, is a malformed URL too).
+_UNUSABLE: tuple[type[BaseException], ...] = (
+    OSError,
+    OverflowError,
+    asyncpg.ClientConfigurationError,
+    asyncpg.InvalidAuthorizationSpecificationError,
+    asyncpg.InvalidPasswordError,
+    asyncpg.InvalidCatalogNameError,
+)
 
 
 def _redacted(dsn: str) -> str:

@@ -14,11 +14,16 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import shutil
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .embedded import EmbeddedPostgres
 
 __all__ = ["run_backup", "run_restore"]
 
@@ -70,12 +75,14 @@ def _database(data_dir: Path | None) -> Iterator[str]:
 
 
 def _count_events(url: str) -> int:
+    """The events in the log at ``url``; a server that cannot be used is ``DatabaseUnreachable``
+    (one line naming OKEY_DATABASE_URL, exit 2), before pg_dump is asked."""
     import asyncio
 
-    import asyncpg
+    from okeyplatform.eventstore import connect_database
 
     async def go() -> int:
-        conn = await asyncpg.connect(url)
+        conn = await connect_database(url)
         try:
             exists = await conn.fetchval("SELECT to_regclass('okey_events') IS NOT NULL")
             return int(await conn.fetchval("SELECT count(*) FROM okey_events")) if exists else 0
@@ -83,6 +90,60 @@ def _count_events(url: str) -> int:
             await conn.close()
 
     return asyncio.run(go())
+
+
+CLOG_PAGE_XIDS = 32768  # transactions per page of PostgreSQL's commit log (8 KB, 2 bits each)
+
+
+def _past_restored_transactions(pg: EmbeddedPostgres) -> None:
+    """Move the restored cluster's transaction ids past the ones the log recorded.
+
+    The log's order is ``(tx, position)``, ``tx`` the 64-bit id of the writing transaction, and
+    a reader sees only rows older than every running transaction (``tx <
+    pg_snapshot_xmin(...)``). A dump keeps the ``tx`` values, but a fresh cluster counts its
+    transactions from the start: restored as is, the log stays hidden from the relay, the
+    consumers' catch-up and ``okey replay`` until the new counter passes the old one, and every
+    new event sorts before the relay's restored cursor, never to be published. So the next
+    transaction's epoch is set one past the log's highest (``pg_resetwal -e``, the 32-bit part
+    kept near the cluster's own, at a commit-log page): new ids are above every restored one."""
+    import asyncio
+
+    from okeyplatform.eventstore import connect_database
+
+    async def read() -> tuple[int, int]:
+        conn = await connect_database(pg.url)
+        try:
+            if await conn.fetchval("SELECT to_regclass('okey_events') IS NULL"):
+                return -1, 0
+            high = await conn.fetchval(
+                "SELECT greatest((SELECT max(tx) FROM okey_events), (SELECT max(tx) FROM okey_cursors))::text"
+            )
+            nxt = await conn.fetchval("SELECT pg_snapshot_xmax(pg_current_snapshot())::text")
+            return (int(high) if high is not None else -1), int(nxt)
+        finally:
+            await conn.close()
+
+    high, nxt = asyncio.run(read())
+    if high < nxt:
+        return  # nothing restored, or already behind the cluster's own counter
+    xid = ((nxt & 0xFFFFFFFF) // CLOG_PAGE_XIDS + 1) * CLOG_PAGE_XIDS
+    pg.stop()
+    pg.set_next_transaction((high >> 32) + 1, xid)
+    pg.start()
+    high_after, nxt_after = asyncio.run(read())
+    if nxt_after <= high_after:
+        raise OSError(f"the restored cluster's next transaction {nxt_after} is not past the log's {high_after}")
+
+
+def _failure(tool: str, stderr: str) -> str:
+    """pg_dump's or pg_restore's own reason, in one line: its first ``error:`` line (the rest is
+    detail and context), without the program's name."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    errors = [line for line in lines if "error:" in line] or lines or ["no message"]
+    reason = errors[0]
+    for prefix in (f"{tool}: error:", f"{tool}:"):
+        reason = reason.removeprefix(prefix).strip()
+    return reason
 
 
 def run_backup(args: argparse.Namespace) -> int:
@@ -101,12 +162,17 @@ def run_backup(args: argparse.Namespace) -> int:
                 text=True,
                 check=False,
             )
-    except (FileNotFoundError, OSError) as exc:
+    except OSError as exc:  # no database there, or it cannot be reached (DatabaseUnreachable)
         print(f"okey backup: {exc}", file=sys.stderr)
         return 2
     if got.returncode != 0:
-        print(f"okey backup: pg_dump failed: {got.stderr.strip()}", file=sys.stderr)
-        return 1
+        target.unlink(missing_ok=True)  # never leave half a backup that looks like one
+        print(
+            f"okey backup: pg_dump failed: {_failure('pg_dump', got.stderr)}; check FILE and the database "
+            "(OKEY_DATABASE_URL, else --data-dir)",
+            file=sys.stderr,
+        )
+        return 2
     size = target.stat().st_size
     print(
         f"okey backup: {events:,} events and everything beside them in {target} ({size / 1e6:,.1f} MB, "
@@ -132,6 +198,18 @@ def run_restore(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    # The file is read before a server is made for it: a file that is not a backup leaves the
+    # data directory as it was.
+    listed = subprocess.run(
+        [_tool("pg_restore"), "--list", str(source)], env=_env(), capture_output=True, text=True, check=False
+    )
+    if listed.returncode != 0:
+        print(
+            f"okey restore: {source} is not a backup okey backup wrote: {_failure('pg_restore', listed.stderr)}",
+            file=sys.stderr,
+        )
+        return 2
+    fresh = not base.exists()
     t0 = time.monotonic()
     try:
         with EmbeddedPostgres(base, durable=True) as pg:
@@ -150,13 +228,22 @@ def run_restore(args: argparse.Namespace) -> int:
                 text=True,
                 check=False,
             )
-            events = _count_events(pg.url) if got.returncode == 0 else 0
+            events = 0
+            if got.returncode == 0:
+                events = _count_events(pg.url)
+                _past_restored_transactions(pg)
     except OSError as exc:
         print(f"okey restore: {exc}", file=sys.stderr)
         return 2
     if got.returncode != 0:
-        print(f"okey restore: pg_restore failed: {got.stderr.strip()}", file=sys.stderr)
-        return 1
+        if fresh:  # the restore ran in one transaction: what it made holds nothing; try again there
+            shutil.rmtree(base, ignore_errors=True)
+        print(
+            f"okey restore: pg_restore failed: {_failure('pg_restore', got.stderr)}; nothing was restored "
+            f"into {data_dir} (check FILE)",
+            file=sys.stderr,
+        )
+        return 2
     print(
         f"okey restore: {events:,} events restored into {data_dir} ({time.monotonic() - t0:.1f} s); "
         f"okey up --data-dir {data_dir} runs on it (players sign in again: the tokens' key is not in a backup)"

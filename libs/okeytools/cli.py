@@ -43,7 +43,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 def _bench_parser(sub: Any) -> None:
     """``okey bench NAME``: one subcommand per benchmark, each with only its own options."""
-    from okeybench import BENCH_HELP, BENCHES
+    from okeybench import BENCH_HELP, BENCHES, SEEDED
 
     bench = sub.add_parser(
         "bench",
@@ -58,7 +58,8 @@ def _bench_parser(sub: Any) -> None:
             name, help=BENCH_HELP[name], description=BENCH_HELP[name][0].upper() + BENCH_HELP[name][1:] + "."
         )
         p.add_argument("--quick", action="store_true", help="a short run, for a smoke test")
-        p.add_argument("--seed", type=int, default=1, help="seed for generated inputs (default 1)")
+        if name in SEEDED:
+            p.add_argument("--seed", type=int, default=1, help="seed for generated inputs (default 1)")
         p.add_argument(
             "--record",
             nargs="?",
@@ -425,15 +426,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     except Exception as exc:
-        # A database that cannot be reached, from any subcommand: one line naming the variable
-        # to check, not a traceback. (Its class is read only here: ``okey solve`` and the other
-        # tools that need no database never import the event store.)
-        store = sys.modules.get("okeyplatform.eventstore")
-        if store is not None and isinstance(exc, store.DatabaseUnreachable):
-            print(f"okey {args.command}: {exc}", file=sys.stderr)
-            return 2
+        # A database or NATS that cannot be reached, from any subcommand: one line naming the
+        # variable to check, not a traceback. (Their classes are read only here: ``okey solve``
+        # and the other tools that need neither never import the event store or the bus.)
+        for module, name in _UNREACHABLE:
+            found = sys.modules.get(module)
+            if found is not None and isinstance(exc, getattr(found, name)):
+                print(f"okey {args.command}: {exc}", file=sys.stderr)
+                return 2
         raise
     return code
+
+
+_UNREACHABLE = (("okeyplatform.eventstore", "DatabaseUnreachable"), ("okeyplatform.bus", "NatsUnreachable"))
 
 
 if __name__ == "__main__":

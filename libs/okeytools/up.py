@@ -13,7 +13,15 @@ from pathlib import Path
 from .embedded import EmbeddedServerError, resolve_infra
 from .stack import Stack, service_command
 
-__all__ = ["run_up", "run_serve", "run_migrate", "default_data_dir", "stored_token_secret", "TOKEN_SECRET_FILE"]
+__all__ = [
+    "run_up",
+    "run_serve",
+    "run_migrate",
+    "check_servers",
+    "default_data_dir",
+    "stored_token_secret",
+    "TOKEN_SECRET_FILE",
+]
 
 
 def default_data_dir(environ: dict[str, str] | None = None) -> Path:
@@ -62,6 +70,27 @@ def _token_secret(data_dir: Path | None) -> str:
     return secret
 
 
+def check_servers(database_url: str | None, nats_url: str | None) -> None:
+    """PostgreSQL and NATS of our own (the URLs given) answer, checked once before any service
+    starts: else ``DatabaseUnreachable`` / ``NatsUnreachable``, which ``okey`` prints as one line
+    naming the variable (exit 2). The services, once started, wait for a server that goes away
+    and reconnect; a URL that never worked is told here instead of retried for ever."""
+    import asyncio
+
+    async def go() -> None:
+        if database_url:
+            from okeyplatform.eventstore import connect_database
+
+            conn = await connect_database(database_url)
+            await conn.close()
+        if nats_url:
+            from okeyplatform.bus import check_nats
+
+            await check_nats(nats_url)
+
+    asyncio.run(go())
+
+
 def run_serve(args: argparse.Namespace) -> int:
     """Replace this process with the service's own entry point, ``python -m services.<name>.main``:
     the tool does not import the services, and the service keeps this pid (signals reach it)."""
@@ -70,6 +99,9 @@ def run_serve(args: argparse.Namespace) -> int:
         if missing:
             print(f"okey serve: set {' and '.join(missing)} (or use `okey up`, which starts them)", file=sys.stderr)
             return 2
+        # The database is the service's own to check (its pool says DatabaseUnreachable); NATS
+        # it would wait for without end.
+        check_servers(None, os.environ["OKEY_NATS_URL"])
     command = service_command(args.service)
     sys.stdout.flush()
     sys.stderr.flush()
@@ -84,6 +116,9 @@ def run_up(args: argparse.Namespace) -> int:
     data_dir = None if getattr(args, "ephemeral", False) else Path(args.data_dir or default_data_dir()).absolute()
     if external:
         data_dir = None  # nothing embedded to keep
+    # Servers of our own (the URLs set): a wrong one is told now, before anything starts, not as
+    # a service's exit code or a wait without end.
+    check_servers(os.environ.get("OKEY_DATABASE_URL"), os.environ.get("OKEY_NATS_URL"))
     out.write("okey up: starting PostgreSQL and NATS ...\n")
     if data_dir is not None:
         out.write(f"  data        {data_dir}  (kept between runs; --ephemeral for a throwaway run)\n")
@@ -161,8 +196,7 @@ def run_migrate(args: argparse.Namespace) -> int:
     import asyncio
     import importlib
 
-    import asyncpg
-    from okeyplatform.eventstore import migrate
+    from okeyplatform.eventstore import connect_database, migrate
 
     url = args.database_url or os.environ.get("OKEY_DATABASE_URL")
     if not url:
@@ -171,7 +205,7 @@ def run_migrate(args: argparse.Namespace) -> int:
 
     async def go() -> list[str]:
         done: list[str] = []
-        conn = await asyncpg.connect(url)
+        conn = await connect_database(url)
         try:
             applied = await migrate(conn)
             done.append(f"eventstore: {len(applied)} applied")

@@ -81,16 +81,55 @@ def bot_match(http: httpx.Client, token: str, command_id: str) -> tuple[str, dic
         token,
     )
     table_id = str(made["tableId"])
-    for _ in range(300):  # four bots play the match (an all-bot table: at once)
+    return table_id, _result(http, token, table_id, seconds=150)  # four bots play at once
+
+
+def _result(http: httpx.Client, token: str, table_id: str, seconds: float) -> dict[str, Any]:
+    """The table's match result from the scoring service, once the match has ended."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
         r = http.post(
             "/api/okey.v1.ScoringService/GetMatchResult",
             json={"tableId": table_id},
             headers={"authorization": f"Bearer {token}"},
         )
         if r.status_code == 200 and r.json().get("result"):
-            return table_id, dict(r.json()["result"])
+            return dict(r.json()["result"])
         time.sleep(0.5)
-    raise AssertionError("the bot match did not end")
+    raise AssertionError(f"the match at {table_id} did not end")
+
+
+def ranked_match(http: httpx.Client, tokens: tuple[str, str]) -> tuple[str, dict[str, Any]]:
+    """Two people at one lobby table, bots on the other seats, a one-point match, and its result.
+    Neither person moves: their turns time out, their seats go on autopilot and the bots play
+    the match out. Two people make it ranked, so both are on the leaderboards (a match each, no
+    win a bot played), unlike an all-bot table's practice."""
+    first, second = tokens
+    options = {"game": "GAME_OKEY", "matchPoints": 1, "turnSeconds": 5, "stake": "0"}
+    opened = call(http, "okey.v1.LobbyService/OpenTable", {"options": options}, first)
+    table_id = str(opened["table"]["tableId"])
+    call(http, "okey.v1.LobbyService/JoinTable", {"tableId": table_id}, second)
+    call(http, "okey.v1.LobbyService/FillWithBots", {"tableId": table_id}, first)
+    return table_id, _result(http, first, table_id, seconds=240)
+
+
+BOARDS = [
+    (game, period)
+    for game in ("GAME_OKEY", "GAME_OKEY101")
+    for period in ("LEADERBOARD_PERIOD_ALL_TIME", "LEADERBOARD_PERIOD_WEEKLY")
+]
+"""Every leaderboard the scoring API offers: each game's, all time and this week's."""
+
+
+def boards(http: httpx.Client, token: str) -> dict[str, dict[str, Any]]:
+    """Each of :data:`BOARDS` as ScoringService.GetLeaderboard gives it (a page of 100)."""
+    out = {}
+    for game, period in BOARDS:
+        got = call(
+            http, "okey.v1.ScoringService/GetLeaderboard", {"game": game, "period": period, "pageSize": 100}, token
+        )
+        out[f"{game} {period}"] = got
+    return out
 
 
 def reachable_dir(prefix: str) -> Path:

@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -171,20 +172,58 @@ def test_cpu_meter_counts_this_process_alone() -> None:
     assert 0.0 < busy <= 1.0
 
 
+def _options_the_bench_reads(name: str) -> set[str]:
+    """What the code behind ``okey bench NAME`` reads from its arguments: ``args.X`` and
+    ``getattr(args, "X")`` in its runner and the modules the runner imports, and ``record``
+    where it hands ``args`` to the recorder (which reads ``--record``)."""
+    import ast
+    import inspect
+    from pathlib import Path
+
+    import okeybench
+
+    runner = inspect.getsource(okeybench.BENCHES[name])
+    modules = re.findall(r"from \.(\w+) import", runner)
+    assert modules, name
+    sources = [runner] + [(Path(okeybench.__file__).parent / f"{m}.py").read_text(encoding="utf-8") for m in modules]
+    read: set[str] = set()
+    for source in sources:
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "args":
+                read.add(node.attr)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and len(node.args) >= 2:
+                first, second = node.args[0], node.args[1]
+                if not (isinstance(first, ast.Name) and first.id == "args"):
+                    continue
+                if node.func.id == "getattr" and isinstance(second, ast.Constant):
+                    read.add(str(second.value))
+                elif node.func.id == "record":
+                    read.add("record")
+    return read
+
+
 @pytest.mark.parametrize(
     ("name", "own", "foreign"),
     [
-        ("table", ["--tables", "--offered", "--observability"], ["--faults", "--minutes"]),
-        ("soak", ["--tables", "--minutes", "--faults"], ["--observability", "--offered"]),
+        ("table", ["--tables", "--offered", "--observability", "--seed"], ["--faults", "--minutes"]),
+        ("soak", ["--tables", "--minutes", "--faults"], ["--observability", "--offered", "--seed"]),
         ("solver", ["--quick", "--seed", "--record"], ["--faults", "--tables"]),
+        ("replay", ["--quick", "--seed", "--record"], ["--faults", "--tables"]),
+        ("bots", ["--quick", "--seed", "--record"], ["--faults", "--tables"]),
+        ("envelope", ["--quick", "--events", "--record"], ["--seed", "--faults", "--tables"]),
     ],
 )
 def test_each_benchmark_s_help_lists_only_its_own_options(name: str, own: list[str], foreign: list[str]) -> None:
-    """Issue 22.5: ``okey bench NAME --help`` shows that benchmark's options, not every one's."""
+    """Issue 22.5: ``okey bench NAME --help`` shows that benchmark's options, not every one's:
+    each option it lists is one the benchmark's code reads."""
     got = run_okey("bench", name, "--help")
     assert got.returncode == 0
     assert all(o in got.stdout for o in own), got.stdout
     assert not any(o in got.stdout for o in foreign), got.stdout
+    listed = {m.replace("-", "_") for m in re.findall(r"^  (?:-\w, )?--([\w-]+)", got.stdout, re.M)} - {"help"}
+    assert listed >= {o.removeprefix("--").replace("-", "_") for o in own}, got.stdout
+    unread = listed - _options_the_bench_reads(name)
+    assert not unread, f"okey bench {name} --help lists options its code never reads: {sorted(unread)}"
 
 
 def test_okey_up_with_a_port_taken_names_it_and_the_variable_and_exits_2(database_url: str, nats_url: str) -> None:
@@ -215,23 +254,110 @@ def test_okey_up_with_a_port_taken_names_it_and_the_variable_and_exits_2(databas
     assert f"127.0.0.1:{port}" in got.stderr and "OKEY_GATEWAY_GRPC_ADDR" in got.stderr
 
 
+def _unusable_database_url(kind: str, database_url: str) -> str:
+    """A URL of each way a database cannot be used: nothing listens there, not a URL, a user the
+    server does not know (asyncpg's own error, not an OSError), a database it does not hold."""
+    from urllib.parse import urlsplit
+
+    live = urlsplit(database_url)
+    return {
+        "unreachable": "postgresql://okey:sekret@127.0.0.1:1/okey",
+        "not-a-url": "notaurl",
+        "wrong-user": f"postgresql://nobody_here:sekret@{live.hostname}:{live.port}/postgres",
+        "no-such-database": f"postgresql://{live.username}:sekret@{live.hostname}:{live.port}/no_such_db",
+    }[kind]
+
+
+@pytest.mark.parametrize("kind", ["unreachable", "not-a-url", "wrong-user", "no-such-database"])
 @pytest.mark.parametrize(
-    "url", ["postgresql://okey:sekret@127.0.0.1:1/okey", "notaurl"], ids=["unreachable", "not-a-url"]
-)
-@pytest.mark.parametrize(
-    "command", [("serve", "table"), ("replay", "--verify"), ("export", "some-table")], ids=lambda c: c[0]
+    "command",
+    [
+        ("serve", "table"),
+        ("replay", "--verify"),
+        ("export", "some-table"),
+        ("up", "--for-seconds", "1"),
+        ("backup", "okey.dump"),
+    ],
+    ids=lambda c: c[0],
 )
 def test_a_database_that_cannot_be_used_is_one_line_naming_the_variable_and_exit_2(
-    url: str, command: tuple[str, ...], nats_url: str
+    kind: str, command: tuple[str, ...], database_url: str, nats_url: str, tmp_path: Path
 ) -> None:
-    """Issue 22.5: an unreachable database or a wrong URL: the cause and what to change, exit 2,
-    no traceback, and no password in the output; for a service and for the tools alike."""
+    """Issue 22.5: an unreachable database or a wrong URL, user or password: the cause and what
+    to change, exit 2, no traceback, and no password in the output; for a service, ``okey up``
+    (before any service starts) and the tools alike."""
     import os
 
+    url = _unusable_database_url(kind, database_url)
     env = {**os.environ, "OKEY_DATABASE_URL": url, "OKEY_NATS_URL": nats_url, "OKEY_TABLE_ADDR": "127.0.0.1:0"}
+    got = subprocess.run(
+        [sys.executable, "-m", "okeytools.cli", *command],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert got.returncode == 2, got.stdout + got.stderr
+    assert "Traceback" not in got.stderr and "OKEY_DATABASE_URL" in got.stderr, got.stderr
+    assert len(got.stderr.strip().splitlines()) == 1, got.stderr
+    assert "sekret" not in got.stderr + got.stdout
+    assert "exited with code" not in got.stdout  # okey up: told before any service started
+    assert not (tmp_path / "okey.dump").exists()
+
+
+@pytest.mark.parametrize("url", ["nats://okey:sekret@127.0.0.1:1", "notaurl"], ids=["unreachable", "not-a-url"])
+@pytest.mark.parametrize("command", [("serve", "table"), ("up", "--for-seconds", "1")], ids=lambda c: c[0])
+def test_a_nats_that_cannot_be_reached_is_one_line_naming_the_variable_and_exit_2(
+    url: str, command: tuple[str, ...], database_url: str
+) -> None:
+    """Issue 22.5: a wrong OKEY_NATS_URL is told within seconds, in one line naming it, exit 2:
+    not services waiting for it without end (they still wait for a NATS that goes away once
+    they were connected: tests/table/test_table_faults.py, tests/resilience)."""
+    import os
+    import time
+
+    env = {**os.environ, "OKEY_DATABASE_URL": database_url, "OKEY_NATS_URL": url, "OKEY_TABLE_ADDR": "127.0.0.1:0"}
+    t0 = time.monotonic()
     got = subprocess.run(
         [sys.executable, "-m", "okeytools.cli", *command], env=env, capture_output=True, text=True, timeout=60
     )
-    assert got.returncode == 2, got.stderr
-    assert "Traceback" not in got.stderr and "OKEY_DATABASE_URL" in got.stderr
-    assert "sekret" not in got.stderr + got.stdout
+    assert got.returncode == 2, got.stdout + got.stderr
+    assert time.monotonic() - t0 < 30
+    assert "Traceback" not in got.stderr and "OKEY_NATS_URL" in got.stderr, got.stderr
+    assert len(got.stderr.strip().splitlines()) == 1, got.stderr
+    assert "sekret" not in got.stderr + got.stdout and "ready." not in got.stdout
+
+
+def test_a_backup_pg_dump_refuses_is_one_line_and_exit_2(database_url: str, tmp_path: Path) -> None:
+    """Issue 22.5: pg_dump's own failure (here: a FILE it cannot write) is its reason in one
+    line, exit 2, and no file left behind that looks like a backup."""
+    import os
+
+    target = tmp_path / "no-such-dir" / "okey.dump"
+    got = run_okey_env({**os.environ, "OKEY_DATABASE_URL": database_url}, "backup", str(target))
+    assert got.returncode == 2, got.stdout + got.stderr
+    assert "Traceback" not in got.stderr and len(got.stderr.strip().splitlines()) == 1, got.stderr
+    assert "pg_dump failed" in got.stderr and str(target) in got.stderr, got.stderr
+    assert not target.exists()
+
+
+def test_a_restore_of_a_file_that_is_no_backup_is_one_line_and_leaves_the_directory_fresh(tmp_path: Path) -> None:
+    """Issue 22.5: ``okey restore`` of a file pg_restore cannot read: one line naming the file,
+    exit 2, and the data directory still fresh (a restore of the right file there is not refused)."""
+    import os
+
+    bogus = tmp_path / "okey.dump"
+    bogus.write_text("not a backup\n", encoding="utf-8")
+    data = tmp_path / "data"
+    got = run_okey_env(dict(os.environ), "restore", str(bogus), "--data-dir", str(data))
+    assert got.returncode == 2, got.stdout + got.stderr
+    assert "Traceback" not in got.stderr and len(got.stderr.strip().splitlines()) == 1, got.stderr
+    assert str(bogus) in got.stderr and "not a backup" in got.stderr, got.stderr
+    assert not (data / "postgres").exists()
+
+
+def run_okey_env(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "okeytools.cli", *args], env=env, capture_output=True, text=True, timeout=120
+    )

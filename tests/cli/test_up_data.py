@@ -1,16 +1,17 @@
 """Issue 22.3: ``okey up`` keeps its data. Stopped and started again on the same data directory,
-a guest's token still works, their chips are where they were, and a finished match's result is
-still there (PostgreSQL with fsync on, NATS's store, the tokens' key kept beside them)."""
+a guest's token still works, their chips are where they were, and a finished match's result and
+the standings (every leaderboard, with the players of a ranked match on it) are still there
+(PostgreSQL with fsync on, NATS's store, the tokens' key kept beside them)."""
 
 from __future__ import annotations
 
 import shutil
 
 import httpx
-from okey_up import bot_match, call, down, free_ports, reachable_dir, up, up_env
+from okey_up import boards, bot_match, call, down, free_ports, ranked_match, reachable_dir, up, up_env
 
 
-def test_okey_up_stopped_and_started_again_keeps_players_chips_and_results() -> None:
+def test_okey_up_stopped_and_started_again_keeps_players_chips_results_and_standings() -> None:
     data = reachable_dir("okey-up-data-")
     try:
         ports, http_addr = free_ports()
@@ -22,6 +23,13 @@ def test_okey_up_stopped_and_started_again_keeps_players_chips_and_results() -> 
                 chips = call(http, "okey.v1.LobbyService/GetChips", {}, token)
                 assert int(chips["balance"]) > 0
                 table_id, result = bot_match(http, token, "keep-1")
+                other = call(http, "okey.v1.LobbyService/SignInGuest", {"displayName": "Kalici Veli"})["token"]
+                ranked_id, ranked = ranked_match(http, (token, other))
+                chips = call(http, "okey.v1.LobbyService/GetChips", {}, token)
+                standings = boards(http, token)
+                entries = standings["GAME_OKEY LEADERBOARD_PERIOD_ALL_TIME"].get("entries", [])
+                ids = {s["playerId"] for s in ranked["standings"] if s.get("playerId")}
+                assert len(ids) == 2 and ids <= {e["playerId"] for e in entries}, standings
         finally:
             down(proc)
         assert (data / "okey" / "postgres").is_dir() and (data / "okey" / "token-secret").is_file()
@@ -34,6 +42,9 @@ def test_okey_up_stopped_and_started_again_keeps_players_chips_and_results() -> 
                 assert call(http, "okey.v1.LobbyService/GetPlayer", {}, token)["player"]["displayName"] == "Kalici Ali"
                 kept = call(http, "okey.v1.ScoringService/GetMatchResult", {"tableId": table_id}, token)["result"]
                 assert kept == result
+                again_ranked = call(http, "okey.v1.ScoringService/GetMatchResult", {"tableId": ranked_id}, token)
+                assert again_ranked["result"] == ranked
+                assert boards(http, token) == standings  # every leaderboard, each entry as it was
         finally:
             down(proc)
     finally:

@@ -1,8 +1,9 @@
 """The moderators' page in a real browser (issue 22.2): a player granted the moderator role (by
 an admin token minted from the token secret, as ``okey admin grant`` does) signs in again and
 finds the page; it shows the report with the reported message in its chat context and the
-table's events; the moderator bans with a reason, the report leaves the open queue, the audit
-trail shows the ban, and the banned player's token is refused. A player sees no such page, nor
+table's events; the moderator mutes one player for an hour and bans another, each with a
+reason, the reports leave the open queue, the audit trail shows both, and the banned player's
+token is refused. A player sees no such page, nor
 does the moderator once the role is revoked (their token is refused, the next one a player's).
 Debian's Chromium through Playwright, as test_browser.py. Screenshots go to artifacts/."""
 
@@ -29,11 +30,13 @@ def _ok(http: httpx.Client, path: str, body: dict[str, Any], token: str = "") ->
     return out
 
 
-def _reported_at_a_table(http: httpx.Client) -> tuple[dict[str, Any], str, int]:
+def _reported_at_a_table(
+    http: httpx.Client, rude_name: str = "Huysuz", said: str = "kaybedeceksin çaylak", victim_name: str = "Mert"
+) -> tuple[dict[str, Any], str, int]:
     """A rude player at a practice table says something; another player reports it, naming the
     table. Returns the rude player's sign-in, the table id and the report id."""
-    rude = _ok(http, LOBBY + "SignInGuest", {"displayName": "Huysuz", "deviceId": "dev-rude"})
-    victim = _ok(http, LOBBY + "SignInGuest", {"displayName": "Mert", "deviceId": "dev-victim"})
+    rude = _ok(http, LOBBY + "SignInGuest", {"displayName": rude_name, "deviceId": f"dev-{rude_name}"})
+    victim = _ok(http, LOBBY + "SignInGuest", {"displayName": victim_name, "deviceId": f"dev-{victim_name}"})
     rude_id = rude["player"]["playerId"]
     table_id = _ok(
         http,
@@ -41,7 +44,7 @@ def _reported_at_a_table(http: httpx.Client) -> tuple[dict[str, Any], str, int]:
         {"options": {"game": "GAME_OKEY", "matchPoints": 1}, "seats": [{"playerId": rude_id}, {}, {}, {}]},
         rude["token"],
     )["tableId"]
-    sent = _ok(http, LOBBY + "SendMessage", {"text": "kaybedeceksin çaylak"}, rude["token"])["message"]
+    sent = _ok(http, LOBBY + "SendMessage", {"text": said}, rude["token"])["message"]
     report = _ok(
         http,
         LOBBY + "ReportPlayer",
@@ -69,6 +72,7 @@ async def test_a_moderator_sees_a_report_bans_with_a_reason_and_sees_the_audit_e
     errors: list[str] = []
     with httpx.Client(base_url=base, timeout=10) as http:
         rude, table_id, report_id = _reported_at_a_table(http)
+        loud, _, loud_report = _reported_at_a_table(http, "Sinirli", "sus artık", "Deniz")
         async with async_playwright() as pw:
             browser = await pw.chromium.launch(executable_path=_chromium(), headless=True, args=CHROMIUM_ARGS)
             try:
@@ -104,6 +108,20 @@ async def test_a_moderator_sees_a_report_bans_with_a_reason_and_sees_the_audit_e
                 await card.locator(".report-table summary").click()  # the table's events, as a spectator
                 await card.locator(".report-events li", has_text="TableCreated").wait_for(timeout=TIMEOUT_MS)
                 assert table_id in (await card.locator(".report-table summary").text_content() or "")
+
+                # Mute for an hour, with a reason: the report leaves the queue, the trail has it.
+                muted = page.locator(f'.report-card[data-report-id="{loud_report}"]')
+                await muted.locator(".resolve-action").select_option("MUTE")
+                await muted.locator(".resolve-minutes").fill("60")
+                await muted.locator(".resolve-reason").fill("küfürlü sohbet")
+                await muted.locator(".resolve-form button[type=submit]").click()
+                await muted.wait_for(state="detached", timeout=TIMEOUT_MS)
+                row = page.locator('#staff-audit tbody tr[data-action="MUTE"]')
+                await row.wait_for(timeout=TIMEOUT_MS)
+                cells = [c.strip() for c in await row.locator("td").all_text_contents()]
+                assert cells[1] == f"{me} (moderator)" and cells[2] == "Susturuldu", cells
+                assert cells[3] == loud["player"]["playerId"] and cells[4] == "küfürlü sohbet", cells
+                assert f'"report_id":{loud_report}' in cells[5] and '"minutes":60' in cells[5], cells
 
                 # Ban with a reason: none given is refused on the page, before any call.
                 await card.locator(".resolve-action").select_option("BAN")

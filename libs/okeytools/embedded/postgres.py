@@ -312,6 +312,37 @@ class EmbeddedPostgres(_EmbeddedServer):
         if got.returncode != 0:
             raise EmbeddedServerError(f"initdb failed ({got.returncode}); log:\n{_tail(base / self._log_name)}")
 
+    def set_next_transaction(self, epoch: int, xid: int) -> None:
+        """``pg_resetwal -e EPOCH -x XID`` on this stopped cluster, as its OS user: the next
+        transaction gets the 64-bit id ``epoch << 32 | xid``. ``xid`` must start a commit-log
+        page (a multiple of 32768) at or past the cluster's own next one, so that the server
+        makes that page rather than reads one that was never written."""
+        if self.running:
+            raise EmbeddedServerError("set_next_transaction needs the server stopped")
+        assert self._pginstall is not None and self._base_dir is not None
+        user = self._os_user
+        cmd = [str(self._pginstall / "bin" / "pg_resetwal"), "-e", str(epoch), "-x", str(xid), str(self.pgdata)]
+        with (self._base_dir / self._log_name).open("ab") as log:
+            log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} pg_resetwal -e {epoch} -x {xid}\n".encode())
+            log.flush()
+            got = subprocess.run(
+                cmd,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=_postgres_env(),
+                cwd=str(self._base_dir),
+                check=False,
+                timeout=self.startup_timeout,
+                user=user.uid if user else None,
+                group=user.gid if user else None,
+                extra_groups=[] if user else None,
+            )
+        if got.returncode != 0:
+            raise EmbeddedServerError(
+                f"pg_resetwal failed ({got.returncode}); log:\n{_tail(self._base_dir / self._log_name)}"
+            )
+
     def _command(self, port: int) -> list[str]:
         assert self._pginstall is not None
         settings = {
