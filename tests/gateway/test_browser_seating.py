@@ -161,7 +161,7 @@ async def test_quick_play_seats_the_second_person_at_the_first_persons_waiting_t
     # seats at, not one opened), read when it comes rather than 500 ms later.
     await second.page.select_option("#quick-stake", "100")
     await second.page.click("#quick-play")
-    async with second.page.expect_response(lambda r: "/LobbyService/QuickPlay" in r.url) as answer:
+    async with second.page.expect_response(lambda r: r.url.endswith(".LobbyService/QuickPlay")) as answer:
         await second.confirm_stake(100, 1000)
     again = await (await answer.value).json()
     assert not again.get("opened") and again["table"]["tableId"] == waiting["tableId"], again
