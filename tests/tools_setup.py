@@ -1,11 +1,12 @@
 """The programs some tests need beyond the Python packages: Debian's Chromium and Playwright
-(the browser tests), npm's axe-core (the accessibility test), Debian's prometheus package
-(``promtool`` and ``prometheus``: alert rules, manifests, a live scrape).
+(the browser tests), npm's axe-core (the accessibility test), npm's buf (the protos' lint and
+breaking check), Debian's prometheus package (``promtool`` and ``prometheus``: alert rules,
+manifests, a live scrape).
 
 Installed once, up front, never inside a test: tests/conftest.py calls :func:`ensure_for` after
 collection with the tools of the tests collected (a test module needs a tool when it holds one
 of the lookups below, :func:`chromium`, :func:`playwright`, :func:`axe_script`,
-:func:`prometheus_tool`, imported or re-exported). What is missing is installed (apt-get as
+:func:`buf_tool`, :func:`prometheus_tool`, imported or re-exported). What is missing is installed (apt-get as
 root, npm into a cache directory, pip into this interpreter) within ``OKEY_TOOLS_TIMEOUT_S``
 seconds in all (default 600); what still is missing stops the run with one line naming what to
 install. The lookups themselves only look (and fail the test with that line)."""
@@ -24,8 +25,9 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from okeytools.protogen import BUF_PACKAGE, TOOLS, buf_path
 
-__all__ = ["axe_script", "chromium", "ensure_for", "needed_by", "playwright", "prometheus_tool"]
+__all__ = ["axe_script", "buf_tool", "chromium", "ensure_for", "needed_by", "playwright", "prometheus_tool"]
 
 AXE_PACKAGE = "axe-core@4"
 PLAYWRIGHT_PACKAGE = "playwright>=1.45"  # also in the `dev` extra of pyproject.toml
@@ -58,12 +60,14 @@ _PRESENT: dict[str, Callable[[], bool]] = {
     "chromium": lambda: _executable("chromium", "chromium-browser") is not None,
     "playwright": _has_playwright,
     "axe-core": lambda: _axe_path().exists(),
+    "buf": lambda: buf_path() is not None,
     "prometheus": lambda: _executable("promtool") is not None and _executable("prometheus") is not None,
 }
 _HOW = {
     "chromium": "apt-get install -y chromium (as root), or a chromium executable on PATH",
     "playwright": f"pip install '{PLAYWRIGHT_PACKAGE}' (it is in the dev extra: pip install -e '.[dev]')",
     "axe-core": f"npm install --prefix {_axe_path().parents[2]} {AXE_PACKAGE} (npm: apt-get install -y npm)",
+    "buf": f"npm install --prefix {TOOLS} {BUF_PACKAGE} (npm: apt-get install -y npm), or buf on PATH",
     "prometheus": "apt-get install -y prometheus (as root), for promtool and prometheus",
 }
 _APT = {"chromium": "chromium", "prometheus": "prometheus"}
@@ -100,6 +104,14 @@ def axe_script() -> Path:
     return _axe_path()
 
 
+def buf_tool() -> str:
+    """The path of the buf CLI (on PATH, or npm's @bufbuild/buf in the repository's .tools/)."""
+    found = buf_path()
+    if found is None:
+        pytest.fail(_missing_line("buf"), pytrace=False)
+    return found
+
+
 def prometheus_tool(name: str) -> str:
     """The path of ``promtool`` or ``prometheus``."""
     assert name in ("promtool", "prometheus"), name
@@ -113,6 +125,7 @@ _LOOKUPS: dict[Callable[..., Any], tuple[str, ...]] = {
     chromium: ("chromium",),
     playwright: ("playwright",),
     axe_script: ("axe-core",),
+    buf_tool: ("buf",),
     prometheus_tool: ("prometheus",),
 }
 
@@ -161,7 +174,7 @@ def ensure_for(names: Iterable[str], timeout_s: float | None = None) -> list[str
     if not missing:
         return []
     apt = [_APT[n] for n in missing if n in _APT]
-    if "axe-core" in missing and shutil.which("npm") is None:
+    if {"axe-core", "buf"} & set(missing) and shutil.which("npm") is None:
         apt.append("npm")
     if apt and hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get"):
         _run(["apt-get", "update", "-qq"], deadline)
@@ -172,6 +185,9 @@ def ensure_for(names: Iterable[str], timeout_s: float | None = None) -> list[str
         _run(
             [npm, "install", "--prefix", str(_axe_path().parents[2]), "--no-audit", "--no-fund", AXE_PACKAGE], deadline
         )
+    if "buf" in missing and npm:
+        TOOLS.mkdir(exist_ok=True)
+        _run([npm, "install", "--prefix", str(TOOLS), "--no-audit", "--no-fund", BUF_PACKAGE], deadline)
     if "playwright" in missing:
         _run([sys.executable, "-m", "pip", "install", "-q", PLAYWRIGHT_PACKAGE], deadline)
     still = [n for n in missing if not _PRESENT[n]()]

@@ -20,6 +20,7 @@ import base64
 import hashlib
 import hmac
 import json
+import math
 import os
 import secrets
 import time
@@ -120,18 +121,25 @@ def token_secret() -> bytes:
 
 
 def issue_token(
-    subject: str, role: str = "player", ttl_s: int = 86400, secret: bytes | None = None, device: str = ""
+    subject: str,
+    role: str = "player",
+    ttl_s: int = 86400,
+    secret: bytes | None = None,
+    device: str = "",
+    now: float | None = None,
 ) -> str:
+    """A signed token of ``subject``, issued at ``now`` (unix seconds; the clock by default, a
+    test's moment otherwise) and good for ``ttl_s`` seconds."""
     if role not in ROLES:
         raise ValueError(f"role must be one of {ROLES}")
     if not subject:
         raise ValueError("a token needs a subject")
-    now = time.time()
     # iat to the microsecond, rounded down: a revocation cuts by it (see _not_revoked), and a
     # token issued a fraction of a millisecond before one (a sign-in, then a role taken away)
     # must fall before the cut; rounded to the millisecond, one could land after it.
-    iat = time.time_ns() // 1000 / 1_000_000
-    payload: dict[str, object] = {"sub": subject, "role": role, "exp": int(now) + ttl_s, "iat": iat}
+    micros = time.time_ns() // 1000 if now is None else math.floor(now * 1_000_000)
+    iat = micros / 1_000_000
+    payload: dict[str, object] = {"sub": subject, "role": role, "exp": micros // 1_000_000 + ttl_s, "iat": iat}
     if device:
         payload["dev"] = device
     body = _b64(json.dumps(payload, separators=(",", ":")).encode("utf-8"))

@@ -92,6 +92,7 @@ class RevocationFollower(_Background):
         self.refresh_s = refresh_s
         self.loaded = asyncio.Event()  # the lobby's list has been read once
         self.received = 0
+        self.unanswered = 0  # asks for the list that got no answer (no lobby yet, a timeout)
         self._reload = asyncio.Event()
 
     async def _run(self) -> None:
@@ -128,6 +129,7 @@ class RevocationFollower(_Background):
                     self.loaded.set()
                     self.log.info("revocations_loaded", count=self.received)
                 except Exception:  # no lobby yet (no responders), or a timeout: ask again
+                    self.unanswered += 1
                     await self._sleep(self.retry_s)
         finally:
             await nc.close()

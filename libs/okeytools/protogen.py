@@ -21,20 +21,37 @@ BASELINE = PROTOS / "baseline.binpb"
 TOOLS = ROOT / ".tools"
 
 
-def buf() -> str:
-    """The buf CLI: from PATH, else from npm (@bufbuild/buf), installed into .tools/ on first use."""
+BUF_PACKAGE = "@bufbuild/buf@1"
+
+
+def buf_path() -> str | None:
+    """The buf CLI when it is here: on PATH, else npm's (@bufbuild/buf) in .tools/; None when neither."""
     found = shutil.which("buf")
     if found:
         return found
     local = TOOLS / "node_modules" / ".bin" / "buf"
-    if not local.exists():
-        TOOLS.mkdir(exist_ok=True)
-        subprocess.run(
-            ["npm", "install", "--silent", "--no-audit", "--no-fund", "--prefix", str(TOOLS), "@bufbuild/buf@1"],
-            check=True,
-            timeout=600,
-        )
-    return str(local)
+    return str(local) if local.exists() else None
+
+
+def install_buf(timeout_s: float = 600) -> None:
+    """npm's @bufbuild/buf into .tools/ (the tests' setup does this before their first test)."""
+    TOOLS.mkdir(exist_ok=True)
+    subprocess.run(
+        ["npm", "install", "--silent", "--no-audit", "--no-fund", "--prefix", str(TOOLS), BUF_PACKAGE],
+        check=True,
+        timeout=timeout_s,
+    )
+
+
+def buf() -> str:
+    """The buf CLI (:func:`buf_path`), installed from npm first when it is missing."""
+    found = buf_path()
+    if found is None:
+        install_buf()
+        found = buf_path()
+        if found is None:
+            raise FileNotFoundError(f"npm installed {BUF_PACKAGE} into {TOOLS}, but there is no buf in it")
+    return found
 
 
 def breaking(protos: Path = PROTOS, against: Path = BASELINE) -> subprocess.CompletedProcess[str]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -262,21 +263,38 @@ def test_okey_top_refuses_an_unknown_service_and_a_bad_interval() -> None:
     assert got.returncode == 2 and "--interval" in got.stderr
 
 
+def _read_until(proc: subprocess.Popen[bytes], marker: bytes, count: int, within: float) -> bytes:
+    """What ``proc`` wrote to stdout, read until ``marker`` came ``count`` times."""
+    assert proc.stdout is not None
+    got, deadline = b"", time.monotonic() + within
+    while got.count(marker) < count:
+        left = deadline - time.monotonic()
+        assert left > 0 and proc.poll() is None, f"{got.count(marker)} of {count} frames in {within:.0f} s: {got!r}"
+        if select.select([proc.stdout], [], [], left)[0]:
+            got += os.read(proc.stdout.fileno(), 65536)
+    return got
+
+
 def test_okey_top_refreshes_until_ctrl_c_and_then_exits_0_without_a_traceback() -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "okeytools.cli", "top", "--interval", "0.2", "--services", "table"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        text=True,
         env=nothing_listens(),
+        # Ctrl-C reaches it as in a terminal's foreground, however the test run was started: a
+        # runner started in the background of a non-interactive shell ignores SIGINT, its
+        # children inherit that, and okey top then never saw the Ctrl-C (a 20 s hang).
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
-        time.sleep(3)
+        # Ctrl-C once it has drawn twice (it redraws): then the refreshing loop is what it stops.
+        shown = _read_until(proc, b"\x1b[H\x1b[2J", 2, within=60)
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=20)
+        rest, err_bytes = proc.communicate(timeout=20)
     finally:
         if proc.poll() is None:
             proc.kill()
+    out, err = (shown + rest).decode(), err_bytes.decode()
     assert proc.returncode == 0, err
     assert "Traceback" not in err
     assert out.count("\x1b[H\x1b[2J") >= 2  # redrawn, not scrolled

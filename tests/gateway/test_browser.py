@@ -169,6 +169,9 @@ async def _until_moved(page: Any, seen: Any) -> None:
 
 # ------------------------------------------------------------------ the test
 
+# Marks what is drawn now (data-stale on each element the selector finds): an element without the
+# mark in the same place is then one drawn anew, and waiting for it waits for the redraw itself.
+STALE_JS = "(sel) => document.querySelectorAll(sel).forEach((e) => { e.dataset.stale = '1'; })"
 STATE_JS = """() => {
   const t = window.okeyApp && okeyApp.state.t;
   if (!t || !t.view) return null;

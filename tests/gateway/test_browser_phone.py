@@ -107,8 +107,17 @@ async def _open_table(page: Any, game: str = "GAME_OKEY") -> None:
         " && (t.view.rack || []).length >= 14; }",
         timeout=20_000,
     )
-    await page.wait_for_function("() => okeyApp.hintsFresh()", timeout=10_000)
-    await page.wait_for_timeout(200)
+    await page.wait_for_function("() => okeyApp.hintsFresh()", timeout=10_000)  # drawn with them
+    await _painted(page)
+
+
+async def _painted(page: Any) -> None:
+    """Until the page as drawn is on the screen: its fonts loaded and two frames painted (what is
+    measured and pictured next is what a person sees), not a fixed 200 ms."""
+    await page.evaluate(
+        "() => document.fonts.ready.then(() => new Promise((done) =>"
+        " requestAnimationFrame(() => requestAnimationFrame(done))))"
+    )
 
 
 async def _waiting_table(page: Any, browser: Any, stack: okeystack.Stack, other: str) -> None:
@@ -239,7 +248,7 @@ async def test_phone_portrait_lobby_reads_and_table_asks_to_turn(browser: Any, s
     context, page, errors = await _signed_in(browser, stack, "Dikey Telefon", viewport=PORTRAIT, **PHONE)
     try:
         await _waiting_table(page, browser, stack, "Dikey Rakip")
-        await page.wait_for_timeout(200)
+        await _painted(page)
         m = await page.evaluate(MEASURE)
         await page.screenshot(path=str(ARTIFACTS / "phone-portrait-lobby.png"), full_page=True)
         assert m["scrollW"] <= m["vw"], f"the portrait lobby scrolls sideways: {m['scrollW']} > {m['vw']}"

@@ -23,6 +23,7 @@ from refusal_codes import RULE_ID, TILE_ID, english_in, english_words, scan, str
 from test_browser import (  # noqa: F401 - stack is a fixture
     ARTIFACTS,
     CHROMIUM_ARGS,
+    STALE_JS,
     STATE_JS,
     Stack,
     _chromium,
@@ -261,10 +262,13 @@ async def test_refusals_are_turkish_on_a_tr_page_and_a_reload_returns_to_the_tab
             await page.click(".lang button[data-lang=tr]")
             assert await page.text_content("#conn") == "Canlı"
 
-            # The lobby button still shows the lobby (only the bare address goes to the table).
+            # The lobby button still shows the lobby (only the bare address goes to the table):
+            # checked once the lobby's refresh has drawn its list anew, the step that sends a
+            # seated player on to a table instead, not after a 500 ms pause.
+            await page.evaluate(STALE_JS, "#tables > *")
             await page.click("#back-lobby")
             await page.wait_for_selector("#screen-lobby:not([hidden])")
-            await page.wait_for_timeout(500)
+            await page.wait_for_selector("#tables > :not([data-stale])", timeout=15_000)
             assert await page.locator("#screen-lobby").is_visible()
         finally:
             stop_helper.set()

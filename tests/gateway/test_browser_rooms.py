@@ -25,7 +25,7 @@ import pytest
 from okeycore.options import CLASSIC_OPTIONS, OKEY101_OPTIONS
 from okeytools import stack as okeystack
 from small_png import small_png
-from test_browser import ARTIFACTS, STATE_JS
+from test_browser import ARTIFACTS, STALE_JS, STATE_JS
 
 TIMEOUT_MS = 15_000
 SHOT = {"width": 1024, "height": 640}
@@ -114,8 +114,10 @@ async def test_the_lobby_shows_rooms_and_readable_cards_and_opens_a_table_from_t
     rules = card101.locator("details.card-rules")
     assert not await rules.locator("ul.rules").is_visible()
     await rules.locator("summary").click()
+    await baris.evaluate(STALE_JS, "#tables > *")
     await baris.click("#lobby-refresh")
-    await baris.wait_for_timeout(300)
+    # the list drawn anew (no card of it marked stale), not 300 ms later
+    await baris.wait_for_selector(f'#tables > article[data-table="{folding}"]:not([data-stale])', timeout=TIMEOUT_MS)
     items = await card101.locator("details.card-rules ul.rules li").all_text_contents()
     assert len(items) == len(OKEY101_OPTIONS) and await card101.locator("details.card-rules[open]").count() == 1
     assert any("Katlamalı" in i for i in items), items

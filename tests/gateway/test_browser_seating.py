@@ -157,11 +157,15 @@ async def test_quick_play_seats_the_second_person_at_the_first_persons_waiting_t
     await first.page.wait_for_function(
         "() => document.querySelector('#my-tables').textContent.includes('Ece Hızlı')", timeout=TIMEOUT_MS
     )
-    # Asking again keeps the seat: no second table.
+    # Asking again keeps the seat: no second table. The lobby's answer says so (the table it
+    # seats at, not one opened), read when it comes rather than 500 ms later.
     await second.page.select_option("#quick-stake", "100")
     await second.page.click("#quick-play")
-    await second.confirm_stake(100, 1000)
-    await second.page.wait_for_timeout(500)
+    async with second.page.expect_response(lambda r: r.url.endswith(".LobbyService/QuickPlay")) as answer:
+        await second.confirm_stake(100, 1000)
+    again = await (await answer.value).json()
+    assert not again.get("opened") and again["table"]["tableId"] == waiting["tableId"], again
+    await second.page.wait_for_function("() => document.querySelector('#quick-stake').value === '0'")
     assert [t["tableId"] for t in await second.my_tables()] == [waiting["tableId"]]
     await second.page.screenshot(path=str(ARTIFACTS / "quick-play.png"), full_page=True)
     assert not first.errors and not second.errors, first.errors + second.errors
@@ -170,6 +174,8 @@ async def test_quick_play_seats_the_second_person_at_the_first_persons_waiting_t
 async def test_the_stake_is_confirmed_before_sitting_and_the_profile_is_one_click_away(base: str, browser: Any) -> None:
     me = await Person.sign_in(browser, base, "Fikret Jeton")
     page = me.page
+    opens: list[str] = []  # every call that opens a table, counted as the page sends it
+    page.on("request", lambda r: opens.append(r.url) if re.search(r"/(OpenTable|CreateTable)$", r.url) else None)
     assert await me.chips_shown() == 1000
     await page.uncheck("#create-fill")
     await page.fill("#opt-stake", "100")
@@ -178,10 +184,9 @@ async def test_the_stake_is_confirmed_before_sitting_and_the_profile_is_one_clic
     said = await page.text_content("#stake-dialog") or ""
     assert "100" in said and "1000" in said and "900" in said, said
     await page.screenshot(path=str(ARTIFACTS / "stake-confirm.png"), full_page=False)
-    # Cancelled: no table is opened.
+    # Cancelled: no table is opened (no call sent: counted below, once the confirmed one is in).
     await page.click("#stake-cancel")
     await page.wait_for_selector("#stake-dialog[open]", state="detached")
-    await page.wait_for_timeout(300)
     assert await me.my_tables() == [] and await page.is_hidden("#my-tables-panel")
     # A stake beyond the chips cannot be confirmed.
     await page.fill("#opt-stake", "5000")
@@ -196,6 +201,9 @@ async def test_the_stake_is_confirmed_before_sitting_and_the_profile_is_one_clic
     await me.confirm_stake(100, 1000)
     await page.wait_for_selector("#my-tables-panel:not([hidden]) article", timeout=TIMEOUT_MS)
     assert await page.input_value("#opt-stake") == "0"
+    # The page sends its calls in order: the cancelled and the refused stake, had they sent one,
+    # came before this confirmed table's, which has come back.
+    assert len(opens) == 1, opens
     # The creator alone cancels the table: it is gone, and every chip is there.
     await page.click("#my-tables button.danger")
     await page.wait_for_selector("#my-tables-panel[hidden]", state="attached", timeout=TIMEOUT_MS)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import grpc
@@ -84,6 +84,13 @@ async def _health(port: int, name: str = "") -> int:
         return int(got.status)
 
 
+async def _until(cond: Callable[[], bool], what: str, within: float = 10.0) -> None:
+    deadline = asyncio.get_running_loop().time() + within
+    while not cond():
+        assert asyncio.get_running_loop().time() < deadline, f"not within {within:.0f} s: {what}"
+        await asyncio.sleep(0.01)
+
+
 async def test_app_errors_become_their_status_and_reason_in_one_place() -> None:
     ticker, closed = Ticker(), []
     host = _host(ticker, closed)
@@ -116,11 +123,14 @@ async def test_serving_then_a_drain_then_tasks_stopped_and_resources_closed_last
     await host.start()
     serving = health_pb2.HealthCheckResponse.SERVING
     assert await _health(host.port) == serving and await _health(host.port, "test.Things") == serving
-    await asyncio.sleep(0.05)
-    assert ticker.ticks > 0
+    await _until(lambda: ticker.ticks > 0, "the background task ticked")
     stopping = asyncio.create_task(host.stop())
-    await asyncio.sleep(0.2)  # inside the drain: still answering, but NOT_SERVING
-    assert await _health(host.port) == health_pb2.HealthCheckResponse.NOT_SERVING
+    # Inside the drain: still answering, but NOT_SERVING as soon as stop() has begun, while the
+    # tasks run on and nothing is closed until the drain's 0.5 s are over.
+    while (status := await _health(host.port)) == serving:
+        assert not stopping.done(), "the host stopped without ever saying NOT_SERVING"
+    assert status == health_pb2.HealthCheckResponse.NOT_SERVING
+    assert not stopping.done(), "the drain was over before NOT_SERVING was seen"
     assert not ticker.stopped and closed == []
     await stopping
     assert ticker.stopped and closed == ["second", "first"]

@@ -117,6 +117,22 @@ async def _stream(url: str) -> tuple[int, float, int, int]:
         await nc.close()
 
 
+async def _consumers(url: str) -> int:
+    nc = await nats.connect(url)
+    try:
+        return (await nc.jetstream().stream_info(TABLE_STREAM)).state.consumer_count
+    finally:
+        await nc.close()
+
+
+async def _until_consumers(url: str, count: int, service: str, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while (got := await _consumers(url)) < count:
+        assert time.monotonic() < deadline, f"{service}: {got} consumers on the stream in {timeout:.0f} s, not {count}"
+        await asyncio.sleep(0.1)
+
+
+PEOPLE = ("ali", "ayse", "can", "deniz")
 STREAM_ENV = {"OKEY_STREAM_REPLICAS": "3", "OKEY_STREAM_MAX_AGE": "72h", "OKEY_STREAM_MAX_BYTES": "1G"}
 
 
@@ -141,18 +157,21 @@ async def test_15_4_consumers_keep_the_streams_three_replicas_and_one_node_kille
             await asyncio.sleep(0.1)
         assert (await _stream(url))[:3] == want
         for name in services[1:]:
+            bound = await _consumers(url)
             await asyncio.to_thread(stack.start_one, name)
-            await asyncio.sleep(1.0)  # each consumer has bound (and once, reset the replicas to 1)
+            # its durable is on the stream: it has bound (which once reset the replicas to 1)
+            await _until_consumers(url, bound + 1, name)
             assert (await _stream(url))[:3] == want, name
-        # Persons at every seat: the bots (whose consumer is what this test binds) must not play
-        # these logs while the test is still appending them (a bot's move took version 501
-        # between two of the test's commits: a VersionConflict under load).
-        first = simulated("c1", 7, ("ali", "ayse", "mehmet", "zeynep"))
+        # Every seat a person's: the test writes each whole match itself. With bot seats the bots
+        # service played them through the table service between the test's commits, and the
+        # test's next commit met a VersionConflict (seen under load, when the appends were slower
+        # than a bot's think pause).
+        first = simulated("c1", 7, PEOPLE)
         await append(events, "c1", first)
         await wait_version(scores, "c1", len(first), timeout=60)
         # One node (not the one the services connected to) killed: the stream keeps going on two.
         cluster.kill(2)
-        second = simulated("c2", 8, ("ayse", "ali", "zeynep", "mehmet"))
+        second = simulated("c2", 8, PEOPLE)
         await append(events, "c2", second)
         await wait_version(scores, "c2", len(second), timeout=60)
         replicas, _, _, messages = await _stream(url)
@@ -161,9 +180,17 @@ async def test_15_4_consumers_keep_the_streams_three_replicas_and_one_node_kille
         cluster.start(2)
         await _jetstream_ready(cluster.url(2))
         await asyncio.to_thread(stack.restart, "scoring")
-        await asyncio.sleep(1.0)
+        # a third match reaches the projection: the restarted consumer has bound and reads again
+        third = simulated("c3", 9, PEOPLE)
+        await append(events, "c3", third)
+        await wait_version(scores, "c3", len(third), timeout=60)
         assert (await _stream(url))[:3] == want
-        assert (await _stream(cluster.url(2)))[3] == len(first) + len(second)
+        total = len(first) + len(second) + len(third)
+        for _ in range(100):  # the restarted node catches up with the stream
+            if (await _stream(cluster.url(2)))[3] == total:
+                break
+            await asyncio.sleep(0.1)
+        assert (await _stream(cluster.url(2)))[3] == total
     finally:
         await scores.close()
         await events.close()

@@ -17,6 +17,7 @@ from okeycore.bots import GreedyBot
 from okeycore.options import TableOptions
 from okeyplatform.auth import issue_token, token_secret
 from okeyplatform.client import TableClient
+from okeyplatform.eventstore import PostgresEventStore
 from okeyplatform.protoconv import classic_view_from_pb
 from okeytools.embedded import EmbeddedNats, free_port
 from okeytools.stack import wait_healthy
@@ -150,8 +151,13 @@ async def test_service_killed_mid_hand_resumes_state_and_timers(table_process_en
         before = classic_view_from_pb(await clients[0].view("t-kill", 0))
         proc.send_signal(signal.SIGKILL)  # kill -9 mid-hand
         proc.wait(timeout=10)
-        # While it is down the turn's deadline passes; the timer lives in the database.
-        await asyncio.sleep(max(0.0, (before.deadline_ms - _now_ms()) / 1000) + 0.5)
+        # While it is down the turn's deadline passes. The timer lives in the database: read
+        # there, and waited for until it is due by the clock the timers are claimed with (not the
+        # view's deadline and half a second more).
+        due_ms = await _stored_timer(env["OKEY_DATABASE_URL"], "t-kill")
+        assert due_ms == before.deadline_ms, f"stored timer {due_ms}, turn deadline {before.deadline_ms}"
+        while (left_ms := due_ms - _now_ms()) >= 0:
+            await asyncio.sleep(left_ms / 1000 + 0.001)
         proc = await asyncio.to_thread(start_table_process, env)
         after = classic_view_from_pb(await clients[0].view("t-kill", 0))
         assert after.version >= before.version
@@ -177,6 +183,14 @@ async def test_service_killed_mid_hand_resumes_state_and_timers(table_process_en
             await c.close()
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=15)
+
+
+async def _stored_timer(database_url: str, table_id: str) -> int | None:
+    store = await PostgresEventStore.connect(database_url, min_size=1, max_size=1)
+    try:
+        return await store.timer(table_id)
+    finally:
+        await store.close()
 
 
 def _now_ms() -> int:
@@ -263,8 +277,9 @@ async def test_a_move_through_another_replica_reaches_a_watcher_at_once(
     watcher = TableClient(f"127.0.0.1:{a.port}", issue_token(PLAYERS[1]))
     try:
         await create_as_lobby(f"127.0.0.1:{b.port}", TableOptions(), PLAYERS, "t-replicas-watch")
-        await asyncio.sleep(0.5)
-        assert not a.listening  # nobody watches here: no listening connection to pay for
+        # Nobody watches here: no listening connection to pay for. A listens only once a watch
+        # sets its app's `watching`, so that unset is the reason, checked with no pause.
+        assert not a.app.watching.is_set() and not a.listening
         stream: Any = watcher.watch("t-replicas-watch", seat=1)  # a grpc.aio stream call: read() the next
         first = await asyncio.wait_for(stream.read(), timeout=10)
         assert first.HasField("snapshot")
