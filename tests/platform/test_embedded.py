@@ -229,6 +229,14 @@ async def test_a_given_data_dir_persists_across_servers() -> None:
 
 def test_helpers() -> None:
     assert free_port() not in RESERVED_PORTS
+    # Never an outgoing connection's own port (the kernel's range for those), never one handed out
+    # lately, and free: a listener binds it.
+    from okeytools.embedded.base import _ephemeral_low
+
+    ports = [free_port() for _ in range(50)]
+    assert len(set(ports)) == 50 and all(1024 < p < _ephemeral_low() for p in ports)
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", ports[-1]))
     assert with_database("postgresql://postgres@127.0.0.1:1/postgres", "x") == "postgresql://postgres@127.0.0.1:1/x"
     assert with_database("postgresql://u:p@h/a?sslmode=disable", "b") == "postgresql://u:p@h/b?sslmode=disable"
     with pytest.raises(EmbeddedServerError):

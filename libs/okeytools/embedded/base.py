@@ -9,6 +9,7 @@ import collections
 import contextlib
 import logging
 import os
+import random
 import shutil
 import signal
 import socket
@@ -70,15 +71,40 @@ class _PortInUse(EmbeddedServerError):
 _HANDED_OUT: collections.deque[int] = collections.deque(maxlen=1024)
 
 
+def _ephemeral_low() -> int:
+    """The first port of the kernel's range for outgoing connections' own ports (32768 on Linux
+    by default; the file says otherwise where it was changed)."""
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+_PICK_FROM = 20000
+"""Ports are picked from here up to just below the outgoing range: a port from the kernel's own
+offer (``bind(0)``) lies inside that range, where any outgoing connection (a pool's, a client's)
+may take it as its own port in the moment between the offer and the server's bind ("is not free"
+when a stack starts on a busy machine)."""
+
+
 def free_port(host: str = LOOPBACK) -> int:
     """A TCP port that is free on ``host`` right now (never one of RESERVED_PORTS), and not one
     this process handed out lately: a stack asks for a dozen before any of its services binds
     one, and the kernel may offer a port it just offered again (a service then found its port
-    taken by its neighbour and exited)."""
-    for _ in range(100):
+    taken by its neighbour and exited). Picked at random below the outgoing connections' range
+    (see ``_PICK_FROM``); from the kernel's offer where that range leaves no room."""
+    high = _ephemeral_low() - 1
+    for attempt in range(200):
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-            sock.bind((host, 0))
-            port: int = sock.getsockname()[1]
+            if high - _PICK_FROM >= 1000 and attempt < 150:
+                port = random.randint(_PICK_FROM, high)
+                try:
+                    sock.bind((host, port))
+                except OSError:
+                    continue
+            else:
+                sock.bind((host, 0))
+                port = sock.getsockname()[1]
         if port not in RESERVED_PORTS and port not in _HANDED_OUT:
             _HANDED_OUT.append(port)
             return port
