@@ -171,3 +171,27 @@ def test_greedy_bots_play_full_matches_at_both_table_sizes() -> None:
         result = rec.state.result
         assert result is not None and result.pot == 10 * seats
         assert min(result.scores) == min(s.score for s in rec.state.seats)
+
+
+def test_O_ADD_2_the_hints_never_offer_an_opening_the_seat_s_own_opening_forbids() -> None:
+    """A pair opener may not lay runs or groups, a run opener lays pairs only once pairs are
+    open on the table [O-ADD-2]: the hints' previews say "not enough" for what the rules refuse
+    (the page offered a run opening to a pair opener, and the table refused it)."""
+    other = "R2 Y2 B2 K8 K10 R6 Y6 B4"
+    pairs = Table(TableOptions(game=Game.OKEY101, seats=2))
+    pairs.deal(["R5 R5 Y3 Y3 B7 B7 K9 K9 R1 R1 B10 B11 B12 B13 K7", other], IND, "K4")
+    laid = tuple(tuple(pairs.tile(0, c, n) for n in (0, 1)) for c in ("R5", "Y3", "B7", "K9", "R1"))
+    pairs.apply(O.OpenMelds(seat=0, melds=laid))
+    run = tuple(pairs.tile(0, c) for c in ("B10", "B11", "B12", "B13"))
+    assert pairs.code(O.OpenMelds(seat=0, melds=(run,))) == "PAIR_OPENER_NO_RUNS"
+    got = O.hints(pairs.view(0))
+    assert got.runs.total > 0 and not got.runs.enough  # the run is shown, not offered
+
+    runs = Table(TableOptions(game=Game.OKEY101, seats=2))
+    runs.deal(["R10 K2 R12 Y10 Y11 Y12 B5 B6 B7 B8 B9 R3 R3 Y4 Y4 K7", other], IND, "K4")
+    melds = tuple(tuple(runs.tile(0, c) for c in m.split()) for m in ("R10 K2 R12", "Y10 Y11 Y12", "B5 B6 B7 B8 B9"))
+    runs.apply(O.OpenMelds(seat=0, melds=melds))
+    twos = tuple(tuple(runs.tile(0, c, n) for n in (0, 1)) for c in ("R3", "Y4"))
+    assert runs.code(O.OpenMelds(seat=0, melds=twos)) == "NO_PAIRS_ON_TABLE"
+    got = O.hints(runs.view(0))
+    assert got.pairs.total >= 2 and not got.pairs.enough  # shown, not offered

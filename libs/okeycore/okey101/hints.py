@@ -4,8 +4,9 @@ to a table meld (+) and whether it can take an okey back (<->)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from ..melds import MeldKind
 from .openings import OpeningPreview, pair_opening, run_opening
 from .scoring import Opening
 from .table_melds import add_options, penalty_reason, take_option
@@ -52,6 +53,13 @@ def hints(v: SeatView101) -> Hints:
     opened = v.seat is not None and v.seats[v.seat].opening is not Opening.NONE  # no threshold any more [O-OPEN-3]
     runs = run_opening(rack, ind, wrap, 1 if opened else v.run_threshold)
     pairs = pair_opening(rack, ind, 1 if opened else v.pair_threshold)
+    # What the seat's opening forbids it to lay is never offered as enough [O-ADD-2]: a pair
+    # opener lays no runs or groups; a run opener lays pairs once pairs are open on the table.
+    opening = v.seats[v.seat].opening if v.seat is not None else Opening.NONE
+    if opening is Opening.PAIRS and runs.enough:
+        runs = replace(runs, enough=False)
+    if opening is Opening.RUNS and pairs.enough and not any(m.kind is MeldKind.PAIR for m in v.melds):
+        pairs = replace(pairs, enough=False)
     out = []
     for t in rack:
         add_to = tuple(
