@@ -1,10 +1,14 @@
 """The flattened tables of ``okey export --all`` (docs/analytics.md): their one schema, and the
 pure code that turns the event log into their rows (no I/O, no clock).
 
-Every table's state comes from okeycore's own fold (``Engine.evolve``: whose turn it is, whose
-pile a drawn tile came from, who is on autopilot) and every score, finisher, finish kind and
-penalty from the scoring service's projection code (``services.scoring.projection.Projection``,
-the code behind the live projections and ``okey replay``): nothing here re-implements a rule.
+Every table's state comes from okeycore's outline of it (``okeycore.outline.Outline``: whose
+turn it is, whose pile a drawn tile came from, who is on autopilot; held to ``Engine.evolve`` by
+its tests) and every score, finisher, finish kind and penalty from the scoring service's
+projection code (``services.scoring.projection.Projection``, the code behind the live
+projections and ``okey replay``): nothing here re-implements a rule. Draws and discards, 98% of
+a log, are read straight from their stored JSON fields; every other event is decoded whole.
+This is not a check of the log (``okey replay --verify`` is): a move the rules would refuse is
+written as the log has it.
 
 What a row says is what a spectator may see [RULES.md section 7]: a deck draw's tile is blank,
 and the ``events`` table holds each event as ``public_event(event, None)`` gives it. Only with
@@ -19,6 +23,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cache
 from typing import Any
 
 import pyarrow as pa
@@ -43,8 +48,10 @@ from okeycore.events import (
     event_from_dict,
     event_to_dict,
 )
-from okeycore.games import Engine, Phase
+from okeycore.games import Phase
 from okeycore.games import engine_for as engine
+from okeycore.options import Game
+from okeycore.outline import Outline
 from okeycore.tiles import face_of_id
 
 from services.scoring.projection import Changes, HandRow, MatchRow, Projection, ProjectionError, SeatRow
@@ -240,10 +247,27 @@ _MOVE_ACTIONS: dict[type[Event], str] = {
 }
 
 
+_DRAWN, _DISCARDED = TileDrawn.type, TileDiscarded.type
+_DRAW_OR_DISCARD = frozenset({_DRAWN, _DISCARDED})
+_DECK, _DISCARD = DrawSource.DECK.value, DrawSource.DISCARD.value
+
+
+@cache
+def _deck_draws(game: Game) -> tuple[str, ...]:
+    """A deck draw as a spectator sees it, by seat: the ``data`` that the game's ``public_event``
+    gives it in the events table, made once rather than for every deck draw."""
+    out = []
+    for seat in range(4):
+        d = event_to_dict(engine(game).public_event(TileDrawn(seat, 0, DrawSource.DECK), None))
+        d.pop("type")
+        out.append(json.dumps(d, separators=(",", ":")))
+    return tuple(out)
+
+
 @dataclass(slots=True)
 class _Table:
-    engine: Engine[Any, Any, Any]
-    state: Any
+    outline: Outline
+    bot_level: str
     options: str
     game: str
     created_at: datetime
@@ -251,6 +275,7 @@ class _Table:
     bots: tuple[bool, ...]
     public: Callable[[Event, int | None], Event]
     last_at: datetime
+    deck_draws: tuple[str, ...]
     hand_started_at: datetime | None = None
     deal: HandStarted | None = None
     moves: int = 0
@@ -311,11 +336,16 @@ class Flattener:
         quiet: bool,
         text: str | None,
     ) -> None:
+        t = self.tables.get(table_id)
+        if t is not None and kind in _DRAW_OR_DISCARD:
+            self._draw_or_discard(t, table_id, version, position, at, kind, data, quiet, text)
+            return
         cls = EVENT_TYPES.get(kind)
         if cls is None:
             raise ValueError(f"unknown event type {kind!r}")
         ev = event_from_dict({"type": kind, **data})
-        t = self.tables.get(table_id)
+        move = _MOVE_ACTIONS.get(cls)
+        on_turn, left, autopilot = False, -1, []
         if t is None:
             if not isinstance(ev, TableCreated):
                 raise ValueError(f"the table starts with {kind}, not TableCreated")
@@ -323,8 +353,8 @@ class Flattener:
             n = ev.options.seat_count
             players = tuple(self.ids(p) for p in (*ev.players, *[""] * n)[:n])
             t = self.tables[table_id] = _Table(
-                engine=eng,
-                state=None,
+                outline=Outline(ev.options),
+                bot_level=ev.options.bot_level.value,
                 options=json.dumps(ev.options.to_dict(), separators=(",", ":")),
                 game=ev.options.game.value,
                 created_at=at,
@@ -332,23 +362,30 @@ class Flattener:
                 bots=tuple(p is None for p in players),
                 public=eng.public_event,
                 last_at=at,
+                deck_draws=_deck_draws(ev.options.game),
                 autopilot_s=[0.0] * n,
             )
-        before = t.state
-        t.state = after = t.engine.evolve(before, ev)
+        else:
+            o = t.outline
+            if move is not None:
+                seat = ev.seat  # type: ignore[attr-defined]
+                on_turn, left = o.phase is Phase.PLAYING and o.turn == seat, o.left_of(seat)
+            autopilot = list(o.autopilot)
+            o.step(kind, data)
         self.projection.apply(table_id, version, at, ev)
         if not quiet:
-            self.emit("events", at, self._event_row(t, table_id, version, position, at, ev, data, text, after))
-        move = _MOVE_ACTIONS.get(cls)
+            self.emit("events", at, self._event_row(t, table_id, version, position, at, ev, data, text))
+        if cls is TableCreated:
+            return
         if move is not None:
             t.moves += 1
             if not quiet:
-                self._move(t, table_id, version, at, ev, move, before)
+                self._move(t, table_id, version, at, ev, move, on_turn, left)
             if cls is not TurnTimedOut:
                 t.last_at = at
-                return  # a move is all a draw, a discard, ... makes
+                return  # a move is all a show, a meld, ... makes
         if cls in _AUTOPILOT_EVENTS:
-            self._track_autopilot(t, before, after, at)
+            self._track_autopilot(t, autopilot, at)
         if isinstance(ev, SeatLeft):
             t.left.add(ev.seat)
         if isinstance(ev, HandStarted):
@@ -377,11 +414,51 @@ class Flattener:
             return
         t.last_at = at
 
+    def _draw_or_discard(
+        self, t: _Table, table_id: str, version: int, position: int, at: datetime, kind: str, data: dict[str, Any],
+        quiet: bool, text: str | None,
+    ) -> None:  # fmt: skip
+        """A draw or a discard from its stored fields, not decoded: the commonest events by far.
+        The rows are those the decoded event gives (tests/cli/test_export_all.py)."""
+        o = t.outline
+        seat, tile = data["seat"], data["tile"]
+        if type(seat) is not int or not 0 <= seat < o.seats:
+            raise ValueError(f"no seat {seat!r}")
+        code = tile_code(tile)
+        if code is None:
+            raise ValueError(f"no tile {tile!r}")
+        self.projection.apply_stored(table_id, version, at, kind, data)
+        think = _ms(at, t.last_at) if (o.phase is Phase.PLAYING and o.turn == seat) else None
+        t.moves += 1
+        t.last_at = at
+        if kind == _DRAWN:
+            source = data["source"]
+            if source == _DECK:
+                text, code, src = t.deck_draws[seat], None, "deck"
+            elif source == _DISCARD:
+                src = f"pile:{o.left_of(seat)}"
+            else:
+                raise ValueError(f"no draw source {source!r}")
+            action, dst = "draw", f"rack:{seat}"
+        else:
+            nxt = data["next_seat"]
+            if type(nxt) is not int:
+                raise ValueError(f"no next seat {nxt!r}")
+            o.step(kind, data)
+            action, src, dst = "discard", f"rack:{seat}", f"pile:{seat}"
+        if quiet:
+            return
+        if text is None:
+            text = json.dumps(data, separators=(",", ":"))
+        emit, hand = self.emit, o.hand
+        emit("events", at, (table_id, version, position, kind, hand, at, text))
+        emit("moves", at, (table_id, hand, version, at, seat, action, code, src, dst, think))
+
     # ---- rows
 
     def _event_row(
         self, t: _Table, table_id: str, version: int, position: int, at: datetime, ev: Event, data: dict[str, Any],
-        text: str | None, state: Any,
+        text: str | None,
     ) -> Row:  # fmt: skip
         shown = t.public(ev, None)
         if shown is ev and not isinstance(ev, (TableCreated, SeatLeft)):
@@ -395,32 +472,29 @@ class Flattener:
             elif isinstance(ev, SeatLeft):
                 d["player"] = self.ids(ev.player)
             text = json.dumps(d, separators=(",", ":"))
-        return (table_id, version, position, ev.type, state.hand, at, text)
+        return (table_id, version, position, ev.type, t.outline.hand, at, text)
 
-    def _move(self, t: _Table, table_id: str, version: int, at: datetime, ev: Any, action: str, before: Any) -> None:
+    def _move(
+        self, t: _Table, table_id: str, version: int, at: datetime, ev: Any, action: str, on_turn: bool, left: int
+    ) -> None:
+        """A move other than a draw or a discard; ``on_turn`` and ``left`` (the seat left of the
+        mover) as they were before it."""
         seat = ev.seat
         tile: str | None = None
         src: str | None = f"rack:{seat}"
         dst: str | None = None
-        if isinstance(ev, TileDrawn):
-            deck = ev.source is DrawSource.DECK
-            tile = None if deck else tile_code(ev.tile)
-            src, dst = ("deck" if deck else f"pile:{before.left_of(seat)}"), f"rack:{seat}"
-        elif isinstance(ev, TileDiscarded):
-            tile, dst = tile_code(ev.tile), f"pile:{seat}"
-        elif isinstance(ev, IndicatorShown):
+        if isinstance(ev, IndicatorShown):
             tile, dst = tile_code(ev.tile), f"rack:{seat}"
         elif isinstance(ev, okey101.MeldsOpened):
             dst = "table"
         elif isinstance(ev, (okey101.TileAdded, okey101.OkeyTaken)):
             tile, dst = tile_code(ev.tile), f"meld:{ev.meld}"
         elif isinstance(ev, TileReturned):
-            tile, dst = tile_code(ev.tile), f"pile:{before.left_of(seat)}"
+            tile, dst = tile_code(ev.tile), f"pile:{left}"
         else:
             src = None
-        on_turn = before.phase is Phase.PLAYING and before.turn == seat
         think = _ms(at, t.last_at) if on_turn else None
-        self.emit("moves", at, (table_id, t.state.hand, version, at, seat, action, tile, src, dst, think))
+        self.emit("moves", at, (table_id, t.outline.hand, version, at, seat, action, tile, src, dst, think))
 
     def _hand(self, t: _Table, h: HandRow, at: datetime) -> None:
         finished = h.finisher >= 0
@@ -451,7 +525,7 @@ class Flattener:
             (m.table_id, m.game, t.options, list(t.players), list(t.bots), m.scores, ranks, m.winners, m.pot,
              m.payout, payouts, m.remainder, m.hands, t.created_at, at),
         )  # fmt: skip
-        level = t.state.options.bot_level.value
+        level = t.bot_level
         for s in seats:
             kind = "bot" if t.bots[s.seat] else ("left" if s.seat in t.left else "player")
             self.emit(
@@ -461,16 +535,15 @@ class Flattener:
                  t.autopilot_s[s.seat], s.score, s.rank, s.winner, s.payout, at),
             )  # fmt: skip
 
-    def _track_autopilot(self, t: _Table, before: Any, after: Any, at: datetime) -> None:
-        """Autopilot time from the fold's own seats: on when a seat's ``autopilot`` turns on, off
-        when it turns off or the match ends."""
-        if before is None:
-            return
-        ended = after.phase is Phase.MATCH_OVER
-        for i, (a, b) in enumerate(zip(before.seats, after.seats, strict=True)):
-            if b.autopilot and not a.autopilot:
+    def _track_autopilot(self, t: _Table, before: list[bool], at: datetime) -> None:
+        """Autopilot time from the outline's seats (``before`` the event, and now): on when a
+        seat's ``autopilot`` turns on, off when it turns off or the match ends."""
+        o = t.outline
+        ended = o.phase is Phase.MATCH_OVER
+        for i, (a, b) in enumerate(zip(before, o.autopilot, strict=True)):
+            if b and not a:
                 t.autopilot_since[i] = at
-            if i in t.autopilot_since and (not b.autopilot or ended):
+            if i in t.autopilot_since and (not b or ended):
                 t.autopilot_s[i] += (at - t.autopilot_since.pop(i)).total_seconds()
 
 
