@@ -56,7 +56,7 @@ from okeycore.tiles import face_of_id
 
 from services.scoring.projection import Changes, HandRow, MatchRow, Projection, ProjectionError, SeatRow
 
-__all__ = ["SCHEMAS", "TABLES", "PRIVATE_TABLES", "PlayerIds", "Flattener", "schema_markdown", "tile_code"]
+__all__ = ["SCHEMAS", "FILED_BY", "TABLES", "PRIVATE_TABLES", "PlayerIds", "Flattener", "schema_markdown", "tile_code"]
 
 _TS = pa.timestamp("ms", tz="UTC")
 _I32 = pa.int32()
@@ -179,6 +179,10 @@ SCHEMAS: dict[str, tuple[Column, ...]] = {
 }
 """Every table's columns: name, Parquet type, meaning. docs/analytics.md carries
 ``schema_markdown()`` verbatim (tests/cli/test_export_all.py checks it is fresh)."""
+
+FILED_BY = {"events": "recorded_at", "moves": "recorded_at", "hands": "ended_at", "matches": "ended_at",
+            "seats": "ended_at", "racks": "ended_at"}  # fmt: skip
+"""The column whose UTC day files a row (``DIR/<table>/day=YYYY-MM-DD/``): the time ``Emit`` gets."""
 
 PRIVATE_TABLES = ("racks",)
 """Written only with ``--with-private``."""

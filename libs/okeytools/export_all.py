@@ -29,12 +29,13 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 from okeycore.options import Game
 from okeyplatform.eventstore import START, DatabaseUnreachable, GlobalPosition, PostgresEventStore
 
-from .datasets import PRIVATE_TABLES, SCHEMAS, TABLES, Flattener, PlayerIds, Row, arrow_schema
+from .datasets import FILED_BY, PRIVATE_TABLES, SCHEMAS, TABLES, Flattener, PlayerIds, Row, arrow_schema
 
 __all__ = ["ExportOptions", "ExportReport", "MANIFEST", "export_all", "run_export_all", "parse_moment"]
 
@@ -100,14 +101,15 @@ class ExportReport:
 
 
 class _Writer:
-    """Rows by table and day. Every ``FLUSH_ROWS`` rows in all, the rows become Arrow batches
-    (columns, which Python's garbage collector does not walk); the batches of each (table, day)
-    go to one file at the end, or every ``FILE_ROWS`` rows held, so memory stays bounded."""
+    """Rows by table. Every ``FLUSH_ROWS`` rows in all, the rows become Arrow batches (columns,
+    which Python's garbage collector does not walk), split by day in Arrow (``FILED_BY``: the
+    column that files a row under its day); the batches of each (table, day) go to one file at
+    the end, or every ``FILE_ROWS`` rows held, so memory stays bounded."""
 
     def __init__(self, out: Path, fmt: str, run: str, tables: tuple[str, ...]) -> None:
         self.out, self.fmt, self.run = out, fmt, run
         self.tables = tables
-        self.rows: dict[tuple[str, date], list[Row]] = {}
+        self.rows: dict[str, list[Row]] = {t: [] for t in SCHEMAS}
         self.batches: dict[tuple[str, date], list[pa.RecordBatch]] = {}
         self.files: list[str] = []
         self.counts: dict[str, int] = dict.fromkeys(tables, 0)
@@ -116,23 +118,27 @@ class _Writer:
         self._k = 0
 
     def add(self, table: str, at: datetime, row: Row) -> None:
-        key = (table, at.date())
-        rows = self.rows.get(key)
-        if rows is None:
-            rows = self.rows[key] = []
-        rows.append(row)
+        """``at`` is the row's ``FILED_BY`` column: the day is read from the batch."""
+        self.rows[table].append(row)
         self._held += 1
         if self._held >= FLUSH_ROWS:
             self._batch_all()
 
     def _batch_all(self) -> None:
-        for key, rows in self.rows.items():
-            schema = arrow_schema(key[0])
+        for table, rows in self.rows.items():
+            if not rows:
+                continue
+            schema = arrow_schema(table)
             columns = list(zip(*rows, strict=True))
             arrays = [pa.array(col, type=f.type) for col, f in zip(columns, schema, strict=True)]
-            self.batches.setdefault(key, []).append(pa.RecordBatch.from_arrays(arrays, schema=schema))
+            batch = pa.RecordBatch.from_arrays(arrays, schema=schema)
+            days = pc.cast(batch.column(FILED_BY[table]), pa.date32())
+            unique = pc.unique(days).to_pylist()
+            for day in unique:
+                part = batch if len(unique) == 1 else batch.filter(pc.equal(days, pa.scalar(day, pa.date32())))
+                self.batches.setdefault((table, day), []).append(part)
             self._batched += len(rows)
-        self.rows.clear()
+            rows.clear()
         self._held = 0
         if self._batched >= FILE_ROWS:  # memory stays bounded, whatever the log's size
             for key in sorted(self.batches):
@@ -429,7 +435,10 @@ async def _in_processes(
     workers: int,
     progress: Callable[[int, float], None] | None,
 ) -> list[_Shard]:
-    ctx = multiprocessing.get_context("spawn")
+    # fork where there is one: a worker starts with okeycore, pyarrow and the projection
+    # imported (a spawned one took about a second to import them); nothing of the parent's
+    # loop or pool is used in the child, which opens a connection of its own.
+    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     counter = ctx.Value("q", 0)
     loop = asyncio.get_running_loop()
     t0 = time.perf_counter()
