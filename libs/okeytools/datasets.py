@@ -54,7 +54,7 @@ from okeycore.options import Game
 from okeycore.outline import Outline
 from okeycore.tiles import face_of_id
 
-from services.scoring.projection import Changes, HandRow, MatchRow, Projection, ProjectionError, SeatRow
+from services.scoring.projection import IGNORED, Changes, HandRow, MatchRow, Projection, ProjectionError, SeatRow
 
 __all__ = ["SCHEMAS", "FILED_BY", "TABLES", "PRIVATE_TABLES", "PlayerIds", "Flattener", "schema_markdown", "tile_code"]
 
@@ -252,7 +252,9 @@ _MOVE_ACTIONS: dict[type[Event], str] = {
 
 
 _DRAWN, _DISCARDED = TileDrawn.type, TileDiscarded.type
-_DRAW_OR_DISCARD = frozenset({_DRAWN, _DISCARDED})
+DRAW_OR_DISCARD = frozenset({_DRAWN, _DISCARDED})
+_NO_FIELDS: dict[str, Any] = {}
+assert {TileDrawn, TileDiscarded} <= IGNORED, "the scoring projection reads draws and discards now: pass their fields"
 _DECK, _DISCARD = DrawSource.DECK.value, DrawSource.DISCARD.value
 
 
@@ -324,10 +326,13 @@ class Flattener:
         try:
             self._feed(table_id, version, position, recorded_at, kind, data, quiet, text)
         except (ProjectionError, KeyError, ValueError, TypeError, IndexError, AssertionError) as exc:
-            self.parked[table_id] = f"version {version} ({kind}): {exc}"
-            self.tables.pop(table_id, None)
-            self.projection.tables.pop(table_id, None)
-            self.projection.changes = Changes()
+            self._park(table_id, version, kind, exc)
+
+    def _park(self, table_id: str, version: int, kind: str, exc: Exception) -> None:
+        self.parked[table_id] = f"version {version} ({kind}): {exc}"
+        self.tables.pop(table_id, None)
+        self.projection.tables.pop(table_id, None)
+        self.projection.changes = Changes()
 
     def _feed(
         self,
@@ -341,8 +346,11 @@ class Flattener:
         text: str | None,
     ) -> None:
         t = self.tables.get(table_id)
-        if t is not None and kind in _DRAW_OR_DISCARD:
-            self._draw_or_discard(t, table_id, version, position, at, kind, data, quiet, text)
+        if t is not None and kind in DRAW_OR_DISCARD:
+            if text is None and not quiet:
+                text = json.dumps(data, separators=(",", ":"))
+            seat, tile, source, nxt = data["seat"], data["tile"], data.get("source"), data.get("next_seat")
+            self._draw_or_discard(t, table_id, version, position, at, kind, seat, tile, source, nxt, quiet, text)
             return
         cls = EVENT_TYPES.get(kind)
         if cls is None:
@@ -418,25 +426,39 @@ class Flattener:
             return
         t.last_at = at
 
+    def feed_move(
+        self, table_id: str, version: int, position: int, at: datetime, kind: str, seat: Any, tile: Any, source: Any,
+        next_seat: Any, text: str,
+    ) -> bool:  # fmt: skip
+        """``feed`` for a draw or a discard (``kind``) of a table this has folded so far, given
+        its stored fields and JSON text (``data`` is not needed); False, and nothing done, for
+        a table it has not met (``feed`` it the parsed event instead)."""
+        t = self.tables.get(table_id)
+        if t is None:
+            return table_id in self.parked
+        try:
+            self._draw_or_discard(t, table_id, version, position, at, kind, seat, tile, source, next_seat, False, text)
+        except (ProjectionError, KeyError, ValueError, TypeError, IndexError, AssertionError) as exc:
+            self._park(table_id, version, kind, exc)
+        return True
+
     def _draw_or_discard(
-        self, t: _Table, table_id: str, version: int, position: int, at: datetime, kind: str, data: dict[str, Any],
-        quiet: bool, text: str | None,
+        self, t: _Table, table_id: str, version: int, position: int, at: datetime, kind: str, seat: Any, tile: Any,
+        source: Any, nxt: Any, quiet: bool, text: str | None,
     ) -> None:  # fmt: skip
         """A draw or a discard from its stored fields, not decoded: the commonest events by far.
         The rows are those the decoded event gives (tests/cli/test_export_all.py)."""
         o = t.outline
-        seat, tile = data["seat"], data["tile"]
         if type(seat) is not int or not 0 <= seat < o.seats:
             raise ValueError(f"no seat {seat!r}")
         code = tile_code(tile)
         if code is None:
             raise ValueError(f"no tile {tile!r}")
-        self.projection.apply_stored(table_id, version, at, kind, data)
+        self.projection.apply_stored(table_id, version, at, kind, _NO_FIELDS)  # IGNORED: its version only
         think = _ms(at, t.last_at) if (o.phase is Phase.PLAYING and o.turn == seat) else None
         t.moves += 1
         t.last_at = at
         if kind == _DRAWN:
-            source = data["source"]
             if source == _DECK:
                 text, code, src = t.deck_draws[seat], None, "deck"
             elif source == _DISCARD:
@@ -445,15 +467,13 @@ class Flattener:
                 raise ValueError(f"no draw source {source!r}")
             action, dst = "draw", f"rack:{seat}"
         else:
-            nxt = data["next_seat"]
             if type(nxt) is not int:
                 raise ValueError(f"no next seat {nxt!r}")
-            o.step(kind, data)
+            o.step(kind, {"next_seat": nxt})
             action, src, dst = "discard", f"rack:{seat}", f"pile:{seat}"
         if quiet:
             return
-        if text is None:
-            text = json.dumps(data, separators=(",", ":"))
+        assert text is not None
         emit, hand = self.emit, o.hand
         emit("events", at, (table_id, version, position, kind, hand, at, text))
         emit("moves", at, (table_id, hand, version, at, seat, action, code, src, dst, think))

@@ -24,7 +24,8 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
+from itertools import pairwise
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -35,7 +36,17 @@ import pyarrow.parquet as pq
 from okeycore.options import Game
 from okeyplatform.eventstore import START, DatabaseUnreachable, GlobalPosition, PostgresEventStore
 
-from .datasets import FILED_BY, PRIVATE_TABLES, SCHEMAS, TABLES, Flattener, PlayerIds, Row, arrow_schema
+from .datasets import (
+    DRAW_OR_DISCARD,
+    FILED_BY,
+    PRIVATE_TABLES,
+    SCHEMAS,
+    TABLES,
+    Flattener,
+    PlayerIds,
+    Row,
+    arrow_schema,
+)
 
 __all__ = ["ExportOptions", "ExportReport", "MANIFEST", "export_all", "run_export_all", "parse_moment"]
 
@@ -230,8 +241,9 @@ async def export_all(
     dsn: str | None = None,
 ) -> ExportReport:
     """One run of the export into ``opts.out``: the log after the directory's cursor, up to its
-    end now. With ``opts.workers`` > 1 (and ``dsn``), that many processes share the tables (by a
-    hash of the table id); each writes files of its own."""
+    end now. With ``opts.workers`` > 1 (and ``dsn``), that many processes share the log, each a
+    range of its global order (a table that spans two is caught up by the second); each writes
+    files of its own."""
     opts.out.mkdir(parents=True, exist_ok=True)
     manifest = _load_manifest(opts.out)
     if manifest is None:
@@ -258,7 +270,9 @@ async def export_all(
         shards = [await _export_shard(store, opts, key, report.run, after, until, (0, 1), progress)]
     else:
         assert dsn is not None
-        shards = await _in_processes(dsn, opts, key, report.run, after, until, workers, progress)
+        points = [after, *await store.split_range(after, until, workers), until]
+        ranges = list(pairwise(points))
+        shards = await _in_processes(dsn, opts, key, report.run, ranges, progress)
     report.seconds = time.perf_counter() - t0
     for part in shards:
         report.events += part.events
@@ -300,14 +314,31 @@ _CSV_TYPES = {
     "hand": pa.int32(),
     "recorded_ms": pa.int64(),
     "data": pa.string(),
+    "seat": pa.string(),  # strings, made ints page by page: a malformed one parks its table, not the page
+    "tile": pa.string(),
+    "source": pa.string(),
+    "next_seat": pa.string(),
 }
+
+
+def _ints(column: Any) -> list[int | None]:
+    """A page's column of numbers in the stored JSON; None where there is none, or not an int."""
+    try:
+        got: list[int | None] = pc.cast(column, pa.int32()).to_pylist()
+        return got
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return [int(v) if v is not None and v.lstrip("-").isdigit() else None for v in column.to_pylist()]
 
 
 def _parse(page: bytes) -> pa.Table:
     return pacsv.read_csv(
         io.BytesIO(page),
         read_options=pacsv.ReadOptions(column_names=list(PostgresEventStore.COPY_COLUMNS)),
-        convert_options=pacsv.ConvertOptions(column_types=_CSV_TYPES, strings_can_be_null=False),
+        # Only an unquoted empty field is NULL (a JSON field that is not there); PostgreSQL quotes
+        # an empty string.
+        convert_options=pacsv.ConvertOptions(
+            column_types=_CSV_TYPES, strings_can_be_null=True, null_values=[""], quoted_strings_can_be_null=False
+        ),
     )
 
 
@@ -321,8 +352,9 @@ async def _export_shard(
     shard: tuple[int, int],
     progress: Callable[[int, float], None] | None,
 ) -> _Shard:
-    """The tables of one shard, their events in (after, until]: read in pages of CSV (COPY),
-    folded and flattened, written by day."""
+    """The events in (after, until], worker ``shard`` (k, of n) of them: read in pages of CSV
+    (COPY), folded and flattened, written by day. A table whose events began before ``after``
+    (an earlier run's, or the worker's before this one) is caught up from the log first."""
     tables = TABLES + (PRIVATE_TABLES if opts.private else ())
     tag = f"{run:05d}" if shard[1] == 1 else f"{run:05d}-w{shard[0]}"
     writer = _Writer(opts.out, opts.format, tag, tables)
@@ -337,11 +369,12 @@ async def _export_shard(
     game = opts.game
     skipped: set[str] = set()  # tables of another game
     loads = json.loads
+    moves, feed_move = DRAW_OR_DISCARD, flat.feed_move
     stamp = datetime.fromtimestamp
     n = 0
     t0 = last = time.perf_counter()
     cursor = after
-    pending = asyncio.create_task(store.copy_range(cursor, until, opts.page, shard))
+    pending = asyncio.create_task(store.copy_range(cursor, until, opts.page))
     try:
         while True:
             page = await pending
@@ -350,7 +383,7 @@ async def _export_shard(
             t = _parse(page)
             txs, positions = t.column("tx").to_pylist(), t.column("position").to_pylist()
             cursor = (int(txs[-1]), positions[-1])
-            pending = asyncio.create_task(store.copy_range(cursor, until, opts.page, shard))  # the next page meanwhile
+            pending = asyncio.create_task(store.copy_range(cursor, until, opts.page))  # the next page meanwhile
             # datetime.fromtimestamp is nine times faster than Arrow's tz-aware to_pylist
             times = [stamp(ms / 1000, UTC) for ms in t.column("recorded_ms").to_pylist()]
             rows = zip(
@@ -360,13 +393,19 @@ async def _export_shard(
                 t.column("type").to_pylist(),
                 times,
                 t.column("data").to_pylist(),
+                _ints(t.column("seat")),
+                _ints(t.column("tile")),
+                t.column("source").to_pylist(),
+                _ints(t.column("next_seat")),
                 strict=True,
             )
-            for i, (sid, version, position, kind, at, text) in enumerate(rows):
+            for i, (sid, version, position, kind, at, text, seat, tile, source, nxt) in enumerate(rows):
                 if i % 2000 == 1999:
                     await asyncio.sleep(0)  # the next page's COPY drains its socket meanwhile
                 if (wanted and sid not in wanted) or sid in skipped:
                     continue
+                if kind in moves and feed_move(sid, version, position, at, kind, seat, tile, source, nxt, text):
+                    continue  # a draw or a discard of a table met before: its JSON is not parsed
                 data = loads(text)
                 if not flat.knows(sid):
                     if version != 1:
@@ -430,11 +469,11 @@ async def _in_processes(
     opts: ExportOptions,
     key: bytes,
     run: int,
-    after: GlobalPosition,
-    until: GlobalPosition,
-    workers: int,
+    ranges: list[tuple[GlobalPosition, GlobalPosition]],
     progress: Callable[[int, float], None] | None,
 ) -> list[_Shard]:
+    """A worker process a range of the global order (``split_range``): each reads only its own."""
+    workers = len(ranges)
     # fork where there is one: a worker starts with okeycore, pyarrow and the projection
     # imported (a spawned one took about a second to import them); nothing of the parent's
     # loop or pool is used in the child, which opens a connection of its own.
@@ -444,7 +483,8 @@ async def _in_processes(
     t0 = time.perf_counter()
     with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(counter,)) as pool:
         futures = [
-            loop.run_in_executor(pool, _worker, dsn, opts, key, run, after, until, (k, workers)) for k in range(workers)
+            loop.run_in_executor(pool, _worker, dsn, opts, key, run, lo, hi, (k, workers))
+            for k, (lo, hi) in enumerate(ranges)
         ]
         gathered = asyncio.gather(*futures)
         while not gathered.done():
@@ -452,6 +492,17 @@ async def _in_processes(
             if progress is not None and not gathered.done():
                 progress(counter.value, time.perf_counter() - t0)
         return list(gathered.result())
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_US = timedelta(microseconds=1)
+
+
+def _to_ms(at: datetime) -> datetime:
+    """``at`` to the millisecond, rounded as ``copy_range``'s ``recorded_ms`` is (half away from
+    zero): a caught-up table's times (a hand's start) are then those the pages give."""
+    us = (at - _EPOCH) // _US
+    return datetime.fromtimestamp(((us + 500) // 1000) / 1000, UTC)
 
 
 async def _catch_up(store: PostgresEventStore, flat: Flattener, stream_id: str, version: int) -> None:
@@ -462,7 +513,7 @@ async def _catch_up(store: PostgresEventStore, flat: Flattener, stream_id: str, 
         if not older:
             break
         for o in older:
-            flat.feed(o.stream_id, o.version, o.position, o.recorded_at, o.type, o.data, quiet=True)
+            flat.feed(o.stream_id, o.version, o.position, _to_ms(o.recorded_at), o.type, o.data, quiet=True)
         after = older[-1].version
 
 
