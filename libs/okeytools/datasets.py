@@ -232,8 +232,6 @@ class PlayerIds:
 
 
 Row = tuple[Any, ...]
-Emit = Callable[[str, datetime, Row], None]
-"""Where a row goes: (table, the time that files it under a day, the row in SCHEMAS order)."""
 
 _HAND_ENDS = (HandEnded, okey101.HandEnded101, okey101.HandVoided)
 _AUTOPILOT_EVENTS = frozenset({TurnTimedOut, AutopilotEnded, MatchEnded})  # where a seat's autopilot can change
@@ -291,19 +289,24 @@ class _Table:
 
 
 class Flattener:
-    """Feeds each table's events, in version order, through okeycore's fold and the scoring
-    projection, and emits the rows of SCHEMAS to ``emit`` (which may drop them: the export's
-    --since/--until); a table's earlier events are fed with ``quiet=True`` (the state they
-    build, no rows) when an export resumes in the middle of its match. A table whose events
-    cannot be folded or projected is parked (``parked``: why) and the others go on."""
+    """Feeds each table's events, in version order, through okeycore's outline and the scoring
+    projection, and adds the rows of SCHEMAS to ``rows`` (by table; their reader takes them
+    away, and files each under the day of its ``FILED_BY`` column); a table's earlier events
+    are fed with ``quiet=True`` (the state they build, no rows) when an export resumes in the
+    middle of its match. A table whose events cannot be folded or projected is parked
+    (``parked``: why) and the others go on."""
 
-    def __init__(self, emit: Emit, ids: PlayerIds, private: bool = False) -> None:
-        self.emit = emit
+    def __init__(self, ids: PlayerIds, private: bool = False) -> None:
+        self.rows: dict[str, list[Row]] = {table: [] for table in SCHEMAS}
+        self._events, self._moves = self.rows["events"], self.rows["moves"]
         self.ids = ids
         self.private = private
         self.tables: dict[str, _Table] = {}
         self.projection = Projection()
         self.parked: dict[str, str] = {}
+
+    def _row(self, table: str, row: Row) -> None:
+        self.rows[table].append(row)
 
     def knows(self, table_id: str) -> bool:
         return table_id in self.tables or table_id in self.parked
@@ -386,7 +389,7 @@ class Flattener:
             o.step(kind, data)
         self.projection.apply(table_id, version, at, ev)
         if not quiet:
-            self.emit("events", at, self._event_row(t, table_id, version, position, at, ev, data, text))
+            self._row("events", self._event_row(t, table_id, version, position, at, ev, data, text))
         if cls is TableCreated:
             return
         if move is not None:
@@ -405,9 +408,8 @@ class Flattener:
         if isinstance(ev, HandEnded) and ev.finisher >= 0:
             t.moves += 1
             if not quiet:
-                self.emit(
+                self._row(
                     "moves",
-                    at,
                     (table_id, ev.hand, version, at, ev.finisher, "finish", tile_code(ev.final_tile),
                      f"rack:{ev.finisher}", "centre", _ms(at, t.last_at)),
                 )  # fmt: skip
@@ -474,9 +476,9 @@ class Flattener:
         if quiet:
             return
         assert text is not None
-        emit, hand = self.emit, o.hand
-        emit("events", at, (table_id, version, position, kind, hand, at, text))
-        emit("moves", at, (table_id, hand, version, at, seat, action, code, src, dst, think))
+        hand = o.hand
+        self._events.append((table_id, version, position, kind, hand, at, text))
+        self._moves.append((table_id, hand, version, at, seat, action, code, src, dst, think))
 
     # ---- rows
 
@@ -518,16 +520,15 @@ class Flattener:
         else:
             src = None
         think = _ms(at, t.last_at) if on_turn else None
-        self.emit("moves", at, (table_id, t.outline.hand, version, at, seat, action, tile, src, dst, think))
+        self._row("moves", (table_id, t.outline.hand, version, at, seat, action, tile, src, dst, think))
 
     def _hand(self, t: _Table, h: HandRow, at: datetime) -> None:
         finished = h.finisher >= 0
         started = t.hand_started_at or at
         deal = t.deal
         indicator = tile_code(deal.indicator) if deal is not None else None
-        self.emit(
+        self._row(
             "hands",
-            at,
             (
                 h.table_id, t.game, t.options, h.hand, h.seq, None if deal is None else deal.starter, str(h.outcome),
                 h.finisher if finished else None, "+".join(h.finish_kinds) if finished else None, h.multiplier,
@@ -537,24 +538,22 @@ class Flattener:
         )  # fmt: skip
         if self.private and deal is not None:
             for seat, rack in enumerate(deal.racks):
-                self.emit("racks", at, (h.table_id, h.hand, h.seq, seat, [tile_code(x) for x in rack], at))
+                self._row("racks", (h.table_id, h.hand, h.seq, seat, [tile_code(x) for x in rack], at))
         t.deal = None
 
     def _match(self, t: _Table, m: MatchRow, seats: list[SeatRow], at: datetime) -> None:
         by_seat = sorted(seats, key=lambda s: s.seat)
         ranks, payouts = [s.rank for s in by_seat], [s.payout for s in by_seat]
-        self.emit(
+        self._row(
             "matches",
-            at,
             (m.table_id, m.game, t.options, list(t.players), list(t.bots), m.scores, ranks, m.winners, m.pot,
              m.payout, payouts, m.remainder, m.hands, t.created_at, at),
         )  # fmt: skip
         level = t.bot_level
         for s in seats:
             kind = "bot" if t.bots[s.seat] else ("left" if s.seat in t.left else "player")
-            self.emit(
+            self._row(
                 "seats",
-                at,
                 (m.table_id, s.seat, t.players[s.seat], kind, None if kind == "player" else level,
                  t.autopilot_s[s.seat], s.score, s.rank, s.winner, s.payout, at),
             )  # fmt: skip

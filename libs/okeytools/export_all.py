@@ -111,28 +111,38 @@ class ExportReport:
         return self.events / self.seconds if self.seconds else 0.0
 
 
+_US_TYPE = pa.timestamp("us", tz="UTC")
+
+
 class _Writer:
     """Rows by table. Every ``FLUSH_ROWS`` rows in all, the rows become Arrow batches (columns,
     which Python's garbage collector does not walk), split by day in Arrow (``FILED_BY``: the
     column that files a row under its day); the batches of each (table, day) go to one file at
     the end, or every ``FILE_ROWS`` rows held, so memory stays bounded."""
 
-    def __init__(self, out: Path, fmt: str, run: str, tables: tuple[str, ...]) -> None:
+    def __init__(
+        self,
+        out: Path,
+        fmt: str,
+        run: str,
+        tables: tuple[str, ...],
+        rows: dict[str, list[Row]],
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> None:
         self.out, self.fmt, self.run = out, fmt, run
         self.tables = tables
-        self.rows: dict[str, list[Row]] = {t: [] for t in SCHEMAS}
+        self.rows = rows  # the Flattener's: taken away (emptied) every FLUSH_ROWS rows
+        self.since, self.until = since, until
         self.batches: dict[tuple[str, date], list[pa.RecordBatch]] = {}
         self.files: list[str] = []
         self.counts: dict[str, int] = dict.fromkeys(tables, 0)
-        self._held = 0
         self._batched = 0
         self._k = 0
 
-    def add(self, table: str, at: datetime, row: Row) -> None:
-        """``at`` is the row's ``FILED_BY`` column: the day is read from the batch."""
-        self.rows[table].append(row)
-        self._held += 1
-        if self._held >= FLUSH_ROWS:
+    def check(self) -> None:
+        """After each page: the rows become batches once there are ``FLUSH_ROWS`` of them."""
+        if sum(len(rows) for rows in self.rows.values()) >= FLUSH_ROWS:
             self._batch_all()
 
     def _batch_all(self) -> None:
@@ -143,6 +153,13 @@ class _Writer:
             columns = list(zip(*rows, strict=True))
             arrays = [pa.array(col, type=f.type) for col, f in zip(columns, schema, strict=True)]
             batch = pa.RecordBatch.from_arrays(arrays, schema=schema)
+            if self.since is not None or self.until is not None:  # --since, --until
+                at = pc.cast(batch.column(FILED_BY[table]), _US_TYPE)  # the bounds may have microseconds
+                keep = pc.and_(
+                    pc.greater_equal(at, pa.scalar(self.since or datetime.min.replace(tzinfo=UTC), _US_TYPE)),
+                    pc.less(at, pa.scalar(self.until or datetime.max.replace(tzinfo=UTC), _US_TYPE)),
+                )
+                batch = batch.filter(keep)
             days = pc.cast(batch.column(FILED_BY[table]), pa.date32())
             unique = pc.unique(days).to_pylist()
             for day in unique:
@@ -150,7 +167,6 @@ class _Writer:
                 self.batches.setdefault((table, day), []).append(part)
             self._batched += len(rows)
             rows.clear()
-        self._held = 0
         if self._batched >= FILE_ROWS:  # memory stays bounded, whatever the log's size
             for key in sorted(self.batches):
                 self._write(key)
@@ -357,14 +373,8 @@ async def _export_shard(
     (an earlier run's, or the worker's before this one) is caught up from the log first."""
     tables = TABLES + (PRIVATE_TABLES if opts.private else ())
     tag = f"{run:05d}" if shard[1] == 1 else f"{run:05d}-w{shard[0]}"
-    writer = _Writer(opts.out, opts.format, tag, tables)
-    since, until_at = opts.since, opts.until
-
-    def emit(table: str, at: datetime, row: Row) -> None:
-        if (since is None or at >= since) and (until_at is None or at < until_at):
-            writer.add(table, at, row)
-
-    flat = Flattener(emit if since or until_at else writer.add, PlayerIds(key), private=opts.private)
+    flat = Flattener(PlayerIds(key), private=opts.private)
+    writer = _Writer(opts.out, opts.format, tag, tables, flat.rows, opts.since, opts.until)
     wanted = set(opts.tables)
     game = opts.game
     skipped: set[str] = set()  # tables of another game
@@ -418,6 +428,7 @@ async def _export_shard(
                         flat.tables.pop(sid)
                         continue
                 flat.feed(sid, version, position, at, kind, data, text=text)
+            writer.check()
             n += t.num_rows
             now = time.perf_counter()
             if progress is not None and now - last >= 0.5:
