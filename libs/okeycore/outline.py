@@ -43,6 +43,11 @@ class Outline:
         """The seat before ``seat`` in turn order [C-SEAT-1] (``TableState.left_of``)."""
         return (seat - 1) % self.seats
 
+    def discarded(self, next_seat: int) -> None:
+        """``step`` of a ``TileDiscarded``, given its ``next_seat``: the commonest event."""
+        if next_seat >= 0:  # -1: the discard ended the hand, the hand's end event follows
+            self.turn = next_seat
+
     def step(self, kind: str, data: Mapping[str, Any]) -> None:
         """Fold the table's next event, of type ``kind``; an event that changes none of the
         outline's fields (a draw, a show, a meld, a penalty, a leave, a break) is passed over."""
@@ -52,9 +57,7 @@ class Outline:
 
 
 def _discarded(o: Outline, d: Mapping[str, Any]) -> None:
-    nxt: int = d["next_seat"]
-    if nxt >= 0:  # -1: the discard ended the hand, the hand's end event follows
-        o.turn = nxt
+    o.discarded(d["next_seat"])
 
 
 def _hand_started(o: Outline, d: Mapping[str, Any]) -> None:
