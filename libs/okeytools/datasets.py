@@ -302,6 +302,12 @@ class Flattener:
     def __init__(self, ids: PlayerIds, private: bool = False) -> None:
         self.rows: dict[str, list[Row]] = {table: [] for table in SCHEMAS}
         self._events, self._moves = self.rows["events"], self.rows["moves"]
+        # An event fed with its ``index`` in its reader's page has its events row made by the
+        # reader from the page's own columns (Arrow's, not Python's): its index, its hand, and
+        # (by place in ``page_rows``) its data where a spectator sees other than the stored.
+        self.page_rows: list[int] = []
+        self.page_hands: list[int] = []
+        self.page_texts: dict[int, str] = {}
         self.ids = ids
         self.private = private
         self.tables: dict[str, _Table] = {}
@@ -324,13 +330,15 @@ class Flattener:
         data: dict[str, Any],
         quiet: bool = False,
         text: str | None = None,
+        index: int | None = None,
     ) -> None:
         """One event of the table, the next in its order; ``text`` is ``data`` as the log stores
-        it (JSON), written as it is where a spectator sees the event whole."""
+        it (JSON), written as it is where a spectator sees the event whole; ``index``: see
+        ``page_rows``."""
         if table_id in self.parked:
             return
         try:
-            self._feed(table_id, version, position, recorded_at, kind, data, quiet, text)
+            self._feed(table_id, version, position, recorded_at, kind, data, quiet, text, index)
         except (ProjectionError, KeyError, ValueError, TypeError, IndexError, AssertionError) as exc:
             self._park(table_id, version, kind, exc)
 
@@ -350,13 +358,15 @@ class Flattener:
         data: dict[str, Any],
         quiet: bool,
         text: str | None,
+        index: int | None,
     ) -> None:
         t = self.tables.get(table_id)
         if t is not None and kind in DRAW_OR_DISCARD:
             if text is None and not quiet:
                 text = json.dumps(data, separators=(",", ":"))
             seat, tile, source, nxt = data["seat"], data["tile"], data.get("source"), data.get("next_seat")
-            self.feed_move(table_id, version, position, _epoch_ms(at), kind, seat, tile, source, nxt, text, quiet)
+            ms = _epoch_ms(at)
+            self.feed_move(table_id, version, position, ms, kind, seat, tile, source, nxt, text, quiet, index)
             return
         ms = _epoch_ms(at)
         cls = EVENT_TYPES.get(kind)
@@ -393,7 +403,14 @@ class Flattener:
             o.step(kind, data)
         self.projection.apply(table_id, version, at, ev)
         if not quiet:
-            self._row("events", self._event_row(t, table_id, version, position, ms, ev, data, text))
+            shown = self._event_text(t, ev, data, text)
+            if index is None:
+                self._events.append((table_id, version, position, kind, t.outline.hand, ms, shown))
+            else:
+                if shown is not text:
+                    self.page_texts[len(self.page_rows)] = shown
+                self.page_rows.append(index)
+                self.page_hands.append(t.outline.hand)
         if cls is TableCreated:
             return
         if move is not None:
@@ -434,7 +451,7 @@ class Flattener:
 
     def feed_move(
         self, table_id: str, version: int, position: int, ms: int, kind: str, seat: Any, tile: Any, source: Any,
-        next_seat: Any, text: str | None, quiet: bool = False,
+        next_seat: Any, text: str | None, quiet: bool = False, index: int | None = None,
     ) -> bool:  # fmt: skip
         """``feed`` for a draw or a discard (``kind``) of a table this has folded so far, given
         its time in epoch milliseconds, its stored fields and JSON text (``data`` is not
@@ -473,16 +490,20 @@ class Flattener:
             return True
         if not quiet:
             hand = o.hand
-            self._events.append((table_id, version, position, kind, hand, ms, text))
+            if index is None:
+                self._events.append((table_id, version, position, kind, hand, ms, text))
+            else:
+                if src == "deck":
+                    self.page_texts[len(self.page_rows)] = text  # type: ignore[assignment]
+                self.page_rows.append(index)
+                self.page_hands.append(hand)
             self._moves.append((table_id, hand, version, ms, seat, action, code, src, dst, think))
         return True
 
     # ---- rows
 
-    def _event_row(
-        self, t: _Table, table_id: str, version: int, position: int, ms: int, ev: Event, data: dict[str, Any],
-        text: str | None,
-    ) -> Row:  # fmt: skip
+    def _event_text(self, t: _Table, ev: Event, data: dict[str, Any], text: str | None) -> str:
+        """The events row's ``data``: ``text`` itself where a spectator sees the event whole."""
         shown = t.public(ev, None)
         if shown is ev and not isinstance(ev, (TableCreated, SeatLeft)):
             if text is None:
@@ -495,7 +516,7 @@ class Flattener:
             elif isinstance(ev, SeatLeft):
                 d["player"] = self.ids(ev.player)
             text = json.dumps(d, separators=(",", ":"))
-        return (table_id, version, position, ev.type, t.outline.hand, ms, text)
+        return text
 
     def _move(
         self, t: _Table, table_id: str, version: int, ms: int, ev: Any, action: str, on_turn: bool, left: int

@@ -145,32 +145,46 @@ class _Writer:
         if sum(len(rows) for rows in self.rows.values()) >= FLUSH_ROWS:
             self._batch_all()
 
+    def add_batch(self, table: str, batch: pa.RecordBatch) -> None:
+        """Rows made in Arrow (the events rows of a page)."""
+        self._file(table, batch)
+        if self._batched >= FILE_ROWS:
+            self._write_all()
+
     def _batch_all(self) -> None:
         for table, rows in self.rows.items():
             if not rows:
                 continue
             schema = arrow_schema(table)
-            columns = list(zip(*rows, strict=True))
-            arrays = [pa.array(col, type=f.type) for col, f in zip(columns, schema, strict=True)]
-            batch = pa.RecordBatch.from_arrays(arrays, schema=schema)
-            if self.since is not None or self.until is not None:  # --since, --until
-                at = pc.cast(batch.column(FILED_BY[table]), _US_TYPE)  # the bounds may have microseconds
-                keep = pc.and_(
-                    pc.greater_equal(at, pa.scalar(self.since or datetime.min.replace(tzinfo=UTC), _US_TYPE)),
-                    pc.less(at, pa.scalar(self.until or datetime.max.replace(tzinfo=UTC), _US_TYPE)),
-                )
-                batch = batch.filter(keep)
-            days = pc.cast(batch.column(FILED_BY[table]), pa.date32())
-            unique = pc.unique(days).to_pylist()
-            for day in unique:
-                part = batch if len(unique) == 1 else batch.filter(pc.equal(days, pa.scalar(day, pa.date32())))
-                self.batches.setdefault((table, day), []).append(part)
-            self._batched += len(rows)
+            # a column at a time: twice as fast as zip(*rows), which makes an iterator of every row
+            arrays = [pa.array([r[k] for r in rows], type=f.type) for k, f in enumerate(schema)]
+            self._file(table, pa.RecordBatch.from_arrays(arrays, schema=schema))
             rows.clear()
-        if self._batched >= FILE_ROWS:  # memory stays bounded, whatever the log's size
-            for key in sorted(self.batches):
-                self._write(key)
-            self._batched = 0
+        if self._batched >= FILE_ROWS:
+            self._write_all()
+
+    def _write_all(self) -> None:
+        """Every batch held to its file: memory stays bounded, whatever the log's size."""
+        for key in sorted(self.batches):
+            self._write(key)
+        self._batched = 0
+
+    def _file(self, table: str, batch: pa.RecordBatch) -> None:
+        """The batch's rows of --since/--until, by day."""
+        n = batch.num_rows
+        if self.since is not None or self.until is not None:  # --since, --until
+            at = pc.cast(batch.column(FILED_BY[table]), _US_TYPE)  # the bounds may have microseconds
+            keep = pc.and_(
+                pc.greater_equal(at, pa.scalar(self.since or datetime.min.replace(tzinfo=UTC), _US_TYPE)),
+                pc.less(at, pa.scalar(self.until or datetime.max.replace(tzinfo=UTC), _US_TYPE)),
+            )
+            batch = batch.filter(keep)
+        days = pc.cast(batch.column(FILED_BY[table]), pa.date32())
+        unique = pc.unique(days).to_pylist()
+        for day in unique:
+            part = batch if len(unique) == 1 else batch.filter(pc.equal(days, pa.scalar(day, pa.date32())))
+            self.batches.setdefault((table, day), []).append(part)
+        self._batched += n
 
     def _write(self, key: tuple[str, date]) -> None:
         batches = self.batches.pop(key, [])
@@ -379,7 +393,7 @@ async def _export_shard(
     game = opts.game
     skipped: set[str] = set()  # tables of another game
     loads = json.loads
-    moves, feed_move = DRAW_OR_DISCARD, flat.feed_move
+    moves, move = DRAW_OR_DISCARD, flat.feed_move
     stamp = datetime.fromtimestamp
     n = 0
     t0 = last = time.perf_counter()
@@ -412,7 +426,7 @@ async def _export_shard(
                     await asyncio.sleep(0)  # the next page's COPY drains its socket meanwhile
                 if (wanted and sid not in wanted) or sid in skipped:
                     continue
-                if kind in moves and feed_move(sid, version, position, ms, kind, seat, tile, source, nxt, text):
+                if kind in moves and move(sid, version, position, ms, kind, seat, tile, source, nxt, text, False, i):
                     continue  # a draw or a discard of a table met before: its JSON is not parsed
                 data = loads(text)
                 if not flat.knows(sid):
@@ -425,7 +439,9 @@ async def _export_shard(
                         skipped.add(sid)
                         flat.tables.pop(sid)
                         continue
-                flat.feed(sid, version, position, stamp(ms / 1000, UTC), kind, data, text=text)
+                flat.feed(sid, version, position, stamp(ms / 1000, UTC), kind, data, text=text, index=i)
+            if flat.page_rows:
+                writer.add_batch("events", _events_batch(t, flat))
             writer.check()
             n += t.num_rows
             now = time.perf_counter()
@@ -436,6 +452,33 @@ async def _export_shard(
         pending.cancel()
     writer.close()
     return _Shard(n, writer.counts, writer.files, dict(flat.parked))
+
+
+def _events_batch(page: pa.Table, flat: Flattener) -> pa.RecordBatch:
+    """The events rows of the page's events that ``flat`` was fed with their index: the page's
+    own columns (no Python string is made or converted back), its hand, and the data a
+    spectator sees where it differs from the stored (a deck draw, a deal, ...)."""
+    taken = page.take(pa.array(flat.page_rows, pa.int32()))
+    data = taken.column("data")
+    if flat.page_texts:
+        shown: list[str | None] = [None] * len(flat.page_rows)
+        for k, text in flat.page_texts.items():
+            shown[k] = text
+        data = pc.coalesce(pa.array(shown, pa.string()), data)
+    columns = [
+        taken.column("stream_id"),
+        taken.column("version"),
+        taken.column("position"),
+        taken.column("type"),
+        pa.array(flat.page_hands, pa.int32()),
+        pc.cast(taken.column("recorded_ms"), pa.timestamp("ms", tz="UTC")),
+        data,
+    ]
+    flat.page_rows.clear()
+    flat.page_hands.clear()
+    flat.page_texts.clear()
+    combined = pa.Table.from_arrays(columns, schema=arrow_schema("events")).combine_chunks()
+    return combined.to_batches()[0]
 
 
 _counter: Any = None  # a worker process's share of the progress count
