@@ -1,10 +1,14 @@
 """The flattened tables of ``okey export --all`` (docs/analytics.md): their one schema, and the
 pure code that turns the event log into their rows (no I/O, no clock).
 
-Every table's state comes from okeycore's own fold (``Engine.evolve``: whose turn it is, whose
-pile a drawn tile came from, who is on autopilot) and every score, finisher, finish kind and
-penalty from the scoring service's projection code (``services.scoring.projection.Projection``,
-the code behind the live projections and ``okey replay``): nothing here re-implements a rule.
+Every table's state comes from okeycore's outline of it (``okeycore.outline.Outline``: whose
+turn it is, whose pile a drawn tile came from, who is on autopilot; held to ``Engine.evolve`` by
+its tests) and every score, finisher, finish kind and penalty from the scoring service's
+projection code (``services.scoring.projection.Projection``, the code behind the live
+projections and ``okey replay``): nothing here re-implements a rule. Draws and discards, 98% of
+a log, are read straight from their stored JSON fields; every other event is decoded whole.
+This is not a check of the log (``okey replay --verify`` is): a move the rules would refuse is
+written as the log has it.
 
 What a row says is what a spectator may see [RULES.md section 7]: a deck draw's tile is blank,
 and the ``events`` table holds each event as ``public_event(event, None)`` gives it. Only with
@@ -18,7 +22,8 @@ import hmac
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
+from functools import cache
 from typing import Any
 
 import pyarrow as pa
@@ -43,13 +48,15 @@ from okeycore.events import (
     event_from_dict,
     event_to_dict,
 )
-from okeycore.games import Engine, Phase
+from okeycore.games import Phase
 from okeycore.games import engine_for as engine
+from okeycore.options import Game
+from okeycore.outline import Outline
 from okeycore.tiles import face_of_id
 
-from services.scoring.projection import Changes, HandRow, MatchRow, Projection, ProjectionError, SeatRow
+from services.scoring.projection import IGNORED, Changes, HandRow, MatchRow, Projection, ProjectionError, SeatRow
 
-__all__ = ["SCHEMAS", "TABLES", "PRIVATE_TABLES", "PlayerIds", "Flattener", "schema_markdown", "tile_code"]
+__all__ = ["SCHEMAS", "FILED_BY", "TABLES", "PRIVATE_TABLES", "PlayerIds", "Flattener", "schema_markdown", "tile_code"]
 
 _TS = pa.timestamp("ms", tz="UTC")
 _I32 = pa.int32()
@@ -173,6 +180,10 @@ SCHEMAS: dict[str, tuple[Column, ...]] = {
 """Every table's columns: name, Parquet type, meaning. docs/analytics.md carries
 ``schema_markdown()`` verbatim (tests/cli/test_export_all.py checks it is fresh)."""
 
+FILED_BY = {"events": "recorded_at", "moves": "recorded_at", "hands": "ended_at", "matches": "ended_at",
+            "seats": "ended_at", "racks": "ended_at"}  # fmt: skip
+"""The column whose UTC day files a row (``DIR/<table>/day=YYYY-MM-DD/``): the time ``Emit`` gets."""
+
 PRIVATE_TABLES = ("racks",)
 """Written only with ``--with-private``."""
 
@@ -195,6 +206,10 @@ def schema_markdown() -> str:
 
 
 _CODES = tuple(str(face_of_id(i)) for i in range(106))
+_CODE_OF = dict(enumerate(_CODES))
+_RACK = tuple(f"rack:{seat}" for seat in range(4))
+_PILE = tuple(f"pile:{seat}" for seat in range(4))
+_PLAYING = Phase.PLAYING
 
 
 def tile_code(tile: int) -> str | None:
@@ -221,8 +236,6 @@ class PlayerIds:
 
 
 Row = tuple[Any, ...]
-Emit = Callable[[str, datetime, Row], None]
-"""Where a row goes: (table, the time that files it under a day, the row in SCHEMAS order)."""
 
 _HAND_ENDS = (HandEnded, okey101.HandEnded101, okey101.HandVoided)
 _AUTOPILOT_EVENTS = frozenset({TurnTimedOut, AutopilotEnded, MatchEnded})  # where a seat's autopilot can change
@@ -240,17 +253,36 @@ _MOVE_ACTIONS: dict[type[Event], str] = {
 }
 
 
+_DRAWN, _DISCARDED = TileDrawn.type, TileDiscarded.type
+DRAW_OR_DISCARD = frozenset({_DRAWN, _DISCARDED})
+assert {TileDrawn, TileDiscarded} <= IGNORED, "the scoring projection reads draws and discards now: apply them"
+_DECK, _DISCARD = DrawSource.DECK.value, DrawSource.DISCARD.value
+
+
+@cache
+def _deck_draws(game: Game) -> tuple[str, ...]:
+    """A deck draw as a spectator sees it, by seat: the ``data`` that the game's ``public_event``
+    gives it in the events table, made once rather than for every deck draw."""
+    out = []
+    for seat in range(4):
+        d = event_to_dict(engine(game).public_event(TileDrawn(seat, 0, DrawSource.DECK), None))
+        d.pop("type")
+        out.append(json.dumps(d, separators=(",", ":")))
+    return tuple(out)
+
+
 @dataclass(slots=True)
 class _Table:
-    engine: Engine[Any, Any, Any]
-    state: Any
+    outline: Outline
+    bot_level: str
     options: str
     game: str
     created_at: datetime
     players: tuple[str | None, ...]
     bots: tuple[bool, ...]
     public: Callable[[Event, int | None], Event]
-    last_at: datetime
+    last_ms: int  # the table's previous event (epoch milliseconds): think times
+    deck_draws: tuple[str, ...]
     hand_started_at: datetime | None = None
     deal: HandStarted | None = None
     moves: int = 0
@@ -260,19 +292,30 @@ class _Table:
 
 
 class Flattener:
-    """Feeds each table's events, in version order, through okeycore's fold and the scoring
-    projection, and emits the rows of SCHEMAS to ``emit`` (which may drop them: the export's
-    --since/--until); a table's earlier events are fed with ``quiet=True`` (the state they
-    build, no rows) when an export resumes in the middle of its match. A table whose events
-    cannot be folded or projected is parked (``parked``: why) and the others go on."""
+    """Feeds each table's events, in version order, through okeycore's outline and the scoring
+    projection, and adds the rows of SCHEMAS to ``rows`` (by table; their reader takes them
+    away, and files each under the day of its ``FILED_BY`` column); a table's earlier events
+    are fed with ``quiet=True`` (the state they build, no rows) when an export resumes in the
+    middle of its match. A table whose events cannot be folded or projected is parked
+    (``parked``: why) and the others go on."""
 
-    def __init__(self, emit: Emit, ids: PlayerIds, private: bool = False) -> None:
-        self.emit = emit
+    def __init__(self, ids: PlayerIds, private: bool = False) -> None:
+        self.rows: dict[str, list[Row]] = {table: [] for table in SCHEMAS}
+        self._events, self._moves = self.rows["events"], self.rows["moves"]
+        # An event fed with its ``index`` in its reader's page has its events row made by the
+        # reader from the page's own columns (Arrow's, not Python's): its index, its hand, and
+        # (by place in ``page_rows``) its data where a spectator sees other than the stored.
+        self.page_rows: list[int] = []
+        self.page_hands: list[int] = []
+        self.page_texts: dict[int, str] = {}
         self.ids = ids
         self.private = private
         self.tables: dict[str, _Table] = {}
         self.projection = Projection()
         self.parked: dict[str, str] = {}
+
+    def _row(self, table: str, row: Row) -> None:
+        self.rows[table].append(row)
 
     def knows(self, table_id: str) -> bool:
         return table_id in self.tables or table_id in self.parked
@@ -287,18 +330,23 @@ class Flattener:
         data: dict[str, Any],
         quiet: bool = False,
         text: str | None = None,
+        index: int | None = None,
     ) -> None:
         """One event of the table, the next in its order; ``text`` is ``data`` as the log stores
-        it (JSON), written as it is where a spectator sees the event whole."""
+        it (JSON), written as it is where a spectator sees the event whole; ``index``: see
+        ``page_rows``."""
         if table_id in self.parked:
             return
         try:
-            self._feed(table_id, version, position, recorded_at, kind, data, quiet, text)
+            self._feed(table_id, version, position, recorded_at, kind, data, quiet, text, index)
         except (ProjectionError, KeyError, ValueError, TypeError, IndexError, AssertionError) as exc:
-            self.parked[table_id] = f"version {version} ({kind}): {exc}"
-            self.tables.pop(table_id, None)
-            self.projection.tables.pop(table_id, None)
-            self.projection.changes = Changes()
+            self._park(table_id, version, kind, exc)
+
+    def _park(self, table_id: str, version: int, kind: str, exc: Exception) -> None:
+        self.parked[table_id] = f"version {version} ({kind}): {exc}"
+        self.tables.pop(table_id, None)
+        self.projection.tables.pop(table_id, None)
+        self.projection.changes = Changes()
 
     def _feed(
         self,
@@ -310,12 +358,23 @@ class Flattener:
         data: dict[str, Any],
         quiet: bool,
         text: str | None,
+        index: int | None,
     ) -> None:
+        t = self.tables.get(table_id)
+        if t is not None and kind in DRAW_OR_DISCARD:
+            if text is None and not quiet:
+                text = json.dumps(data, separators=(",", ":"))
+            seat, tile, source, nxt = data["seat"], data["tile"], data.get("source"), data.get("next_seat")
+            ms = _epoch_ms(at)
+            self.feed_move(table_id, version, position, ms, kind, seat, tile, source, nxt, text, quiet, index)
+            return
+        ms = _epoch_ms(at)
         cls = EVENT_TYPES.get(kind)
         if cls is None:
             raise ValueError(f"unknown event type {kind!r}")
         ev = event_from_dict({"type": kind, **data})
-        t = self.tables.get(table_id)
+        move = _MOVE_ACTIONS.get(cls)
+        on_turn, left, autopilot = False, -1, []
         if t is None:
             if not isinstance(ev, TableCreated):
                 raise ValueError(f"the table starts with {kind}, not TableCreated")
@@ -323,32 +382,46 @@ class Flattener:
             n = ev.options.seat_count
             players = tuple(self.ids(p) for p in (*ev.players, *[""] * n)[:n])
             t = self.tables[table_id] = _Table(
-                engine=eng,
-                state=None,
+                outline=Outline(ev.options),
+                bot_level=ev.options.bot_level.value,
                 options=json.dumps(ev.options.to_dict(), separators=(",", ":")),
                 game=ev.options.game.value,
                 created_at=at,
                 players=players,
                 bots=tuple(p is None for p in players),
                 public=eng.public_event,
-                last_at=at,
+                last_ms=ms,
+                deck_draws=_deck_draws(ev.options.game),
                 autopilot_s=[0.0] * n,
             )
-        before = t.state
-        t.state = after = t.engine.evolve(before, ev)
+        else:
+            o = t.outline
+            if move is not None:
+                seat = ev.seat  # type: ignore[attr-defined]
+                on_turn, left = o.phase is Phase.PLAYING and o.turn == seat, o.left_of(seat)
+            autopilot = list(o.autopilot)
+            o.step(kind, data)
         self.projection.apply(table_id, version, at, ev)
         if not quiet:
-            self.emit("events", at, self._event_row(t, table_id, version, position, at, ev, data, text, after))
-        move = _MOVE_ACTIONS.get(cls)
+            shown = self._event_text(t, ev, data, text)
+            if index is None:
+                self._events.append((table_id, version, position, kind, t.outline.hand, ms, shown))
+            else:
+                if shown is not text:
+                    self.page_texts[len(self.page_rows)] = shown
+                self.page_rows.append(index)
+                self.page_hands.append(t.outline.hand)
+        if cls is TableCreated:
+            return
         if move is not None:
             t.moves += 1
             if not quiet:
-                self._move(t, table_id, version, at, ev, move, before)
+                self._move(t, table_id, version, ms, ev, move, on_turn, left)
             if cls is not TurnTimedOut:
-                t.last_at = at
-                return  # a move is all a draw, a discard, ... makes
+                t.last_ms = ms
+                return  # a move is all a show, a meld, ... makes
         if cls in _AUTOPILOT_EVENTS:
-            self._track_autopilot(t, before, after, at)
+            self._track_autopilot(t, autopilot, at)
         if isinstance(ev, SeatLeft):
             t.left.add(ev.seat)
         if isinstance(ev, HandStarted):
@@ -356,11 +429,10 @@ class Flattener:
         if isinstance(ev, HandEnded) and ev.finisher >= 0:
             t.moves += 1
             if not quiet:
-                self.emit(
+                self._row(
                     "moves",
-                    at,
-                    (table_id, ev.hand, version, at, ev.finisher, "finish", tile_code(ev.final_tile),
-                     f"rack:{ev.finisher}", "centre", _ms(at, t.last_at)),
+                    (table_id, ev.hand, version, ms, ev.finisher, "finish", tile_code(ev.final_tile),
+                     f"rack:{ev.finisher}", "centre", ms - t.last_ms),
                 )  # fmt: skip
         changes = self.projection.changes
         if isinstance(ev, _HAND_ENDS):
@@ -375,14 +447,63 @@ class Flattener:
             self.projection.tables.pop(table_id, None)
             self.projection.changes = Changes()  # the rows are written; the counters are not ours
             return
-        t.last_at = at
+        t.last_ms = ms
+
+    def feed_move(
+        self, table_id: str, version: int, position: int, ms: int, kind: str, seat: Any, tile: Any, source: Any,
+        next_seat: Any, text: str | None, quiet: bool = False, index: int | None = None,
+    ) -> bool:  # fmt: skip
+        """``feed`` for a draw or a discard (``kind``) of a table this has folded so far, given
+        its time in epoch milliseconds, its stored fields and JSON text (``data`` is not
+        needed); False, and nothing done, for a table it has not met (``feed`` it the parsed
+        event instead). The commonest events by far: the rows are those the decoded event
+        gives (tests/cli/test_export_all.py), made here without decoding it."""
+        t = self.tables.get(table_id)
+        if t is None:
+            return table_id in self.parked
+        try:
+            o = t.outline
+            if type(seat) is not int or not 0 <= seat < o.seats:
+                raise ValueError(f"no seat {seat!r}")
+            code = _CODE_OF.get(tile)
+            if code is None:
+                raise ValueError(f"no tile {tile!r}")
+            self.projection.pass_over(table_id, version)
+            think = ms - t.last_ms if (o.phase is _PLAYING and o.turn == seat) else None
+            t.moves += 1
+            t.last_ms = ms
+            if kind == _DRAWN:
+                if source == _DECK:
+                    text, code, src = t.deck_draws[seat], None, "deck"
+                elif source == _DISCARD:
+                    src = _PILE[o.left_of(seat)]
+                else:
+                    raise ValueError(f"no draw source {source!r}")
+                action, dst = "draw", _RACK[seat]
+            else:
+                if type(next_seat) is not int:
+                    raise ValueError(f"no next seat {next_seat!r}")
+                o.discarded(next_seat)
+                action, src, dst = "discard", _RACK[seat], _PILE[seat]
+        except (ProjectionError, KeyError, ValueError, TypeError, IndexError) as exc:
+            self._park(table_id, version, kind, exc)
+            return True
+        if not quiet:
+            hand = o.hand
+            if index is None:
+                self._events.append((table_id, version, position, kind, hand, ms, text))
+            else:
+                if src == "deck":
+                    self.page_texts[len(self.page_rows)] = text  # type: ignore[assignment]
+                self.page_rows.append(index)
+                self.page_hands.append(hand)
+            self._moves.append((table_id, hand, version, ms, seat, action, code, src, dst, think))
+        return True
 
     # ---- rows
 
-    def _event_row(
-        self, t: _Table, table_id: str, version: int, position: int, at: datetime, ev: Event, data: dict[str, Any],
-        text: str | None, state: Any,
-    ) -> Row:  # fmt: skip
+    def _event_text(self, t: _Table, ev: Event, data: dict[str, Any], text: str | None) -> str:
+        """The events row's ``data``: ``text`` itself where a spectator sees the event whole."""
         shown = t.public(ev, None)
         if shown is ev and not isinstance(ev, (TableCreated, SeatLeft)):
             if text is None:
@@ -395,41 +516,37 @@ class Flattener:
             elif isinstance(ev, SeatLeft):
                 d["player"] = self.ids(ev.player)
             text = json.dumps(d, separators=(",", ":"))
-        return (table_id, version, position, ev.type, state.hand, at, text)
+        return text
 
-    def _move(self, t: _Table, table_id: str, version: int, at: datetime, ev: Any, action: str, before: Any) -> None:
+    def _move(
+        self, t: _Table, table_id: str, version: int, ms: int, ev: Any, action: str, on_turn: bool, left: int
+    ) -> None:
+        """A move other than a draw or a discard; ``on_turn`` and ``left`` (the seat left of the
+        mover) as they were before it."""
         seat = ev.seat
         tile: str | None = None
         src: str | None = f"rack:{seat}"
         dst: str | None = None
-        if isinstance(ev, TileDrawn):
-            deck = ev.source is DrawSource.DECK
-            tile = None if deck else tile_code(ev.tile)
-            src, dst = ("deck" if deck else f"pile:{before.left_of(seat)}"), f"rack:{seat}"
-        elif isinstance(ev, TileDiscarded):
-            tile, dst = tile_code(ev.tile), f"pile:{seat}"
-        elif isinstance(ev, IndicatorShown):
+        if isinstance(ev, IndicatorShown):
             tile, dst = tile_code(ev.tile), f"rack:{seat}"
         elif isinstance(ev, okey101.MeldsOpened):
             dst = "table"
         elif isinstance(ev, (okey101.TileAdded, okey101.OkeyTaken)):
             tile, dst = tile_code(ev.tile), f"meld:{ev.meld}"
         elif isinstance(ev, TileReturned):
-            tile, dst = tile_code(ev.tile), f"pile:{before.left_of(seat)}"
+            tile, dst = tile_code(ev.tile), f"pile:{left}"
         else:
             src = None
-        on_turn = before.phase is Phase.PLAYING and before.turn == seat
-        think = _ms(at, t.last_at) if on_turn else None
-        self.emit("moves", at, (table_id, t.state.hand, version, at, seat, action, tile, src, dst, think))
+        think = ms - t.last_ms if on_turn else None
+        self._row("moves", (table_id, t.outline.hand, version, ms, seat, action, tile, src, dst, think))
 
     def _hand(self, t: _Table, h: HandRow, at: datetime) -> None:
         finished = h.finisher >= 0
         started = t.hand_started_at or at
         deal = t.deal
         indicator = tile_code(deal.indicator) if deal is not None else None
-        self.emit(
+        self._row(
             "hands",
-            at,
             (
                 h.table_id, t.game, t.options, h.hand, h.seq, None if deal is None else deal.starter, str(h.outcome),
                 h.finisher if finished else None, "+".join(h.finish_kinds) if finished else None, h.multiplier,
@@ -439,40 +556,43 @@ class Flattener:
         )  # fmt: skip
         if self.private and deal is not None:
             for seat, rack in enumerate(deal.racks):
-                self.emit("racks", at, (h.table_id, h.hand, h.seq, seat, [tile_code(x) for x in rack], at))
+                self._row("racks", (h.table_id, h.hand, h.seq, seat, [tile_code(x) for x in rack], at))
         t.deal = None
 
     def _match(self, t: _Table, m: MatchRow, seats: list[SeatRow], at: datetime) -> None:
         by_seat = sorted(seats, key=lambda s: s.seat)
         ranks, payouts = [s.rank for s in by_seat], [s.payout for s in by_seat]
-        self.emit(
+        self._row(
             "matches",
-            at,
             (m.table_id, m.game, t.options, list(t.players), list(t.bots), m.scores, ranks, m.winners, m.pot,
              m.payout, payouts, m.remainder, m.hands, t.created_at, at),
         )  # fmt: skip
-        level = t.state.options.bot_level.value
+        level = t.bot_level
         for s in seats:
             kind = "bot" if t.bots[s.seat] else ("left" if s.seat in t.left else "player")
-            self.emit(
+            self._row(
                 "seats",
-                at,
                 (m.table_id, s.seat, t.players[s.seat], kind, None if kind == "player" else level,
                  t.autopilot_s[s.seat], s.score, s.rank, s.winner, s.payout, at),
             )  # fmt: skip
 
-    def _track_autopilot(self, t: _Table, before: Any, after: Any, at: datetime) -> None:
-        """Autopilot time from the fold's own seats: on when a seat's ``autopilot`` turns on, off
-        when it turns off or the match ends."""
-        if before is None:
-            return
-        ended = after.phase is Phase.MATCH_OVER
-        for i, (a, b) in enumerate(zip(before.seats, after.seats, strict=True)):
-            if b.autopilot and not a.autopilot:
+    def _track_autopilot(self, t: _Table, before: list[bool], at: datetime) -> None:
+        """Autopilot time from the outline's seats (``before`` the event, and now): on when a
+        seat's ``autopilot`` turns on, off when it turns off or the match ends."""
+        o = t.outline
+        ended = o.phase is Phase.MATCH_OVER
+        for i, (a, b) in enumerate(zip(before, o.autopilot, strict=True)):
+            if b and not a:
                 t.autopilot_since[i] = at
-            if i in t.autopilot_since and (not b.autopilot or ended):
+            if i in t.autopilot_since and (not b or ended):
                 t.autopilot_s[i] += (at - t.autopilot_since.pop(i)).total_seconds()
 
 
-def _ms(at: datetime, since: datetime) -> int:
-    return int((at - since).total_seconds() * 1000)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MS = timedelta(milliseconds=1)
+
+
+def _epoch_ms(at: datetime) -> int:
+    """The events and moves rows hold their times as epoch milliseconds, which Arrow takes
+    ten times faster than datetimes; the log's times are whole milliseconds."""
+    return (at - _EPOCH) // _MS

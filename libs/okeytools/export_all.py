@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import io
 import json
 import multiprocessing
@@ -24,17 +25,29 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
+from itertools import pairwise
 from pathlib import Path
 from typing import Any, TextIO
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 from okeycore.options import Game
 from okeyplatform.eventstore import START, DatabaseUnreachable, GlobalPosition, PostgresEventStore
 
-from .datasets import PRIVATE_TABLES, SCHEMAS, TABLES, Flattener, PlayerIds, Row, arrow_schema
+from .datasets import (
+    DRAW_OR_DISCARD,
+    FILED_BY,
+    PRIVATE_TABLES,
+    SCHEMAS,
+    TABLES,
+    Flattener,
+    PlayerIds,
+    Row,
+    arrow_schema,
+)
 
 __all__ = ["ExportOptions", "ExportReport", "MANIFEST", "export_all", "run_export_all", "parse_moment"]
 
@@ -99,45 +112,80 @@ class ExportReport:
         return self.events / self.seconds if self.seconds else 0.0
 
 
-class _Writer:
-    """Rows by table and day. Every ``FLUSH_ROWS`` rows in all, the rows become Arrow batches
-    (columns, which Python's garbage collector does not walk); the batches of each (table, day)
-    go to one file at the end, or every ``FILE_ROWS`` rows held, so memory stays bounded."""
+_US_TYPE = pa.timestamp("us", tz="UTC")
 
-    def __init__(self, out: Path, fmt: str, run: str, tables: tuple[str, ...]) -> None:
+
+class _Writer:
+    """Rows by table. Every ``FLUSH_ROWS`` rows in all, the rows become Arrow batches (columns,
+    which Python's garbage collector does not walk), split by day in Arrow (``FILED_BY``: the
+    column that files a row under its day); the batches of each (table, day) go to one file at
+    the end, or every ``FILE_ROWS`` rows held, so memory stays bounded."""
+
+    def __init__(
+        self,
+        out: Path,
+        fmt: str,
+        run: str,
+        tables: tuple[str, ...],
+        rows: dict[str, list[Row]],
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> None:
         self.out, self.fmt, self.run = out, fmt, run
         self.tables = tables
-        self.rows: dict[tuple[str, date], list[Row]] = {}
+        self.rows = rows  # the Flattener's: taken away (emptied) every FLUSH_ROWS rows
+        self.since, self.until = since, until
         self.batches: dict[tuple[str, date], list[pa.RecordBatch]] = {}
         self.files: list[str] = []
         self.counts: dict[str, int] = dict.fromkeys(tables, 0)
-        self._held = 0
         self._batched = 0
         self._k = 0
 
-    def add(self, table: str, at: datetime, row: Row) -> None:
-        key = (table, at.date())
-        rows = self.rows.get(key)
-        if rows is None:
-            rows = self.rows[key] = []
-        rows.append(row)
-        self._held += 1
-        if self._held >= FLUSH_ROWS:
+    def check(self) -> None:
+        """After each page: the rows become batches once there are ``FLUSH_ROWS`` of them."""
+        if sum(len(rows) for rows in self.rows.values()) >= FLUSH_ROWS:
             self._batch_all()
 
+    def add_batch(self, table: str, batch: pa.RecordBatch) -> None:
+        """Rows made in Arrow (the events rows of a page)."""
+        self._file(table, batch)
+        if self._batched >= FILE_ROWS:
+            self._write_all()
+
     def _batch_all(self) -> None:
-        for key, rows in self.rows.items():
-            schema = arrow_schema(key[0])
-            columns = list(zip(*rows, strict=True))
-            arrays = [pa.array(col, type=f.type) for col, f in zip(columns, schema, strict=True)]
-            self.batches.setdefault(key, []).append(pa.RecordBatch.from_arrays(arrays, schema=schema))
-            self._batched += len(rows)
-        self.rows.clear()
-        self._held = 0
-        if self._batched >= FILE_ROWS:  # memory stays bounded, whatever the log's size
-            for key in sorted(self.batches):
-                self._write(key)
-            self._batched = 0
+        for table, rows in self.rows.items():
+            if not rows:
+                continue
+            schema = arrow_schema(table)
+            # a column at a time: twice as fast as zip(*rows), which makes an iterator of every row
+            arrays = [pa.array([r[k] for r in rows], type=f.type) for k, f in enumerate(schema)]
+            self._file(table, pa.RecordBatch.from_arrays(arrays, schema=schema))
+            rows.clear()
+        if self._batched >= FILE_ROWS:
+            self._write_all()
+
+    def _write_all(self) -> None:
+        """Every batch held to its file: memory stays bounded, whatever the log's size."""
+        for key in sorted(self.batches):
+            self._write(key)
+        self._batched = 0
+
+    def _file(self, table: str, batch: pa.RecordBatch) -> None:
+        """The batch's rows of --since/--until, by day."""
+        n = batch.num_rows
+        if self.since is not None or self.until is not None:  # --since, --until
+            at = pc.cast(batch.column(FILED_BY[table]), _US_TYPE)  # the bounds may have microseconds
+            keep = pc.and_(
+                pc.greater_equal(at, pa.scalar(self.since or datetime.min.replace(tzinfo=UTC), _US_TYPE)),
+                pc.less(at, pa.scalar(self.until or datetime.max.replace(tzinfo=UTC), _US_TYPE)),
+            )
+            batch = batch.filter(keep)
+        days = pc.cast(batch.column(FILED_BY[table]), pa.date32())
+        unique = pc.unique(days).to_pylist()
+        for day in unique:
+            part = batch if len(unique) == 1 else batch.filter(pc.equal(days, pa.scalar(day, pa.date32())))
+            self.batches.setdefault((table, day), []).append(part)
+        self._batched += n
 
     def _write(self, key: tuple[str, date]) -> None:
         batches = self.batches.pop(key, [])
@@ -224,8 +272,9 @@ async def export_all(
     dsn: str | None = None,
 ) -> ExportReport:
     """One run of the export into ``opts.out``: the log after the directory's cursor, up to its
-    end now. With ``opts.workers`` > 1 (and ``dsn``), that many processes share the tables (by a
-    hash of the table id); each writes files of its own."""
+    end now. With ``opts.workers`` > 1 (and ``dsn``), that many processes share the log, each a
+    range of its global order (a table that spans two is caught up by the second); each writes
+    files of its own."""
     opts.out.mkdir(parents=True, exist_ok=True)
     manifest = _load_manifest(opts.out)
     if manifest is None:
@@ -252,7 +301,9 @@ async def export_all(
         shards = [await _export_shard(store, opts, key, report.run, after, until, (0, 1), progress)]
     else:
         assert dsn is not None
-        shards = await _in_processes(dsn, opts, key, report.run, after, until, workers, progress)
+        points = [after, *await store.split_range(after, until, workers), until]
+        ranges = list(pairwise(points))
+        shards = await _in_processes(dsn, opts, key, report.run, ranges, progress)
     report.seconds = time.perf_counter() - t0
     for part in shards:
         report.events += part.events
@@ -294,14 +345,31 @@ _CSV_TYPES = {
     "hand": pa.int32(),
     "recorded_ms": pa.int64(),
     "data": pa.string(),
+    "seat": pa.string(),  # strings, made ints page by page: a malformed one parks its table, not the page
+    "tile": pa.string(),
+    "source": pa.string(),
+    "next_seat": pa.string(),
 }
+
+
+def _ints(column: Any) -> list[int | None]:
+    """A page's column of numbers in the stored JSON; None where there is none, or not an int."""
+    try:
+        got: list[int | None] = pc.cast(column, pa.int32()).to_pylist()
+        return got
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return [int(v) if v is not None and v.lstrip("-").isdigit() else None for v in column.to_pylist()]
 
 
 def _parse(page: bytes) -> pa.Table:
     return pacsv.read_csv(
         io.BytesIO(page),
         read_options=pacsv.ReadOptions(column_names=list(PostgresEventStore.COPY_COLUMNS)),
-        convert_options=pacsv.ConvertOptions(column_types=_CSV_TYPES, strings_can_be_null=False),
+        # Only an unquoted empty field is NULL (a JSON field that is not there); PostgreSQL quotes
+        # an empty string.
+        convert_options=pacsv.ConvertOptions(
+            column_types=_CSV_TYPES, strings_can_be_null=True, null_values=[""], quoted_strings_can_be_null=False
+        ),
     )
 
 
@@ -315,27 +383,23 @@ async def _export_shard(
     shard: tuple[int, int],
     progress: Callable[[int, float], None] | None,
 ) -> _Shard:
-    """The tables of one shard, their events in (after, until]: read in pages of CSV (COPY),
-    folded and flattened, written by day."""
+    """The events in (after, until], worker ``shard`` (k, of n) of them: read in pages of CSV
+    (COPY), folded and flattened, written by day. A table whose events began before ``after``
+    (an earlier run's, or the worker's before this one) is caught up from the log first."""
     tables = TABLES + (PRIVATE_TABLES if opts.private else ())
     tag = f"{run:05d}" if shard[1] == 1 else f"{run:05d}-w{shard[0]}"
-    writer = _Writer(opts.out, opts.format, tag, tables)
-    since, until_at = opts.since, opts.until
-
-    def emit(table: str, at: datetime, row: Row) -> None:
-        if (since is None or at >= since) and (until_at is None or at < until_at):
-            writer.add(table, at, row)
-
-    flat = Flattener(emit if since or until_at else writer.add, PlayerIds(key), private=opts.private)
+    flat = Flattener(PlayerIds(key), private=opts.private)
+    writer = _Writer(opts.out, opts.format, tag, tables, flat.rows, opts.since, opts.until)
     wanted = set(opts.tables)
     game = opts.game
     skipped: set[str] = set()  # tables of another game
     loads = json.loads
+    moves, move = DRAW_OR_DISCARD, flat.feed_move
     stamp = datetime.fromtimestamp
     n = 0
     t0 = last = time.perf_counter()
     cursor = after
-    pending = asyncio.create_task(store.copy_range(cursor, until, opts.page, shard))
+    pending = asyncio.create_task(store.copy_range(cursor, until, opts.page))
     try:
         while True:
             page = await pending
@@ -344,23 +408,27 @@ async def _export_shard(
             t = _parse(page)
             txs, positions = t.column("tx").to_pylist(), t.column("position").to_pylist()
             cursor = (int(txs[-1]), positions[-1])
-            pending = asyncio.create_task(store.copy_range(cursor, until, opts.page, shard))  # the next page meanwhile
-            # datetime.fromtimestamp is nine times faster than Arrow's tz-aware to_pylist
-            times = [stamp(ms / 1000, UTC) for ms in t.column("recorded_ms").to_pylist()]
+            pending = asyncio.create_task(store.copy_range(cursor, until, opts.page))  # the next page meanwhile
             rows = zip(
                 t.column("stream_id").to_pylist(),
                 t.column("version").to_pylist(),
                 positions,
                 t.column("type").to_pylist(),
-                times,
+                t.column("recorded_ms").to_pylist(),  # a datetime only for the 2% that need one
                 t.column("data").to_pylist(),
+                _ints(t.column("seat")),
+                _ints(t.column("tile")),
+                t.column("source").to_pylist(),
+                _ints(t.column("next_seat")),
                 strict=True,
             )
-            for i, (sid, version, position, kind, at, text) in enumerate(rows):
+            for i, (sid, version, position, kind, ms, text, seat, tile, source, nxt) in enumerate(rows):
                 if i % 2000 == 1999:
                     await asyncio.sleep(0)  # the next page's COPY drains its socket meanwhile
                 if (wanted and sid not in wanted) or sid in skipped:
                     continue
+                if kind in moves and move(sid, version, position, ms, kind, seat, tile, source, nxt, text, False, i):
+                    continue  # a draw or a discard of a table met before: its JSON is not parsed
                 data = loads(text)
                 if not flat.knows(sid):
                     if version != 1:
@@ -372,7 +440,10 @@ async def _export_shard(
                         skipped.add(sid)
                         flat.tables.pop(sid)
                         continue
-                flat.feed(sid, version, position, at, kind, data, text=text)
+                flat.feed(sid, version, position, stamp(ms / 1000, UTC), kind, data, text=text, index=i)
+            if flat.page_rows:
+                writer.add_batch("events", _events_batch(t, flat))
+            writer.check()
             n += t.num_rows
             now = time.perf_counter()
             if progress is not None and now - last >= 0.5:
@@ -382,6 +453,33 @@ async def _export_shard(
         pending.cancel()
     writer.close()
     return _Shard(n, writer.counts, writer.files, dict(flat.parked))
+
+
+def _events_batch(page: pa.Table, flat: Flattener) -> pa.RecordBatch:
+    """The events rows of the page's events that ``flat`` was fed with their index: the page's
+    own columns (no Python string is made or converted back), its hand, and the data a
+    spectator sees where it differs from the stored (a deck draw, a deal, ...)."""
+    taken = page.take(pa.array(flat.page_rows, pa.int32()))
+    data = taken.column("data")
+    if flat.page_texts:
+        shown: list[str | None] = [None] * len(flat.page_rows)
+        for k, text in flat.page_texts.items():
+            shown[k] = text
+        data = pc.coalesce(pa.array(shown, pa.string()), data)
+    columns = [
+        taken.column("stream_id"),
+        taken.column("version"),
+        taken.column("position"),
+        taken.column("type"),
+        pa.array(flat.page_hands, pa.int32()),
+        pc.cast(taken.column("recorded_ms"), pa.timestamp("ms", tz="UTC")),
+        data,
+    ]
+    flat.page_rows.clear()
+    flat.page_hands.clear()
+    flat.page_texts.clear()
+    combined = pa.Table.from_arrays(columns, schema=arrow_schema("events")).combine_chunks()
+    return combined.to_batches()[0]
 
 
 _counter: Any = None  # a worker process's share of the progress count
@@ -401,6 +499,12 @@ def _worker(
     until: GlobalPosition,
     shard: tuple[int, int],
 ) -> _Shard:
+    # The rows held are tuples of strings and numbers, which make no cycles: the collector
+    # need not walk them every 700 allocations (a tenth of a worker's time), nor the modules
+    # the fork brought along.
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 20)
+
     async def main() -> _Shard:
         store = await PostgresEventStore.connect(dsn, min_size=1, max_size=2)
         seen = 0
@@ -424,18 +528,22 @@ async def _in_processes(
     opts: ExportOptions,
     key: bytes,
     run: int,
-    after: GlobalPosition,
-    until: GlobalPosition,
-    workers: int,
+    ranges: list[tuple[GlobalPosition, GlobalPosition]],
     progress: Callable[[int, float], None] | None,
 ) -> list[_Shard]:
-    ctx = multiprocessing.get_context("spawn")
+    """A worker process a range of the global order (``split_range``): each reads only its own."""
+    workers = len(ranges)
+    # fork where there is one: a worker starts with okeycore, pyarrow and the projection
+    # imported (a spawned one took about a second to import them); nothing of the parent's
+    # loop or pool is used in the child, which opens a connection of its own.
+    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     counter = ctx.Value("q", 0)
     loop = asyncio.get_running_loop()
     t0 = time.perf_counter()
     with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(counter,)) as pool:
         futures = [
-            loop.run_in_executor(pool, _worker, dsn, opts, key, run, after, until, (k, workers)) for k in range(workers)
+            loop.run_in_executor(pool, _worker, dsn, opts, key, run, lo, hi, (k, workers))
+            for k, (lo, hi) in enumerate(ranges)
         ]
         gathered = asyncio.gather(*futures)
         while not gathered.done():
@@ -443,6 +551,17 @@ async def _in_processes(
             if progress is not None and not gathered.done():
                 progress(counter.value, time.perf_counter() - t0)
         return list(gathered.result())
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_US = timedelta(microseconds=1)
+
+
+def _to_ms(at: datetime) -> datetime:
+    """``at`` to the millisecond, rounded as ``copy_range``'s ``recorded_ms`` is (half away from
+    zero): a caught-up table's times (a hand's start) are then those the pages give."""
+    us = (at - _EPOCH) // _US
+    return datetime.fromtimestamp(((us + 500) // 1000) / 1000, UTC)
 
 
 async def _catch_up(store: PostgresEventStore, flat: Flattener, stream_id: str, version: int) -> None:
@@ -453,7 +572,7 @@ async def _catch_up(store: PostgresEventStore, flat: Flattener, stream_id: str, 
         if not older:
             break
         for o in older:
-            flat.feed(o.stream_id, o.version, o.position, o.recorded_at, o.type, o.data, quiet=True)
+            flat.feed(o.stream_id, o.version, o.position, _to_ms(o.recorded_at), o.type, o.data, quiet=True)
         after = older[-1].version
 
 

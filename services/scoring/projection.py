@@ -314,6 +314,15 @@ class Projection:
             raise UnknownEventType(table_id, version, kind)
         self._apply(table_id, version, recorded_at, cls, None, data)
 
+    def pass_over(self, table_id: str, version: int) -> None:
+        """``apply`` for an event of the IGNORED kinds, which changes nothing but the table's
+        version: for a bulk reader that does not decode draws and discards (``okey export``)."""
+        acc = self.tables.get(table_id)
+        if acc is None or version != acc.version + 1:
+            raise ValueError(f"{table_id}: version {version} is not the next one")
+        acc.version = version
+        self.changes.tables[table_id] = acc
+
     def _apply(
         self,
         table_id: str,

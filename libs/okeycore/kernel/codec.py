@@ -20,7 +20,7 @@ def _encode(v: Any) -> Any:
     if isinstance(v, TableOptions):
         return v.to_dict()
     if isinstance(v, tuple):
-        return [_encode(x) for x in v]
+        return [x if type(x) is int else _encode(x) for x in v]  # a rack, a deck: ints, fast
     if hasattr(v, "__dataclass_fields__"):
         return {f.name: _encode(getattr(v, f.name)) for f in fields(v)}
     return v
