@@ -293,8 +293,25 @@ class EmbeddedPostgres(_EmbeddedServer):
         cmd += ["--auth=trust", "--encoding=UTF8", "--no-locale", "--no-instructions"]
         if not self.durable:
             cmd.append("--no-sync")
+        self._run_logged(cmd, base, "initdb")
+
+    def set_next_transaction(self, epoch: int, xid: int) -> None:
+        """``pg_resetwal -e EPOCH -x XID`` on this stopped cluster, as its OS user: the next
+        transaction gets the 64-bit id ``epoch << 32 | xid``. ``xid`` must start a commit-log
+        page (a multiple of 32768) at or past the cluster's own next one, so that the server
+        makes that page rather than reads one that was never written."""
+        if self.running:
+            raise EmbeddedServerError("set_next_transaction needs the server stopped")
+        assert self._pginstall is not None and self._base_dir is not None
+        cmd = [str(self._pginstall / "bin" / "pg_resetwal"), "-e", str(epoch), "-x", str(xid), str(self.pgdata)]
+        self._run_logged(cmd, self._base_dir, f"pg_resetwal -e {epoch} -x {xid}")
+
+    def _run_logged(self, cmd: list[str], base: Path, what: str) -> None:
+        """One of the server's own tools, as the cluster's OS user, its output appended to the
+        server's log under a line naming ``what``; a failure raises with the log's tail."""
+        user = self._os_user
         with (base / self._log_name).open("ab") as log:
-            log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} initdb\n".encode())
+            log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {what}\n".encode())
             log.flush()
             got = subprocess.run(
                 cmd,
@@ -310,38 +327,8 @@ class EmbeddedPostgres(_EmbeddedServer):
                 extra_groups=[] if user else None,
             )
         if got.returncode != 0:
-            raise EmbeddedServerError(f"initdb failed ({got.returncode}); log:\n{_tail(base / self._log_name)}")
-
-    def set_next_transaction(self, epoch: int, xid: int) -> None:
-        """``pg_resetwal -e EPOCH -x XID`` on this stopped cluster, as its OS user: the next
-        transaction gets the 64-bit id ``epoch << 32 | xid``. ``xid`` must start a commit-log
-        page (a multiple of 32768) at or past the cluster's own next one, so that the server
-        makes that page rather than reads one that was never written."""
-        if self.running:
-            raise EmbeddedServerError("set_next_transaction needs the server stopped")
-        assert self._pginstall is not None and self._base_dir is not None
-        user = self._os_user
-        cmd = [str(self._pginstall / "bin" / "pg_resetwal"), "-e", str(epoch), "-x", str(xid), str(self.pgdata)]
-        with (self._base_dir / self._log_name).open("ab") as log:
-            log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} pg_resetwal -e {epoch} -x {xid}\n".encode())
-            log.flush()
-            got = subprocess.run(
-                cmd,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                env=_postgres_env(),
-                cwd=str(self._base_dir),
-                check=False,
-                timeout=self.startup_timeout,
-                user=user.uid if user else None,
-                group=user.gid if user else None,
-                extra_groups=[] if user else None,
-            )
-        if got.returncode != 0:
-            raise EmbeddedServerError(
-                f"pg_resetwal failed ({got.returncode}); log:\n{_tail(self._base_dir / self._log_name)}"
-            )
+            name = what.split()[0]
+            raise EmbeddedServerError(f"{name} failed ({got.returncode}); log:\n{_tail(base / self._log_name)}")
 
     def _command(self, port: int) -> list[str]:
         assert self._pginstall is not None
