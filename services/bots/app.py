@@ -151,15 +151,14 @@ class BotsApp:
                     continue
                 await self.play_turn(table_id, seat, played, seen=env.version)
                 continue
-            waiting = self._waiting.pop((table_id, seat), None)
             if env.kind == "TurnTimedOut":
+                waiting = self._waiting.pop((table_id, seat), None)
                 if waiting is not None:
                     waiting.cancel()  # the person's time is up: the turn is played now [C-TIME-1]
                 await self.play_turn(table_id, seat, played, seen=env.version)
                 continue
-            if waiting is not None:
-                self._waiting[(table_id, seat)] = waiting  # the seat's turn is thinking: this event adds none
-                continue
+            if (table_id, seat) in self._waiting:
+                continue  # the seat's turn is thinking: this event adds none
             # An event of the seat's own that hands no turn (a draw, a show or pairs declared out
             # of turn [C-IND-1] [C-PAIR-1]): only a turn that stands as the event left it is
             # played at once (a replica that restarts mid-turn); a turn handed out after it
