@@ -20,7 +20,7 @@ from .options import Game, TableOptions
 from .racks import effective_table
 from .tiles import TILE_COUNT, Face, face_of_id, ids_of_face, parse_face, parse_faces, resolve_ids
 
-__all__ = ["Refused", "Table", "DEALS", "tid", "build_order", "arrange_deal"]
+__all__ = ["Refused", "Table", "DEALS", "tid", "build_order", "arrange_deal", "mixed_bots"]
 
 DEALS: dict[Game, DealSpec] = {Game.OKEY: classic.DEAL, Game.OKEY101: okey101.DEAL}
 """How many tiles each game deals (starter first)."""
@@ -269,3 +269,15 @@ def arrange_deal(
             rack.append(spare.pop(0))
         order += rack
     return (*order, indicator, *deck_top, *spare)
+
+
+def mixed_bots(game: Game, seats: int, seed: int) -> list[Any]:
+    """A greedy or a random bot at each seat of a ``game`` table, chosen by ``seed``'s bits (the
+    property tests' players: legal moves of every kind, in a random mix)."""
+    from .bots import GreedyBot, RandomBot
+    from .bots101 import GreedyBot101
+    from .strategy101 import RandomBot101
+
+    if game is Game.OKEY:
+        return [(GreedyBot if (seed >> i) & 1 else RandomBot)(seed + i) for i in range(seats)]
+    return [(GreedyBot101 if (seed >> i) & 1 else RandomBot101)(seed + i) for i in range(seats)]

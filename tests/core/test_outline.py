@@ -11,7 +11,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from okeycore.bots import GreedyBot, RandomBot
+from okeycore.bots import GreedyBot
 from okeycore.bots101 import GreedyBot101
 from okeycore.commands import ForceMove, LeaveSeat, TakeBack, TimeOut
 from okeycore.errors import RuleViolation
@@ -22,8 +22,7 @@ from okeycore.options import Game, TableOptions
 from okeycore.outline import Outline
 from okeycore.simulate import Simulator
 from okeycore.simulate101 import Simulator101
-from okeycore.strategy101 import RandomBot101
-from okeycore.testing import Table
+from okeycore.testing import Table, mixed_bots
 from okeycore.tiles import TILE_COUNT
 
 
@@ -43,12 +42,6 @@ def _agree(events: list[Event], game: Game) -> None:
         assert (outline.phase, outline.hand, outline.turn) == (state.phase, state.hand, state.turn), kind
         assert outline.autopilot == [s.autopilot for s in state.seats], kind
         assert [outline.left_of(i) for i in range(outline.seats)] == [state.left_of(i) for i in range(len(state.seats))]
-
-
-def _bots(game: Game, seats: int, seed: int) -> list[Any]:
-    if game is Game.OKEY:
-        return [(GreedyBot if (seed >> i) & 1 else RandomBot)(seed + i) for i in range(seats)]
-    return [(GreedyBot101 if (seed >> i) & 1 else RandomBot101)(seed + i) for i in range(seats)]
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -76,7 +69,7 @@ def test_the_outline_follows_timeouts_autopilot_take_backs_and_leaves(
     options = TableOptions(match_points=3) if game is Game.OKEY else TableOptions(game=game, seats=seats, rounds=3)
     n = options.seat_count
     t = Table(options, players=tuple(f"p-{i}" for i in range(n)))
-    bots = _bots(game, n, seed)
+    bots = mixed_bots(game, n, seed)
     rng = random.Random(seed)
     order = list(range(TILE_COUNT))
     for _ in range(3):  # hands

@@ -11,16 +11,14 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from okeycore.bots import GreedyBot, RandomBot
-from okeycore.bots101 import GreedyBot101
+from okeycore.bots import GreedyBot
 from okeycore.commands import Discard, Draw, ForceMove, LeaveSeat, TakeBack, TimeOut
 from okeycore.errors import RuleViolation
 from okeycore.events import EVENT_TYPES, SeatLeft, event_from_dict, event_to_dict
 from okeycore.games import engine_for
 from okeycore.kernel.state import Phase
 from okeycore.options import Game, TableOptions
-from okeycore.strategy101 import RandomBot101
-from okeycore.testing import Table
+from okeycore.testing import Table, mixed_bots
 from okeycore.tiles import TILE_COUNT
 
 PLAYERS = ("ali", "ayse", "mehmet", "zeynep")
@@ -120,12 +118,6 @@ def _tiles(state: Any) -> list[int]:
     return out + [t for m in getattr(state, "melds", ()) for t in m.tiles]
 
 
-def _bots(game: Game, seats: int, seed: int) -> list[Any]:
-    if game is Game.OKEY:
-        return [(GreedyBot if (seed >> i) & 1 else RandomBot)(seed + i) for i in range(seats)]
-    return [(GreedyBot101 if (seed >> i) & 1 else RandomBot101)(seed + i) for i in range(seats)]
-
-
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     game=st.sampled_from([Game.OKEY, Game.OKEY101]),
@@ -140,7 +132,7 @@ def test_D_10_random_games_with_random_leaves_keep_106_tiles_and_replay_exactly(
     n = options.seat_count
     t = _table(options, tuple(f"p-{i}" for i in range(4)))
     engine = engine_for(game)
-    bots = _bots(game, n, seed)
+    bots = mixed_bots(game, n, seed)
     rng = random.Random(seed)
     order = list(range(TILE_COUNT))
     incremental = t.state
