@@ -106,13 +106,17 @@ class TableClient:
         traceparent: str | None = None,
         return_view: bool = False,
         allowed: Collection[str] | None = None,
+        return_next_view: bool = False,
     ) -> pb.ActResponse:
         """One seat command; ``traceparent`` (W3C trace context) is kept with the events it appends;
         with ``return_view`` the answer carries the seat's view after it (``resp.view``), whose
-        ``allowed`` answers only for the names in ``allowed`` when given (``AllowedQuery``)."""
+        ``allowed`` answers only for the names in ``allowed`` when given (``AllowedQuery``); with
+        ``return_next_view`` (a service's call) it carries the view of the seat the command handed
+        the turn to when a bot plays that seat (``resp.next_view``)."""
         md = self.metadata + ((("traceparent", traceparent),) if traceparent else ())
         req = command_request(table_id, command, command_id)
         req.return_view = return_view
+        req.return_next_view = return_next_view
         if allowed is not None:
             req.allowed_query.SetInParent()
             req.allowed_query.names.extend(allowed)

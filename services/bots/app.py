@@ -24,7 +24,8 @@ import grpc
 from okeycore.bots import ALLOWED_ASKED
 from okeycore.bots101 import Strategy101
 from okeycore.commands import Command, Discard
-from okeycore.events import HandStarted, gives_turn, played_by_seat
+from okeycore.events import EVENT_TYPES, HandStarted, gives_turn, played_by_seat
+from okeycore.kernel.events import SeatEvent
 from okeycore.levels import CLASSIC_LEVELS, LEVELS_101
 from okeycore.options import BotLevel, Game
 from okeycore.strategy import STRATEGIES, Strategy
@@ -38,12 +39,24 @@ from okeyplatform.logs import get_logger
 from okeyplatform.protoconv import classic_view_from_pb, view101_from_pb
 from okeyplatform.tracing import current_traceparent
 
-__all__ = ["BotsApp", "seats_to_consider", "command_id", "think_seconds", "MAX_COMMANDS_PER_TURN"]
+__all__ = [
+    "BotsApp",
+    "seats_to_consider",
+    "bot_hands_to_bot",
+    "command_id",
+    "think_seconds",
+    "MAX_COMMANDS_PER_TURN",
+    "NOT_RETRIED",
+]
 
 MAX_COMMANDS_PER_TURN = 40
 """A classic turn is at most four commands (declare pairs, turn to okey, draw, discard); a 101
 turn lays and adds tile by tile, so it may take many more; past this a turn is left to the timers."""
 
+
+HAND_ON_WATCH_S = 5.0
+"""How long after a bot-to-bot discard (beyond the next bot's think time) a replica that was given
+no later event of the table looks whether the turn was lost (the consumer's ack wait, too)."""
 
 PLAYED_MEMORY = 100_000
 """How many (table, seat) turn ends a replica remembers (a few MB): past it the oldest are
@@ -62,6 +75,32 @@ def seats_to_consider(env: Envelope) -> tuple[list[int], bool]:
         seats = [s for s in seats if env.bot_seats >> s & 1]
         hand_start = hand_start and env.bot_seats != 0
     return seats, hand_start
+
+
+_HANDS_OVER = frozenset(
+    cls.type
+    for cls in EVENT_TYPES.values()
+    if issubclass(cls, SeatEvent) and cls.to_move_field not in ("", SeatEvent.to_move_field)
+)
+"""The kinds of a seat's move that hand the turn to another seat (a discard, in both games)."""
+
+
+def bot_hands_to_bot(kind: str, seat: int, to_move: int, bot_seats: int | None) -> bool:
+    """Whether a bot seat's move (``kind`` by ``seat``) handed the turn to another seat a bot
+    plays (``to_move`` in the event's ``bot_seats``): a discard between two bot seats. The bot
+    that made the move goes on with the next seat's turn from its command's answer
+    (``ActResponse.next_view``; after a think time where the table keeps a person's pace), so
+    such an event calls no bot: one function decides both sides, the event consumer's and the
+    discarding bot's. The replica given the event looks again a while later if it was given no
+    later event of the table (:meth:`BotsApp._watch`): a replica that died between the two turns
+    loses the table a few seconds, as the event consumer's redelivery would."""
+    return (
+        kind in _HANDS_OVER
+        and bot_seats is not None
+        and 0 <= to_move != seat
+        and bool(bot_seats >> seat & 1)
+        and bool(bot_seats >> to_move & 1)
+    )
 
 
 def command_id(table_id: str, version: int, seat: int, kind: str = "turn") -> str:
@@ -117,6 +156,7 @@ class BotsApp:
         # the events up to it (the turn's own draw and discard) call nobody new.
         self._played_to: OrderedDict[tuple[str, int], int] = OrderedDict()
         self._paces: _Bounded = _Bounded(PLAYED_MEMORY)  # table -> (its bot_pace, its seats), from a view
+        self._latest: _Bounded = _Bounded(PLAYED_MEMORY)  # table -> the latest version this replica was given
         # (table, seat) -> the timer of that seat's turn waiting for its think time (one a seat:
         # the event that gives the seat a new turn makes the old one's timer stale)
         self._waiting: dict[tuple[str, int], asyncio.TimerHandle] = {}
@@ -124,6 +164,9 @@ class BotsApp:
         self.commands = 0  # commands the table accepted, the duplicates among them too
         self.duplicates = 0  # accepted as a duplicate: another replica had sent the same command
         self.refused = 0
+        self.handed_on = 0  # turns a bot went on to from its own discard's answer (no event, no GetView)
+        self.watched = 0  # bot-to-bot turns looked at again: the table had not moved on (see _watch)
+        self._closing = False
 
     def _lock(self, table_id: str, seat: int) -> asyncio.Lock:
         return self._seat_locks((table_id, seat))
@@ -138,6 +181,14 @@ class BotsApp:
         if hand_start:
             await self._before_first_turn(table_id, played, env.version, env.bot_seats)
         paced = self.keeps_pace(env)
+        if env.version > self._latest.get(table_id, 0):
+            self._latest[table_id] = env.version
+        ev = env.event
+        if seats and isinstance(ev, SeatEvent) and bot_hands_to_bot(env.kind, ev.seat, seats[0], env.bot_seats):
+            # The bot that discarded plays the next turn (:meth:`_hand_on`); this replica looks
+            # again only if the table has not moved on a while later (that bot's replica died).
+            self._watch(table_id, seats[0], env.version, self.think_time(env, seats[0]) + HAND_ON_WATCH_S)
+            seats = []
         for seat in seats:
             delay = self.think_time(env, seat)
             if delay > 0:
@@ -174,10 +225,15 @@ class BotsApp:
         nor an AUTO one with no person seated, nor before the table's pace is known (its first
         view tells)."""
         known = self._paces.get(env.table_id)
-        if self.instant or known is None or known[0] == _PACE_INSTANT:
+        if known is None:
             return False
-        pace, seats = known
-        return pace == _PACE_HUMAN or (env.bot_seats is not None and env.bot_seats != (1 << seats) - 1)
+        return self._keeps_pace(known[0], known[1], env.bot_seats)
+
+    def _keeps_pace(self, pace: int, seats: int, bot_seats: int | None) -> bool:
+        """HUMAN, or AUTO with a person seated (a seat no bot plays)."""
+        if self.instant or pace == _PACE_INSTANT:
+            return False
+        return pace == _PACE_HUMAN or (bot_seats is not None and bot_seats != (1 << seats) - 1)
 
     def think_time(self, env: Envelope, seat: int) -> float:
         """Seconds the bot at ``seat`` waits before the turn ``env`` gives it where the table
@@ -207,15 +263,34 @@ class BotsApp:
         handle = loop.call_at(due, fire)
         self._waiting[key] = handle
 
-    async def _paced(self, table_id: str, seat: int, seen: int) -> None:
+    def _watch(self, table_id: str, seat: int, seen: int, delay: float) -> None:
+        """``seen`` handed ``seat``'s turn from one bot to another: the bot that discarded plays
+        it. Past ``delay``, if this replica was given no later event of the table, it looks: a
+        table still standing at ``seen`` lost that bot (its replica died), and the turn is played
+        here (``only_as_of``; were both to play it, the same command id makes the second a
+        duplicate). As soon as the event consumer's redelivery, not the table's turn timer."""
+        loop = asyncio.get_running_loop()
+
+        def look() -> None:
+            if self._closing or self._latest.get(table_id, 0) > seen:
+                return  # the table moved on: nothing was lost
+            self.watched += 1
+            task = loop.create_task(self._paced(table_id, seat, seen, only_as_of=True))
+            self._pending.add(task)
+            task.add_done_callback(self._pending.discard)
+
+        loop.call_later(delay, look)
+
+    async def _paced(self, table_id: str, seat: int, seen: int, only_as_of: bool = False) -> None:
         try:
-            await self.play_turn(table_id, seat, seen=seen)
+            await self.play_turn(table_id, seat, seen=seen, only_as_of=only_as_of)
         except Exception as exc:  # the table is away: its turn timer plays the turn [C-TIME-1]
             self.log.warning("paced_turn_failed", table_id=table_id, seat=seat, error=repr(exc))
 
     async def close(self) -> None:
         """Cancel the scheduled turns (their tables' turn timers play them) and wait for the
-        ones being played."""
+        ones being played; no bot goes on to a next seat's turn any more."""
+        self._closing = True
         for handle in self._waiting.values():
             handle.cancel()
         self._waiting.clear()
@@ -229,7 +304,7 @@ class BotsApp:
             spectator = await self._view(table_id, None, min_version=seen)
             if spectator is None or spectator.options.game != _GAME_OKEY:
                 return
-            mask = sum(1 << i for i, pub in enumerate(spectator.seats) if not pub.player_id or pub.autopilot)
+            mask = _bot_mask(spectator)
         for seat in range(mask.bit_length()):
             if not mask >> seat & 1:
                 continue
@@ -251,19 +326,26 @@ class BotsApp:
                     await self._act(table_id, cmd, command_id(table_id, view.version, seat, "pre"), played)
 
     async def play_turn(
-        self, table_id: str, seat: int, played: Played | None = None, seen: int = 0, only_as_of: bool = False
+        self,
+        table_id: str,
+        seat: int,
+        played: Played | None = None,
+        seen: int = 0,
+        only_as_of: bool = False,
+        view: Any = None,
     ) -> Played:
         """Play ``seat``'s turn to its end if a bot should play it now; nothing otherwise.
         ``seen`` is the version of the event that called the bot: the turn's first view includes at
         least it (the replica answering catches up with the store if its cache is older); each
         next decision is made on the view the table answered the bot's last command with, so the
         bot never decides on a table that is not as it is, and asks for one view a turn.
-        ``only_as_of``: play only if the table still stands at ``seen`` (no later event)."""
+        ``only_as_of``: play only if the table still stands at ``seen`` (no later event). ``view``:
+        the seat's view as the table answered the last command with (``next_view``): no GetView."""
         played = played or Played()
         async with self._lock(table_id, seat):
             if seen and seen <= self._played_to.get((table_id, seat), 0):
                 return played  # an event of the turn this bot has just played (its own draw): no call
-            msg = await self._view(table_id, seat, min_version=seen)
+            msg = view if view is not None else await self._view(table_id, seat, min_version=seen)
             if msg is not None:
                 self._paces[table_id] = (int(msg.options.bot_pace), len(msg.seats))
                 if only_as_of and msg.version != seen:
@@ -305,16 +387,67 @@ class BotsApp:
                 played.game = game
                 cid = command_id(table_id, msg.version, seat)
                 if isinstance(cmd, Discard):
-                    # A discard ends the turn in both games: no view to build and send for it.
+                    # A discard ends the turn in both games: no view of this seat to build and send.
                     # The turn's own events are those up to the view it was decided on; the
                     # discard's may end the hand and deal the next, whose first turn may be ours.
-                    if await self._act(table_id, cmd, cid, played) is not None:
+                    # Where the bots move at once, the table answers with the next seat's view
+                    # when a bot plays it: this bot goes on to that turn (no event, no GetView).
+                    paced = self._keeps_pace(int(msg.options.bot_pace), len(msg.seats), _bot_mask(msg))
+                    resp = await self._act(table_id, cmd, cid, played, want_next=not paced)
+                    if resp is not None:
                         self._remember_played(table_id, seat, int(msg.version))
+                        self._hand_on(table_id, seat, resp, paced)
                     return played
                 # The answer carries the seat's view after the command: the next decision needs no GetView.
-                msg = await self._act(table_id, cmd, cid, played, want_view=True)
+                answer = await self._act(table_id, cmd, cid, played, want_view=True)
+                msg = answer.view if answer is not None else None
             self.log.warning("turn_not_finished", table_id=table_id, seat=seat)
         return played
+
+    def _hand_on(self, table_id: str, seat: int, resp: Any, paced: bool) -> None:
+        """After ``seat``'s discard: the turn it handed to a bot seat (:func:`bot_hands_to_bot`,
+        which the event consumer reads the same way and leaves alone) is played by this replica,
+        at once from the answer's ``next_view`` or, where the table keeps a person's pace, after a
+        think time timed from the discard."""
+        if self._closing:
+            return  # the table's turn timer plays it [C-TIME-1]
+        for ev in resp.events:
+            bot_seats = int(ev.bot_seats) if ev.HasField("bot_seats") else None
+            if not bot_hands_to_bot(ev.kind, seat, int(ev.to_move), bot_seats):
+                continue
+            nxt, version = int(ev.to_move), int(ev.version)
+            if paced:
+                self._schedule(think_seconds(table_id, version, nxt, ev.kind), table_id, nxt, version)
+                return
+            view = resp.next_view if resp.HasField("next_view") and resp.next_view.seat == nxt else None
+            since = ev.time.ToDatetime(UTC)
+            task = asyncio.get_running_loop().create_task(self._go_on(table_id, nxt, version, view, since))
+            self._pending.add(task)
+            task.add_done_callback(self._pending.discard)
+            return
+
+    async def _go_on(self, table_id: str, seat: int, seen: int, view: Any, since: datetime) -> None:
+        """Play the turn a bot's discard handed to ``seat`` (from ``view`` when the table gave it).
+        A table that cannot be reached is asked again a few times (as the consumer would hand
+        the event back); past that the table's turn timer plays the turn [C-TIME-1]."""
+        for delay in _GO_ON_RETRIES:
+            try:
+                played = await self.play_turn(table_id, seat, seen=seen, view=view)
+            except grpc.aio.AioRpcError as err:
+                if err.code() in NOT_RETRIED or self._closing:
+                    self.log.warning("hand_on_failed", table_id=table_id, seat=seat, error=err.code().name)
+                    return
+                view = None  # ask for the view again: the table may have moved on meanwhile
+                await asyncio.sleep(delay)
+                continue
+            except Exception as exc:
+                self.log.warning("hand_on_failed", table_id=table_id, seat=seat, error=repr(exc))
+                return
+            self.handed_on += 1
+            if played.commands and played.game:
+                M.BOT_REPLY.labels(played.game).observe(max(0.0, (datetime.now(UTC) - since).total_seconds()))
+            return
+        self.log.warning("hand_on_gave_up", table_id=table_id, seat=seat)
 
     def _remember_played(self, table_id: str, seat: int, version: int) -> None:
         key = (table_id, seat)
@@ -355,10 +488,13 @@ class BotsApp:
                 return None
             raise
 
-    async def _act(self, table_id: str, cmd: Command, cid: str, played: Played, want_view: bool = False) -> Any:
-        """Send one command. Returns the seat's view after it when ``want_view`` (else True);
-        None when the table refused it or had applied it already (another replica, a human, or
-        the table's own timeout move got there first): that is the end of this turn for us."""
+    async def _act(
+        self, table_id: str, cmd: Command, cid: str, played: Played, want_view: bool = False, want_next: bool = False
+    ) -> Any:
+        """Send one command. Returns the table's answer (with the seat's view after it when
+        ``want_view``, the next bot seat's when ``want_next``); None when the table refused it or
+        had applied it already (another replica, a human, or the table's own timeout move got
+        there first): that is the end of this turn for us."""
         log = self.log.bind(table_id=table_id, command_id=cid, seat=getattr(cmd, "seat", None))
         try:
             resp = await self.client.act(
@@ -367,7 +503,8 @@ class BotsApp:
                 command_id=cid,
                 traceparent=current_traceparent(),
                 return_view=want_view,
-                allowed=_ASKED if want_view else None,
+                allowed=_ASKED if want_view or want_next else None,
+                return_next_view=want_next,
             )
         except grpc.aio.AioRpcError as err:
             if err.code() in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.NOT_FOUND):
@@ -383,7 +520,7 @@ class BotsApp:
         if resp.duplicate:
             self.duplicates += 1
             return None
-        return resp.view if want_view else True
+        return resp
 
 
 def _enum(name: str, value: str) -> int:
@@ -403,6 +540,25 @@ _PACE_HUMAN = _enum("BotPace", "BOT_PACE_HUMAN")
 _PACE_INSTANT = _enum("BotPace", "BOT_PACE_INSTANT")
 _LEVELS = {_enum("BotLevel", f"BOT_LEVEL_{level.value}"): level for level in BotLevel}
 _GAME_OKEY = _enum("Game", f"GAME_{Game.OKEY.value}")
+
+
+_GO_ON_RETRIES = (0.2, 0.5, 1.0, 2.0, 4.0)
+NOT_RETRIED = frozenset(
+    {
+        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.PERMISSION_DENIED,
+        grpc.StatusCode.UNAUTHENTICATED,
+        grpc.StatusCode.UNIMPLEMENTED,
+    }
+)
+"""Answers a later try would get again; the rest (unavailable, deadline, a store restarting
+behind the table service) are tried again: by the consumer (the event is handed back), or by a
+bot going on to the next seat's turn."""
+
+
+def _bot_mask(msg: Any) -> int:
+    """The seats a bot plays, as a view shows them (no player, or on autopilot)."""
+    return sum(1 << i for i, pub in enumerate(msg.seats) if not pub.player_id or pub.autopilot)
 
 
 class _Bounded(OrderedDict[Any, Any]):

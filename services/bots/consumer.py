@@ -25,7 +25,7 @@ from okeyplatform.consumer import (
     migrate_consumer_versions,
 )
 
-from .app import BotsApp
+from .app import NOT_RETRIED, BotsApp
 
 __all__ = ["DURABLE", "ACK_WAIT_S", "bots_consumer", "migrate_schema"]
 
@@ -35,18 +35,6 @@ DURABLE = (
 ACK_WAIT_S = 5.0
 """Short: the events a killed replica held go to another within seconds, not after the table's
 turn timer. A batch being played is kept in progress, so a slow one is not redelivered under it."""
-
-
-NOT_RETRIED = frozenset(
-    {
-        grpc.StatusCode.INVALID_ARGUMENT,
-        grpc.StatusCode.PERMISSION_DENIED,
-        grpc.StatusCode.UNAUTHENTICATED,
-        grpc.StatusCode.UNIMPLEMENTED,
-    }
-)
-"""Answers a later try would get again; the rest (unavailable, deadline, a store restarting
-behind the table service) are tried again, at most ``TableEventConsumer.max_retries`` times."""
 
 
 async def migrate_schema(conn: asyncpg.Connection) -> list[int]:

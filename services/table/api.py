@@ -14,6 +14,7 @@ from okey.v1 import table_service_pb2_grpc as pb_grpc
 from okeycore import commands as C
 from okeycore import okey101
 from okeycore.events import Event
+from okeycore.kernel.state import Phase
 from okeycore.melds import MeldKind
 from okeyplatform.auth import Identity, identity_from_metadata
 from okeyplatform.contract import envelope_pb, valid_traceparent
@@ -107,6 +108,17 @@ def _asked(view: Any, request: pb.GetViewRequest | pb.ActRequest) -> Any:
     return replace(view, allowed=view.allowed.only(names))
 
 
+def _next_bot_seat(state: Any, seat: int, identity: Identity) -> int:
+    """The seat whose view ``ActRequest.return_next_view`` answers with: the seat whose turn it
+    is now, when that is another seat than the caller's, a bot plays it (``bot_seats``: no
+    player, autopilot) and the caller is a service (the bots' credential may play it); -1
+    otherwise. A person never gets another seat's view this way (RULES.md section 7)."""
+    if identity.role != "service" or state.phase is not Phase.PLAYING:
+        return -1
+    turn = int(state.turn)
+    return turn if turn != seat and state.bot_seats >> turn & 1 else -1
+
+
 class TableServicer(pb_grpc.TableServiceServicer):
     def __init__(self, app: TableApp, max_watches: int = 0) -> None:
         self.app = app
@@ -140,6 +152,10 @@ class TableServicer(pb_grpc.TableServiceServicer):
         if request.return_view:  # the seat was authorised for the command: its own view only
             v = _asked(loaded.engine.view(loaded.state, request.seat), request)
             resp.view.CopyFrom(view_pb(v, loaded.state.players))
+        nxt = _next_bot_seat(loaded.state, request.seat, identity) if request.return_next_view else -1
+        if nxt >= 0 and not res.duplicate:
+            v = _asked(loaded.engine.view(loaded.state, nxt), request)
+            resp.next_view.CopyFrom(view_pb(v, loaded.state.players))
         return resp
 
     async def _seat_access(self, table_id: str, seat: int | None, identity: Identity, min_version: int = 0) -> Any:

@@ -1,6 +1,8 @@
 """Issue 21: the bots know whom an event calls from the event itself (the table keeps the seats a
 bot plays with each event), so a person's seat costs the bots no call to the table; a bot's turn
-takes one GetView; and a bot still decides on its own seat's view only."""
+takes at most one GetView, and none where a bot hands the turn to a bot at a table that moves at
+once (the discard's answer carries the next seat's view); and a bot still decides on its own
+seat's view only."""
 
 from __future__ import annotations
 
@@ -8,17 +10,22 @@ import asyncio
 import dataclasses
 import uuid
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from typing import Any
 
 import asyncpg
 from okeycore.commands import CreateTable, Discard, Draw
+from okeycore.events import TileDiscarded, TileDrawn
 from okeycore.games import engine_for
 from okeycore.kernel.state import Phase
 from okeycore.options import BotPace, Game, TableOptions
 from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient
+from okeyplatform.contract import Envelope
 from okeyplatform.protoconv import classic_view_from_pb
 
+from services.bots import app as bots_app
+from services.bots.app import BotsApp, bot_hands_to_bot
 from services.bots.main import BotsService
 from services.table.main import TableService
 
@@ -96,10 +103,10 @@ async def test_a_person_s_seat_costs_the_bots_no_call_and_a_bot_turn_one_view(
 async def test_each_bot_decision_is_made_on_its_own_seat_s_view_only(
     table_service: TableService, start_bots: Callable[..., Awaitable[BotsService]], admin: TableClient
 ) -> None:
-    """Under the data path of issue 21 (bot seats from the events, one GetView a turn, the next
-    view from Act, AllowedQuery): every decision gets the view of the seat whose turn it plays,
-    with that seat's rack exactly as the table holds it at that version, and no other seat's rack
-    nor the deck (RULES.md section 7)."""
+    """Under the data path of issue 21 (bot seats from the events, the next view from Act, the next
+    bot seat's view from the discard's answer, AllowedQuery): every decision gets the view of the
+    seat whose turn it plays, with that seat's rack exactly as the table holds it at that version,
+    and no other seat's rack nor the deck (RULES.md section 7)."""
     bots = await start_bots(strategy="greedy")
     app = bots.app
     seen: list[tuple[int, int, tuple[int, ...], bool]] = []  # (version, seat, rack, others hidden)
@@ -139,3 +146,79 @@ async def test_each_bot_decision_is_made_on_its_own_seat_s_view_only(
         assert hidden, (version, seat)
         held = states[version].seats[seat].rack
         assert sorted(rack) == sorted(held), (version, seat)  # its own tiles, all of them, no other's
+
+
+async def test_at_an_all_bot_table_that_moves_at_once_a_turn_costs_no_getview(
+    table_service: TableService, start_bots: Callable[..., Awaitable[BotsService]], admin: TableClient
+) -> None:
+    """A bot's discard that hands the turn to another bot seat (``bot_hands_to_bot``) is answered
+    with that seat's view (``return_next_view``): the same bot plays the next turn from it, and
+    the event consumer, reading the same event the same way, calls nobody. The views asked for
+    are the deal's (each seat's indicator and pairs, the first turn), not one a turn."""
+    bots = await start_bots(strategy="greedy")
+    app = bots.app
+    asked: list[int | None] = []
+    real_view = app._view
+
+    async def spy(table_id: str, seat: int | None, min_version: int = 0) -> Any:
+        if table_id == chained:
+            asked.append(seat)
+        return await real_view(table_id, seat, min_version=min_version)
+
+    app._view = spy  # type: ignore[method-assign]
+    chained = f"chain-{uuid.uuid4().hex[:8]}"
+    await admin.create_table(
+        TableOptions(turn_seconds=120, bot_pace=BotPace.INSTANT), ("", "", "", ""), table_id=chained
+    )
+    assert table_service.app is not None
+    discards = hands = 0
+    for _ in range(400):
+        pairs = await table_service.app.events(chained)
+        discards = sum(1 for _, e in pairs if e.type == "TileDiscarded")
+        hands = sum(1 for _, e in pairs if e.type == "HandStarted")
+        if discards >= 60:
+            break
+        await asyncio.sleep(0.05)
+    assert discards >= 60, "the bots did not play"
+    assert app.handed_on >= 40, app.handed_on  # turns played from a discard's answer
+    # a deal costs at most a view per seat and one for the first turn; the turns cost none
+    assert len(asked) <= (hands + 1) * 5, (len(asked), hands, discards)
+
+
+def test_a_bot_s_discard_to_a_bot_is_left_to_the_bot_that_made_it_by_one_rule() -> None:
+    assert bot_hands_to_bot("TileDiscarded", 1, 2, 0b0110)
+    assert not bot_hands_to_bot("TileDiscarded", 0, 1, 0b0110)  # a person discarded: the event calls the bot
+    assert not bot_hands_to_bot("TileDiscarded", 1, 2, 0b0010)  # to a person
+    assert not bot_hands_to_bot("TileDiscarded", 1, -1, 0b1111)  # the discard ended the hand
+    assert not bot_hands_to_bot("TileDiscarded", 1, 2, None)  # an old log: whom a bot plays is not known
+    assert not bot_hands_to_bot("TileDrawn", 1, 1, 0b1111)  # a draw hands no turn
+
+
+async def test_a_lost_bot_to_bot_turn_is_looked_at_again_unless_the_table_moved_on(monkeypatch: Any) -> None:
+    """The replica given a bot-to-bot discard calls nobody at once (the discarding bot plays on);
+    a while later, given no later event of that table, it asks whether the table still stands
+    there (a replica that died between the two turns), and asks nothing where it moved on."""
+    from okey.v1 import table_service_pb2 as tpb
+
+    monkeypatch.setattr(bots_app, "HAND_ON_WATCH_S", 0.05)
+    asked: list[tuple[str, int | None, int]] = []
+
+    class Table:
+        async def view(self, table_id: str, seat: int | None, min_version: int = 0, allowed: Any = None) -> Any:
+            asked.append((table_id, seat, min_version))
+            return tpb.SeatView(table_id=table_id, version=min_version + 1, phase=tpb.PHASE_PLAYING, turn=0)
+
+        async def act(self, *a: Any, **k: Any) -> Any:
+            raise AssertionError("no move: the table moved on")
+
+    app = BotsApp(client=Table())  # type: ignore[arg-type]
+    at = datetime.now(UTC)
+    try:
+        for table_id in ("lost", "moving"):
+            await app.handle(Envelope(table_id, 8, 1, at, "TileDiscarded", 2, None, TileDiscarded(1, 5, 2, 0), 0b1111))
+        assert asked == []  # nobody called at once
+        await app.handle(Envelope("moving", 9, 1, at, "TileDrawn", 2, None, TileDrawn(2, 7, 0), 0b1111))
+        await asyncio.sleep(0.3)
+        assert asked == [("lost", 2, 8)] and app.watched == 1
+    finally:
+        await app.close()

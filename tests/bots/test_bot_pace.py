@@ -70,7 +70,8 @@ async def test_a_new_turn_s_timer_replaces_the_seat_s_stale_one_and_an_off_turn_
     """One timer a seat: the event that gives a seat a new turn cancels the timer of its old
     one; an event of the seat's own while its turn thinks starts nothing (no call, no move);
     and an out-of-turn show [C-IND-1] whose table has moved on to that seat's turn by the time
-    the bot looks does not play that turn at once (the discard that handed it times it)."""
+    the bot looks does not play that turn at once (the discard that handed it times it). Seat 2
+    is the person's (a bot's discard to a bot is timed by the bot that made it)."""
     from okey.v1 import table_service_pb2 as tpb
 
     asked: list[int] = []
@@ -78,7 +79,7 @@ async def test_a_new_turn_s_timer_replaces_the_seat_s_stale_one_and_an_off_turn_
     class Table:
         async def view(self, table_id: str, seat: int | None, min_version: int = 0, allowed: Any = None) -> Any:
             asked.append(min_version)
-            seats = [tpb.SeatPublic(player_id="ali")] + [tpb.SeatPublic() for _ in range(3)]
+            seats = [tpb.SeatPublic(), tpb.SeatPublic(), tpb.SeatPublic(player_id="ali"), tpb.SeatPublic()]
             # the person discarded after the show: seat 3's turn now, at version 6
             return tpb.SeatView(table_id="t", version=6, phase=tpb.PHASE_PLAYING, turn=3, seats=seats)
 
@@ -89,13 +90,13 @@ async def test_a_new_turn_s_timer_replaces_the_seat_s_stale_one_and_an_off_turn_
     app._paces["t"] = (_enum("BotPace", "BOT_PACE_HUMAN"), 4)
     at = datetime.now(UTC)
     try:
-        await app.handle(Envelope("t", 5, 1, at, "IndicatorShown", 3, None, IndicatorShown(3, 5, (0, 0, 0, 0)), 0b1110))
+        await app.handle(Envelope("t", 5, 1, at, "IndicatorShown", 3, None, IndicatorShown(3, 5, (0, 0, 0, 0)), 0b1010))
         assert asked == [5] and not app._waiting
-        await app.handle(Envelope("t", 6, 1, at, "TileDiscarded", 3, None, TileDiscarded(2, 5, 3, 0), 0b1110))
+        await app.handle(Envelope("t", 6, 1, at, "TileDiscarded", 3, None, TileDiscarded(2, 5, 3, 0), 0b1010))
         first = app._waiting[("t", 3)]
-        await app.handle(Envelope("t", 7, 1, at, "PairsDeclared", 3, None, PairsDeclared(3), 0b1110))
+        await app.handle(Envelope("t", 7, 1, at, "PairsDeclared", 3, None, PairsDeclared(3), 0b1010))
         assert app._waiting[("t", 3)] is first and not first.cancelled() and asked == [5]
-        await app.handle(Envelope("t", 9, 1, at, "TileDiscarded", 3, None, TileDiscarded(2, 6, 3, 0), 0b1110))
+        await app.handle(Envelope("t", 9, 1, at, "TileDiscarded", 3, None, TileDiscarded(2, 6, 3, 0), 0b1010))
         assert first.cancelled() and app._waiting[("t", 3)] is not first
     finally:
         await app.close()

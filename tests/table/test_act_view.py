@@ -68,3 +68,48 @@ async def test_an_allowed_query_checks_only_the_names_asked_with_the_same_answer
     await mine.act(table_id, Discard(seat=seat, tile=view.rack[0]), command_id="q1")
     drawn = await clients[nxt].act(table_id, Draw(seat=nxt), command_id="q2", return_view=True, allowed=("Discard",))
     assert list(drawn.view.allowed) == ["Discard"]
+
+
+async def test_act_answers_a_service_with_the_next_bot_seat_s_view_and_a_person_never(
+    table_service: TableService, client_for: Callable[[str], TableClient]
+) -> None:
+    """``return_next_view``: after a discard that hands the turn to a seat a bot plays, the
+    service's answer carries that seat's view (so the bots play on with no GetView); a person's
+    answer never carries another seat's view, bot seat or not (RULES.md section 7); a turn
+    handed to a person's seat carries none either."""
+    table_id = f"t-next-{uuid.uuid4().hex[:8]}"
+    service = client_for("bots", "service")
+    await service.create_table(TableOptions(), ("ali", "", "", ""), table_id=table_id)  # seats 1-3: bots
+    ali = client_for("ali")
+    checked = {"person": 0, "bot to bot": 0, "bot to person": 0}
+    for turn_no in range(8):
+        spectator = classic_view_from_pb(await service.view(table_id))
+        seat = spectator.turn
+        caller = ali if seat == 0 else service
+        view = classic_view_from_pb(await caller.view(table_id, seat))
+        if "Draw" in view.allowed:  # the starter has 15 tiles and only discards
+            drawn = await caller.act(table_id, Draw(seat=seat), command_id=f"n{turn_no}d", return_view=True)
+            view = classic_view_from_pb(drawn.view)
+        tile = next(t for t in view.rack if t >= 0)
+        resp = await caller.act(
+            table_id, Discard(seat=seat, tile=tile), command_id=f"n{turn_no}x", return_next_view=True
+        )
+        nxt = (seat + 1) % 4
+        if seat == 0:
+            assert not resp.HasField("next_view")  # a person gets no bot seat's rack
+            checked["person"] += 1
+        elif nxt == 0:
+            assert not resp.HasField("next_view")  # the turn went to a person's seat
+            checked["bot to person"] += 1
+        else:
+            assert resp.HasField("next_view")
+            got = classic_view_from_pb(resp.next_view)
+            assert got.seat == nxt and got.turn == nxt and got.version == resp.version
+            assert got == classic_view_from_pb(await service.view(table_id, nxt))  # what GetView says
+            assert all(p.rack is None for i, p in enumerate(got.seats) if i != nxt)  # no other rack
+            checked["bot to bot"] += 1
+        dup = await caller.act(
+            table_id, Discard(seat=seat, tile=tile), command_id=f"n{turn_no}x", return_next_view=True
+        )
+        assert dup.duplicate and not dup.HasField("next_view")  # a retry appends nothing, shows nothing
+    assert all(checked.values()), checked

@@ -184,12 +184,13 @@ class TakeBackCommand(_message.Message):
     def __init__(self) -> None: ...
 
 class ActRequest(_message.Message):
-    __slots__ = ("table_id", "command_id", "seat", "return_view", "allowed_query", "draw", "take_discard", "discard", "finish", "show_indicator", "declare_pairs", "turn_to_okey", "take_back", "open_melds", "add_tile", "take_okey", "return_side_tile", "leave_seat", "ready")
+    __slots__ = ("table_id", "command_id", "seat", "return_view", "allowed_query", "return_next_view", "draw", "take_discard", "discard", "finish", "show_indicator", "declare_pairs", "turn_to_okey", "take_back", "open_melds", "add_tile", "take_okey", "return_side_tile", "leave_seat", "ready")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     RETURN_VIEW_FIELD_NUMBER: _ClassVar[int]
     ALLOWED_QUERY_FIELD_NUMBER: _ClassVar[int]
+    RETURN_NEXT_VIEW_FIELD_NUMBER: _ClassVar[int]
     DRAW_FIELD_NUMBER: _ClassVar[int]
     TAKE_DISCARD_FIELD_NUMBER: _ClassVar[int]
     DISCARD_FIELD_NUMBER: _ClassVar[int]
@@ -210,6 +211,7 @@ class ActRequest(_message.Message):
     seat: int
     return_view: bool
     allowed_query: AllowedQuery
+    return_next_view: bool
     draw: DrawCommand
     take_discard: TakeDiscardCommand
     discard: DiscardCommand
@@ -224,7 +226,7 @@ class ActRequest(_message.Message):
     return_side_tile: ReturnSideTileCommand
     leave_seat: LeaveSeatCommand
     ready: ReadyCommand
-    def __init__(self, table_id: _Optional[str] = ..., command_id: _Optional[str] = ..., seat: _Optional[int] = ..., return_view: _Optional[bool] = ..., allowed_query: _Optional[_Union[AllowedQuery, _Mapping]] = ..., draw: _Optional[_Union[DrawCommand, _Mapping]] = ..., take_discard: _Optional[_Union[TakeDiscardCommand, _Mapping]] = ..., discard: _Optional[_Union[DiscardCommand, _Mapping]] = ..., finish: _Optional[_Union[FinishCommand, _Mapping]] = ..., show_indicator: _Optional[_Union[ShowIndicatorCommand, _Mapping]] = ..., declare_pairs: _Optional[_Union[DeclarePairsCommand, _Mapping]] = ..., turn_to_okey: _Optional[_Union[TurnToOkeyCommand, _Mapping]] = ..., take_back: _Optional[_Union[TakeBackCommand, _Mapping]] = ..., open_melds: _Optional[_Union[OpenMeldsCommand, _Mapping]] = ..., add_tile: _Optional[_Union[AddTileCommand, _Mapping]] = ..., take_okey: _Optional[_Union[TakeOkeyCommand, _Mapping]] = ..., return_side_tile: _Optional[_Union[ReturnSideTileCommand, _Mapping]] = ..., leave_seat: _Optional[_Union[LeaveSeatCommand, _Mapping]] = ..., ready: _Optional[_Union[ReadyCommand, _Mapping]] = ..., **kwargs) -> None: ...
+    def __init__(self, table_id: _Optional[str] = ..., command_id: _Optional[str] = ..., seat: _Optional[int] = ..., return_view: _Optional[bool] = ..., allowed_query: _Optional[_Union[AllowedQuery, _Mapping]] = ..., return_next_view: _Optional[bool] = ..., draw: _Optional[_Union[DrawCommand, _Mapping]] = ..., take_discard: _Optional[_Union[TakeDiscardCommand, _Mapping]] = ..., discard: _Optional[_Union[DiscardCommand, _Mapping]] = ..., finish: _Optional[_Union[FinishCommand, _Mapping]] = ..., show_indicator: _Optional[_Union[ShowIndicatorCommand, _Mapping]] = ..., declare_pairs: _Optional[_Union[DeclarePairsCommand, _Mapping]] = ..., turn_to_okey: _Optional[_Union[TurnToOkeyCommand, _Mapping]] = ..., take_back: _Optional[_Union[TakeBackCommand, _Mapping]] = ..., open_melds: _Optional[_Union[OpenMeldsCommand, _Mapping]] = ..., add_tile: _Optional[_Union[AddTileCommand, _Mapping]] = ..., take_okey: _Optional[_Union[TakeOkeyCommand, _Mapping]] = ..., return_side_tile: _Optional[_Union[ReturnSideTileCommand, _Mapping]] = ..., leave_seat: _Optional[_Union[LeaveSeatCommand, _Mapping]] = ..., ready: _Optional[_Union[ReadyCommand, _Mapping]] = ..., **kwargs) -> None: ...
 
 class OpenMeldsCommand(_message.Message):
     __slots__ = ("melds", "kinds")
@@ -265,16 +267,18 @@ class ReadyCommand(_message.Message):
     def __init__(self) -> None: ...
 
 class ActResponse(_message.Message):
-    __slots__ = ("version", "events", "duplicate", "view")
+    __slots__ = ("version", "events", "duplicate", "view", "next_view")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     EVENTS_FIELD_NUMBER: _ClassVar[int]
     DUPLICATE_FIELD_NUMBER: _ClassVar[int]
     VIEW_FIELD_NUMBER: _ClassVar[int]
+    NEXT_VIEW_FIELD_NUMBER: _ClassVar[int]
     version: int
     events: _containers.RepeatedCompositeFieldContainer[_events_pb2.TableEvent]
     duplicate: bool
     view: SeatView
-    def __init__(self, version: _Optional[int] = ..., events: _Optional[_Iterable[_Union[_events_pb2.TableEvent, _Mapping]]] = ..., duplicate: _Optional[bool] = ..., view: _Optional[_Union[SeatView, _Mapping]] = ...) -> None: ...
+    next_view: SeatView
+    def __init__(self, version: _Optional[int] = ..., events: _Optional[_Iterable[_Union[_events_pb2.TableEvent, _Mapping]]] = ..., duplicate: _Optional[bool] = ..., view: _Optional[_Union[SeatView, _Mapping]] = ..., next_view: _Optional[_Union[SeatView, _Mapping]] = ...) -> None: ...
 
 class GetViewRequest(_message.Message):
     __slots__ = ("table_id", "seat", "min_version", "allowed_query")
