@@ -196,9 +196,11 @@ class BotsApp:
                 continue
             if not paced:
                 if played_by_seat(env.event):
-                    # The bot that played it goes on with the turn in its own loop, and the
-                    # event that called it is acknowledged only at the turn's end (a replica
-                    # that dies mid-turn leaves it to be delivered again): no view to ask for.
+                    # The bot that played it goes on with the turn in its own loop: no view to
+                    # ask for. Were its replica to die mid-turn, the turn would stand where the
+                    # event left it: this replica looks a while later if it was given no later
+                    # event of the table (:meth:`_watch`).
+                    self._watch(table_id, seat, env.version, HAND_ON_WATCH_S)
                     continue
                 await self.play_turn(table_id, seat, played, seen=env.version)
                 continue
@@ -211,10 +213,10 @@ class BotsApp:
             if (table_id, seat) in self._waiting:
                 continue  # the seat's turn is thinking: this event adds none
             # An event of the seat's own that hands no turn (a draw, a show or pairs declared out
-            # of turn [C-IND-1] [C-PAIR-1]): only a turn that stands as the event left it is
-            # played at once (a replica that restarts mid-turn); a turn handed out after it
-            # has its own think time, timed from the event that handed it.
-            await self.play_turn(table_id, seat, played, seen=env.version, only_as_of=True)
+            # of turn [C-IND-1] [C-PAIR-1]): the bot that played it goes on, and a turn handed out
+            # after it has its own think time, timed from the event that handed it. Only a turn
+            # that still stands as the event left it a while later is played (its replica died).
+            self._watch(table_id, seat, env.version, HAND_ON_WATCH_S)
         if played.commands and played.game:
             # The player's wait: from the event that called the bots to their last move accepted.
             M.BOT_REPLY.labels(played.game).observe(max(0.0, (datetime.now(UTC) - env.time).total_seconds()))
@@ -264,8 +266,9 @@ class BotsApp:
         self._waiting[key] = handle
 
     def _watch(self, table_id: str, seat: int, seen: int, delay: float) -> None:
-        """``seen`` handed ``seat``'s turn from one bot to another: the bot that discarded plays
-        it. Past ``delay``, if this replica was given no later event of the table, it looks: a
+        """The event at ``seen`` leaves ``seat``'s turn to a bot of another replica, or of this
+        one, that is playing it (the bot that discarded to it, or that made the event: a draw, a
+        show). Past ``delay``, if this replica was given no later event of the table, it looks: a
         table still standing at ``seen`` lost that bot (its replica died), and the turn is played
         here (``only_as_of``; were both to play it, the same command id makes the second a
         duplicate). As soon as the event consumer's redelivery, not the table's turn timer."""

@@ -195,9 +195,10 @@ def test_a_bot_s_discard_to_a_bot_is_left_to_the_bot_that_made_it_by_one_rule() 
 
 
 async def test_a_lost_bot_to_bot_turn_is_looked_at_again_unless_the_table_moved_on(monkeypatch: Any) -> None:
-    """The replica given a bot-to-bot discard calls nobody at once (the discarding bot plays on);
-    a while later, given no later event of that table, it asks whether the table still stands
-    there (a replica that died between the two turns), and asks nothing where it moved on."""
+    """The replica given a bot-to-bot discard, or a bot's own draw, calls nobody at once (the bot
+    that made it plays on); a while later, given no later event of that table, it asks whether
+    the table still stands there (a replica that died between two turns, or mid-turn), and asks
+    nothing where it moved on."""
     from okey.v1 import table_service_pb2 as tpb
 
     monkeypatch.setattr(bots_app, "HAND_ON_WATCH_S", 0.05)
@@ -214,11 +215,16 @@ async def test_a_lost_bot_to_bot_turn_is_looked_at_again_unless_the_table_moved_
     app = BotsApp(client=Table())  # type: ignore[arg-type]
     at = datetime.now(UTC)
     try:
-        for table_id in ("lost", "moving"):
-            await app.handle(Envelope(table_id, 8, 1, at, "TileDiscarded", 2, None, TileDiscarded(1, 5, 2, 0), 0b1111))
+        for table_id in ("lost", "moving"):  # seat 3 of "moving" is a person's
+            mask = 0b1111 if table_id == "lost" else 0b0111
+            await app.handle(Envelope(table_id, 8, 1, at, "TileDiscarded", 2, None, TileDiscarded(1, 5, 2, 0), mask))
         assert asked == []  # nobody called at once
-        await app.handle(Envelope("moving", 9, 1, at, "TileDrawn", 2, None, TileDrawn(2, 7, 0), 0b1111))
+        await app.handle(Envelope("moving", 9, 1, at, "TileDrawn", 2, None, TileDrawn(2, 7, 0), 0b0111))
+        await app.handle(Envelope("moving", 10, 1, at, "TileDiscarded", 3, None, TileDiscarded(2, 6, 3, 0), 0b0111))
+        # a bot's own draw with nothing after it: the replica playing that turn died mid-turn
+        await app.handle(Envelope("mid", 8, 1, at, "TileDrawn", 2, None, TileDrawn(2, 7, 0), 0b1111))
+        assert asked == []
         await asyncio.sleep(0.3)
-        assert asked == [("lost", 2, 8)] and app.watched == 1
+        assert sorted(asked) == [("lost", 2, 8), ("mid", 2, 8)] and app.watched == 2
     finally:
         await app.close()
