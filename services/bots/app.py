@@ -308,25 +308,35 @@ class BotsApp:
             if spectator is None or spectator.options.game != _GAME_OKEY:
                 return
             mask = _bot_mask(spectator)
-        for seat in range(mask.bit_length()):
-            if not mask >> seat & 1:
-                continue
-            async with self._lock(table_id, seat):
-                msg = await self._view(table_id, seat, min_version=max(seen, played.version))
-                if msg is not None:
-                    self._paces[table_id] = (int(msg.options.bot_pace), len(msg.seats))
-                if msg is None or msg.options.game != _GAME_OKEY:
-                    return  # 101 has nothing to do before the first turn
-                if msg.phase != _PLAYING:
-                    return
-                view = classic_view_from_pb(msg)
-                t0 = time.perf_counter()
-                classic = self._classic(msg, seed_for(table_id, view.version, seat))
-                cmd = classic.off_turn(view)
-                self._decided("OKEY", classic.name, "pre", time.perf_counter() - t0)
-                played.game = "OKEY"
-                if cmd is not None:
-                    await self._act(table_id, cmd, command_id(table_id, view.version, seat, "pre"), played)
+        seats = [seat for seat in range(mask.bit_length()) if mask >> seat & 1]
+        if not seats or not await self._off_turn(table_id, seats[0], played, seen):
+            return  # 101 has nothing to do before the first turn; or the hand is over already
+        # The other seats at once (their views and decisions do not wait on each other's round trips).
+        done = await asyncio.gather(
+            *(self._off_turn(table_id, s, played, seen) for s in seats[1:]), return_exceptions=True
+        )
+        failed = next((d for d in done if isinstance(d, BaseException)), None)
+        if failed is not None:
+            raise failed
+
+    async def _off_turn(self, table_id: str, seat: int, played: Played, seen: int) -> bool:
+        """A bot seat's move at a hand's start, if its strategy has one (show the indicator,
+        declare pairs); False when the table has none to offer (101, or no hand being played)."""
+        async with self._lock(table_id, seat):
+            msg = await self._view(table_id, seat, min_version=max(seen, played.version))
+            if msg is not None:
+                self._paces[table_id] = (int(msg.options.bot_pace), len(msg.seats))
+            if msg is None or msg.options.game != _GAME_OKEY or msg.phase != _PLAYING:
+                return False
+            view = classic_view_from_pb(msg)
+            t0 = time.perf_counter()
+            classic = self._classic(msg, seed_for(table_id, view.version, seat))
+            cmd = classic.off_turn(view)
+            self._decided("OKEY", classic.name, "pre", time.perf_counter() - t0)
+            played.game = "OKEY"
+            if cmd is not None:
+                await self._act(table_id, cmd, command_id(table_id, view.version, seat, "pre"), played)
+            return True
 
     async def play_turn(
         self,

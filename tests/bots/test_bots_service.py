@@ -68,7 +68,9 @@ async def test_a_table_of_bot_seats_plays_to_the_end_with_only_the_bots_service(
     assert any(isinstance(e, MatchEnded) for e in events)
     assert not any(isinstance(e, TurnTimedOut) for e in events)  # no turn was left to the timers
     _assert_each_turn_played_once(events)
-    assert bots.app is not None and bots.app.commands > 10
+    # every move was the bots' (a lucky deal may end a 2-point match in a few turns: no fixed count)
+    moves = sum(isinstance(e, (TileDrawn, TileDiscarded)) for e in events)
+    assert bots.app is not None and moves > 0 and bots.app.commands >= moves
 
 
 @pytest.mark.parametrize("pace", [BotPace.AUTO, BotPace.HUMAN])
