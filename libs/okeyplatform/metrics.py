@@ -200,6 +200,13 @@ BOT_REPLY = _histogram(
     "okey_bots_reply_seconds", "From the event that gave a bot its turn to its command accepted.", ("game",), SLOW
 )
 BOT_LATE = _counter("okey_bots_turns_late_total", "Bot turns answered after the turn's deadline.", ("game",))
+BOT_HANDED_ON = _counter(
+    "okey_bots_turns_handed_on_total", "Turns a bot went on to from its own discard's answer (no event, no GetView)."
+)
+BOT_LOOKED_AGAIN = _counter(
+    "okey_bots_turns_looked_again_total",
+    "Turns looked at again: the table stood where a bot's move left it a while later (a lost bot?).",
+)
 BOT_PACE_LATE = _histogram(
     "okey_bots_pace_lateness_seconds",
     "A paced bot turn: how long after its chosen think time it began (the event loop's delay).",

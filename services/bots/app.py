@@ -278,6 +278,7 @@ class BotsApp:
             if self._closing or self._latest.get(table_id, 0) > seen:
                 return  # the table moved on: nothing was lost
             self.watched += 1
+            M.BOT_LOOKED_AGAIN.inc()
             task = loop.create_task(self._paced(table_id, seat, seen, only_as_of=True))
             self._pending.add(task)
             task.add_done_callback(self._pending.discard)
@@ -457,6 +458,7 @@ class BotsApp:
                 self.log.warning("hand_on_failed", table_id=table_id, seat=seat, error=repr(exc))
                 return
             self.handed_on += 1
+            M.BOT_HANDED_ON.inc()
             if played.commands and played.game:
                 M.BOT_REPLY.labels(played.game).observe(max(0.0, (datetime.now(UTC) - since).total_seconds()))
             return

@@ -108,6 +108,8 @@ async def test_a_bot_match_is_counted_as_the_log_holds_it(make_stack: StackFacto
     assert total(bots, "okey_bots_decision_seconds_count", game="OKEY") >= logged["TileDiscarded"]
     assert total(bots, "okey_bots_reply_seconds_count", game="OKEY") >= 1
     assert total(bots, "okey_bots_turns_late_total") == 0  # no person's turn ran out
+    # most turns of an all-bot table are played from the discard's answer (return_next_view)
+    assert total(bots, "okey_bots_turns_handed_on_total") >= logged["TileDiscarded"] / 2
 
 
 async def test_a_refusal_is_counted_by_its_reason_code(make_stack: StackFactory) -> None:
