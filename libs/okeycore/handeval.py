@@ -63,6 +63,12 @@ _FACE: dict[int, tuple[int, int]] = {}
 _FACE_LIMIT = 50_000
 _BLOCKS: dict[int, tuple[tuple[int, int, int, int, int], ...]] = {}
 _BLOCKS_LIMIT = 100_000
+# The exact counts of the racks a discard leaves (``meld_distances``), apart from the search's
+# memos: a seat's next draw asks for its rack's count again, and with many tables in one process
+# thousands of other decisions come in between, enough to clear the big memos (about 200 counts
+# a decision) several times. These are about 7 a decision: the limit keeps ~14,000 decisions'.
+_KEPT: dict[int, int] = {}
+_KEPT_LIMIT = 100_000
 
 Block = tuple[int, int, int, int, int]
 """(the other rack tiles it takes, as packed counts; rack tiles in it; wild slots it needs; the
@@ -386,6 +392,9 @@ def _without(x: int, places: int, wrap: bool, e: int) -> tuple[int, int]:
 
 def keep(x: int, places: int, wrap: bool) -> int:
     """Most tiles of packed rack ``x`` (okeys left out) that blocks fitting in ``places`` can hold."""
+    kept = _KEPT.get((x << 6) | (places << 1) | wrap)
+    if kept is not None:
+        return kept
     tiles = (x & _LOW).bit_count() + 2 * (x & _HIGH).bit_count()
     return _keep_capped(x, places, wrap, tiles if tiles < places else places)
 
@@ -438,12 +447,15 @@ def meld_distances(x: int, j: int, faces: Iterable[int], wrap: bool = True, size
     one search of ``x`` answers those. Without any other, the rack keeps fewer: one fewer when a
     search that stops at the first such arrangement finds one (nearly always), else what the
     search for the count alone finds. Each count is exact, so it is remembered as the count of
-    that rack: the rack a bot keeps after its discard is counted again at its next draw."""
+    that rack: the rack a bot keeps after its discard is counted again at its next draw (``keep``
+    looks in a memo of these counts alone, which outlives the search's)."""
     kept, _, _, left = _solve(x, size, wrap)
     cap = size - j
     out: dict[int, int] = {}
     if len(_KEEP) > _KEEP_LIMIT:
         _KEEP.clear()
+    if len(_KEPT) > _KEPT_LIMIT:
+        _KEPT.clear()
     for e in faces:
         one = 1 << (2 * e)
         if left & one:
@@ -453,7 +465,8 @@ def meld_distances(x: int, j: int, faces: Iterable[int], wrap: bool = True, size
         else:
             k = _keep_capped(x - one, size, wrap, kept - 2)
         if x != one:
-            _KEEP[((x - one) << 6) | (size << 1) | wrap] = k
+            key = ((x - one) << 6) | (size << 1) | wrap
+            _KEEP[key] = _KEPT[key] = k
         out[e] = max(0, cap - min(k, cap))
     return out
 

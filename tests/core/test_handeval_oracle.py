@@ -332,7 +332,7 @@ def _check_rack(x: int, j: int, wrap: bool = True) -> None:
 
 
 def _clear_new() -> None:
-    for memo in (handeval._MEMO, handeval._KEEP, handeval._FACE, handeval._BOUND):
+    for memo in (handeval._MEMO, handeval._KEEP, handeval._FACE, handeval._BOUND, handeval._KEPT):
         memo.clear()
 
 
@@ -419,10 +419,26 @@ def test_the_strong_bot_decides_as_the_oracle_on_every_view_of_simulated_games(n
 
 def test_values_hold_when_the_memos_overflow(monkeypatch: pytest.MonkeyPatch) -> None:
     # A memo over its limit is cleared, even in the middle of a search: nothing may change.
-    for limit in ("_MEMO_LIMIT", "_KEEP_LIMIT", "_BOUND_LIMIT", "_FACE_LIMIT", "_BLOCKS_LIMIT"):
+    for limit in ("_MEMO_LIMIT", "_KEEP_LIMIT", "_BOUND_LIMIT", "_FACE_LIMIT", "_BLOCKS_LIMIT", "_KEPT_LIMIT"):
         monkeypatch.setattr(handeval, limit, 40)
     _clear_new()
     rng = random.Random(7)
     _, racks = _play(OPTIONS["default"], 77, hands=1, strong_seats=1)
     for x, j in rng.sample(racks, min(12, len(racks))):
         _check_rack(x, j)
+
+
+def test_the_rack_a_discard_leaves_is_counted_once_even_after_the_search_memos_are_cleared() -> None:
+    # A seat's next draw asks for the count of the rack its discard left. With many tables in one
+    # process the search memos are cleared in between; the count must come from the kept counts
+    # (no search: the search memos stay empty) and equal the oracle's.
+    _clear_new()
+    _, racks = _play(OPTIONS["default"], 78, hands=1, strong_seats=1)
+    x, j = racks[0]
+    faces = _face_bits(x)
+    want = {e: meld_distance(x - _bit(e), j) for e in faces}  # the oracle's
+    assert handeval.meld_distances(x, j, faces) == want
+    for memo in (handeval._MEMO, handeval._KEEP, handeval._FACE, handeval._BOUND):
+        memo.clear()
+    assert {e: handeval.meld_distance(x - _bit(e), j) for e in faces} == want
+    assert not handeval._KEEP and not handeval._MEMO and not handeval._BOUND
