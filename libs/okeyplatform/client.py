@@ -107,12 +107,14 @@ class TableClient:
         return_view: bool = False,
         allowed: Collection[str] | None = None,
         return_next_view: bool = False,
+        timeout: float | None = None,
     ) -> pb.ActResponse:
         """One seat command; ``traceparent`` (W3C trace context) is kept with the events it appends;
         with ``return_view`` the answer carries the seat's view after it (``resp.view``), whose
         ``allowed`` answers only for the names in ``allowed`` when given (``AllowedQuery``); with
         ``return_next_view`` (a service's call) it carries the view of the seat the command handed
-        the turn to when a bot plays that seat (``resp.next_view``)."""
+        the turn to when a bot plays that seat (``resp.next_view``). ``timeout``: seconds before
+        the call gives up (DEADLINE_EXCEEDED; a retry with the same ``command_id`` is safe)."""
         md = self.metadata + ((("traceparent", traceparent),) if traceparent else ())
         req = command_request(table_id, command, command_id)
         req.return_view = return_view
@@ -120,14 +122,20 @@ class TableClient:
         if allowed is not None:
             req.allowed_query.SetInParent()
             req.allowed_query.names.extend(allowed)
-        resp: pb.ActResponse = await self.stub.Act(req, metadata=md)
+        resp: pb.ActResponse = await self.stub.Act(req, metadata=md, timeout=timeout)
         return resp
 
     async def view(
-        self, table_id: str, seat: int | None = None, min_version: int = 0, allowed: Collection[str] | None = None
+        self,
+        table_id: str,
+        seat: int | None = None,
+        min_version: int = 0,
+        allowed: Collection[str] | None = None,
+        timeout: float | None = None,
     ) -> pb.SeatView:
         """``seat``'s view (a spectator's without one), including at least ``min_version``; its
-        ``allowed`` answers only for the names in ``allowed`` when given (``AllowedQuery``)."""
+        ``allowed`` answers only for the names in ``allowed`` when given (``AllowedQuery``);
+        ``timeout``: seconds before the call gives up (DEADLINE_EXCEEDED)."""
         req = pb.GetViewRequest(table_id=table_id)
         if seat is not None:
             req.seat = seat
@@ -136,7 +144,7 @@ class TableClient:
         if allowed is not None:
             req.allowed_query.SetInParent()
             req.allowed_query.names.extend(allowed)
-        resp = await self.stub.GetView(req, metadata=self.metadata)
+        resp = await self.stub.GetView(req, metadata=self.metadata, timeout=timeout)
         return resp.view
 
     async def events(self, table_id: str, seat: int | None = None, after_version: int = 0) -> list[Any]:

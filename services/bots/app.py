@@ -56,7 +56,15 @@ turn lays and adds tile by tile, so it may take many more; past this a turn is l
 
 HAND_ON_WATCH_S = 5.0
 """How long after a bot-to-bot discard (beyond the next bot's think time) a replica that was given
-no later event of the table looks whether the turn was lost (the consumer's ack wait, too)."""
+no later event of the table looks whether the turn was lost; the event consumer's ack wait
+(``consumer.ACK_WAIT_S``) is the same, so a lost turn is played as soon whichever way it was lost."""
+
+CALL_DEADLINE_S = 4.0
+"""How long a bot waits for the table's answer to one call. A call that hangs (a table replica
+stopping under it, a connection lost without a reset) would otherwise hold its seat's turn in
+this replica until the table's turn timer, the look after ``HAND_ON_WATCH_S`` included (it waits
+for the same seat). Past it the call fails with DEADLINE_EXCEEDED and is tried again like any
+unreachable table: the command id makes a command the table applied meanwhile a duplicate."""
 
 PLAYED_MEMORY = 100_000
 """How many (table, seat) turn ends a replica remembers (a few MB): past it the oldest are
@@ -258,7 +266,7 @@ class BotsApp:
             if self._waiting.get(key) is handle:
                 del self._waiting[key]
             M.BOT_PACE_LATE.observe(max(0.0, loop.time() - due))
-            task = loop.create_task(self._paced(table_id, seat, seen))
+            task = loop.create_task(self._play_later(table_id, seat, seen))
             self._pending.add(task)
             task.add_done_callback(self._pending.discard)
 
@@ -279,17 +287,19 @@ class BotsApp:
                 return  # the table moved on: nothing was lost
             self.watched += 1
             M.BOT_LOOKED_AGAIN.inc()
-            task = loop.create_task(self._paced(table_id, seat, seen, only_as_of=True))
+            task = loop.create_task(self._play_later(table_id, seat, seen, only_as_of=True))
             self._pending.add(task)
             task.add_done_callback(self._pending.discard)
 
         loop.call_later(delay, look)
 
-    async def _paced(self, table_id: str, seat: int, seen: int, only_as_of: bool = False) -> None:
+    async def _play_later(self, table_id: str, seat: int, seen: int, only_as_of: bool = False) -> None:
+        """A turn a timer gives back: after a person's think time (``_schedule``) or a look at a
+        turn that may be lost (``_watch``)."""
         try:
             await self.play_turn(table_id, seat, seen=seen, only_as_of=only_as_of)
         except Exception as exc:  # the table is away: its turn timer plays the turn [C-TIME-1]
-            self.log.warning("paced_turn_failed", table_id=table_id, seat=seat, error=repr(exc))
+            self.log.warning("later_turn_failed", table_id=table_id, seat=seat, error=repr(exc))
 
     async def close(self) -> None:
         """Cancel the scheduled turns (their tables' turn timers play them) and wait for the
@@ -496,7 +506,9 @@ class BotsApp:
 
     async def _view(self, table_id: str, seat: int | None, min_version: int = 0) -> Any:
         try:
-            return await self.client.view(table_id, seat, min_version=min_version, allowed=_ASKED)
+            return await self.client.view(
+                table_id, seat, min_version=min_version, allowed=_ASKED, timeout=CALL_DEADLINE_S
+            )
         except grpc.aio.AioRpcError as err:
             if err.code() in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.INVALID_ARGUMENT):
                 self.log.info("table_not_found", table_id=table_id, code=err.code().name)
@@ -520,6 +532,7 @@ class BotsApp:
                 return_view=want_view,
                 allowed=_ASKED if want_view or want_next else None,
                 return_next_view=want_next,
+                timeout=CALL_DEADLINE_S,
             )
         except grpc.aio.AioRpcError as err:
             if err.code() in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.NOT_FOUND):

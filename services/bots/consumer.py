@@ -25,16 +25,17 @@ from okeyplatform.consumer import (
     migrate_consumer_versions,
 )
 
-from .app import NOT_RETRIED, BotsApp
+from .app import HAND_ON_WATCH_S, NOT_RETRIED, BotsApp
 
 __all__ = ["DURABLE", "ACK_WAIT_S", "bots_consumer", "migrate_schema"]
 
 DURABLE = (
     "bots-events"  # the pull consumer (and its name in the record); "bots" was the push consumer of earlier releases
 )
-ACK_WAIT_S = 5.0
+ACK_WAIT_S = HAND_ON_WATCH_S
 """Short: the events a killed replica held go to another within seconds, not after the table's
-turn timer. A batch being played is kept in progress, so a slow one is not redelivered under it."""
+turn timer (the same wait as the bots' own look for a lost turn, ``HAND_ON_WATCH_S``). A batch being
+played is kept in progress, so a slow one is not redelivered under it."""
 
 
 async def migrate_schema(conn: asyncpg.Connection) -> list[int]:

@@ -205,7 +205,7 @@ async def test_a_lost_bot_to_bot_turn_is_looked_at_again_unless_the_table_moved_
     asked: list[tuple[str, int | None, int]] = []
 
     class Table:
-        async def view(self, table_id: str, seat: int | None, min_version: int = 0, allowed: Any = None) -> Any:
+        async def view(self, table_id: str, seat: int | None, min_version: int = 0, **_: Any) -> Any:
             asked.append((table_id, seat, min_version))
             return tpb.SeatView(table_id=table_id, version=min_version + 1, phase=tpb.PHASE_PLAYING, turn=0)
 

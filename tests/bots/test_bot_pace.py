@@ -78,7 +78,7 @@ async def test_a_new_turn_s_timer_replaces_the_seat_s_stale_one_and_an_off_turn_
     asked: list[int] = []
 
     class Table:
-        async def view(self, table_id: str, seat: int | None, min_version: int = 0, allowed: Any = None) -> Any:
+        async def view(self, table_id: str, seat: int | None, min_version: int = 0, **_: Any) -> Any:
             asked.append(min_version)
             seats = [tpb.SeatPublic(), tpb.SeatPublic(), tpb.SeatPublic(player_id="ali"), tpb.SeatPublic()]
             # the person discarded after the show: seat 3's turn now, at version 6
