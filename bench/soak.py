@@ -129,7 +129,8 @@ class SoakReport:
 
     def work_line(self) -> str:
         """Calls and decisions per move (the table's GetView and Act, its duplicate and refused
-        commands, the bots' decisions): machine-independent, unlike the CPU line."""
+        commands, the bots' decisions, turns handed on and looked at again): machine-independent,
+        unlike the CPU line."""
         if not self.work or not self.moves:
             return ""
         return ", ".join(f"{name} {n / self.moves:.2f}" for name, n in self.work.items())
@@ -624,7 +625,12 @@ def _work(before: dict[str, Samples] | None, after: dict[str, Samples] | None) -
         "refused": counter_increase(t0, t1, "okey_table_commands_total", outcome("refused")),
     }
     if "bots" in after:
-        work["decisions"] = counter_increase(before["bots"], after["bots"], "okey_bots_decisions_total")
+        b0, b1 = before["bots"], after["bots"]
+        work["decisions"] = counter_increase(b0, b1, "okey_bots_decisions_total")
+        # turns played from a discard's answer, and turns a replica had to look at again (a rise
+        # means bots replicas losing turns: dying, stalling, a call that hung)
+        work["handed on"] = counter_increase(b0, b1, "okey_bots_turns_handed_on_total")
+        work["looked again"] = counter_increase(b0, b1, "okey_bots_turns_looked_again_total")
     return work
 
 

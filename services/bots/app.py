@@ -174,6 +174,7 @@ class BotsApp:
         self.refused = 0
         self.handed_on = 0  # turns a bot went on to from its own discard's answer (no event, no GetView)
         self.watched = 0  # bot-to-bot turns looked at again: the table had not moved on (see _watch)
+        self.looked_after_refusal = 0  # turns gone on after a refusal: the table had moved (_moved_on)
         self._closing = False
 
     def _lock(self, table_id: str, seat: int) -> asyncio.Lock:
@@ -364,7 +365,9 @@ class BotsApp:
         next decision is made on the view the table answered the bot's last command with, so the
         bot never decides on a table that is not as it is, and asks for one view a turn.
         ``only_as_of``: play only if the table still stands at ``seen`` (no later event). ``view``:
-        the seat's view as the table answered the last command with (``next_view``): no GetView."""
+        the seat's view as the table answered the last command with (``next_view``): no GetView.
+        A command refused because the table moved on since its view (another replica's move for
+        the seat) does not end the turn: it goes on from the table as it is (:meth:`_moved_on`)."""
         played = played or Played()
         async with self._lock(table_id, seat):
             if seen and seen <= self._played_to.get((table_id, seat), 0):
@@ -417,16 +420,40 @@ class BotsApp:
                     # Where the bots move at once, the table answers with the next seat's view
                     # when a bot plays it: this bot goes on to that turn (no event, no GetView).
                     paced = self._keeps_pace(int(msg.options.bot_pace), len(msg.seats), _bot_mask(msg))
+                    refused = played.refused
                     resp = await self._act(table_id, cmd, cid, played, want_next=not paced)
                     if resp is not None:
                         self._remember_played(table_id, seat, int(msg.version))
                         self._hand_on(table_id, seat, resp, paced)
-                    return played
+                        return played
+                    if played.refused == refused:
+                        return played  # a duplicate: the replica that sent it first plays on
+                    msg = await self._moved_on(table_id, seat, msg)
+                    continue
                 # The answer carries the seat's view after the command: the next decision needs no GetView.
+                refused = played.refused
                 answer = await self._act(table_id, cmd, cid, played, want_view=True)
-                msg = answer.view if answer is not None else None
+                if answer is not None:
+                    msg = answer.view
+                elif played.refused > refused:
+                    msg = await self._moved_on(table_id, seat, msg)
+                else:
+                    msg = None  # a duplicate: the replica that sent it first plays on
             self.log.warning("turn_not_finished", table_id=table_id, seat=seat)
         return played
+
+    async def _moved_on(self, table_id: str, seat: int, decided_on: Any) -> Any:
+        """After the table refused a command decided on the view ``decided_on``: the seat's view
+        if the table has moved on since (the command met a table it was not decided for, so the
+        turn goes on from the table as it is), else None (the rules refuse it as decided: the
+        turn is left to the table's turn timer [C-TIME-1]). At a deal, another replica showing
+        the indicator for the starter (its move before the first turn) while this one plays the
+        first turn made the turn's show a refusal, and the turn was lost until the timer."""
+        msg = await self._view(table_id, seat, min_version=int(decided_on.version))
+        if msg is None or msg.version == decided_on.version:
+            return None
+        self.looked_after_refusal += 1
+        return msg
 
     def _hand_on(self, table_id: str, seat: int, resp: Any, paced: bool) -> None:
         """After ``seat``'s discard: the turn it handed to a bot seat (:func:`bot_hands_to_bot`,

@@ -1,0 +1,58 @@
+"""A bot's command the table refuses because the table moved on since the view it was decided on
+does not end the bot's turn: the bot looks again and plays on from the table as it is. At a deal
+another replica may show the indicator for the starting seat (its move before the first turn)
+while this one plays the first turn; the turn's own show was then refused and the turn was lost
+until the table's turn timer (20 s in ``okey bench soak``). A refusal on a table that has not moved
+(the rules refuse the command as decided) still ends the turn. Real table service, real gRPC."""
+
+from __future__ import annotations
+
+import uuid
+
+from okeycore.commands import Discard, Draw
+from okeycore.options import BotPace, TableOptions
+from okeyplatform.auth import issue_token
+from okeyplatform.client import TableClient
+
+from services.bots.app import BotsApp
+from services.table.main import TableService
+
+
+async def _events(table_service: TableService, table_id: str) -> list[tuple[str, int]]:
+    assert table_service.app is not None
+    return [(e.type, getattr(e, "seat", -1)) for _, e in await table_service.app.events(table_id)]
+
+
+async def test_a_command_refused_because_the_table_moved_on_does_not_end_the_turn(
+    table_service: TableService, admin: TableClient
+) -> None:
+    table_id = f"refused-{uuid.uuid4().hex[:8]}"
+    # four bot seats and no bots service: nobody plays but this test
+    await admin.create_table(
+        TableOptions(turn_seconds=120, bot_pace=BotPace.INSTANT), ("", "", "", ""), table_id=table_id
+    )
+    client = TableClient(f"127.0.0.1:{table_service.port}", issue_token("bots", "service"))
+    app = BotsApp(client=client, strategy="greedy")
+    app._closing = True  # no going on to the next bot seat's turn: this test plays each turn itself
+    try:
+        starter = await client.view(table_id, (await client.view(table_id)).turn)
+        await client.act(table_id, Discard(seat=starter.seat, tile=starter.rack[0].id))  # the starter holds 15
+        seat = (await client.view(table_id)).turn
+        stale = await app._view(table_id, seat)  # the next seat's view: time to draw
+        # Another replica draws for the seat first (its own command id): the draw this bot decides
+        # on the stale view is refused.
+        await client.act(table_id, Draw(seat=seat), command_id="another-replica")
+        played = await app.play_turn(table_id, seat, view=stale)
+        mine = [kind for kind, s in await _events(table_service, table_id) if s == seat]
+        assert mine.count("TileDrawn") == 1 and mine[-1] == "TileDiscarded", mine  # the turn went on to its discard
+        assert played.refused == 1 and app.looked_after_refusal == 1
+        # Refused on a table that has not moved: the turn ends (the rules refuse it as decided).
+        nxt = (await client.view(table_id)).turn
+        await client.act(table_id, Draw(seat=nxt), command_id="another-replica-2")
+        now = await app._view(table_id, nxt)
+        before = len(await _events(table_service, table_id))
+        assert await app._moved_on(table_id, nxt, now) is None
+        assert app.looked_after_refusal == 1 and len(await _events(table_service, table_id)) == before
+    finally:
+        await app.close()
+        await client.close()
