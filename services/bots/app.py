@@ -139,6 +139,7 @@ class Played:
     version: int = 0  # the table's version after the last command played
     game: str = ""  # the table's game, once a bot decided there (the metrics' label)
     late: bool = False  # a timed-out turn was played (counted once)
+    stands_with: int = -1  # only_as_of: another bot seat whose turn the table still stands at
 
 
 class BotsApp:
@@ -298,7 +299,12 @@ class BotsApp:
         """A turn a timer gives back: after a person's think time (``_schedule``) or a look at a
         turn that may be lost (``_watch``)."""
         try:
-            await self.play_turn(table_id, seat, seen=seen, only_as_of=only_as_of)
+            played = await self.play_turn(table_id, seat, seen=seen, only_as_of=only_as_of)
+            if played.stands_with >= 0:
+                # The look found the table where the event left it, with the turn at another bot
+                # seat: that turn was lost (an event that called its bot, handed back to the
+                # consumer, then counted as handled once a later one was), so it is played here.
+                await self.play_turn(table_id, played.stands_with, seen=seen, only_as_of=True)
         except Exception as exc:  # the table is away: its turn timer plays the turn [C-TIME-1]
             self.log.warning("later_turn_failed", table_id=table_id, seat=seat, error=repr(exc))
 
@@ -377,6 +383,9 @@ class BotsApp:
                 self._paces[table_id] = (int(msg.options.bot_pace), len(msg.seats))
                 if only_as_of and msg.version != seen:
                     return played  # the table moved on since ``seen``: its later events call whom they call
+                if only_as_of and msg.phase == _PLAYING and msg.turn != seat and _bot_mask(msg) >> msg.turn & 1:
+                    played.stands_with = int(msg.turn)  # the turn standing there is another bot seat's
+                    return played
             for _ in range(MAX_COMMANDS_PER_TURN):
                 if msg is None or not self._ours(msg, seat):
                     if msg is not None and played.commands:
