@@ -1,9 +1,8 @@
 """A bot's command the table refuses because the table moved on since the view it was decided on
-does not end the bot's turn: the bot looks again and plays on from the table as it is. At a deal
-another replica may show the indicator for the starting seat (its move before the first turn)
-while this one plays the first turn; the turn's own show was then refused and the turn was lost
-until the table's turn timer (20 s in ``okey bench soak``). A refusal on a table that has not moved
-(the rules refuse the command as decided) still ends the turn. Real table service, real gRPC."""
+does not end the bot's turn: the bot looks again and plays on from the table as it is, instead of
+leaving the turn to the table's turn timer. A refusal on a table that has not moved (the rules
+refuse the command as decided) still ends the turn. And a look at a table that still stands at an
+event plays the bot turn standing there, whichever seat's it is. Real table service, real gRPC."""
 
 from __future__ import annotations
 
@@ -65,7 +64,7 @@ async def test_a_look_at_a_table_standing_at_the_event_plays_the_bot_turn_standi
     it is not). If the table still stands there with the turn at another bot seat, that turn was
     lost (at a deal: the ``HandStarted`` that called its bot was handed back to the consumer, and
     the show's later version, recorded meanwhile, made its redelivery a duplicate), and the look
-    plays it; in a 3-minute soak of 500 tables 2 first turns waited 17 s for the turn timer."""
+    plays it instead of leaving it to the table's turn timer."""
     table_id = f"stands-{uuid.uuid4().hex[:8]}"
     await admin.create_table(
         TableOptions(turn_seconds=120, bot_pace=BotPace.INSTANT), ("", "", "", ""), table_id=table_id
