@@ -10,7 +10,10 @@ Everything runs in-process with fixed seeds (``--seed``), so a run is reproducib
   the same hands (the same deals), so the difference is paired: per hand, the strong seat's
   score minus the greedy seats' mean, and the interval of that mean (``diff_ci``; Welch's when
   two samples are not paired);
-- the strong strategy's time per decision (p50, p99, max), classic and 101.
+- the strong strategy's time per decision (p50, p99, max), classic and 101;
+- the same for classic with many tables in one process (``--tables``, default 1,000), a decision
+  of each in turn, as a bots worker plays its share of ``okey bench soak``: thousands of other
+  decisions then come between two of one seat's, and the hand evaluation's memos serve them all.
 
 Shares and means come with 95% confidence intervals (normal approximation).
 """
@@ -25,6 +28,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from okeycore.classic import Stage
 from okeycore.kernel.state import Phase
 from okeycore.levels import EasyBot
 from okeycore.okey101 import HandEnded101
@@ -38,6 +42,9 @@ from .common import Progress, machine, percentile
 from .record import Section, Table, command_line, record
 
 HANDS_PER_TABLE = 20
+INTERLEAVED_TABLES = 1_000
+"""Tables one process decides for at once in the interleaved measurement (``--tables``): about a
+bots worker's share of ``okey bench soak``'s 500 tables with two workers, times two."""
 MARGIN_101 = 10.0
 """101: how much lower the strong seat's average hand score must be than greedy's (issue 21)."""
 
@@ -118,6 +125,48 @@ def classic_share(
         table += 1
     progress.done()
     return played, finished, won
+
+
+def interleaved_times(tables: int, decisions: int, seed: int) -> dict[str, list[float]]:
+    """The strong classic strategy at every seat of ``tables`` tables in this process, deciding one
+    move of each table in turn (a hand that ends is dealt again): the time of each decision after
+    the first fifth (the memos warming up), by stage: ``draw`` (take the side tile or draw) and
+    ``discard`` (the rest: discard, finish, show, pairs)."""
+    progress = Progress(f"{tables:,} tables interleaved", decisions)
+    sims = [
+        Simulator(TableOptions(match_points=1000), [strategy("strong", seed * 4_001 + t * 4 + i) for i in range(4)], t)
+        for t in range(tables)
+    ]
+    for sim in sims:
+        sim.deal_random()
+    times: dict[str, list[float]] = {"draw": [], "discard": []}
+    warm = decisions // 5
+    made = 0
+    deals = 0
+    while made < decisions:
+        for k in range(len(sims)):
+            sim = sims[k]
+            if sim.state.phase is not Phase.PLAYING:
+                deals += 1
+                if sim.state.phase is Phase.MATCH_OVER:
+                    bots = [strategy("strong", seed * 7_001 + deals * 4 + i) for i in range(4)]
+                    sim = sims[k] = Simulator(TableOptions(match_points=1000), bots, tables + deals)
+                sim.deal_random()
+                continue
+            seat = sim.state.turn
+            view = sim.view(seat)
+            t = time.perf_counter()
+            cmd = sim.strategies[seat].act(view)
+            took = time.perf_counter() - t
+            made += 1
+            if made > warm:
+                times["draw" if view.stage is Stage.DRAW else "discard"].append(took)
+            sim.apply(cmd)
+            progress.update(made)
+            if made >= decisions:
+                break
+    progress.done()
+    return times
 
 
 def okey101_scores(hands: int, seed: int, times: list[float]) -> tuple[list[float], list[float], list[float]]:
@@ -221,9 +270,20 @@ def run(args: argparse.Namespace) -> int:
         )
     )
 
+    tables = int(getattr(args, "tables", None) or (200 if quick else INTERLEAVED_TABLES))
+    by_stage = interleaved_times(tables, 3_000 if quick else 20_000, seed)
+    every = by_stage["draw"] + by_stage["discard"]
+    means = {k: statistics.fmean(v) * 1e6 if v else float("nan") for k, v in by_stage.items()}
+    mean_all = statistics.fmean(every) * 1e6
+
     out("strong strategy, time per decision:")
     out(_times_line("classic", classic_times))
     out(_times_line("Okey 101", times101))
+    out(_times_line(f"classic, {tables:,} tables interleaved", every))
+    out(
+        f"  {'':<30} mean {mean_all:,.0f} us: at the draw {means['draw']:,.0f} us, "
+        f"at the discard {means['discard']:,.0f} us"
+    )
     seconds = time.perf_counter() - started
     out(f"  total run time {seconds:,.0f} s")
     c, o = sorted(classic_times), sorted(times101)
@@ -236,6 +296,15 @@ def run(args: argparse.Namespace) -> int:
             f"p99 {percentile(o, 99) * 1e3:.1f} ms",
         )
     )
+    rows.append(
+        (
+            f"strong, classic, {tables:,} tables interleaved in one process (a bots worker's load), "
+            "mean time per decision",
+            "(part of the bots' 1.5 ms a move)",
+            f"{mean_all:,.0f} us: at the draw {means['draw']:,.0f} us, at the discard {means['discard']:,.0f} us "
+            f"({len(every):,} decisions)",
+        )
+    )
     record(
         args,
         Section(
@@ -244,7 +313,8 @@ def run(args: argparse.Namespace) -> int:
             [Table(("measure", "target", "measured (95% intervals)"), rows)],
             in_process=True,
             notes=[
-                f"{n_classic:,} classic hands strong vs greedy, {n_baseline:,} greedy vs random, {n_101:,} 101 hands;"
+                f"{n_classic:,} classic hands strong vs greedy, {n_baseline:,} greedy vs random, {n_101:,} 101 hands,"
+                f" {len(every):,} decisions timed at {tables:,} interleaved tables;"
                 f" in-process, one core; {seconds:,.0f} s"
             ],
         ),

@@ -72,6 +72,12 @@ def _bench_parser(sub: Any) -> None:
         p.set_defaults(func=_cmd_bench)
         parsers[name] = p
     table, soak = parsers["table"], parsers["soak"]
+    parsers["bots"].add_argument(
+        "--tables",
+        type=int,
+        default=None,
+        help="tables one process decides for in the interleaved timing (default 1,000; --quick 200)",
+    )
     table.add_argument("--tables", type=int, default=None, help="run one level of this many tables")
     table.add_argument(
         "--offered",
