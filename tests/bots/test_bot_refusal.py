@@ -7,7 +7,9 @@ event plays the bot turn standing there, whichever seat's it is. Real table serv
 from __future__ import annotations
 
 import uuid
+from collections.abc import AsyncIterator
 
+import pytest
 from okeycore.commands import Discard, Draw
 from okeycore.options import BotPace, TableOptions
 from okeyplatform.auth import issue_token
@@ -22,66 +24,68 @@ async def _events(table_service: TableService, table_id: str) -> list[tuple[str,
     return [(e.type, getattr(e, "seat", -1)) for _, e in await table_service.app.events(table_id)]
 
 
-async def test_a_command_refused_because_the_table_moved_on_does_not_end_the_turn(
-    table_service: TableService, admin: TableClient
-) -> None:
+@pytest.fixture
+async def table_id(admin: TableClient) -> str:
+    """A new table of four bot seats, and no bots service: nobody plays there but the test."""
     table_id = f"refused-{uuid.uuid4().hex[:8]}"
-    # four bot seats and no bots service: nobody plays but this test
     await admin.create_table(
         TableOptions(turn_seconds=120, bot_pace=BotPace.INSTANT), ("", "", "", ""), table_id=table_id
     )
+    return table_id
+
+
+@pytest.fixture
+async def client(table_service: TableService) -> AsyncIterator[TableClient]:
     client = TableClient(f"127.0.0.1:{table_service.port}", issue_token("bots", "service"))
+    yield client
+    await client.close()
+
+
+@pytest.fixture
+async def app(client: TableClient) -> AsyncIterator[BotsApp]:
     app = BotsApp(client=client, strategy="greedy")
-    app._closing = True  # no going on to the next bot seat's turn: this test plays each turn itself
-    try:
-        starter = await client.view(table_id, (await client.view(table_id)).turn)
-        await client.act(table_id, Discard(seat=starter.seat, tile=starter.rack[0].id))  # the starter holds 15
-        seat = (await client.view(table_id)).turn
-        stale = await app._view(table_id, seat)  # the next seat's view: time to draw
-        # Another replica draws for the seat first (its own command id): the draw this bot decides
-        # on the stale view is refused.
-        await client.act(table_id, Draw(seat=seat), command_id="another-replica")
-        played = await app.play_turn(table_id, seat, view=stale)
-        mine = [kind for kind, s in await _events(table_service, table_id) if s == seat]
-        assert mine.count("TileDrawn") == 1 and mine[-1] == "TileDiscarded", mine  # the turn went on to its discard
-        assert played.refused == 1 and app.looked_after_refusal == 1
-        # Refused on a table that has not moved: the turn ends (the rules refuse it as decided).
-        nxt = (await client.view(table_id)).turn
-        await client.act(table_id, Draw(seat=nxt), command_id="another-replica-2")
-        now = await app._view(table_id, nxt)
-        before = len(await _events(table_service, table_id))
-        assert await app._moved_on(table_id, nxt, now) is None
-        assert app.looked_after_refusal == 1 and len(await _events(table_service, table_id)) == before
-    finally:
-        await app.close()
-        await client.close()
+    app._closing = True  # no going on to the next bot seat's turn: each test plays each turn itself
+    yield app
+    await app.close()
+
+
+async def test_a_command_refused_because_the_table_moved_on_does_not_end_the_turn(
+    table_service: TableService, table_id: str, client: TableClient, app: BotsApp
+) -> None:
+    starter = await client.view(table_id, (await client.view(table_id)).turn)
+    await client.act(table_id, Discard(seat=starter.seat, tile=starter.rack[0].id))  # the starter holds 15
+    seat = (await client.view(table_id)).turn
+    stale = await app._view(table_id, seat)  # the next seat's view: time to draw
+    # Another replica draws for the seat first (its own command id): the draw this bot decides
+    # on the stale view is refused.
+    await client.act(table_id, Draw(seat=seat), command_id="another-replica")
+    played = await app.play_turn(table_id, seat, view=stale)
+    mine = [kind for kind, s in await _events(table_service, table_id) if s == seat]
+    assert mine.count("TileDrawn") == 1 and mine[-1] == "TileDiscarded", mine  # the turn went on to its discard
+    assert played.refused == 1 and app.looked_after_refusal == 1
+    # Refused on a table that has not moved: the turn ends (the rules refuse it as decided).
+    nxt = (await client.view(table_id)).turn
+    await client.act(table_id, Draw(seat=nxt), command_id="another-replica-2")
+    now = await app._view(table_id, nxt)
+    before = len(await _events(table_service, table_id))
+    assert await app._moved_on(table_id, nxt, now) is None
+    assert app.looked_after_refusal == 1 and len(await _events(table_service, table_id)) == before
 
 
 async def test_a_look_at_a_table_standing_at_the_event_plays_the_bot_turn_standing_there(
-    table_service: TableService, admin: TableClient
+    table_service: TableService, table_id: str, client: TableClient, app: BotsApp
 ) -> None:
     """A replica looks at a table a while after a seat's own move (here: a show by a seat whose turn
     it is not). If the table still stands there with the turn at another bot seat, that turn was
     lost (at a deal: the ``HandStarted`` that called its bot was handed back to the consumer, and
     the show's later version, recorded meanwhile, made its redelivery a duplicate), and the look
     plays it instead of leaving it to the table's turn timer."""
-    table_id = f"stands-{uuid.uuid4().hex[:8]}"
-    await admin.create_table(
-        TableOptions(turn_seconds=120, bot_pace=BotPace.INSTANT), ("", "", "", ""), table_id=table_id
-    )
-    client = TableClient(f"127.0.0.1:{table_service.port}", issue_token("bots", "service"))
-    app = BotsApp(client=client, strategy="greedy")
-    app._closing = True  # no going on to the next bot seat's turn: this test plays each turn itself
-    try:
-        table = await client.view(table_id)
-        starter, other = table.turn, (table.turn + 1) % 4
-        await app._play_later(table_id, other, int(table.version), only_as_of=True)
-        events = await _events(table_service, table_id)
-        assert ("TileDiscarded", starter) in events, events  # the starter's lost turn, played
-        # A look at a table that moved on since plays nothing.
-        moved = await client.view(table_id)
-        await app._play_later(table_id, (moved.turn + 1) % 4, int(moved.version) - 1, only_as_of=True)
-        assert await _events(table_service, table_id) == events
-    finally:
-        await app.close()
-        await client.close()
+    table = await client.view(table_id)
+    starter, other = table.turn, (table.turn + 1) % 4
+    await app._play_later(table_id, other, int(table.version), only_as_of=True)
+    events = await _events(table_service, table_id)
+    assert ("TileDiscarded", starter) in events, events  # the starter's lost turn, played
+    # A look at a table that moved on since plays nothing.
+    moved = await client.view(table_id)
+    await app._play_later(table_id, (moved.turn + 1) % 4, int(moved.version) - 1, only_as_of=True)
+    assert await _events(table_service, table_id) == events
