@@ -431,23 +431,19 @@ class BotsApp:
                     paced = self._keeps_pace(int(msg.options.bot_pace), len(msg.seats), _bot_mask(msg))
                     refused = played.refused
                     resp = await self._act(table_id, cmd, cid, played, want_next=not paced)
-                    if resp is not None:
-                        self._remember_played(table_id, seat, int(msg.version))
-                        self._hand_on(table_id, seat, resp, paced)
-                        return played
-                    if played.refused == refused:
-                        return played  # a duplicate: the replica that sent it first plays on
-                    msg = await self._moved_on(table_id, seat, msg)
-                    continue
+                    if resp is None:  # a duplicate (the replica that sent it first plays on), or refused
+                        msg = await self._moved_on(table_id, seat, msg) if played.refused > refused else None
+                        continue
+                    self._remember_played(table_id, seat, int(msg.version))
+                    self._hand_on(table_id, seat, resp, paced)
+                    return played
                 # The answer carries the seat's view after the command: the next decision needs no GetView.
                 refused = played.refused
                 answer = await self._act(table_id, cmd, cid, played, want_view=True)
                 if answer is not None:
                     msg = answer.view
-                elif played.refused > refused:
-                    msg = await self._moved_on(table_id, seat, msg)
-                else:
-                    msg = None  # a duplicate: the replica that sent it first plays on
+                else:  # a duplicate (the replica that sent it first plays on), or refused
+                    msg = await self._moved_on(table_id, seat, msg) if played.refused > refused else None
             self.log.warning("turn_not_finished", table_id=table_id, seat=seat)
         return played
 
@@ -455,9 +451,7 @@ class BotsApp:
         """After the table refused a command decided on the view ``decided_on``: the seat's view
         if the table has moved on since (the command met a table it was not decided for, so the
         turn goes on from the table as it is), else None (the rules refuse it as decided: the
-        turn is left to the table's turn timer [C-TIME-1]). At a deal, another replica showing
-        the indicator for the starter (its move before the first turn) while this one plays the
-        first turn made the turn's show a refusal, and the turn was lost until the timer."""
+        turn is left to the table's turn timer [C-TIME-1])."""
         msg = await self._view(table_id, seat, min_version=int(decided_on.version))
         if msg is None or msg.version == decided_on.version:
             return None
