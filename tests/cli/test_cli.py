@@ -209,7 +209,7 @@ def _options_the_bench_reads(name: str) -> set[str]:
         ("soak", ["--tables", "--minutes", "--faults"], ["--observability", "--offered", "--seed"]),
         ("solver", ["--quick", "--seed", "--record"], ["--faults", "--tables"]),
         ("replay", ["--quick", "--seed", "--record"], ["--faults", "--tables"]),
-        ("bots", ["--quick", "--seed", "--record"], ["--faults", "--tables"]),
+        ("bots", ["--quick", "--seed", "--record", "--tables"], ["--faults", "--minutes"]),
         ("envelope", ["--quick", "--events", "--record"], ["--seed", "--faults", "--tables"]),
     ],
 )
