@@ -45,6 +45,9 @@ HANDS_PER_TABLE = 20
 INTERLEAVED_TABLES = 1_000
 """Tables one process decides for at once in the interleaved measurement (``--tables``): about a
 bots worker's share of ``okey bench soak``'s 500 tables with two workers, times two."""
+QUICK_INTERLEAVED_TABLES = 200
+MAX_INTERLEAVED_TABLES = 100_000
+"""More tables than this would only fill the memory (each holds its own deal and four strategies)."""
 MARGIN_101 = 10.0
 """101: how much lower the strong seat's average hand score must be than greedy's (issue 21)."""
 
@@ -132,6 +135,8 @@ def interleaved_times(tables: int, decisions: int, seed: int) -> dict[str, list[
     move of each table in turn (a hand that ends is dealt again): the time of each decision after
     the first fifth (the memos warming up), by stage: ``draw`` (take the side tile or draw) and
     ``discard`` (the rest: discard, finish, show, pairs)."""
+    if tables < 1:
+        raise ValueError(f"{tables} tables: no decision to time")
     progress = Progress(f"{tables:,} tables interleaved", decisions)
     sims = [
         Simulator(TableOptions(match_points=1000), [strategy("strong", seed * 4_001 + t * 4 + i) for i in range(4)], t)
@@ -208,6 +213,11 @@ def _times_line(label: str, times: list[float]) -> str:
 def run(args: argparse.Namespace) -> int:
     quick = bool(getattr(args, "quick", False))
     seed = int(getattr(args, "seed", 1))
+    asked = getattr(args, "tables", None)
+    tables = asked if asked is not None else (QUICK_INTERLEAVED_TABLES if quick else INTERLEAVED_TABLES)
+    if not 1 <= tables <= MAX_INTERLEAVED_TABLES:
+        print(f"okey bench bots: --tables {tables}: give 1 to {MAX_INTERLEAVED_TABLES:,} tables", file=sys.stderr)
+        return 2
     n_classic = 200 if quick else 2_000
     n_baseline = 100 if quick else 600
     n_101 = 100 if quick else 2_000
@@ -270,7 +280,6 @@ def run(args: argparse.Namespace) -> int:
         )
     )
 
-    tables = int(getattr(args, "tables", None) or (200 if quick else INTERLEAVED_TABLES))
     by_stage = interleaved_times(tables, 3_000 if quick else 20_000, seed)
     every = by_stage["draw"] + by_stage["discard"]
     means = {k: statistics.fmean(v) * 1e6 if v else float("nan") for k, v in by_stage.items()}

@@ -72,11 +72,14 @@ def _bench_parser(sub: Any) -> None:
         p.set_defaults(func=_cmd_bench)
         parsers[name] = p
     table, soak = parsers["table"], parsers["soak"]
+    from okeybench.bots import INTERLEAVED_TABLES, MAX_INTERLEAVED_TABLES, QUICK_INTERLEAVED_TABLES
+
     parsers["bots"].add_argument(
         "--tables",
         type=int,
         default=None,
-        help="tables one process decides for in the interleaved timing (default 1,000; --quick 200)",
+        help=f"tables one process decides for in the interleaved timing (default {INTERLEAVED_TABLES:,}; "
+        f"--quick {QUICK_INTERLEAVED_TABLES}; at most {MAX_INTERLEAVED_TABLES:,})",
     )
     table.add_argument("--tables", type=int, default=None, help="run one level of this many tables")
     table.add_argument(
