@@ -59,12 +59,13 @@ HAND_ON_WATCH_S = 5.0
 no later event of the table looks whether the turn was lost; the event consumer's ack wait
 (``consumer.ACK_WAIT_S``) is the same, so a lost turn is played as soon whichever way it was lost."""
 
-CALL_DEADLINE_S = 4.0
-"""How long a bot waits for the table's answer to one call. A call that hangs (a table replica
-stopping under it, a connection lost without a reset) would otherwise hold its seat's turn in
-this replica until the table's turn timer, the look after ``HAND_ON_WATCH_S`` included (it waits
-for the same seat). Past it the call fails with DEADLINE_EXCEEDED and is tried again like any
-unreachable table: the command id makes a command the table applied meanwhile a duplicate."""
+CALL_DEADLINE_S = HAND_ON_WATCH_S - 1.0
+"""How long a bot waits for the table's answer to one call (4 s): shorter than the look after
+``HAND_ON_WATCH_S``, which waits for the same seat. A call that hangs (a table replica stopping
+under it, a connection lost without a reset) would otherwise hold its seat's turn in this replica
+until the table's turn timer, the look included. Past it the call fails with DEADLINE_EXCEEDED
+and is tried again like any unreachable table: the command id makes a command the table applied
+meanwhile a duplicate."""
 
 PLAYED_MEMORY = 100_000
 """How many (table, seat) turn ends a replica remembers (a few MB): past it the oldest are
