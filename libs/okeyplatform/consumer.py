@@ -46,6 +46,7 @@ from .relay import TABLE_STREAM, bind_table_stream, table_subject
 from .tracing import consumer_span
 
 __all__ = [
+    "PROJECTION_LINGER_S",
     "TableEventConsumer",
     "VersionedApplier",
     "BatchResult",
@@ -71,6 +72,10 @@ DUPLICATE = "DUPLICATE"  # at or below the applied version: already applied
 HELD = "HELD"  # ahead of a gap: not applied until the missing versions are
 PARKED = "PARKED"  # its table is parked: an event of it could not be applied (the applier's call)
 RETRY = "RETRY"  # not applied now (a service it needs is away): handed back, tried again later
+PROJECTION_LINGER_S = 0.1
+"""How long the projections (scoring, the lobby's payouts) let a busy stream gather between two
+fetches: a batch of ~12 events at 500 events/s becomes one of ~50, in one transaction; they are
+at most this much later. The bots do not linger (a bot's turn waits on its consumer)."""
 _OUTCOMES = (APPLIED, DUPLICATE, HELD, PARKED, RETRY, "REJECTED")  # okey_consumer_messages_total{outcome}
 
 
@@ -163,7 +168,10 @@ class TableEventConsumer(Generic[I]):
     long the events a dead replica held wait before another replica gets them. ``deliver``: where
     a new durable starts (``ALL`` the stream's first event; ``NEW`` only events published after).
     An event handed back (RETRY) is delivered again after a growing delay, and given up (logged,
-    acknowledged) at its ``max_retries``-th delivery."""
+    acknowledged) at its ``max_retries``-th delivery. ``linger_s``: after a batch smaller than
+    ``batch``, the next fetch waits until that long after the last one began, so a busy stream
+    comes in fewer, larger batches (each batch is one transaction of the applier: a projection
+    that can be a moment behind spends less per event; :data:`PROJECTION_LINGER_S`)."""
 
     def __init__(
         self,
@@ -182,9 +190,14 @@ class TableEventConsumer(Generic[I]):
         in_flight: int = 1,
         deliver: DeliverPolicy = DeliverPolicy.ALL,
         max_retries: int = 20,
+        linger_s: float = 0.0,
     ) -> None:
         if in_flight < 1:
             raise ValueError("in_flight: at least 1")
+        if not 0.0 <= linger_s < ack_wait_s:
+            # lingering as long as a dead replica's events wait for another would be a failover
+            raise ValueError(f"linger_s: 0 up to ack_wait_s ({ack_wait_s:g} s), not {linger_s:g}")
+        self.linger_s = linger_s
         self.app = applier
         self.in_flight = in_flight
         self.deliver = deliver
@@ -257,6 +270,7 @@ class TableEventConsumer(Generic[I]):
                 for t in [t for t in running if t.done()]:
                     running.discard(t)
                     t.result()  # a batch that stopped on a fatal event stops the consumer
+                fetched_at = time.monotonic()
                 try:
                     msgs = await psub.fetch(self.batch, timeout=1.0)
                 except TimeoutError:
@@ -281,6 +295,10 @@ class TableEventConsumer(Generic[I]):
                     task = asyncio.create_task(self._handle_kept(js, msgs))
                     task.add_done_callback(lambda _t: slots.release())
                     running.add(task)
+                if self.linger_s and len(msgs) < self.batch:
+                    left = self.linger_s - (time.monotonic() - fetched_at)
+                    if left > 0:
+                        await self._sleep(left)
             for t in running:
                 t.cancel()
             for t in running:

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 import asyncpg
 from okeycore.events import MatchEnded, SeatLeft
 from okeycore.okey101 import HandEnded101
-from okeyplatform.consumer import EventItem, RejectedMessage, TableEventConsumer, VersionedApplier
+from okeyplatform.consumer import PROJECTION_LINGER_S, EventItem, RejectedMessage, TableEventConsumer, VersionedApplier
 from okeyplatform.contract import BadEnvelope, Envelope, UnreadableEvent, decode_envelope, encode_envelope, nats_headers
 from okeyplatform.eventstore import PostgresEventStore
 from okeyplatform.logs import get_logger
@@ -142,6 +142,7 @@ def match_consumer(
         durable,
         log_reader=from_log,
         component="lobby-consumer",
+        linger_s=PROJECTION_LINGER_S,
     )
 
 

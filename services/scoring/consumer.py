@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
 
-from okeyplatform.consumer import RejectedMessage, TableEventConsumer
+from okeyplatform.consumer import PROJECTION_LINGER_S, RejectedMessage, TableEventConsumer
 from okeyplatform.contract import BadEnvelope, UnreadableEvent, decode_envelope
 from okeyplatform.relay import TABLE_STREAM
 
@@ -63,4 +63,5 @@ class Projector(TableEventConsumer[Item]):
             log_reader=log_reader,
             fatal=ProjectionError,
             component="scoring-projector",
+            linger_s=PROJECTION_LINGER_S,
         )

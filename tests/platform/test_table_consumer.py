@@ -7,14 +7,19 @@ table event is set aside without stopping anything."""
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
+from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import Any
 
 import asyncpg
 from nats.js.client import JetStreamContext
 from okeycore.events import SeatLeft, event_to_dict
 from okeyplatform.consumer import (
     APPLIED,
+    PROJECTION_LINGER_S,
+    BatchResult,
     DUPLICATE,
     HELD,
     RETRY,
@@ -53,16 +58,17 @@ async def _pool(url: str) -> asyncpg.Pool:
 
 
 async def _started(
-    pool: asyncpg.Pool, nats_url: str, table: str
+    pool: asyncpg.Pool, nats_url: str, table: str, linger_s: float = 0.0, applier: Any = None
 ) -> tuple[TableEventConsumer[EventItem], asyncio.Task[None]]:
     """A consumer of one table's subject with the record over ``_seen``, bound and running."""
     consumer = TableEventConsumer(
-        VersionedApplier(pool, "test", _seen),
+        applier or VersionedApplier(pool, "test", _seen),
         nats_url,
         decode_item,
         durable=f"test-{table}",
         subject=table_subject(table),
         component="test-consumer",
+        linger_s=linger_s,
     )
     task = asyncio.create_task(consumer.run())
     await asyncio.wait_for(consumer.ready.wait(), 10)
@@ -225,3 +231,79 @@ async def test_a_message_that_is_no_table_event_is_set_aside_and_the_consumer_go
         consumer.stop()
         await asyncio.wait_for(task, 10)
         await pool.close()
+
+
+class _CountingApplier(VersionedApplier[EventItem]):
+    """The record over ``_seen``, counting the batches (one transaction each)."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        super().__init__(pool, "test", _seen)
+        self.batches = 0
+
+    async def apply(self, items: Sequence[EventItem]) -> BatchResult:
+        self.batches += 1
+        return await super().apply(items)
+
+
+async def _batches_for_a_trickle(
+    pool: asyncpg.Pool, nats_url: str, jetstream: JetStreamContext, linger_s: float
+) -> tuple[int, float]:
+    """30 versions of a table published 20 ms apart to a consumer lingering ``linger_s``: the
+    batches it applied them in, and how long after the last publish the last one was applied."""
+    await ensure_table_stream(jetstream)
+    table = f"l-{uuid.uuid4().hex[:10]}"
+    applier = _CountingApplier(pool)
+    consumer, task = await _started(pool, nats_url, table, linger_s, applier)
+    try:
+        for version in range(1, 31):
+            st = _stored(table, version)
+            await jetstream.publish(table_subject(table), encode_envelope(st), headers=nats_headers(st))
+            await asyncio.sleep(0.02)
+        published = time.monotonic()
+        for _ in range(400):
+            if await pool.fetchval("SELECT count(*) FROM seen WHERE table_id = $1", table) == 30:
+                break
+            await asyncio.sleep(0.01)
+        late = time.monotonic() - published
+        rows = await pool.fetch("SELECT version FROM seen WHERE table_id = $1 ORDER BY 1", table)
+        assert [r[0] for r in rows] == list(range(1, 31)) and consumer.applied == 30
+        return applier.batches, late
+    finally:
+        consumer.stop()
+        await asyncio.wait_for(task, 10)
+
+
+async def test_a_lingering_consumer_takes_a_trickle_in_few_batches_and_is_at_most_the_linger_behind(
+    fresh_database_url: str, nats_url: str, jetstream: JetStreamContext
+) -> None:
+    pool = await _pool(fresh_database_url)
+    try:
+        # Without a linger every event 20 ms apart is a batch (a transaction) of its own.
+        eager, _ = await _batches_for_a_trickle(pool, nats_url, jetstream, 0.0)
+        assert eager >= 15
+        # With 0.25 s the 0.6 s trickle comes in about three.
+        lingering, late = await _batches_for_a_trickle(pool, nats_url, jetstream, 0.25)
+        assert lingering <= 6
+        assert late < 0.25 + 0.5  # the last event waited at most the linger (and a fetch)
+    finally:
+        await pool.close()
+
+
+def test_a_linger_is_refused_unless_shorter_than_a_failover() -> None:
+    # Lingering as long as a dead replica's events wait for another replica (ack_wait_s) would
+    # make a live consumer as late as a failover; a negative one is a mistake.
+    for bad in (-0.1, 60.0, 1e9):
+        try:
+            TableEventConsumer(
+                VersionedApplier(None, "test", _seen),  # type: ignore[arg-type]
+                "nats://127.0.0.1:1",
+                decode_item,
+                durable="x",
+                ack_wait_s=60.0,
+                linger_s=bad,
+            )
+        except ValueError as exc:
+            assert "linger_s" in str(exc)
+        else:
+            raise AssertionError(f"linger_s={bad} was taken")
+    assert 0 < PROJECTION_LINGER_S < 60.0
