@@ -18,11 +18,11 @@ from nats.js.client import JetStreamContext
 from okeycore.events import SeatLeft, event_to_dict
 from okeyplatform.consumer import (
     APPLIED,
-    PROJECTION_LINGER_S,
-    BatchResult,
     DUPLICATE,
     HELD,
+    PROJECTION_LINGER_S,
     RETRY,
+    BatchResult,
     ConcurrentApplier,
     EventItem,
     RetryLater,
