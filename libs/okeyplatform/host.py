@@ -272,10 +272,12 @@ def _version() -> str:
 
 
 def run_service(name: str, make: Callable[[], ServiceHost[Any]]) -> int:
-    """A service's ``main``: logging for ``name``, then the host ``make`` builds (inside the event
-    loop) run until signalled, on the loop :mod:`okeyplatform.aioloop` picks."""
+    """A service's ``main``: logging for ``name``, the collector tuned for a long-lived service
+    (:func:`okeyplatform.aioloop.tune_gc`), then the host ``make`` builds (inside the event loop)
+    run until signalled, on the loop :mod:`okeyplatform.aioloop` picks."""
     configure_logging(name)
     configure_tracing(name)
+    aioloop.tune_gc()
 
     async def go() -> int:
         try:
