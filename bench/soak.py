@@ -480,10 +480,13 @@ class BotTables:
                 await self._sleep(gap)
 
     async def _view(self, tr: _Track) -> None:
+        # At least the version read from the log, as a client that learnt of an event asks: the
+        # table service remembers a command's state only once its append has answered, a moment
+        # after the commit is in the log, so a view asked for without it may be one command behind.
         known = tr.version
         t = time.perf_counter()
         try:
-            view = await tr.client.view(tr.table_id, None)
+            view = await tr.client.view(tr.table_id, None, min_version=known)
         except grpc.aio.AioRpcError as err:
             if not self._stop.is_set():
                 self.report.errors[f"GetView {_code(err)}"] += 1
