@@ -39,16 +39,10 @@ from okeycore.strategy import strategy
 from okeycore.strategy101 import strategy101
 from okeyplatform.aioloop import GC_THRESHOLDS, tune_gc
 
-from .common import Progress, machine, percentile
+from .common import INTERLEAVED_TABLES, MAX_INTERLEAVED_TABLES, QUICK_INTERLEAVED_TABLES, Progress, machine, percentile
 from .record import Section, Table, command_line, record
 
 HANDS_PER_TABLE = 20
-INTERLEAVED_TABLES = 1_000
-"""Tables one process decides for at once in the interleaved measurement (``--tables``): about a
-bots worker's share of ``okey bench soak``'s 500 tables with two workers, times two."""
-QUICK_INTERLEAVED_TABLES = 200
-MAX_INTERLEAVED_TABLES = 100_000
-"""More tables than this would only fill the memory (each holds its own deal and four strategies)."""
 MARGIN_101 = 10.0
 """101: how much lower the strong seat's average hand score must be than greedy's (issue 21)."""
 

@@ -156,3 +156,13 @@ def servers_line(infra: Any) -> str:
         f"PostgreSQL: {'embedded (fsync off)' if infra.postgres else 'OKEY_DATABASE_URL'}, "
         f"NATS: {'embedded' if infra.nats else 'OKEY_NATS_URL'}"
     )
+
+
+INTERLEAVED_TABLES = 1_000
+"""``okey bench bots``: tables one process decides for at once in the interleaved measurement
+(``--tables``): about a bots worker's share of ``okey bench soak``'s 500 tables with two workers,
+times two. Here, not in ``okeybench.bots``, so that ``okey``'s help reads it without loading the
+strategies (every ``okey`` command builds the parser)."""
+QUICK_INTERLEAVED_TABLES = 200
+MAX_INTERLEAVED_TABLES = 100_000
+"""More tables than this would only fill the memory (each holds its own deal and four strategies)."""

@@ -72,7 +72,7 @@ def _bench_parser(sub: Any) -> None:
         p.set_defaults(func=_cmd_bench)
         parsers[name] = p
     table, soak = parsers["table"], parsers["soak"]
-    from okeybench.bots import INTERLEAVED_TABLES, MAX_INTERLEAVED_TABLES, QUICK_INTERLEAVED_TABLES
+    from okeybench.common import INTERLEAVED_TABLES, MAX_INTERLEAVED_TABLES, QUICK_INTERLEAVED_TABLES
 
     parsers["bots"].add_argument(
         "--tables",
