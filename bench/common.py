@@ -9,6 +9,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from okeycore import native
+
 
 def percentile(sorted_values: Sequence[float], q: float) -> float:
     if not sorted_values:
@@ -27,7 +29,8 @@ def machine() -> str:
                     break
     except OSError:
         pass
-    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()}"
+    python = f"Python {platform.python_version()} ({native.describe()})"
+    return f"{cpu}, {os.cpu_count()} cores, {python}, {platform.system()}"
 
 
 class Progress:

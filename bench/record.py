@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from okeycore import native
+
 __all__ = ["ENV", "DEFAULT_PATH", "Table", "Section", "target", "render", "write", "record", "command_line"]
 
 ENV = "OKEY_BENCH_RECORD"
@@ -126,7 +128,8 @@ def machine_lines(in_process: bool = False) -> list[str]:
         pass
     cores = os.cpu_count()
     lines = [
-        f"{cpu}, {cores} cores{mem}, {system}, Python {platform.python_version()} ({platform.python_implementation()})"
+        f"{cpu}, {cores} cores{mem}, {system}, Python {platform.python_version()} "
+        f"({platform.python_implementation()}; {native.describe()})"
     ]
     busy = []
     if hasattr(os, "getloadavg"):

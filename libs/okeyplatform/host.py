@@ -27,6 +27,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import grpc
 from grpc_health.v1.health import aio as health_aio
+from okeycore import native
 
 from . import aioloop
 from .errors import AppErrors
@@ -182,7 +183,9 @@ class ServiceHost(Generic[P]):
         for hook in self._started_hooks:
             await hook()
         metrics = f"{self.metrics.host}:{self.metrics.port}" if self.metrics else None
-        self.log.info(f"{self.name}_service_started", address=self.address, port=port, metrics=metrics)
+        self.log.info(
+            f"{self.name}_service_started", address=self.address, port=port, metrics=metrics, build=native.describe()
+        )
 
     async def _until_ready(self, t: _Task) -> None:
         assert t.ready is not None and t.task is not None

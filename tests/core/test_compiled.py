@@ -1,0 +1,128 @@
+"""The compiled build (``OKEY_COMPILE=1``) decides and solves exactly as the pure-Python modules.
+
+A wheel is built here the way an image builds it (the project's build backend, mypyc on
+``okeycore.native.COMPILED``), unpacked, and a subprocess that imports okeycore from it plays
+whole matches (classic: strong, greedy and easy seats; 101: strong against greedy) and solves
+racks through ``okey solve``'s line protocol. Its digest of every event and answer must equal
+the same run's on the pure modules. Also: an editable install ignores ``OKEY_COMPILE`` (a
+compiled module beside its source would hide every later edit).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from okeycore import native
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Plays and solves, and prints how okeycore runs with a digest of everything it saw.
+PLAY = r"""
+import hashlib, json, random
+from okeycore import native
+from okeycore.levels import CLASSIC_LEVELS
+from okeycore.options import BotLevel, Game, TableOptions
+from okeycore.simulate import Simulator
+from okeycore.simulate101 import Simulator101
+from okeycore.solve import solve_line
+from okeycore.strategy import strategy
+from okeycore.strategy101 import strategy101
+from okeycore.tiles import all_faces
+
+digest = hashlib.sha256()
+moves = 0
+for seed in range(6):
+    bots = [strategy("strong", seed * 4), strategy("greedy", seed * 4 + 1),
+            CLASSIC_LEVELS[BotLevel.EASY](seed * 4 + 2), strategy("strong", seed * 4 + 3)]
+    record = Simulator(TableOptions(match_points=4), bots, seed).play_match(max_hands=6)
+    moves += len(record.events)
+    digest.update(repr(record.events).encode())
+for seed in range(3):
+    bots = [strategy101("strong", seed * 4)] + [strategy101("greedy", seed * 4 + i) for i in (1, 2, 3)]
+    record = Simulator101(TableOptions(game=Game.OKEY101, seats=4, rounds=3), bots, seed).play_match(max_deals=2)
+    moves += len(record.events)
+    digest.update(repr(record.events).encode())
+codes = [str(f) for f in all_faces()]
+tiles = codes[:52] * 2 + [codes[52]] * 2
+rng = random.Random(7)
+for i in range(400):
+    game, size = ("OKEY", 14) if i % 2 else ("OKEY101", 21)
+    indicator = rng.choice(codes[:52])
+    rest = list(tiles)
+    rest.remove(indicator)
+    line = json.dumps({"game": game, "indicator": indicator, "tiles": rng.sample(rest, size)})
+    answer = solve_line(line)
+    assert "error" not in answer, answer
+    digest.update(answer.encode())
+print(json.dumps({"build": native.describe(), "compiled": native.compiled_modules(),
+                  "events": moves, "digest": digest.hexdigest()}))
+"""
+
+
+def _play(pythonpath: str | None) -> dict[str, object]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath
+    out = subprocess.run([sys.executable, "-c", PLAY], env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def _wheel(dest: Path, compiled: bool) -> Path:
+    """The project's wheel, built into ``dest`` by the project's build backend (with the test
+    environment's setuptools and mypy: no download)."""
+    env = {k: v for k, v in os.environ.items() if k != "OKEY_COMPILE"}
+    if compiled:
+        env["OKEY_COMPILE"] = "1"
+    pip = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q"]
+    build = subprocess.run([*pip, "-w", str(dest), str(ROOT)], env=env, capture_output=True, text=True, timeout=900)
+    assert build.returncode == 0, build.stdout[-2000:] + build.stderr[-3000:]
+    (wheel,) = dest.glob("okey_backend-*.whl")
+    return wheel
+
+
+@pytest.fixture(scope="module")
+def compiled_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """okeycore as an ``OKEY_COMPILE=1`` wheel installs it, unpacked in a folder of its own."""
+    if shutil.which(os.environ.get("CC", "cc")) is None:
+        pytest.skip("no C compiler here: the compiled build needs one (gcc or clang)")
+    wheel = _wheel(tmp_path_factory.mktemp("dist"), compiled=True)
+    site = tmp_path_factory.mktemp("site")
+    with zipfile.ZipFile(wheel) as zf:
+        zf.extractall(site)
+    return site
+
+
+def test_the_compiled_build_compiles_every_listed_module(compiled_site: Path) -> None:
+    got = _play(str(compiled_site))
+    assert got["compiled"] == list(native.COMPILED)
+    assert got["build"] == f"okeycore compiled by mypyc: {len(native.COMPILED)} modules"
+
+
+def test_compiled_and_pure_modules_make_the_same_moves_and_answers(compiled_site: Path) -> None:
+    pure = _play(None)
+    compiled = _play(str(compiled_site))
+    assert pure["compiled"] == [], "the tests run on the pure modules (an editable install)"
+    assert pure["events"] == compiled["events"] and int(str(pure["events"])) > 500
+    assert pure["digest"] == compiled["digest"]
+
+
+def test_a_pure_wheel_carries_no_compiled_module(compiled_site: Path, tmp_path: Path) -> None:
+    """Without ``OKEY_COMPILE`` the wheel is pure Python, even right after a compiled build left
+    its modules in the build directory (the backend starts each wheel from an empty one)."""
+    wheel = _wheel(tmp_path, compiled=False)
+    assert wheel.name.endswith("-py3-none-any.whl")
+    with zipfile.ZipFile(wheel) as zf:
+        assert not [n for n in zf.namelist() if n.endswith((".so", ".pyd", ".c"))]
+
+
+def test_describe_names_the_pure_build_here() -> None:
+    assert native.compiled_modules() == []
+    assert native.describe() == "okeycore pure Python"
