@@ -23,7 +23,7 @@ def _index(code: object) -> int:
     i = _INDEX.get(code) if isinstance(code, str) else None
     if i is None:  # not a plain code: parse_face reads the rest ("r7", " B5") or says what is wrong
         try:
-            i = parse_face(code).index  # type: ignore[arg-type]
+            i = parse_face(code).index
         except TileError as exc:
             raise SolveError(str(exc)) from None
     return i

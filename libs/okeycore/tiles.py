@@ -93,8 +93,11 @@ def face_from_index(index: int) -> Face:
     return _FACES[index]
 
 
-def parse_face(code: str) -> Face:
-    """``"R7"`` -> Face(R, 7); ``"F"`` -> the fake okey. Raises TileError with a readable reason."""
+def parse_face(code: object) -> Face:
+    """``"R7"`` -> Face(R, 7); ``"F"`` -> the fake okey. Raises TileError with a readable reason,
+    whatever ``code`` is (it comes from outside: a request, a file), so it takes any object: a
+    compiled build (``okeycore.native``) checks a ``str`` parameter's type itself, with a
+    TypeError of its own, before the function could say what is wrong."""
     if not isinstance(code, str):
         raise TileError(f"a tile code must be a string, got {code!r}")
     face = _BY_CODE.get(code.strip().upper())

@@ -61,6 +61,13 @@ for i in range(400):
     answer = solve_line(line)
     assert "error" not in answer, answer
     digest.update(answer.encode())
+# Requests a person gets wrong: the same readable errors (a compiled function checks a parameter's
+# annotation itself, so one that takes outside input must take any object: tiles.parse_face).
+for bad in (5, None, ["R5"], 7.5, "Z9"):
+    for req in ({"indicator": "R5", "tiles": [bad] + ["B1"] * 13}, {"indicator": bad, "tiles": ["B1"] * 14}):
+        answer = solve_line(json.dumps({"game": "OKEY", **req}))
+        assert "error" in answer, answer
+        digest.update(answer.encode())
 print(json.dumps({"build": native.describe(), "compiled": native.compiled_modules(),
                   "events": moves, "digest": digest.hexdigest()}))
 """
