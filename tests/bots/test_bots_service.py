@@ -153,7 +153,13 @@ async def test_replicas_that_both_see_every_event_still_play_each_turn_once(
     _assert_each_turn_played_once(events)
     assert a.app is not None and b.app is not None
     apps = (a.app, b.app)
-    assert all(app.commands > 0 for app in apps), [app.commands for app in apps]  # both replicas played
+    # Both replicas were live and given every event. Which one plays a turn is a race (at a deal
+    # both try; the one that played a discard goes on from its answer), so in a short match one
+    # may win every race: CI once saw [0, 61] commands. What must hold is the table's side: each
+    # turn once (above), and every command it kept is one replica's, the other's a duplicate.
+    assert a.consumer is not None and b.consumer is not None
+    assert a.consumer.applied > 0 and b.consumer.applied > 0
+    assert sum(app.commands for app in apps) > 0
     # Every command the table applied for a bot (one row of okey_commands each) is exactly one
     # replica's command that was not a duplicate: the other replica's copy got "duplicate".
     assert table_service.app is not None
