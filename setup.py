@@ -3,18 +3,20 @@ else about the package is in pyproject.toml."""
 
 from __future__ import annotations
 
-import os
+import sys
 from pathlib import Path
 from typing import Any
 
 from setuptools import setup
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "build_backend"))  # where the build runs it, the backend's path already
+from okey_build import compiling  # noqa: E402 (the one reading of OKEY_COMPILE)
 
 
 def compiled_extensions() -> list[Any]:
     """mypyc's extension modules for ``okeycore.native.COMPILED``, when ``OKEY_COMPILE`` asks."""
-    if os.environ.get("OKEY_COMPILE", "") in ("", "0"):
+    if not compiling():
         return []
     from mypyc.build import mypycify
 

@@ -1,6 +1,6 @@
 """Which of okeycore's modules a build may compile to C, and which are compiled in this process.
 
-The bots' search (``handeval``), the strategies that call it and the rack and meld code under
+The bots' search (``handeval``), the strategies that call it and the tile and meld code under
 them are the hot paths of a bots worker and of the solver. A wheel built with ``OKEY_COMPILE=1``
 compiles exactly the modules of ``COMPILED`` with mypyc, from these same sources (the build reads
 this list: ``setup.py``), so there is one implementation, type-checked, and the pure-Python
