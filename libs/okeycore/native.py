@@ -11,7 +11,7 @@ the package's, so the build reads it without importing the package.
 
 from __future__ import annotations
 
-import importlib
+import importlib.util
 import sys
 
 __all__ = ["COMPILED", "compiled_modules", "describe"]
@@ -27,14 +27,22 @@ _EXTENSION_SUFFIXES = (".so", ".pyd")
 
 
 def compiled_modules() -> list[str]:
-    """Those of ``COMPILED`` that this process loads as compiled extension modules (importing
-    them if they are not loaded yet)."""
+    """Those of ``COMPILED`` that this process imports (or would import) as compiled extension
+    modules. Found from where each import would load from, without importing them: a service
+    that never decides a bot's move (the gateway, the lobby) says its build at start without
+    loading the strategies for it."""
     out: list[str] = []
     for name in COMPILED:
-        mod = sys.modules.get(f"okeycore.{name}") or importlib.import_module(f"okeycore.{name}")
-        if str(getattr(mod, "__file__", "")).endswith(_EXTENSION_SUFFIXES):
+        loaded = sys.modules.get(f"okeycore.{name}")
+        origin = getattr(loaded, "__file__", None) if loaded else _origin(f"okeycore.{name}")
+        if str(origin or "").endswith(_EXTENSION_SUFFIXES):
             out.append(name)
     return out
+
+
+def _origin(module: str) -> str | None:
+    spec = importlib.util.find_spec(module)
+    return spec.origin if spec else None
 
 
 def describe() -> str:
