@@ -19,18 +19,21 @@ def percentile(sorted_values: Sequence[float], q: float) -> float:
     return sorted_values[k]
 
 
-def machine() -> str:
-    cpu = platform.processor() or platform.machine()
+def cpu_model() -> str:
+    """The CPU's model name (Linux /proc/cpuinfo), else what ``platform`` knows."""
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as fh:
             for line in fh:
                 if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
+                    return line.split(":", 1)[1].strip()
     except OSError:
         pass
+    return platform.processor() or platform.machine()
+
+
+def machine() -> str:
     python = f"Python {platform.python_version()} ({native.describe()})"
-    return f"{cpu}, {os.cpu_count()} cores, {python}, {platform.system()}"
+    return f"{cpu_model()}, {os.cpu_count()} cores, {python}, {platform.system()}"
 
 
 class Progress:

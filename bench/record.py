@@ -28,6 +28,8 @@ from pathlib import Path
 
 from okeycore import native
 
+from .common import cpu_model
+
 __all__ = ["ENV", "DEFAULT_PATH", "Table", "Section", "target", "render", "write", "record", "command_line"]
 
 ENV = "OKEY_BENCH_RECORD"
@@ -106,13 +108,9 @@ def machine_lines(in_process: bool = False) -> list[str]:
     """The machine the figures come from (CPU model, cores, memory, OS, Python), then how busy it
     was: the load average and, for a bench that runs in this process alone, the share of its wall
     time it got a CPU (the project's machine is shared, so a figure needs its context)."""
-    cpu = platform.processor() or platform.machine()
+    cpu = cpu_model()
     mem = ""
     try:
-        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
         for line in Path("/proc/meminfo").read_text(encoding="utf-8").splitlines():
             if line.startswith("MemTotal:"):
                 mem = f", {int(line.split()[1]) / 1024**2:.0f} GiB"
