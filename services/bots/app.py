@@ -165,7 +165,7 @@ class BotsApp:
         # (table, seat) -> the table's version when this replica last ended that seat's turn:
         # the events up to it (the turn's own draw and discard) call nobody new.
         self._played_to: OrderedDict[tuple[str, int], int] = OrderedDict()
-        self._paces: _Bounded = _Bounded(PLAYED_MEMORY)  # table -> (its bot_pace, its seats), from a view
+        self._paces: _Bounded = _Bounded(PLAYED_MEMORY)  # table -> (its bot_pace, its seats, its game), from a view
         self._latest: _Bounded = _Bounded(PLAYED_MEMORY)  # table -> the latest version this replica was given
         # (table, seat) -> the timer of that seat's turn waiting for its think time (one a seat:
         # the event that gives the seat a new turn makes the old one's timer stale)
@@ -189,8 +189,9 @@ class BotsApp:
         table_id = env.table_id
         seats, hand_start = seats_to_consider(env)
         played = Played()
-        if hand_start:
-            await self._before_first_turn(table_id, played, env.version, env.bot_seats)
+        # The views the seats' moves before the first turn were decided on: the first turn goes
+        # on from its seat's when no move since changed the table (no second round trip).
+        views = await self._before_first_turn(table_id, played, env.version, env.bot_seats) if hand_start else {}
         paced = self.keeps_pace(env)
         if env.version > self._latest.get(table_id, 0):
             self._latest[table_id] = env.version
@@ -213,7 +214,10 @@ class BotsApp:
                     # event of the table (:meth:`_watch`).
                     self._watch(table_id, seat, env.version, HAND_ON_WATCH_S)
                     continue
-                await self.play_turn(table_id, seat, played, seen=env.version)
+                view = views.get(seat)
+                if view is not None and view.version < played.version:
+                    view = None  # a seat's move since (a show, pairs): ask the table as it is now
+                await self.play_turn(table_id, seat, played, seen=env.version, view=view)
                 continue
             if env.kind == "TurnTimedOut":
                 waiting = self._waiting.pop((table_id, seat), None)
@@ -319,43 +323,67 @@ class BotsApp:
         if self._pending:
             await asyncio.wait(set(self._pending), timeout=5.0)
 
-    async def _before_first_turn(self, table_id: str, played: Played, seen: int, mask: int | None = None) -> None:
+    async def _before_first_turn(
+        self, table_id: str, played: Played, seen: int, mask: int | None = None
+    ) -> dict[int, Any]:
         """At a hand's start every bot seat may show the indicator or declare pairs [C-IND-1].
-        ``mask``: the bot seats, as the event said (else a spectator's view tells)."""
+        ``mask``: the bot seats, as the event said (else a spectator's view tells). Returns each
+        seat's latest view (the one its move was decided on, or the table's answer to it).
+
+        Where this replica knows the table plays classic Okey (from an earlier view), every
+        seat is looked at in one round of calls; else the first seat's view tells the game
+        first (101 has nothing to do before the first turn: no call for the other seats)."""
         if mask is None:
             spectator = await self._view(table_id, None, min_version=seen)
             if spectator is None or spectator.options.game != _GAME_OKEY:
-                return
+                return {}
             mask = _bot_mask(spectator)
         seats = [seat for seat in range(mask.bit_length()) if mask >> seat & 1]
-        if not seats or not await self._off_turn(table_id, seats[0], played, seen):
-            return  # 101 has nothing to do before the first turn; or the hand is over already
-        # The other seats at once (their views and decisions do not wait on each other's round trips).
-        done = await asyncio.gather(
-            *(self._off_turn(table_id, s, played, seen) for s in seats[1:]), return_exceptions=True
-        )
+        if not seats:
+            return {}
+        known = self._paces.get(table_id)
+        views: dict[int, Any] = {}
+        rest = seats
+        if known is None or known[2] != _GAME_OKEY:
+            first = await self._off_turn(table_id, seats[0], played, seen)
+            if first is None:
+                return {}  # 101, or the hand is over already
+            views[seats[0]] = first
+            rest = seats[1:]
+        # The seats at once (their views and decisions do not wait on each other's round trips).
+        done = await asyncio.gather(*(self._off_turn(table_id, s, played, seen) for s in rest), return_exceptions=True)
         failed = next((d for d in done if isinstance(d, BaseException)), None)
         if failed is not None:
             raise failed
+        views.update((s, d) for s, d in zip(rest, done, strict=True) if d is not None)
+        return views
 
-    async def _off_turn(self, table_id: str, seat: int, played: Played, seen: int) -> bool:
+    async def _off_turn(self, table_id: str, seat: int, played: Played, seen: int) -> Any:
         """A bot seat's move at a hand's start, if its strategy has one (show the indicator,
-        declare pairs); False when the table has none to offer (101, or no hand being played)."""
+        declare pairs). Returns the seat's view after it (the table's answer to the move, or the
+        view it decided on when its move was not played); None when the table has none to offer
+        (101, or no hand being played)."""
         async with self._lock(table_id, seat):
             msg = await self._view(table_id, seat, min_version=max(seen, played.version))
             if msg is not None:
-                self._paces[table_id] = (int(msg.options.bot_pace), len(msg.seats))
+                self._learn(table_id, msg)
             if msg is None or msg.options.game != _GAME_OKEY or msg.phase != _PLAYING:
-                return False
+                return None
             view = classic_view_from_pb(msg)
             t0 = time.perf_counter()
             classic = self._classic(msg, seed_for(table_id, view.version, seat))
             cmd = classic.off_turn(view)
             self._decided("OKEY", classic.name, "pre", time.perf_counter() - t0)
             played.game = "OKEY"
-            if cmd is not None:
-                await self._act(table_id, cmd, command_id(table_id, view.version, seat, "pre"), played)
-            return True
+            if cmd is None:
+                return msg
+            # The answer carries the seat's view after its move: its first turn may go on from it.
+            answer = await self._act(
+                table_id, cmd, command_id(table_id, view.version, seat, "pre"), played, want_view=True
+            )
+            # Refused, or another replica's: the view it was decided on (the first turn looks again
+            # if the table moved since).
+            return answer.view if answer is not None else msg
 
     async def play_turn(
         self,
@@ -381,7 +409,7 @@ class BotsApp:
                 return played  # an event of the turn this bot has just played (its own draw): no call
             msg = view if view is not None else await self._view(table_id, seat, min_version=seen)
             if msg is not None:
-                self._paces[table_id] = (int(msg.options.bot_pace), len(msg.seats))
+                self._learn(table_id, msg)
                 if only_as_of and msg.version != seen:
                     return played  # the table moved on since ``seen``: its later events call whom they call
                 if only_as_of and msg.phase == _PLAYING and msg.turn != seat and _bot_mask(msg) >> msg.turn & 1:
@@ -511,6 +539,10 @@ class BotsApp:
         self._played_to.move_to_end(key)
         while len(self._played_to) > PLAYED_MEMORY:
             self._played_to.popitem(last=False)
+
+    def _learn(self, table_id: str, msg: Any) -> None:
+        """What a view tells of its table that later events do not: its pace, seats and game."""
+        self._paces[table_id] = (int(msg.options.bot_pace), len(msg.seats), int(msg.options.game))
 
     def _classic(self, msg: Any, seed: int) -> Strategy:
         """The classic strategy for this view's table: the service's, else the table's level."""

@@ -185,6 +185,66 @@ async def test_at_an_all_bot_table_that_moves_at_once_a_turn_costs_no_getview(
     assert len(asked) <= (hands + 1) * 5, (len(asked), hands, discards)
 
 
+async def test_at_a_deal_every_bot_seat_is_looked_at_in_one_round_and_the_first_turn_asks_no_more(
+    table_service: TableService, start_bots: Callable[..., Awaitable[BotsService]], admin: TableClient
+) -> None:
+    """At a later deal of a table the bots know plays classic Okey, the seats' views (their moves
+    before the first turn [C-IND-1]) are asked all at once, not the first seat's before the
+    others'; and the first turn goes on from its seat's view unless a seat moved in between
+    (a show, pairs): four views a deal, five at most."""
+    bots = await start_bots(strategy="greedy")
+    app = bots.app
+    asked: dict[int, list[int | None]] = {}  # min_version -> the seats asked at it
+    most: dict[int, int] = {}  # min_version -> the most calls in flight before the first answer
+    flying: dict[int, int] = {}
+    answered: set[int] = set()
+    real_view = app._view
+
+    async def spy(table_id: str, seat: int | None, min_version: int = 0) -> Any:
+        if table_id != dealt:
+            return await real_view(table_id, seat, min_version=min_version)
+        asked.setdefault(min_version, []).append(seat)
+        flying[min_version] = flying.get(min_version, 0) + 1
+        if min_version not in answered:
+            most[min_version] = max(most.get(min_version, 0), flying[min_version])
+        try:
+            return await real_view(table_id, seat, min_version=min_version)
+        finally:
+            flying[min_version] -= 1
+            answered.add(min_version)
+
+    app._view = spy  # type: ignore[method-assign]
+    dealt = f"deal-{uuid.uuid4().hex[:8]}"
+    await admin.create_table(TableOptions(turn_seconds=120, bot_pace=BotPace.INSTANT), ("", "", "", ""), table_id=dealt)
+    assert table_service.app is not None
+    starts: list[int] = []
+    pairs: list[Any] = []
+    for _ in range(1200):
+        pairs = await table_service.app.events(dealt)
+        starts = [st.version for st, e in pairs if e.type == "HandStarted"]
+        if len(starts) >= 4:
+            break
+        await asyncio.sleep(0.05)
+    assert len(starts) >= 4, f"the bots dealt {len(starts)} hands"
+    # Not the first deal (the bots had seen no view of the table yet), nor the last (its round
+    # may not be over): the deals in between.
+    for start in starts[1:-1]:
+        seats = asked.get(start, [])
+        before_first_turn = []  # the hand's events up to its first turn's move
+        for st, e in pairs:
+            if st.version > start:
+                if e.type in ("TileDiscarded", "TileDrawn"):
+                    break
+                before_first_turn.append(e.type)
+        moved = any(t in ("IndicatorShown", "PairsDeclared") for t in before_first_turn)
+        assert sorted(s for s in seats[:4] if s is not None) == [0, 1, 2, 3], (start, seats)
+        # one round: the first seat's view was not awaited before the others' were asked (a seat
+        # still held by the bot whose discard ended the last hand may join the round late)
+        assert most[start] >= 3, (start, most[start])
+        # the first turn asks again only if a seat moved before it (unless it was the one that did)
+        assert len(seats) == 4 or (moved and len(seats) == 5), (start, seats, moved)
+
+
 def test_a_bot_s_discard_to_a_bot_is_left_to_the_bot_that_made_it_by_one_rule() -> None:
     assert bot_hands_to_bot("TileDiscarded", 1, 2, 0b0110)
     assert not bot_hands_to_bot("TileDiscarded", 0, 1, 0b0110)  # a person discarded: the event calls the bot
