@@ -18,7 +18,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import grpc
 from okeycore.bots import ALLOWED_ASKED
@@ -165,7 +165,7 @@ class BotsApp:
         # (table, seat) -> the table's version when this replica last ended that seat's turn:
         # the events up to it (the turn's own draw and discard) call nobody new.
         self._played_to: OrderedDict[tuple[str, int], int] = OrderedDict()
-        self._paces: _Bounded = _Bounded(PLAYED_MEMORY)  # table -> (its bot_pace, its seats, its game), from a view
+        self._known: _Bounded = _Bounded(PLAYED_MEMORY)  # table -> what its latest view told (:class:`Known`)
         self._latest: _Bounded = _Bounded(PLAYED_MEMORY)  # table -> the latest version this replica was given
         # (table, seat) -> the timer of that seat's turn waiting for its think time (one a seat:
         # the event that gives the seat a new turn makes the old one's timer stale)
@@ -241,10 +241,10 @@ class BotsApp:
         """Whether the bots at ``env``'s table move at a person's pace: not at an INSTANT table,
         nor an AUTO one with no person seated, nor before the table's pace is known (its first
         view tells)."""
-        known = self._paces.get(env.table_id)
+        known = self._known.get(env.table_id)
         if known is None:
             return False
-        return self._keeps_pace(known[0], known[1], env.bot_seats)
+        return self._keeps_pace(known.pace, known.seats, env.bot_seats)
 
     def _keeps_pace(self, pace: int, seats: int, bot_seats: int | None) -> bool:
         """HUMAN, or AUTO with a person seated (a seat no bot plays)."""
@@ -341,10 +341,10 @@ class BotsApp:
         seats = [seat for seat in range(mask.bit_length()) if mask >> seat & 1]
         if not seats:
             return {}
-        known = self._paces.get(table_id)
+        known = self._known.get(table_id)
         views: dict[int, Any] = {}
         rest = seats
-        if known is None or known[2] != _GAME_OKEY:
+        if known is None or known.game != _GAME_OKEY:
             first = await self._off_turn(table_id, seats[0], played, seen)
             if first is None:
                 return {}  # 101, or the hand is over already
@@ -542,7 +542,7 @@ class BotsApp:
 
     def _learn(self, table_id: str, msg: Any) -> None:
         """What a view tells of its table that later events do not: its pace, seats and game."""
-        self._paces[table_id] = (int(msg.options.bot_pace), len(msg.seats), int(msg.options.game))
+        self._known[table_id] = Known(int(msg.options.bot_pace), len(msg.seats), int(msg.options.game))
 
     def _classic(self, msg: Any, seed: int) -> Strategy:
         """The classic strategy for this view's table: the service's, else the table's level."""
@@ -650,6 +650,14 @@ bot going on to the next seat's turn."""
 def _bot_mask(msg: Any) -> int:
     """The seats a bot plays, as a view shows them (no player, or on autopilot)."""
     return sum(1 << i for i, pub in enumerate(msg.seats) if not pub.player_id or pub.autopilot)
+
+
+class Known(NamedTuple):
+    """What a view told the bots of its table that the events do not carry (wire numbers)."""
+
+    pace: int  # its bot_pace
+    seats: int  # how many seats it has
+    game: int  # the game it plays
 
 
 class _Bounded(OrderedDict[Any, Any]):

@@ -23,7 +23,7 @@ from okeyplatform.contract import Envelope
 from okeyplatform.protoconv import classic_view_from_pb
 from stacks import StackFactory
 
-from services.bots.app import BotsApp, _enum
+from services.bots.app import BotsApp, Known, _enum
 from services.bots.main import BotsService
 from services.table.main import TableService
 
@@ -36,17 +36,17 @@ def test_the_think_time_follows_the_table_s_pace() -> None:
     app = BotsApp(client=None)  # type: ignore[arg-type]
     pace = {p: _enum("BotPace", f"BOT_PACE_{p.value}") for p in BotPace}
     assert app.think_time(_env("TileDiscarded", 0b1110), 1) == 0  # the table's pace not known yet: at once
-    app._paces["t"] = (pace[BotPace.AUTO], 4)
+    app._known["t"] = Known(pace[BotPace.AUTO], 4, _enum("Game", "GAME_OKEY"))
     auto = app.think_time(_env("TileDiscarded", 0b1110), 1)
     assert 0.8 <= auto <= 2.5  # a person sits at seat 0
     assert app.think_time(_env("TileDiscarded", 0b1110), 1) == auto  # fixed by the event: replicas agree
     assert app.think_time(_env("TileDiscarded", 0b1111), 1) == 0  # nobody to keep pace with
     assert app.think_time(_env("TurnTimedOut", 0b1111), 1) == 0  # [C-TIME-1]: the person's time is up
     assert app.think_time(_env("TurnTimedOut", 0b1110), 1) == 0
-    app._paces["t"] = (pace[BotPace.HUMAN], 4)
+    app._known["t"] = Known(pace[BotPace.HUMAN], 4, _enum("Game", "GAME_OKEY"))
     assert app.think_time(_env("TileDiscarded", 0b1111), 1) > 0.8  # HUMAN even with no person
     assert app.think_time(_env("HandStarted", 0b1110), 1) >= 1.5  # a deal takes a moment longer
-    app._paces["t"] = (pace[BotPace.INSTANT], 4)
+    app._known["t"] = Known(pace[BotPace.INSTANT], 4, _enum("Game", "GAME_OKEY"))
     assert app.think_time(_env("TileDiscarded", 0b1110), 1) == 0
 
 
@@ -56,7 +56,7 @@ def test_C_IND_1_C_PAIR_1_an_out_of_turn_show_or_declaration_gives_the_seat_no_t
     for it, or that timer fires in the middle of the seat's next turn and plays it at once,
     without the think time its own turn gave it (a 0.57 s bot move at a person's table)."""
     app = BotsApp(client=None)  # type: ignore[arg-type]
-    app._paces["t"] = (_enum("BotPace", "BOT_PACE_HUMAN"), 4)
+    app._known["t"] = Known(_enum("BotPace", "BOT_PACE_HUMAN"), 4, _enum("Game", "GAME_OKEY"))
     at = datetime.now(UTC)
     for event in (IndicatorShown(3, 5, (0, 0, 0, 0)), PairsDeclared(3), TileDrawn(3, 7, DrawSource.DECK)):
         env = Envelope("t", 4, 1, at, event.type, 3, None, event, 0b1110)
@@ -88,7 +88,7 @@ async def test_a_new_turn_s_timer_replaces_the_seat_s_stale_one_and_an_off_turn_
             raise AssertionError("no move may be played: the turn was handed after the event")
 
     app = BotsApp(client=Table())  # type: ignore[arg-type]
-    app._paces["t"] = (_enum("BotPace", "BOT_PACE_HUMAN"), 4)
+    app._known["t"] = Known(_enum("BotPace", "BOT_PACE_HUMAN"), 4, _enum("Game", "GAME_OKEY"))
     at = datetime.now(UTC)
     try:
         await app.handle(Envelope("t", 5, 1, at, "IndicatorShown", 3, None, IndicatorShown(3, 5, (0, 0, 0, 0)), 0b1010))
