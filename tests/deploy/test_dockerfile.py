@@ -6,6 +6,8 @@ the Dockerfile's final stage, and pyproject for what a plain install of the pack
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -119,3 +121,20 @@ def test_the_check_fails_on_a_final_stage_that_brings_them_in(final: str) -> Non
 
 def test_the_check_fails_on_a_single_stage_build() -> None:
     assert final_stage_problems("FROM python:3.11-slim\nRUN pip install okey-backend\n") == ["not a multi-stage build"]
+
+
+def test_the_image_generates_the_protobuf_code_with_the_generator_pyproject_pins() -> None:
+    """The build stage regenerates libs/okeyproto; the generated code names its generator's
+    version, so the image installs the generator the dev extra pins (read from pyproject, not
+    written a second time) and its code is the committed code."""
+    build = stages(DOCKERFILE.read_text(encoding="utf-8"))[0]
+    (run,) = [args for word, args in build if word == "RUN" and "grpcio-tools" in args]
+    assert not re.search(r"grpcio-tools\s*[<>=~!]", run), f"the Dockerfile writes its own version: {run}"
+    code = re.search(r"python -c '([^']*)'", run)
+    assert code is not None, run
+    printed = subprocess.run(
+        [sys.executable, "-c", code.group(1)], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    pins = [d for d in PYPROJECT["project"]["optional-dependencies"]["dev"] if d.startswith("grpcio-tools")]
+    assert pins == [printed]
+    assert re.fullmatch(r"grpcio-tools==[\d.]+", printed), f"not pinned exactly: {printed}"
