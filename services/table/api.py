@@ -150,11 +150,11 @@ class TableServicer(pb_grpc.TableServiceServicer):
         events = [self._event(st, ev, loaded.engine, request.seat) for st, ev in res.events]
         resp = pb.ActResponse(version=res.version, events=events, duplicate=res.duplicate)
         if request.return_view:  # the seat was authorised for the command: its own view only
-            v = _asked(loaded.engine.view(loaded.state, request.seat), request)
+            v = _asked(loaded.view(request.seat), request)
             resp.view.CopyFrom(view_pb(v, loaded.state.players))
         nxt = _next_bot_seat(loaded.state, request.seat, identity) if request.return_next_view else -1
         if nxt >= 0 and not res.duplicate:
-            v = _asked(loaded.engine.view(loaded.state, nxt), request)
+            v = _asked(loaded.view(nxt), request)
             resp.next_view.CopyFrom(view_pb(v, loaded.state.players))
         return resp
 
@@ -170,7 +170,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
         if request.min_version < 0:
             raise InvalidArgument(f"min_version must be 0 or more, got {request.min_version}")
         loaded = await self._seat_access(request.table_id, seat, identity, request.min_version)
-        v = _asked(loaded.engine.view(loaded.state, seat), request)
+        v = _asked(loaded.view(seat), request)  # built once a version [39.8]
         return pb.GetViewResponse(view=view_pb(v, loaded.state.players))
 
     async def GetEvents(self, request: pb.GetEventsRequest, context: Any) -> pb.GetEventsResponse:
@@ -184,8 +184,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
     async def GetHints(self, request: pb.GetHintsRequest, context: Any) -> pb.GetHintsResponse:
         identity = _identity(context)
         loaded = await self._seat_access(request.table_id, request.seat, identity)
-        v = loaded.engine.view(loaded.state, request.seat)  # hints see only the seat's view
-        return pb.GetHintsResponse(hints=hints_pb(loaded.engine.hints(v)))
+        # Hints see only the seat's view; worked out once a version, however often asked [39.8].
+        return pb.GetHintsResponse(hints=hints_pb(loaded.seat_hints(request.seat)))
 
     async def Watch(self, request: pb.WatchRequest, context: Any) -> AsyncIterator[pb.WatchResponse]:
         identity = _identity(context)

@@ -54,6 +54,36 @@ class Forbidden(PermissionDenied):
 class Loaded:
     state: Any
     engine: Engine
+    # The views read of this state, by seat (None: a spectator's): a view's ``allowed`` keeps the
+    # answers of the rules' checks it was asked, so GetView called again at the same version asks
+    # the rules nothing again (issue 39.8). Gone with the state when the table moves on.
+    views: dict[int | None, Any] = field(default_factory=dict, repr=False, compare=False)
+    hints: dict[int, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def view(self, seat: int | None) -> Any:
+        """``seat``'s view of this state, built once."""
+        got = self.views.get(seat)
+        if got is None:
+            got = self.views[seat] = self.engine.view(self.state, seat)
+        return got
+
+    def seat_hints(self, seat: int) -> Any:
+        """``seat``'s hints (from its own view only), worked out once for this state."""
+        got = self.hints.get(seat)
+        if got is None:
+            got = self.hints[seat] = self.engine.hints(self.view(seat))
+        return got
+
+
+@dataclass
+class _CatchUp:
+    """One table's catch-ups with the store for readers (``min_version``): one at a time, and
+    ``started`` counts them, so a reader that waited behind one begun after it arrived takes that
+    one's answer instead of reading again (issue 39.8)."""
+
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    started: int = 0  # reads begun
+    done: int = 0  # the last read that answered (its number in ``started``)
 
 
 @dataclass
@@ -91,6 +121,7 @@ class TableApp:
         self.cache_size = cache_size
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
+        self._catch_ups: dict[str, _CatchUp] = {}
         self._watchers: dict[str, _Watchers] = {}
         self.watching = asyncio.Event()  # set while any Watch stream of this replica is open
         self.log = get_logger(component="table-app")
@@ -111,6 +142,8 @@ class TableApp:
             self._cache.move_to_end(table_id)
             if not fresh and hit.state.version >= min_version:
                 return hit
+            if not fresh:
+                return await self._catch_up(table_id, hit, min_version)
             loaded, _ = await self._advance(table_id, hit)
             return loaded
         stored = await self.store.read_stream(table_id)
@@ -123,6 +156,26 @@ class TableApp:
         loaded = Loaded(state, engine)
         self._remember(table_id, loaded)
         return loaded
+
+    async def _catch_up(self, table_id: str, hit: Loaded, min_version: int) -> Loaded:
+        """A reader's ``min_version`` past the cached table: one read of the store, never a wait
+        for a version to come (one past the table's last is answered with the latest). Readers of
+        one table read one at a time, and those that queued behind a read begun after they
+        arrived take its answer: however many ask at once (a far-future ``min_version`` in a
+        loop), a table costs at most one read in flight and one queued (issue 39.8)."""
+        c = self._catch_ups.get(table_id)
+        if c is None:
+            c = self._catch_ups[table_id] = _CatchUp()
+        arrived = c.started
+        async with c.lock:
+            now = self._cache.get(table_id, hit)
+            if now.state.version >= min_version or c.done > arrived:
+                return now  # a read begun after this reader arrived has answered it
+            c.started += 1
+            gen = c.started
+            loaded, _ = await self._advance(table_id, now)
+            c.done = gen
+            return loaded
 
     async def _advance(self, table_id: str, hit: Loaded) -> tuple[Loaded, list[tuple[StoredEvent, Event]]]:
         """A cached table caught up with the store: the events written since (by another
@@ -140,6 +193,7 @@ class TableApp:
         while len(self._cache) > self.cache_size:
             old, _ = self._cache.popitem(last=False)
             self._locks.pop(old, None)
+            self._catch_ups.pop(old, None)
 
     # ------------------------------------------------------------ writing
 
