@@ -43,7 +43,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from .app import Caller, Method, RateLimiter, Upstreams, caller_from_token
+from .app import Caller, Method, RateLimiter, StreamCaps, Upstreams, caller_from_token
 
 __all__ = ["GrpcProxy", "build_http_app", "HTTP_STATUS", "MAX_BODY_BYTES"]  # HTTP_STATUS: okeyplatform.errors
 
@@ -92,9 +92,10 @@ class GrpcProxy(grpc.GenericRpcHandler):
     """Forwards every public method as raw bytes to its upstream, after checking the token and
     the caller's rate; upstream errors (with their rich details) pass through unchanged."""
 
-    def __init__(self, upstreams: Upstreams, limiter: RateLimiter) -> None:
+    def __init__(self, upstreams: Upstreams, limiter: RateLimiter, streams: StreamCaps | None = None) -> None:
         self.upstreams = upstreams
         self.limiter = limiter
+        self.streams = streams or StreamCaps(0, 0)
 
     def service(self, handler_call_details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler | None:
         m = self.upstreams.methods.get(handler_call_details.method)  # type: ignore[attr-defined]
@@ -104,7 +105,9 @@ class GrpcProxy(grpc.GenericRpcHandler):
             return grpc.unary_stream_rpc_method_handler(self._stream_handler(m))
         return grpc.unary_unary_rpc_method_handler(self._unary_handler(m))
 
-    async def _admit(self, m: Method, context: grpc.aio.ServicerContext[Any, Any]) -> list[tuple[str, str]]:
+    async def _admit(
+        self, m: Method, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> tuple[list[tuple[str, str]], Caller]:
         md = context.invocation_metadata() or ()
         auth = next((v for k, v in md if k == "authorization"), None)
         # A bad token (TokenError) and a refusal here become their status in the host's AppErrors.
@@ -112,11 +115,11 @@ class GrpcProxy(grpc.GenericRpcHandler):
         refused = self.limiter.admit(caller)
         if refused:
             raise ResourceExhausted(self.limiter.refusal(refused), "RATE_LIMITED", limit=refused)
-        return _forward_metadata(md, caller)
+        return _forward_metadata(md, caller), caller
 
     def _unary_handler(self, m: Method) -> Callable[[bytes, Any], Awaitable[bytes]]:
         async def handle(request: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> bytes:
-            md = await self._admit(m, context)
+            md, _ = await self._admit(m, context)
             call = self.upstreams.channel(m.service).unary_unary(m.path)
             try:
                 resp: bytes = await call(request, metadata=md, timeout=UPSTREAM_TIMEOUT_S)
@@ -129,7 +132,10 @@ class GrpcProxy(grpc.GenericRpcHandler):
 
     def _stream_handler(self, m: Method) -> Callable[[bytes, Any], AsyncIterator[bytes]]:
         async def handle(request: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[bytes]:
-            md = await self._admit(m, context)
+            md, caller = await self._admit(m, context)
+            capped = self.streams.open(caller)
+            if capped:  # streams at once per player and address [issue 39.8]
+                raise ResourceExhausted(self.streams.refusal(capped), "TOO_MANY_STREAMS", limit=capped)
             call = self.upstreams.channel(m.service).unary_stream(m.path)(request, metadata=md)
             streams = M.GATEWAY_CONNECTIONS.labels("stream")
             streams.inc()
@@ -139,7 +145,9 @@ class GrpcProxy(grpc.GenericRpcHandler):
             except grpc.aio.AioRpcError as err:
                 await context.abort(err.code(), err.details() or "", tuple(err.trailing_metadata() or ()))
             finally:
+                call.cancel()
                 streams.dec()
+                self.streams.close(caller)
 
         return handle
 
@@ -310,7 +318,11 @@ class AccessLog:
             )
 
 
-def build_http_app(upstreams: Upstreams, limiter: RateLimiter, cors_origins: list[str]) -> Starlette:
+def build_http_app(
+    upstreams: Upstreams, limiter: RateLimiter, cors_origins: list[str], streams: StreamCaps | None = None
+) -> Starlette:
+    caps = streams or StreamCaps(0, 0)
+
     async def rpc(request: Request) -> Response:
         path = f"/{request.path_params['service']}/{request.path_params['method']}"
         m = upstreams.methods.get(path)
@@ -380,6 +392,21 @@ def build_http_app(upstreams: Upstreams, limiter: RateLimiter, cors_origins: lis
         except (json_format.ParseError, ValueError) as exc:
             await ws.close(code=4400, reason=_close_reason(str(exc)))
             return
+        capped = caps.open(caller)
+        if capped:  # WebSockets at once per player and address [issue 39.8]
+            message = caps.refusal(capped)
+            M.GATEWAY_REFUSED.labels("TOO_MANY_STREAMS").inc()
+            error = {"code": "RESOURCE_EXHAUSTED", "reason": "TOO_MANY_STREAMS", "message": message}
+            await ws.send_text(json.dumps({"error": error}))
+            await ws.close(code=4429, reason=_close_reason(f"TOO_MANY_STREAMS: {message}"))
+            return
+        try:
+            await _pump(ws, upstreams, m, req, token, caller)
+        finally:
+            caps.close(caller)
+
+    async def _pump(ws: WebSocket, upstreams: Upstreams, m: Method, req: Message, token: str, caller: Caller) -> None:
+        """The upstream stream to the WebSocket until either ends."""
         md = _forward_metadata([("authorization", f"Bearer {token}" if token else "")], caller)
         call = upstreams.channel(m.service).unary_stream(
             m.path, request_serializer=m.request_cls.SerializeToString, response_deserializer=m.response_cls.FromString

@@ -19,6 +19,7 @@ __all__ = [
     "PUBLIC_SERVICES",
     "Upstreams",
     "RateLimiter",
+    "StreamCaps",
     "Caller",
     "caller_from_token",
     "client_address",
@@ -245,3 +246,55 @@ class RateLimiter:
         if which == "player":
             return "too many requests from this player (the per player limit): slow down"
         return "too many requests from this address (the per address limit): slow down"
+
+
+class StreamCaps:
+    """Open streams (a Watch over a WebSocket or the gRPC proxy) at once, per caller (a player's
+    id, or an anonymous caller's address) and per address (every token from it), on this gateway
+    replica: a stream is long-lived and holds a connection and an upstream call for as long as
+    the client keeps it, so the rate limit (which counts its opening only) does not bound them
+    [issue 39.8]. A service's token is not counted (the table service's own cap does likewise).
+    ``0`` means no cap. A refused stream holds nothing; a closed one frees its place at once."""
+
+    def __init__(self, per_player: int = 16, per_address: int = 64) -> None:
+        self.per_player = per_player
+        self.per_address = per_address
+        self.callers: dict[str, int] = {}
+        self.addresses: dict[str, int] = {}
+
+    @staticmethod
+    def _counted(caller: Caller) -> bool:
+        return caller.identity is None or caller.identity.role != "service"
+
+    def open(self, caller: Caller) -> str | None:
+        """Take a place for one stream of ``caller``: None when it may open, else the limit that
+        refuses it, ``"player"`` or ``"address"`` (then nothing is taken)."""
+        if not self._counted(caller):
+            return None
+        if self.per_player and self.callers.get(caller.key, 0) >= self.per_player:
+            which = "player" if caller.identity is not None else "address"
+            M.GATEWAY_RATE_LIMITED.labels(f"{which}_streams").inc()
+            return which
+        if self.per_address and self.addresses.get(caller.address, 0) >= self.per_address:
+            M.GATEWAY_RATE_LIMITED.labels("address_streams").inc()
+            return "address"
+        self.callers[caller.key] = self.callers.get(caller.key, 0) + 1
+        self.addresses[caller.address] = self.addresses.get(caller.address, 0) + 1
+        return None
+
+    def close(self, caller: Caller) -> None:
+        """Give back the place :meth:`open` took."""
+        if not self._counted(caller):
+            return
+        for counts, key in ((self.callers, caller.key), (self.addresses, caller.address)):
+            left = counts.get(key, 0) - 1
+            if left > 0:
+                counts[key] = left
+            else:
+                counts.pop(key, None)
+
+    def refusal(self, which: str) -> str:
+        """The message of a refusal by :meth:`open`."""
+        if which == "player":
+            return f"you have {self.per_player} streams open at once, the most per player: close one first"
+        return f"{self.per_address} streams are open at once from your address, the most per address: close one first"

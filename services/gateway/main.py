@@ -17,7 +17,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from .api import GrpcProxy, build_http_app
-from .app import RateLimiter, Upstreams
+from .app import RateLimiter, StreamCaps, Upstreams
 
 __all__ = ["Gateway", "GatewayParts", "bootstrap", "DEFAULT_GRPC_ADDR", "DEFAULT_HTTP_ADDR", "main"]
 
@@ -110,6 +110,7 @@ class GatewayParts:
     upstreams: Upstreams
     limiter: RateLimiter
     http: HttpServer
+    streams: StreamCaps | None = None
 
 
 def bootstrap(
@@ -133,7 +134,12 @@ def bootstrap(
             address_rate=float(env.get("OKEY_RATE_LIMIT_PER_ADDRESS", str(rate * 5))),
             address_burst=float(env.get("OKEY_RATE_BURST_PER_ADDRESS", str(burst * 5))),
         )
-        host.serve_generic(GrpcProxy(upstreams, limiter))
+        # Streams (Watch) open at once per player and per address: long-lived, so the rate limit,
+        # which counts their opening only, does not bound them [issue 39.8]. 0: no cap.
+        streams = StreamCaps(
+            int(env.get("OKEY_MAX_STREAMS_PER_PLAYER", "16")), int(env.get("OKEY_MAX_STREAMS_PER_ADDRESS", "64"))
+        )
+        host.serve_generic(GrpcProxy(upstreams, limiter, streams))
         origins = [o.strip() for o in env.get("OKEY_CORS_ORIGINS", "").split(",") if o.strip()]
         hhost, _, hport = http_address.rpartition(":")
         guarded = type(
@@ -141,7 +147,7 @@ def bootstrap(
         )
         trusted = ",".join(p.strip() for p in env.get("OKEY_TRUSTED_PROXIES", "").split(",") if p.strip())
         config = uvicorn.Config(
-            build_http_app(upstreams, limiter, origins),
+            build_http_app(upstreams, limiter, origins, streams),
             host=hhost,
             port=int(hport),
             log_level="warning",
@@ -157,7 +163,7 @@ def bootstrap(
         )
         http = HttpServer(config, http_address)
         host.background(http, ready=http.ready)
-        return GatewayParts(upstreams, limiter, http)
+        return GatewayParts(upstreams, limiter, http, streams)
 
     names = list(upstreams.addresses)
     return ServiceHost("gateway", grpc_address, setup, reflection_names=names, health_names=names)

@@ -351,3 +351,93 @@ async def test_with_the_table_service_down_calls_are_503_and_watches_close_4503_
                 break
             await asyncio.sleep(0.2)
         assert r.status_code == 200 and r.json()["view"]["tableId"] == table_id, r.text
+
+
+# ------------------------------------------------------------------ streams at once [issue 39.8]
+
+
+async def test_39_8_websockets_and_streams_at_once_are_capped_per_player_and_per_address(
+    stack: GatewayStack,
+) -> None:
+    """A gateway with OKEY_MAX_STREAMS_PER_PLAYER=2 and OKEY_MAX_STREAMS_PER_ADDRESS=3 (in this
+    process, in front of the module's table service): a player's third WebSocket is refused with
+    an error message (RESOURCE_EXHAUSTED, TOO_MANY_STREAMS) and close 4429 whose reason says so,
+    while the first two keep receiving the table's events; a second token from the same address
+    fills the address's third place and a third token is refused there; a stream over the
+    gateway's gRPC proxy counts the same (RESOURCE_EXHAUSTED, TOO_MANY_STREAMS); closing one
+    frees its place at once."""
+    import os
+
+    from services.gateway.main import Gateway
+
+    svc = await _open(stack, "gw-caps")
+    env = dict(os.environ) | {
+        "OKEY_TABLE_ADDR": stack.stack.address("table"),
+        "OKEY_RATE_LIMIT": "1000",
+        "OKEY_RATE_BURST": "1000",
+        "OKEY_MAX_STREAMS_PER_PLAYER": "2",
+        "OKEY_MAX_STREAMS_PER_ADDRESS": "3",
+    }
+    gw = Gateway(grpc_address="127.0.0.1:0", http_address="127.0.0.1:0", environ=env)
+    await gw.start()
+    tokens = {p: issue_token(p) for p in PLAYERS}
+
+    def url(player: str) -> str:
+        seat = PLAYERS.index(player)
+        return f"ws://127.0.0.1:{gw.http_port}/ws/okey.v1.TableService/Watch?tableId=gw-caps&seat={seat}&token={tokens[player]}"
+
+    async def opened(player: str, retry: bool = False) -> Any:
+        """A watch that opens; with ``retry``, asked again while a place just freed is still
+        held (the gateway has not yet seen that close), up to 10 s, not after a fixed pause."""
+        deadline = asyncio.get_running_loop().time() + 10
+        while True:
+            ws = await websockets.connect(url(player))
+            first = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            if "snapshot" in first or not retry:
+                assert "snapshot" in first, first
+                return ws
+            await ws.close()
+            assert first["error"]["reason"] == "TOO_MANY_STREAMS", first
+            assert asyncio.get_running_loop().time() < deadline, "a closed stream did not free its place in 10 s"
+            await asyncio.sleep(0.05)
+
+    async def refused(player: str, limit: str) -> None:
+        async with websockets.connect(url(player)) as ws:
+            msg = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            assert msg["error"]["code"] == "RESOURCE_EXHAUSTED" and msg["error"]["reason"] == "TOO_MANY_STREAMS", msg
+            assert f"per {limit}" in msg["error"]["message"], msg
+            with pytest.raises(websockets.ConnectionClosed) as closed:
+                await asyncio.wait_for(ws.recv(), 10)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 4429
+            assert closed.value.rcvd.reason.startswith("TOO_MANY_STREAMS"), closed.value.rcvd.reason
+
+    socks: list[Any] = []
+    grpc_client = TableClient(f"127.0.0.1:{gw.grpc_port}", tokens["ali"])
+    try:
+        socks += [await opened("ali"), await opened("ali")]
+        await refused("ali", "player")
+        for _ in range(3):  # refused again and again: a refusal holds no place
+            await refused("ali", "player")
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            async for _ in grpc_client.watch("gw-caps", 0):
+                break
+        assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert error_reason(err.value) == "TOO_MANY_STREAMS"
+        # the first two keep working
+        now = await _moves(svc, "gw-caps", 2)
+        for ws in socks:
+            assert int((await _recv_until(ws, now))[-1]["event"]["version"]) == now
+        socks.append(await opened("ayse"))  # the address's third place
+        await refused("mehmet", "address")
+        # one closed frees its place at once: for that player, and for the address
+        await socks.pop(0).close()
+        socks.append(await opened("ali", retry=True))
+        await refused("ali", "player")
+        await socks.pop().close()
+        socks.append(await opened("mehmet", retry=True))
+    finally:
+        for ws in socks:
+            await ws.close()
+        await grpc_client.close()
+        await svc.close()
+        await gw.stop(grace_s=1.0)
