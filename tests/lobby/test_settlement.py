@@ -19,7 +19,7 @@ from okeyplatform.contract import Envelope
 from services.lobby.app import LobbyApp
 from services.lobby.consumer import carried_payout, handle_event
 from services.lobby.ledger import split_for
-from services.lobby.ledger_repo import HOUSE
+from services.lobby.ledger_repo import HOUSE, player_account
 from services.lobby.tables import FINISHED, PLAYING
 from services.lobby.tables_repo import SeatRow
 
@@ -168,4 +168,61 @@ async def test_the_consumer_s_applier_settles_in_the_transaction_that_records_th
     assert (await applier.apply([end])).outcomes == [DUPLICATE]
     assert effects.changed == 1
     assert [await chips_of(app, p) for p in players] == [1100, 900]
+    await assert_ledger_invariants(app.store)
+
+
+def _prize(finisher: int, prize: int = 50, seats: int = 4) -> tuple[int, ...]:
+    """HandEnded101's ``chips`` as the engine writes them [O-DEAL-3]: every other seat pays."""
+    return tuple(prize * (seats - 1) if s == finisher else -prize for s in range(seats))
+
+
+async def test_39_8_a_seat_that_left_pays_the_hand_prizes_its_bot_loses_and_wins_none(
+    app: LobbyApp, guest: Guest
+) -> None:
+    """Issue 39.8, [D-10] and [O-DEAL-3]: leaving is no way to dodge a loss. A player who left a
+    101 match with a hand prize keeps paying the finisher of every hand the bot plays for them,
+    until the match ends (never more than they hold); a hand the bot wins for them pays nobody
+    (the others pay no bot, and the leaver receives nothing), as a share of the pot won by a seat
+    that left goes to the house. Nothing is made or lost."""
+    players = [await guest() for _ in range(4)]
+    opts = TableOptions(game=Game.OKEY101, stake=100, hand_prize=50)
+    card, _ = await app.open_table(players[0], opts)
+    tid = card.table.table_id
+    for p in players[1:]:
+        await app.join(p, tid)
+    card = await app.table_card(players[0], tid)
+    assert card.table.status == PLAYING
+
+    async def chips() -> list[int]:
+        return [await chips_of(app, p) for p in players]
+
+    start = await chips()
+    assert await app.pay_hand_prize(tid, 1, _prize(2))  # before anyone leaves: seat 2 wins
+    assert await chips() == [start[0] - 50, start[1] - 50, start[2] + 150, start[3] - 50]
+
+    assert await app.seat_left(tid, 1, players[1].subject)  # SeatLeft: a bot plays seat 1 now
+    before = await chips()
+    assert await app.pay_hand_prize(tid, 2, _prize(0))  # the bot loses seat 1's hand: the leaver pays
+    assert await chips() == [before[0] + 150, before[1] - 50, before[2] - 50, before[3] - 50]
+
+    before = await chips()
+    assert not await app.pay_hand_prize(tid, 3, _prize(1))  # the bot wins seat 1's hand: nobody pays
+    assert await chips() == before
+
+    # Never more than the leaver holds: they pay what they have left, and the finisher gets that.
+    leaver = player_account(players[1].subject)
+    async with app.store.unit() as uow:
+        have = (await uow.ledger.balances([leaver]))[leaver]
+        await uow.ledger.post("drain", "test", [(leaver, 20 - have), (HOUSE, have - 20)], datetime.now(UTC))
+    before = await chips()
+    assert await app.pay_hand_prize(tid, 4, _prize(3))
+    assert await chips() == [before[0] - 50, 0, before[2] - 50, before[3] + 120]
+
+    # The match ends with seat 1 among the winners: its share goes to the house, not the leaver.
+    house = await _house(app)
+    assert await handle_event(app, _end(tid, (1, 3), 400))
+    after = await chips()
+    assert after[1] == 0 and after[3] == before[3] + 120 + 200
+    assert await _house(app) == house + 200
+    assert await app.pay_hand_prize(tid, 5, _prize(0)) is False  # the match is over: no more prizes
     await assert_ledger_invariants(app.store)
