@@ -2,11 +2,13 @@
 
 The payload is base64url JSON ``{"sub": player or service id, "role": "player" | "service" |
 "moderator" | "admin", "exp": unix seconds, "iat": issued at (unix seconds, to the microsecond), "dev":
-optional device id}``. Every service that accepts tokens is given the same secret
-(``OKEY_TOKEN_SECRET``).
+optional device id, "cred": optional device credential ref (the device the token was issued to),
+"auth": optional unix seconds of the last proof (a device credential or the password) behind
+it}``. Every service that accepts tokens is given the same secret (``OKEY_TOKEN_SECRET``).
 
 Revocation: the lobby revokes a player's tokens when they sign out or are banned (every token
-issued before that moment); every service that checks tokens follows those revocations
+issued before that moment), and one device's tokens when it is unlinked (the key
+:func:`device_key`); every service that checks tokens follows those revocations
 (``okeyplatform.revocations``) into this process's table, which ``verify_token`` consults.
 
 Staff: a moderator or an admin is a player whose row the lobby's store gives that role
@@ -39,6 +41,8 @@ __all__ = [
     "ROLES",
     "revoke",
     "revoked_before",
+    "device_key",
+    "still_valid",
     "ServiceCredential",
     "STAFF_ROLES",
     "PERMISSIONS",
@@ -84,6 +88,8 @@ class Identity:
     device: str = ""
     expires_at: int = field(default=0, compare=False, repr=False)  # the token's exp (unix seconds)
     issued_at: float = field(default=0.0, compare=False, repr=False)  # its iat: revocations cut by it
+    credential: str = field(default="", compare=False)  # the device credential (ref) it was issued to
+    authenticated_at: float = field(default=0.0, compare=False, repr=False)  # its last proof ("auth")
 
     @property
     def is_service(self) -> bool:
@@ -127,6 +133,8 @@ def issue_token(
     secret: bytes | None = None,
     device: str = "",
     now: float | None = None,
+    credential: str = "",
+    authenticated_at: float | None = None,
 ) -> str:
     """A signed token of ``subject``, issued at ``now`` (unix seconds; the clock by default, a
     test's moment otherwise) and good for ``ttl_s`` seconds."""
@@ -142,6 +150,10 @@ def issue_token(
     payload: dict[str, object] = {"sub": subject, "role": role, "exp": micros // 1_000_000 + ttl_s, "iat": iat}
     if device:
         payload["dev"] = device
+    if credential:
+        payload["cred"] = credential
+    if authenticated_at is not None:
+        payload["auth"] = int(authenticated_at)
     body = _b64(json.dumps(payload, separators=(",", ":")).encode("utf-8"))
     sig = hmac.new(secret or token_secret(), body.encode("ascii"), hashlib.sha256).digest()
     return f"v1.{body}.{_b64(sig)}"
@@ -175,9 +187,13 @@ def verify_token(token: str, secret: bytes | None = None, now: float | None = No
         raise TokenError("token payload lacks a subject or a valid role")
     iat = payload.get("iat", 0)
     issued = float(iat) if isinstance(iat, int | float) and not isinstance(iat, bool) else 0.0
-    _not_revoked(sub, issued)
+    cred = payload.get("cred", "")
+    cred = cred if isinstance(cred, str) else ""
+    _not_revoked(sub, issued, cred)
     dev = payload.get("dev", "")
-    return Identity(sub, str(role), dev if isinstance(dev, str) else "", exp, issued)
+    proof = payload.get("auth", 0)
+    proven = float(proof) if isinstance(proof, int) and not isinstance(proof, bool) else 0.0
+    return Identity(sub, str(role), dev if isinstance(dev, str) else "", exp, issued, cred, proven)
 
 
 # subject -> every token of it issued before this moment (unix seconds) is refused
@@ -196,16 +212,33 @@ def revoked_before(subject: str) -> float:
     return _REVOKED.get(subject, 0.0)
 
 
+def still_valid(who: Identity) -> None:
+    """TokenError when ``who``'s token has been revoked since it was checked (a sign-out, a ban,
+    its device unlinked): what a long-lived stream asks before each message it sends."""
+    _not_revoked(who.subject, who.issued_at, who.credential)
+
+
+def device_key(subject: str, credential: str) -> str:
+    """The revocation key of one device of ``subject``: its tokens (those naming ``credential``)
+    are refused as a revoked subject's are, the account's other devices' are not."""
+    return f"{subject}/{credential}"
+
+
 def _micros(seconds: float) -> int:
     return round(seconds * 1_000_000)
 
 
-def _not_revoked(subject: str, issued_at: float) -> None:
-    """Refuse a token issued before its subject's revocation, compared in whole microseconds
-    (the lobby's cut is a timestamp to the microsecond); one of the same microsecond is refused too."""
+def _not_revoked(subject: str, issued_at: float, credential: str = "") -> None:
+    """Refuse a token issued before its subject's revocation, or its device's (an unlinked
+    device), compared in whole microseconds (the lobby's cut is a timestamp to the microsecond);
+    one of the same microsecond is refused too."""
     cut = _REVOKED.get(subject)
     if cut is not None and _micros(issued_at) <= _micros(cut):
         raise TokenError("token was revoked (signed out, or banned): sign in again")
+    if credential:
+        cut = _REVOKED.get(device_key(subject, credential))
+        if cut is not None and _micros(issued_at) <= _micros(cut):
+            raise TokenError("token was revoked (its device was unlinked): sign in again")
 
 
 _VERIFIED: dict[tuple[str, bytes | None], tuple[Identity, float]] = {}
@@ -230,7 +263,8 @@ def identity_from_metadata(
     now = time.time() if now is None else now
     hit = _VERIFIED.get(key)
     if hit is not None and hit[1] > now:
-        _not_revoked(hit[0].subject, hit[0].issued_at)  # a revocation is honoured at once, cache or not
+        # a revocation is honoured at once, cache or not
+        _not_revoked(hit[0].subject, hit[0].issued_at, hit[0].credential)
         return hit[0]
     identity = verify_token(token, secret, now)
     if len(_VERIFIED) > 50_000:

@@ -160,7 +160,19 @@ def _token_cmd(args: argparse.Namespace) -> int:
 def _reports(args: argparse.Namespace) -> int:
     from okey.v1 import lobby_service_pb2 as pb
 
-    got = _call(args, "ListReports", pb.ListReportsRequest(include_resolved=args.all, limit=args.limit))
+    got = _call(
+        args,
+        "ListReports",
+        pb.ListReportsRequest(include_resolved=args.all, page_size=args.limit, page_token=args.page_token),
+    )
+    while args.all_pages and got.next_page_token:  # every page, one answer
+        more = _call(
+            args,
+            "ListReports",
+            pb.ListReportsRequest(include_resolved=args.all, page_size=args.limit, page_token=got.next_page_token),
+        )
+        got.reports.extend(more.reports)
+        got.next_page_token = more.next_page_token
     if args.json:
         _print_json(got)
         return 0
@@ -181,6 +193,8 @@ def _reports(args: argparse.Namespace) -> int:
             print(f"    resolved: {action} by {r.resolved_by}: {r.note}")
     if not got.reports:
         print("no open reports" if not args.all else "no reports")
+    if got.next_page_token:
+        print(f"more: okey admin reports{' --all' if args.all else ''} --page-token {got.next_page_token}")
     return 0
 
 
@@ -322,10 +336,14 @@ def add_admin_parser(sub: Any) -> None:
     p = cmds.add_parser(
         "reports",
         help="the report queue with its chat context",
-        description="The open reports, oldest first, each with the reported messages and those around them.",
+        description="The open reports a page at a time, most severe first (by reason), then those whose player "
+        "more players reported, then the newest; each with the reported messages and those around them. "
+        "The last line gives the next page's --page-token when there is one.",
     )
-    p.add_argument("--all", action="store_true", help="resolved reports too")
-    p.add_argument("--limit", type=int, default=50, help="at most this many (default 50, at most 200)")
+    p.add_argument("--all", action="store_true", help="resolved reports too (after the open ones)")
+    p.add_argument("--limit", type=int, default=50, help="a page's size (default 50, at most 200)")
+    p.add_argument("--page-token", default="", help="the page after this token (the last line of a page gives it)")
+    p.add_argument("--all-pages", action="store_true", help="every page from there on, not only one")
     p.add_argument("--json", action="store_true", help="protobuf's JSON mapping of the answer")
     waits.append((p, _reports))
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import grpc
@@ -118,6 +118,7 @@ def report_pb(r: ReportRow, context: list[MessageRow], earlier: int) -> pb.Playe
         note=r.note,
         resolved_by=r.resolved_by,
         resolved_at=_ts(r.resolved_at),
+        reporters=r.reporters,
     )
 
 
@@ -187,13 +188,36 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):
         await self.app.link_email(self._who(context), request.email, request.password)
         return pb.LinkEmailResponse()
 
+    async def UnlinkEmail(self, request: pb.UnlinkEmailRequest, context: Any) -> pb.UnlinkEmailResponse:
+        await self.app.unlink_email(self._who(context))
+        return pb.UnlinkEmailResponse()
+
     async def ChangePassword(self, request: pb.ChangePasswordRequest, context: Any) -> pb.ChangePasswordResponse:
-        s = await self.app.change_password(self._who(context), request.current_password, request.new_password)
+        address = client_address_from_metadata(context.invocation_metadata())
+        s = await self.app.change_password(self._who(context), request.current_password, request.new_password, address)
         return pb.ChangePasswordResponse(**_session_fields(s))
 
     async def SignInEmail(self, request: pb.SignInEmailRequest, context: Any) -> pb.SignInEmailResponse:
-        s = await self.app.sign_in_email(request.email, request.password)
+        address = client_address_from_metadata(context.invocation_metadata())
+        s = await self.app.sign_in_email(request.email, request.password, address)
         return pb.SignInEmailResponse(signed_in=await self._signed_in(s))
+
+    async def Reauthenticate(self, request: pb.ReauthenticateRequest, context: Any) -> pb.ReauthenticateResponse:
+        who = self._who(context)
+        address = client_address_from_metadata(context.invocation_metadata())
+        token = await self.app.reauthenticate(who, request.device_secret, request.password, address)
+        proven = identity_from_metadata([("authorization", f"Bearer {token}")], self.secret)
+        return pb.ReauthenticateResponse(
+            token=token,
+            token_expires_at=_ts(datetime.fromtimestamp(proven.expires_at, UTC)),
+            proof_expires_at=_ts(datetime.fromtimestamp(proven.authenticated_at + self.app.limits.reauth_s, UTC)),
+        )
+
+    async def SignOutEverywhere(
+        self, request: pb.SignOutEverywhereRequest, context: Any
+    ) -> pb.SignOutEverywhereResponse:
+        s = await self.app.sign_out_everywhere(self._who(context))
+        return pb.SignOutEverywhereResponse(**_session_fields(s))
 
     async def CreateLinkCode(self, request: pb.CreateLinkCodeRequest, context: Any) -> pb.CreateLinkCodeResponse:
         code, expires = await self.app.create_link_code(self._who(context))
@@ -202,17 +226,25 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):
     async def SignInWithLinkCode(
         self, request: pb.SignInWithLinkCodeRequest, context: Any
     ) -> pb.SignInWithLinkCodeResponse:
-        s = await self.app.sign_in_link_code(request.code)
+        address = client_address_from_metadata(context.invocation_metadata())
+        s = await self.app.sign_in_link_code(request.code, address)
         return pb.SignInWithLinkCodeResponse(signed_in=await self._signed_in(s))
 
     async def ListDevices(self, request: pb.ListDevicesRequest, context: Any) -> pb.ListDevicesResponse:
-        devices, email = await self.app.devices(self._who(context))
+        who = self._who(context)
+        devices, email, next_page = await self.app.devices(who, request.page_size, request.page_token)
         return pb.ListDevicesResponse(
             devices=[
-                pb.Device(device_ref=d.device_ref, created_at=_ts(d.created_at), last_used_at=_ts(d.last_used_at))
+                pb.Device(
+                    device_ref=d.device_ref,
+                    created_at=_ts(d.created_at),
+                    last_used_at=_ts(d.last_used_at),
+                    current=bool(who.credential) and d.device_ref == who.credential,
+                )
                 for d in devices
             ],
             email=email,
+            next_page_token=next_page,
         )
 
     async def DeleteAccount(self, request: pb.DeleteAccountRequest, context: Any) -> pb.DeleteAccountResponse:
@@ -333,8 +365,9 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):
 
     async def ListReports(self, request: pb.ListReportsRequest, context: Any) -> pb.ListReportsResponse:
         who = self._who(context)
-        found = await self.app.reports(who, request.include_resolved, request.limit)
-        return pb.ListReportsResponse(reports=[report_pb(*r) for r in found])
+        size = request.page_size or request.limit
+        found, nxt = await self.app.report_page(who, request.include_resolved, size, request.page_token)
+        return pb.ListReportsResponse(reports=[report_pb(*r) for r in found], next_page_token=nxt)
 
     async def ResolveReport(self, request: pb.ResolveReportRequest, context: Any) -> pb.ResolveReportResponse:
         who = self._who(context)

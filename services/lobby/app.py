@@ -52,10 +52,12 @@ class LobbyApp:
         self.refresh_session = players.refresh
         self.profile = players.profile
         self.sign_out = players.sign_out
+        self.sign_out_everywhere = players.sign_out_everywhere
         self.revocations = players.revocations
-        self.forget_old_quotas = players.forget_old_quotas
         logins = self.logins
         self.link_email = logins.link_email
+        self.unlink_email = logins.unlink_email
+        self.reauthenticate = logins.reauthenticate
         self.change_password = logins.change_password
         self.sign_in_email = logins.sign_in_email
         self.create_link_code = logins.create_link_code
@@ -89,6 +91,7 @@ class LobbyApp:
         # reports and bans
         self.report = reporting.report
         self.reports = reporting.reports
+        self.report_page = reporting.report_page
         self.resolve_report = reporting.resolve_report
         self.ban = reporting.ban
         self.unban = reporting.unban
@@ -99,3 +102,8 @@ class LobbyApp:
         self.staff = staffing.staff
         self.adjust_chips = staffing.adjust_chips
         self.audit_log = staffing.audit_log
+
+    async def forget_old_quotas(self) -> int:
+        """The daily quotas of days gone, expired refresh tokens, idle failed-login counts and
+        known addresses unused for long: what the lobby's timer prunes."""
+        return await self.players.forget_old_quotas() + await self.logins.forget_old()

@@ -49,7 +49,9 @@ class Erasure:
     async def delete_account(self, who: Identity, confirm_name: str) -> None:
         """Delete the caller's account for good. ``confirm_name``: the account's name as shown,
         typed again (INVALID_ARGUMENT CONFIRM_MISMATCH otherwise); a seat at a table that waits
-        or plays must be left first (FAILED_PRECONDITION LEAVE_TABLES_FIRST)."""
+        or plays must be left first (FAILED_PRECONDITION LEAVE_TABLES_FIRST). Needs a recent proof
+        (FAILED_PRECONDITION REAUTH_REQUIRED): a stolen token deletes nobody."""
+        self.players.recent_proof(who)
         now = self.clock()
         async with self.store.unit() as uow:
             player = await uow.players.player(who.subject, lock=True)

@@ -30,7 +30,13 @@ class ErasureRepo(Repository):
             p,
             now,
         )
-        for table in ("lobby_device_credentials", "lobby_sessions", "lobby_logins", "lobby_link_codes"):
+        for table in (
+            "lobby_device_credentials",
+            "lobby_sessions",
+            "lobby_logins",
+            "lobby_link_codes",
+            "lobby_known_addresses",
+        ):
             await conn.execute(f"DELETE FROM {table} WHERE player_id = $1", p)
         await conn.execute("DELETE FROM lobby_mutes WHERE player_id = $1 OR muted_id = $1", p)
         await conn.execute("UPDATE lobby_messages SET text = '', text_key = '' WHERE player_id = $1", p)

@@ -50,11 +50,13 @@ def limits_from_env(env: Mapping[str, str]) -> Limits:
         token_ttl_s=int(env.get("OKEY_ACCESS_TOKEN_TTL_S", str(d.token_ttl_s))),
         refresh_ttl_s=int(env.get("OKEY_REFRESH_TOKEN_TTL_S", str(d.refresh_ttl_s))),
         refresh_race_s=float(env.get("OKEY_REFRESH_RACE_S", str(d.refresh_race_s))),
+        reauth_s=int(env.get("OKEY_REAUTH_S", str(d.reauth_s))),
         max_open_tables=int(env.get("OKEY_MAX_TABLES_PER_PLAYER", str(d.max_open_tables))),
         accounts_per_device=int(env.get("OKEY_MAX_ACCOUNTS_PER_DEVICE", str(d.accounts_per_device))),
         accounts_per_address=int(env.get("OKEY_MAX_ACCOUNTS_PER_ADDRESS", str(d.accounts_per_address))),
         grants_per_device=int(env.get("OKEY_DAILY_GRANTS_PER_DEVICE", str(d.grants_per_device))),
         grants_per_address=int(env.get("OKEY_DAILY_GRANTS_PER_ADDRESS", str(d.grants_per_address))),
+        reports_per_day=int(env.get("OKEY_MAX_REPORTS_PER_DAY", str(d.reports_per_day))),
     )
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from okeyplatform import metrics as M
-from okeyplatform.auth import Identity, can, issue_token, revoke
+from okeyplatform.auth import Identity, can, device_key, issue_token, revoke
 from okeyplatform.logs import get_logger
 
 from . import moderation
@@ -25,7 +25,16 @@ from .players_repo import PlayerRow
 from .policy import Limits, banned_text, grant_day, later, next_day_start, quotas
 from .store import LobbyStore, Unit
 
-__all__ = ["Players", "Profile", "Session", "SignedIn", "active_player", "signing_in", "credential_hash"]
+__all__ = [
+    "Players",
+    "Profile",
+    "Session",
+    "SignedIn",
+    "active_player",
+    "signing_in",
+    "credential_hash",
+    "address_hash",
+]
 
 DEVICE_ID = re.compile(r"^[^\s\x00-\x1f\x7f]{1,128}$")  # what a client says its device is: no spaces
 DEVICE_SECRET = re.compile(r"^[A-Za-z0-9_-]{32,128}$")  # what the lobby issues: token_urlsafe(32), 43 characters
@@ -35,6 +44,11 @@ def credential_hash(secret: str) -> bytes:
     """What is stored of a device credential (256 random bits: SHA-256 is enough, OWASP's advice
     for high-entropy secrets; a password would want argon2id)."""
     return hashlib.sha256(secret.encode()).digest()
+
+
+def address_hash(address: str) -> bytes:
+    """What is stored of a client address an account signed in from (its known addresses)."""
+    return hashlib.sha256(b"address\0" + address.encode()).digest()
 
 
 REFRESH_TOKEN = DEVICE_SECRET  # the same shape: token_urlsafe(32)
@@ -144,11 +158,66 @@ class Players:
         return [(p, nb.timestamp()) for p, nb in rows]
 
     async def sign_out(self, who: Identity) -> None:
-        """Sign out everywhere: every token of the player issued so far is refused by every
-        service within seconds (the lobby publishes the revocation)."""
+        """Sign out: every token and session of the player issued so far is refused by every
+        service within seconds (the lobby publishes the revocation). The devices stay linked:
+        each signs in again with its credential (:meth:`sign_out_everywhere` ends those too)."""
         async with self.store.unit() as uow:
             before = await self.revoke(uow, who.subject, self.clock())
         await self.revoked(who.subject, before)
+
+    def recent_proof(self, who: Identity) -> None:
+        """FAILED_PRECONDITION REAUTH_REQUIRED unless the caller's token carries a proof (a device
+        credential or the password, through Reauthenticate or a sign-in) of the last
+        ``Limits.reauth_s``: a bearer token alone (a stolen one, a refreshed one) makes no
+        sensitive change."""
+        if who.authenticated_at <= 0 or self.clock().timestamp() - who.authenticated_at > self.limits.reauth_s:
+            raise Refused(
+                "Bu değişiklik için kimliğini yeniden doğrula. (Confirm it is you again for this change.)",
+                "REAUTH_REQUIRED",
+            )
+
+    async def end_everything(
+        self,
+        uow: Unit,
+        player_id: str,
+        now: datetime,
+        keep_ref: str = "",
+        since: datetime | None = None,
+        keep_devices: bool = False,
+    ) -> float:
+        """Every way into the account ends but the device ``keep_ref``: every token and session,
+        the live link code, and every device credential (those linked at or after ``since`` only,
+        when given; none with ``keep_devices``: a ban). Once the unit commits, call
+        :meth:`revoked` with the returned moment."""
+        before = await self.revoke(uow, player_id, now)
+        await uow.logins.drop_codes(player_id)
+        if keep_devices:
+            return before
+        dropped = await uow.logins.drop_devices(player_id, keep_ref, since)
+        if dropped:
+            self.log.info("devices_ended", player_id=player_id, devices=len(dropped))
+        return before
+
+    async def sign_out_everywhere(self, who: Identity) -> Session:
+        """Sign out everywhere: every device credential but the caller's, every session and every
+        token of the account end at every service within seconds; the caller's device gets a new
+        session. Needs a recent proof (else a thief with a token would cut the owner out)."""
+        self.recent_proof(who)
+        now = self.clock()
+        async with self.store.unit() as uow:
+            player = await active_player(uow, who, now)
+            before = await self.end_everything(uow, who.subject, now, who.credential)
+            session = await self.start_session(uow, player, who.credential, now)
+        await self.revoked(who.subject, before)
+        self.log.info("signed_out_everywhere", player_id=who.subject)
+        return session
+
+    async def revoke_device(self, uow: Unit, player_id: str, device_ref: str, now: datetime) -> tuple[str, float]:
+        """Every token issued to one device of the player is refused from here on (once the unit
+        commits: then call :meth:`revoked` with the returned key and moment)."""
+        key = device_key(player_id, device_ref)
+        await uow.players.revoke(key, now, now + timedelta(seconds=self.limits.token_ttl_s))
+        return key, now.timestamp()
 
     # ------------------------------------------------------------ guests and profiles
 
@@ -174,14 +243,22 @@ class Players:
             await signing_in(uow, player, now)
             granted = await self.ledger.grant_daily(uow, player.player_id, now, player.device_id, address)
             session = await self.start_session(uow, player, device_ref, now)
+            if address:
+                await uow.logins.know_address(player.player_id, address_hash(address), now)
         self.log.info("guest_signed_in_again", player_id=player.player_id)
         return SignedIn(player, session, granted, device_secret, True, device_ref)
 
     async def start_session(
-        self, uow: Unit, player: PlayerRow, device_ref: str, now: datetime, family: str = ""
+        self,
+        uow: Unit,
+        player: PlayerRow,
+        device_ref: str,
+        now: datetime,
+        family: str = "",
     ) -> Session:
         """An access token and a new refresh token (of ``family``, else of a new family: a
-        sign-in) for the device ``device_ref``."""
+        sign-in) for the device ``device_ref``. The access token carries no proof: only
+        :meth:`access_token` with a proof mints one, for the one sensitive call it is asked for."""
         refresh = secrets.token_urlsafe(32)
         refresh_expires = now + timedelta(seconds=self.limits.refresh_ttl_s)
         family = family or "f-" + secrets.token_hex(12)
@@ -189,10 +266,23 @@ class Players:
             credential_hash(refresh), family, player.player_id, device_ref, now, refresh_expires
         )
         role = await uow.staff.role(player.player_id) or "player"  # the store's, at every sign-in and refresh
-        token = issue_token(
-            player.player_id, role, ttl_s=self.limits.token_ttl_s, secret=self.token_secret, device=player.device_id
-        )
+        token = self.access_token(player, role, device_ref)
         return Session(token, now + timedelta(seconds=self.limits.token_ttl_s), refresh, refresh_expires)
+
+    def access_token(self, player: PlayerRow, role: str, device_ref: str, proven: datetime | None = None) -> str:
+        """A signed access token of the player's device ``device_ref``. With ``proven`` (the
+        moment of a proof: Reauthenticate), a short-lived one (``Limits.reauth_s``) that carries
+        it: what a sensitive call needs (:meth:`recent_proof`); a client sends it with that call
+        alone and goes on with its session's token."""
+        return issue_token(
+            player.player_id,
+            role,
+            ttl_s=self.limits.token_ttl_s if proven is None else self.limits.reauth_s,
+            secret=self.token_secret,
+            device=player.device_id,
+            credential=device_ref,
+            authenticated_at=None if proven is None else proven.timestamp(),
+        )
 
     @M.counts_sign_in("refresh")
     async def refresh(self, refresh_token: str) -> Session:
@@ -221,8 +311,12 @@ class Players:
                     "REFRESH_RACED",
                 )
             if row.used_at is not None:
+                # A stolen copy: the session ends, every token of the account, the live link code,
+                # and every device linked since the session began (a thief's device could only
+                # come from it) but the session's own device, whose credential was not in it.
+                began = await uow.players.family_began(row.family_id)
                 await uow.players.revoke_family(row.family_id, now)
-                before = await self.revoke(uow, row.player_id, now)
+                before = await self.end_everything(uow, row.player_id, now, row.device_ref, since=began or now)
                 reused = row.player_id
             else:
                 player = await active_player(uow, Identity(row.player_id, "player"), now)
@@ -275,6 +369,8 @@ class Players:
             granted = await self.ledger.grant_daily(uow, row.player_id, now, device, address)
             secret, device_ref = await self.new_device(uow, row.player_id, now)
             session = await self.start_session(uow, row, device_ref, now)
+            if address:
+                await uow.logins.know_address(row.player_id, address_hash(address), now)
         self.log.info("guest_signed_in", player_id=row.player_id)
         return SignedIn(row, session, granted, secret, False, device_ref)
 

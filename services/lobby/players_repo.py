@@ -103,6 +103,13 @@ class PlayersRepo(Repository):
             now,
         )
 
+    async def credential_ref(self, secret_hash: bytes) -> tuple[str, str] | None:
+        """The (player, device ref) of a device credential, or None; its use is not recorded."""
+        r = await self.conn.fetchrow(
+            "SELECT player_id, device_ref FROM lobby_device_credentials WHERE secret_hash = $1", secret_hash
+        )
+        return (r["player_id"], r["device_ref"]) if r else None
+
     async def by_credential(self, secret_hash: bytes, now: datetime) -> tuple[PlayerRow, str] | None:
         """The player a device credential signs in and the device's public ref (its last use
         moved to ``now``), or None."""
@@ -145,6 +152,13 @@ class PlayersRepo(Repository):
             r["used_at"],
             r["revoked_at"],
         )
+
+    async def family_began(self, family_id: str) -> datetime | None:
+        """When the session (the family of refresh tokens) began: its sign-in."""
+        began: datetime | None = await self.conn.fetchval(
+            "SELECT min(issued_at) FROM lobby_sessions WHERE family_id = $1", family_id
+        )
+        return began
 
     async def use_session(self, token_hash: bytes, now: datetime) -> None:
         await self.conn.execute("UPDATE lobby_sessions SET used_at = $2 WHERE token_hash = $1", token_hash, now)

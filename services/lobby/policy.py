@@ -34,12 +34,25 @@ class Limits:
     # that call gets ABORTED REFRESH_RACED and no tokens, and nothing is revoked. Later, a second
     # use ends the session (REFRESH_REUSED).
     refresh_race_s: float = 10.0
+    # A sensitive change (an e-mail linked or removed, a link code, a password, a device unlinked,
+    # sign-out everywhere, the account deleted) needs a proof this recent behind the caller's
+    # token (Reauthenticate: this device's credential or the password), not a bearer token alone.
+    reauth_s: int = 5 * 60
+    # Failed e-mail logins (issue 39.4), counted per (e-mail, address), per address, and per
+    # e-mail over every address that the account has never signed in from; each lock doubles
+    # from a minute up to an hour, and a count an hour old starts again.
+    login_failures_per_address: int = 5
+    login_failures_per_email: int = 20
+    login_failures_from_address: int = 50
     message_max: int = 200
     flood_window: timedelta = timedelta(seconds=10)
     flood_max: int = 5  # messages per window
     repeat_window: timedelta = timedelta(seconds=60)
     repeat_max: int = 2  # the same message this often per repeat window
     details_max: int = 500
+    # Reports one player files per Turkish day (issue 39.6; 0: no limit): past it, RESOURCE_EXHAUSTED
+    # TOO_MANY_REPORTS, so one account cannot flood the moderators' queue.
+    reports_per_day: int = 20
     mute_max_minutes: int = 30 * 24 * 60
     ban_max_minutes: int = 365 * 24 * 60
     max_open_tables: int = 3  # tables a player opened that are waiting or being played at once

@@ -1,5 +1,12 @@
 """Reports on players (``lobby_reports``) and the sanctions an admin gives: warnings, mutes and
-bans on the player's row, and bans of a device (``lobby_device_bans``)."""
+bans on the player's row, and bans of a device (``lobby_device_bans``).
+
+The queue (issue 39.6) is read in pages by a key kept on each row: open before resolved, then
+``severity`` (from the reason, fixed), then ``reporters`` (how many players have an open report
+against the same player: kept on that player's open rows as reports come and go, frozen when a
+report is resolved), then newest first (``report_id``). A page starts after the key of the last
+row of the one before (:class:`QueueKey`), through the indexes of migration 11; a resolve touches
+only the report and the open reports against the same player, whatever the queue's size."""
 
 from __future__ import annotations
 
@@ -11,7 +18,7 @@ import asyncpg
 
 from .repository import Repository
 
-__all__ = ["ReportsRepo", "ReportRow"]
+__all__ = ["ReportsRepo", "ReportRow", "QueueKey"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +39,22 @@ class ReportRow:
     note: str
     resolved_by: str
     resolved_at: datetime | None
+    severity: int = 0
+    reporters: int = 1
+
+    @property
+    def key(self) -> QueueKey:
+        return QueueKey(self.status == "OPEN", self.severity, self.reporters, self.report_id)
+
+
+@dataclass(frozen=True, slots=True)
+class QueueKey:
+    """A report's place in the queue: the order is by these fields, each descending."""
+
+    open: bool
+    severity: int
+    reporters: int
+    report_id: int
 
 
 def _report(r: asyncpg.Record) -> ReportRow:
@@ -52,6 +75,8 @@ def _report(r: asyncpg.Record) -> ReportRow:
         r["note"],
         r["resolved_by"],
         r["resolved_at"],
+        r["severity"],
+        r["reporters"],
     )
 
 
@@ -73,10 +98,13 @@ class ReportsRepo(Repository):
         message_ids: Sequence[int],
         table_id: str,
         now: datetime,
+        severity: int = 0,
     ) -> int:
+        """A new open report; the open reports against the same player are counted again (the
+        caller holds that player's row locked, so two reports on one player count in turn)."""
         report_id: int = await self.conn.fetchval(
-            "INSERT INTO lobby_reports (reporter_id, player_id, reason, details, message_ids, table_id, created_at) "
-            "VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING report_id",
+            "INSERT INTO lobby_reports (reporter_id, player_id, reason, details, message_ids, table_id, created_at, "
+            "severity) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING report_id",
             reporter_id,
             player_id,
             reason,
@@ -84,8 +112,20 @@ class ReportsRepo(Repository):
             list(message_ids),
             table_id,
             now,
+            severity,
         )
+        await self.recount(player_id)
         return report_id
+
+    async def recount(self, player_id: str) -> None:
+        """``reporters`` of each open report against the player: the players who reported them
+        and whose report is open (lobby_reports_target_open: as many rows as those reports)."""
+        await self.conn.execute(
+            "UPDATE lobby_reports SET reporters = c.n FROM (SELECT count(DISTINCT reporter_id)::int AS n "
+            "FROM lobby_reports WHERE player_id = $1 AND status = 'OPEN') c "
+            "WHERE player_id = $1 AND status = 'OPEN' AND reporters <> c.n",
+            player_id,
+        )
 
     async def open_report_exists(self, reporter_id: str, player_id: str) -> bool:
         return bool(
@@ -102,12 +142,26 @@ class ReportsRepo(Repository):
         r = await self.conn.fetchrow(_REPORT_SELECT + "WHERE r.report_id = $1", report_id)
         return _report(r) if r else None
 
-    async def reports(self, include_resolved: bool, limit: int) -> list[ReportRow]:
-        rows = await self.conn.fetch(
-            _REPORT_SELECT + "WHERE $1 OR r.status = 'OPEN' ORDER BY (r.status = 'OPEN') DESC, r.report_id LIMIT $2",
-            include_resolved,
-            limit,
-        )
+    async def reports(self, include_resolved: bool, limit: int, after: QueueKey | None = None) -> list[ReportRow]:
+        """A page of the queue: at most ``limit`` reports in its order (open first, then most
+        severe, most reporters, newest), after ``after`` (the key of the previous page's last)."""
+        args: list[object] = []
+        if include_resolved:
+            key = "(r.status = 'OPEN'), r.severity, r.reporters, r.report_id"
+            where = "TRUE"
+            cursor = [after.open, after.severity, after.reporters, after.report_id] if after else []
+        else:  # the partial index lobby_reports_queue
+            key = "r.severity, r.reporters, r.report_id"
+            where = "r.status = 'OPEN'"
+            if after is not None and not after.open:
+                return []  # past the open reports
+            cursor = [after.severity, after.reporters, after.report_id] if after else []
+        if cursor:
+            args += cursor
+            where += f" AND ({key}) < ({', '.join(f'${i + 1}' for i in range(len(cursor)))})"
+        args.append(limit)
+        order = ", ".join(f"{k} DESC" for k in key.split(", "))
+        rows = await self.conn.fetch(_REPORT_SELECT + f"WHERE {where} ORDER BY {order} LIMIT ${len(args)}", *args)
         return [_report(r) for r in rows]
 
     async def earlier_reports(self, player_id: str, before_id: int) -> int:
@@ -129,6 +183,9 @@ class ReportsRepo(Repository):
             admin_id,
             now,
         )
+        player_id = await self.conn.fetchval("SELECT player_id FROM lobby_reports WHERE report_id = $1", report_id)
+        if player_id is not None:
+            await self.recount(player_id)
 
     async def sanction(
         self,

@@ -5,12 +5,22 @@ admin, and the audit log every staff action writes in its own unit of work.
 A role is the lobby's (``lobby_staff``); sign-in and refresh put it in the player's token. Taking
 it away (or lowering it) revokes the player's tokens at every service, so a token that still says
 "moderator" is refused at once, within its lifetime; the player's sessions go on, and their next
-refresh carries the role the store gives them then."""
+refresh carries the role the store gives them then.
+
+Rank (issue 39.5): player < moderator < admin < operator. The operator is whoever holds the token
+secret: an admin token whose subject starts with ``cli:``, which only ``okey admin`` mints (the
+lobby never gives a player such a subject: player ids are ``p-...``, and sign-in puts in a token
+only the role ``lobby_staff`` gives the player). A staff action against a player (a ban, an
+unban, a report resolved, a role granted or taken away) needs a rank above the target's staff
+role as the store gives it; a role granted needs a rank above that role too (only the operator
+makes, demotes or removes an admin). A refusal is PERMISSION_DENIED ``OUTRANKED``, written to
+the audit log (action ``REFUSED``) in a unit of its own, so it stays when the action does not."""
 
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
 
@@ -23,9 +33,33 @@ from .players import Players
 from .staff_repo import AuditRow, StaffRow
 from .store import LobbyStore, Unit
 
-__all__ = ["Staff", "require", "need_reason", "audit", "AUDIT_ACTIONS", "REASON_MAX", "CHIPS_ADJUST_MAX"]
+__all__ = [
+    "Staff",
+    "require",
+    "need_reason",
+    "audit",
+    "AUDIT_ACTIONS",
+    "REASON_MAX",
+    "CHIPS_ADJUST_MAX",
+    "OPERATOR",
+    "OPERATOR_PREFIX",
+    "Outranked",
+    "rank",
+    "outrank",
+    "refusals_audited",
+]
 
-AUDIT_ACTIONS = ("GRANT_ROLE", "REVOKE_ROLE", "DISMISS", "WARN", "MUTE", "BAN", "UNBAN", "ADJUST_CHIPS")
+AUDIT_ACTIONS = (
+    "GRANT_ROLE",
+    "REVOKE_ROLE",
+    "DISMISS",
+    "WARN",
+    "MUTE",
+    "BAN",
+    "UNBAN",
+    "ADJUST_CHIPS",
+    "REFUSED",  # a staff action refused for rank (OUTRANKED): who tried what on whom
+)
 REASON_MAX = 500
 CHIPS_ADJUST_MAX = 100_000_000  # one adjustment, either way
 
@@ -59,7 +93,77 @@ async def audit(
     return await uow.staff.audit(who.subject, who.role, action, target_id, reason, now, detail)
 
 
-_RANK = {"": 0, **{r: i + 1 for i, r in enumerate(STAFF_ROLES)}}  # moderator < admin
+OPERATOR = "operator"  # the holder of the token secret: above every admin (never a stored role)
+OPERATOR_PREFIX = "cli:"  # the subject of the tokens `okey admin` signs with the secret
+_RANK = {"": 0, **{r: i + 1 for i, r in enumerate(STAFF_ROLES)}, OPERATOR: len(STAFF_ROLES) + 1}
+
+
+def rank(who: Identity) -> int:
+    """The caller's rank by its token: 0 a player (or a service), then moderator, admin, and the
+    operator (an admin token with a ``cli:`` subject: only the token secret's holder signs one)."""
+    if who.role == "admin" and who.subject.startswith(OPERATOR_PREFIX):
+        return _RANK[OPERATOR]
+    return _RANK[who.role] if who.role in STAFF_ROLES else 0
+
+
+class Outranked(Forbidden):
+    """A staff action against staff of the caller's rank or above (PERMISSION_DENIED OUTRANKED)."""
+
+    default_reason = "OUTRANKED"
+
+    def __init__(self, *, target_id: str, target_role: str, attempted: str, why: str, detail: dict[str, Any]) -> None:
+        super().__init__(
+            "Bu görevli senin yetkinle işlem göremez. "
+            "(Only staff of a higher rank may do this to a moderator or an admin.)",
+            "OUTRANKED",
+        )
+        self.target_id = target_id
+        self.target_role = target_role
+        self.attempted = attempted
+        self.why = why
+        self.detail = detail
+
+
+async def outrank(
+    uow: Unit, who: Identity, target_id: str, attempted: str, why: str = "", role: str = "", **detail: Any
+) -> str:
+    """Refuse (:class:`Outranked`) unless the caller's rank is above the target's staff role
+    (the store's, read in ``uow``) and above ``role`` (the role a grant gives). Returns the
+    target's role ("" for a player)."""
+    target_role = await uow.staff.role(target_id)
+    need = max(_RANK.get(target_role, 0), _RANK.get(role, 0))
+    if rank(who) > need:
+        return target_role
+    raise Outranked(
+        target_id=target_id,
+        target_role=target_role,
+        attempted=attempted,
+        why=why,
+        detail={**({"role": role} if role else {}), **detail},
+    )
+
+
+@asynccontextmanager
+async def refusals_audited(store: LobbyStore, who: Identity, clock: Callable[[], datetime]) -> AsyncIterator[None]:
+    """Around a staff action's unit of work: an :class:`Outranked` refusal rolls the action
+    back, then is written to the audit log in a unit of its own, and raised on."""
+    try:
+        yield
+    except Outranked as exc:
+        async with store.unit() as uow:
+            await audit(
+                uow,
+                who,
+                "REFUSED",
+                exc.target_id,
+                exc.why,
+                clock(),
+                attempted=exc.attempted,
+                target_role=exc.target_role,
+                refusal="OUTRANKED",
+                **exc.detail,
+            )
+        raise
 
 
 class Staff:
@@ -84,8 +188,9 @@ class Staff:
         why = " ".join(reason.split())[:REASON_MAX]
         now = self.clock()
         revoked: float | None = None
-        async with self.store.unit() as uow:
+        async with refusals_audited(self.store, who, self.clock), self.store.unit() as uow:
             await self._target(uow, player_id)
+            await outrank(uow, who, player_id, "GRANT_ROLE", why, role=role)
             before = await uow.staff.set_role(player_id, role, who.subject, now)
             if _RANK[before] > _RANK[role]:
                 revoked = await self.players.revoke(uow, player_id, now, sessions=False)
@@ -101,8 +206,9 @@ class Staff:
         require(who, "roles.grant")
         why = " ".join(reason.split())[:REASON_MAX]
         now = self.clock()
-        async with self.store.unit() as uow:
+        async with refusals_audited(self.store, who, self.clock), self.store.unit() as uow:
             await self._target(uow, player_id)
+            await outrank(uow, who, player_id, "REVOKE_ROLE", why)
             role = await uow.staff.drop_role(player_id)
             if not role:
                 raise Refused(f"{player_id} has no staff role", "NOT_STAFF")

@@ -284,6 +284,52 @@ MIGRATIONS: list[tuple[int, str]] = [
         CREATE INDEX lobby_audit_target ON lobby_audit (target_id, audit_id);
         """,
     ),
+    (
+        11,
+        # The report queue (issue 39.6): each report's severity (from its reason) and how many
+        # players have an open report against the same player, so a page of the queue is read by
+        # an index in its order (most severe, most reporters, newest) after the last one's key;
+        # the open reports of one reporter (ALREADY_REPORTED) and against one player (recounted
+        # at each report and resolve) by indexes of their own. (10 is the login throttle's.)
+        """
+        ALTER TABLE lobby_reports ADD COLUMN severity SMALLINT NOT NULL DEFAULT 0;
+        ALTER TABLE lobby_reports ADD COLUMN reporters INT NOT NULL DEFAULT 1;
+        UPDATE lobby_reports SET severity = CASE reason WHEN 'PERSONAL_INFO' THEN 5 WHEN 'ABUSE' THEN 4
+            WHEN 'COLLUSION' THEN 3 WHEN 'ADVERTISING' THEN 2 ELSE 1 END;
+        UPDATE lobby_reports r SET reporters = c.n
+            FROM (SELECT player_id, count(DISTINCT reporter_id)::int AS n FROM lobby_reports
+                  WHERE status = 'OPEN' GROUP BY player_id) c
+            WHERE r.player_id = c.player_id AND r.status = 'OPEN';
+        CREATE INDEX lobby_reports_queue ON lobby_reports (severity, reporters, report_id) WHERE status = 'OPEN';
+        CREATE INDEX lobby_reports_all ON lobby_reports ((status = 'OPEN'), severity, reporters, report_id);
+        CREATE INDEX lobby_reports_target_open ON lobby_reports (player_id) WHERE status = 'OPEN';
+        CREATE INDEX lobby_reports_reporter_open ON lobby_reports (reporter_id, player_id) WHERE status = 'OPEN';
+        DROP INDEX lobby_reports_status;
+        """,
+    ),
+    (
+        10,
+        # Accounts a thief cannot keep (issue 39): failed e-mail logins are throttled per
+        # (e-mail, address) and per address, keyed by hashes, so an unknown e-mail is counted as
+        # a known one is; the addresses an account signed in from (hashed) are its known ones,
+        # which strangers elsewhere cannot lock out. The per-login failure columns are no longer
+        # read (lobby_login_throttle holds the counts).
+        """
+        CREATE TABLE lobby_login_throttle (
+            key          BYTEA PRIMARY KEY,
+            failures     INT NOT NULL,
+            locked_until TIMESTAMPTZ,
+            last_at      TIMESTAMPTZ NOT NULL
+        );
+        CREATE INDEX lobby_login_throttle_last ON lobby_login_throttle (last_at);
+        CREATE TABLE lobby_known_addresses (
+            player_id    TEXT NOT NULL REFERENCES lobby_players (player_id) ON DELETE CASCADE,
+            address_hash BYTEA NOT NULL,
+            last_at      TIMESTAMPTZ NOT NULL,
+            PRIMARY KEY (player_id, address_hash)
+        );
+        """,
+    ),
 ]
 
 

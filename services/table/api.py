@@ -16,7 +16,7 @@ from okeycore import okey101
 from okeycore.events import Event
 from okeycore.kernel.state import Phase
 from okeycore.melds import MeldKind
-from okeyplatform.auth import Identity, identity_from_metadata
+from okeyplatform.auth import Identity, identity_from_metadata, still_valid
 from okeyplatform.contract import envelope_pb, valid_traceparent
 from okeyplatform.errors import InvalidArgument, ResourceExhausted
 from okeyplatform.eventstore import StoredEvent
@@ -218,6 +218,9 @@ class TableServicer(pb_grpc.TableServiceServicer):
                     batch = await asyncio.wait_for(queue.get(), timeout=WATCH_POLL_S)
                 except TimeoutError:
                     pass
+                # A token revoked while its stream is open (a sign-out, a ban, its device
+                # unlinked) ends the stream within a second, quiet table or not (issue 39.3).
+                still_valid(identity)
                 if not batch or batch[0][0].version != last + 1:
                     # A gap (or a quiet second): the store is the truth.
                     batch = await self.app.events(table_id, last)

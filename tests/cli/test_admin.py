@@ -146,6 +146,18 @@ def _staff_work(env: dict[str, str], http: httpx.Client, secret_file: Path) -> N
     assert "kayıp jeton iadesi" in audit[1] and '"amount":500' in audit[1]
     assert len(okey(env, "admin", "audit", "--player", rude_id).stdout.splitlines()) == 3
 
+    # The queue a page at a time (issue 39.6): most severe first; the last line gives the next page.
+    older = call(http, lobby + "ReportPlayer", {"playerId": mod_id, "reason": "REPORT_REASON_OTHER"}, victim["token"])
+    witness = call(http, lobby + "SignInGuest", {"displayName": "Tanik"})
+    newer = call(http, lobby + "ReportPlayer", {"playerId": rude_id, "reason": "REPORT_REASON_ABUSE"}, witness["token"])
+    first = okey(env, "admin", "reports", "--limit", "1").stdout.splitlines()
+    assert first[0].startswith(f"#{newer['reportId']} OPEN ABUSE") and first[-1].startswith("more: "), first
+    page_token = first[-1].split("--page-token ")[1]
+    second = okey(env, "admin", "reports", "--limit", "1", "--page-token", page_token).stdout
+    assert second.startswith(f"#{older['reportId']} OPEN OTHER") and "more: " not in second, second
+    both = okey(env, "admin", "reports", "--limit", "1", "--all-pages").stdout
+    assert both.index(f"#{newer['reportId']} ") < both.index(f"#{older['reportId']} ") and "more: " not in both
+
 
 def _auth(token: str) -> dict[str, str]:
     return {"authorization": f"Bearer {token}"}

@@ -26,6 +26,16 @@ async def _open(ctx: Any, base: str, errors: list[str]) -> Any:
     return page
 
 
+async def _chips_status(page: Any) -> int:
+    """The HTTP status of GetChips with the page's current token (the page's own session)."""
+    status: int = await page.evaluate(
+        """async () => (await fetch('/api/okey.v1.LobbyService/GetChips', {method: 'POST',
+            headers: {'content-type': 'application/json',
+                      authorization: 'Bearer ' + okeyApp.state.token}, body: '{}'})).status"""
+    )
+    return status
+
+
 async def _signed_in(ctx: Any, base: str, errors: list[str], name: str) -> Any:
     page = await _open(ctx, base, errors)
     await page.fill("#signin-name", name)
@@ -286,6 +296,17 @@ async def test_the_account_moves_to_other_devices_by_email_and_by_link_code(
             assert await phone.locator("#device-list li strong").count() == 1
             await phone.click(f"#device-list li[data-ref='{laptop_ref}'] button")
             await phone.wait_for_function("() => document.querySelectorAll('#device-list li').length === 2")
+            # Removing it ended its session at once: its token is refused (issue 39.3).
+            assert await _chips_status(laptop) == 401
+
+            # "Sign out everywhere": the tablet is out too, for good; the phone goes on (issue 39.1).
+            await phone.click("#sign-out-everywhere")
+            await phone.wait_for_function(
+                "() => /çıkış yapıldı/.test(document.querySelector('#everywhere-result').textContent)"
+            )
+            assert await phone.locator("#device-list li").count() == 1
+            assert await _chips_status(tablet) == 401
+            assert await _chips_status(phone) == 200
 
             # Deleting the account: the name typed again, then the sign-in screen with nothing
             # to continue as, and the tablet's session is over too.
@@ -299,12 +320,7 @@ async def test_the_account_moves_to_other_devices_by_email_and_by_link_code(
             await phone.wait_for_selector("#screen-signin:not([hidden])", timeout=TIMEOUT_MS)
             assert "Hesabın silindi" in (await phone.text_content("#signin-error") or "")
             assert await phone.is_hidden("#signin-again")
-            status = await tablet.evaluate(
-                """async () => (await fetch('/api/okey.v1.LobbyService/GetChips', {method: 'POST',
-                    headers: {'content-type': 'application/json',
-                              authorization: 'Bearer ' + okeyApp.state.token}, body: '{}'})).status"""
-            )
-            assert status == 401
+            assert await _chips_status(tablet) == 401
         finally:
             await browser.close()
     assert not errors, errors

@@ -10,11 +10,12 @@ from datetime import UTC, datetime, timedelta
 import grpc
 from okey.v1 import lobby_service_pb2_grpc as pb_grpc
 from okeycore.options import TableOptions
-from okeyplatform.auth import Identity
+from okeyplatform.auth import Identity, verify_token
 from okeytools import stack as okeystack
 
 from services.lobby.app import LobbyApp
 from services.lobby.errors import StartFailed
+from services.lobby.players import SignedIn
 from services.lobby.store import LobbyStore
 
 
@@ -47,6 +48,12 @@ class Clock:
 
 
 Guest = Callable[..., Awaitable[Identity]]
+
+
+async def proven(app: LobbyApp, signed_in: SignedIn) -> Identity:
+    """The caller of ``signed_in`` with a proof of now (Reauthenticate with its device
+    credential): what a sensitive change (an e-mail, a link code, a device, the account) needs."""
+    return verify_token(await app.reauthenticate(verify_token(signed_in.token), signed_in.device_secret, ""))
 
 
 async def chips_of(app: LobbyApp, who: Identity) -> int:

@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from lobby_helpers import Clock, FakeTables
+from lobby_helpers import Clock, FakeTables, proven
 from okeycore.options import Game, TableOptions
 from okeyplatform.auth import verify_token
 
@@ -59,7 +59,7 @@ async def test_a_deleted_account_leaves_no_name_email_or_text_behind(
     forgetter.down = True  # scoring away at first: the deletion is remembered and asked again
     app = LobbyApp(lobby_store, fake_tables, clock=clock, forgetter=forgetter)
     gone = await app.sign_in("Silinecek Ayla", "phone-ayla")
-    who = verify_token(gone.token)
+    who = await proven(app, gone)  # deleting the account needs a recent proof
     other = await app.sign_in("Kalan Bora", "phone-bora")
     bora = verify_token(other.token)
     await app.link_email(who, "ayla.silinecek@example.com", "uzun-bir-sifre-cumlesi")
@@ -70,6 +70,9 @@ async def test_a_deleted_account_leaves_no_name_email_or_text_behind(
     before = _pg_dump(fresh_database_url)
     assert "Silinecek Ayla" in before and "ayla.silinecek@example.com" in before and "zumrut" in before
 
+    with pytest.raises(Refused) as unproven:  # the session's token alone deletes nothing
+        await app.delete_account(verify_token(gone.token), "Silinecek Ayla")
+    assert unproven.value.reason == "REAUTH_REQUIRED"
     with pytest.raises(Invalid) as mismatch:
         await app.delete_account(who, "Başka Biri")
     assert mismatch.value.reason == "CONFIRM_MISMATCH"
@@ -109,7 +112,7 @@ async def test_a_deleted_account_leaves_no_name_email_or_text_behind(
 
 async def test_a_player_seated_at_a_table_must_leave_it_before_deleting(app: LobbyApp) -> None:
     s = await app.sign_in("Oturan Cem", "d")
-    who = verify_token(s.token)
+    who = await proven(app, s)
     card, _ = await app.open_table(who, TableOptions(game=Game.OKEY))
     with pytest.raises(Refused) as seated:
         await app.delete_account(who, "Oturan Cem")

@@ -192,3 +192,67 @@ async def test_a_grant_names_a_staff_role_and_a_player_the_lobby_knows(app: Lobb
     assert await app.staff(ROOT) == []
     assert await app.audit_log(ROOT, 10) == []  # nothing done, nothing written
     assert verify_token((await app.sign_in("", "", device_secret=s.device_secret)).token).role == "player"
+
+
+async def _staff_member(app: LobbyApp, name: str, role: str) -> Identity:
+    s = await app.sign_in(name, f"dev-{name}")
+    await app.grant_role(ROOT, s.player.player_id, role, "")
+    return await _again(app, s)
+
+
+def test_rank_puts_the_token_secret_s_holder_above_every_admin() -> None:
+    from services.lobby.staff import rank
+
+    ranks = [rank(Identity(s, r)) for s, r in (("p-1", "player"), ("p-2", "moderator"), ("p-3", "admin"))]
+    assert ranks == sorted(ranks) and len(set(ranks)) == 3
+    assert rank(ROOT) > rank(Identity("p-3", "admin"))
+    assert rank(Identity("cli:x", "moderator")) == rank(Identity("p-2", "moderator"))  # only an admin token
+    assert rank(Identity("lobby", "service")) == 0
+
+
+async def test_staff_sanction_only_staff_below_them_and_refusals_are_audited(app: LobbyApp) -> None:
+    admin, admin2 = await _staff_member(app, "Ayse", "admin"), await _staff_member(app, "Fatma", "admin")
+    mod, mod2 = await _staff_member(app, "Mehmet", "moderator"), await _staff_member(app, "Ali", "moderator")
+    player = verify_token((await app.sign_in("Oyuncu", "dev-p")).token)
+
+    async def outranked(call: object) -> None:
+        with pytest.raises(Forbidden) as denied:
+            await call  # type: ignore[misc]
+        assert denied.value.reason == "OUTRANKED"
+
+    # A moderator on an admin or a moderator; an admin on an admin: refused, nothing done.
+    await outranked(app.ban(mod, admin.subject, 0, "darbe"))
+    await outranked(app.ban(mod, mod2.subject, 0, "x"))
+    await outranked(app.ban(admin, admin2.subject, 0, "x"))
+    await outranked(app.unban(mod, mod2.subject, "x"))
+    _revoked(admin)  # the admin's token still works
+    report_id = await app.report(player, admin.subject, "ABUSE", "", [], "")
+    for action, minutes in (("BAN", 0), ("MUTE", 30), ("WARN", 0), ("DISMISS", 0)):
+        await outranked(app.resolve_report(mod, report_id, action, minutes, "x"))
+    [(still, _, _)] = await app.reports(mod, False, 50)
+    assert still.report_id == report_id and still.status == "OPEN"
+    profile = (await app.profile(ROOT, admin.subject)).player
+    assert profile.banned_until is None and profile.muted_until is None and profile.warnings == 0
+    # Roles: an admin gives or takes only the moderator's; the operator any.
+    await outranked(app.grant_role(admin, player.subject, "admin", "x"))
+    await outranked(app.grant_role(admin, admin2.subject, "moderator", "x"))
+    await outranked(app.revoke_role(admin, admin2.subject, "x"))
+    await app.grant_role(admin, player.subject, "moderator", "yardımcı")
+    assert await app.revoke_role(admin, player.subject, "bitti") == "moderator"
+
+    refused = [a for a in await app.audit_log(ROOT, 100) if a.action == "REFUSED"]
+    assert len(refused) == 11
+    ban = refused[-1]
+    assert (ban.actor_id, ban.actor_role, ban.reason) == (mod.subject, "moderator", "darbe")
+    assert ban.target_id == admin.subject
+    assert ban.detail == {"attempted": "BAN", "target_role": "admin", "refusal": "OUTRANKED", "minutes": 0}
+    grant = refused[2]
+    assert grant.detail["attempted"] == "GRANT_ROLE" and grant.detail["role"] == "admin"
+
+    # Above them: an admin sanctions a moderator, the operator an admin.
+    await app.ban(admin, mod2.subject, 60, "yetki kötüye")
+    await app.unban(admin, mod2.subject, "itiraz")
+    await app.resolve_report(ROOT, report_id, "WARN", 0, "uyarı")
+    await app.ban(ROOT, admin2.subject, 0, "devir")
+    await app.unban(ROOT, admin2.subject, "geri")
+    assert await app.revoke_role(ROOT, admin2.subject, "bitti") == "admin"

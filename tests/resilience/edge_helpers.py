@@ -562,7 +562,11 @@ def check_http(r: httpx.Response, rpc: Rpc) -> Outcome:
         return Outcome("http", True, "200", body=body)
     assert r.status_code in CLEAN_HTTP, f"http {rpc.path}: {r.status_code} {r.text[:300]!r}"
     got = r.json()
-    assert isinstance(got, dict) and set(got) == ERROR_KEYS, got
+    # {code, reason, message}, and the ErrorInfo's metadata when it has some (LOGIN_LOCKED's
+    # retry_after_s, WEAK_PASSWORD's why): strings by name
+    assert isinstance(got, dict) and set(got) - {"metadata"} == ERROR_KEYS, got
+    meta = got.get("metadata", {})
+    assert isinstance(meta, dict) and all(isinstance(v, str) for v in meta.values()), got
     assert got["code"] in {c.name for c in CLEAN_CODES}, got
     assert got["reason"] and isinstance(got["message"], str), got
     return Outcome("http", False, str(r.status_code), got["reason"], got)

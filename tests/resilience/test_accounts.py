@@ -180,8 +180,12 @@ def test_19_3_an_email_or_a_link_code_opens_the_account_on_a_second_device(stack
     with httpx.Client(base_url=stack.http, timeout=HTTP_TIMEOUT_S) as http:
         first = _post(http, SIGN_IN, {"displayName": f"Tasinan {uuid.uuid4().hex[:4]}", "deviceId": "phone"}).json()
         player, token = first["player"]["playerId"], first["token"]
+        # The sensitive calls go with a proof token: this device's credential, shown just before.
+        r = _post(http, "/okey.v1.LobbyService/Reauthenticate", {"deviceSecret": first["deviceSecret"]}, token)
+        assert r.status_code == 200, r.text
+        proof = r.json()["token"]
         email = f"t-{uuid.uuid4().hex[:8]}@example.com"
-        r = _post(http, "/okey.v1.LobbyService/LinkEmail", {"email": email, "password": "masa-dort-taş"}, token)
+        r = _post(http, "/okey.v1.LobbyService/LinkEmail", {"email": email, "password": "masa-dort-taş"}, proof)
         assert r.status_code == 200, r.text
         # A second device, with no token: the e-mail and the password.
         r = _post(http, "/okey.v1.LobbyService/SignInEmail", {"email": email.upper(), "password": "masa-dort-taş"})
@@ -192,7 +196,7 @@ def test_19_3_an_email_or_a_link_code_opens_the_account_on_a_second_device(stack
         wrong = _post(http, "/okey.v1.LobbyService/SignInEmail", {"email": email, "password": "yanlış-şifre"})
         assert wrong.status_code == 401 and wrong.json()["reason"] == "LOGIN_FAILED", wrong.text
         # A third device, password-less: a link code the first shows, once.
-        r = _post(http, "/okey.v1.LobbyService/CreateLinkCode", {}, token)
+        r = _post(http, "/okey.v1.LobbyService/CreateLinkCode", {}, proof)
         assert r.status_code == 200, r.text
         code = r.json()["code"]
         third = _post(http, "/okey.v1.LobbyService/SignInWithLinkCode", {"code": code})
@@ -205,7 +209,7 @@ def test_19_3_an_email_or_a_link_code_opens_the_account_on_a_second_device(stack
         refs = {d["deviceRef"] for d in r.json()["devices"]}
         assert len(refs) == 3 and first["deviceRef"] in refs
         ref = third.json()["signedIn"]["deviceRef"]
-        assert _post(http, "/okey.v1.LobbyService/UnlinkDevice", {"deviceRef": ref}, token).status_code == 200
+        assert _post(http, "/okey.v1.LobbyService/UnlinkDevice", {"deviceRef": ref}, proof).status_code == 200
         gone = _post(http, SIGN_IN, {"deviceSecret": third.json()["signedIn"]["deviceSecret"]})
         assert gone.status_code == 401 and gone.json()["reason"] == "DEVICE_UNKNOWN", gone.text
 
@@ -240,9 +244,12 @@ def test_19_4_a_deleted_account_is_off_the_stats_and_stays_off_after_a_replay(st
         assert again.status_code == 200 and back["player"]["playerId"] == player, again.text
         assert int(again.json()["stats"][0].get("handsPlayed", 0)) >= int(stats["stats"][0].get("handsPlayed", 0))
 
-        wrong = _post(http, "/okey.v1.LobbyService/DeleteAccount", {"confirmName": "someone else"}, token)
+        r = _post(http, "/okey.v1.LobbyService/Reauthenticate", {"deviceSecret": me["deviceSecret"]}, token)
+        assert r.status_code == 200, r.text
+        proof = r.json()["token"]  # deleting the account needs a recent proof (issue 39)
+        wrong = _post(http, "/okey.v1.LobbyService/DeleteAccount", {"confirmName": "someone else"}, proof)
         assert wrong.status_code == 400 and wrong.json()["reason"] == "CONFIRM_MISMATCH", wrong.text
-        r = _post(http, "/okey.v1.LobbyService/DeleteAccount", {"confirmName": name}, token)
+        r = _post(http, "/okey.v1.LobbyService/DeleteAccount", {"confirmName": name}, proof)
         assert r.status_code == 200, r.text
         _refused_everywhere(http, token)
         other = _post(http, SIGN_IN, {"displayName": f"Kalan {uuid.uuid4().hex[:4]}", "deviceId": "k"}).json()

@@ -25,9 +25,13 @@ export async function unauthorized() {
   return false;
 }
 
-export async function api(service, method, body = {}, retried = false) {
+/**
+ * One call of the gateway's API. ``token``: send this token instead of the session's (a proof
+ * token for one sensitive call, see account.js); such a call is not renewed and retried.
+ */
+export async function api(service, method, body = {}, retried = false, token = null) {
   const headers = { "content-type": "application/json" };
-  if (S.token) headers.authorization = "Bearer " + S.token;
+  if (token || S.token) headers.authorization = "Bearer " + (token || S.token);
   let r;
   try {
     r = await fetch(`/api/okey.v1.${service}/${method}`, { method: "POST", headers, body: JSON.stringify(body) });
@@ -38,7 +42,7 @@ export async function api(service, method, body = {}, retried = false) {
   try { data = await r.json(); } catch { data = {}; }
   if (!r.ok) {
     const err = new ApiError(r.status, data);
-    if (err.reason === "BAD_TOKEN" && S.token) {
+    if (err.reason === "BAD_TOKEN" && S.token && !token) {
       // an expired access token: renew it and send the call once more
       if (!retried && (await unauthorized())) return api(service, method, body, true);
     }

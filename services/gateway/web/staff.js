@@ -1,7 +1,8 @@
 // The moderators' page (#/staff), for staff accounts (a token whose role is moderator or admin;
 // the lobby checks every call, this only decides what to show): the report queue with each
 // report's chat context and its table's events, resolve (dismiss / warn / mute / ban) with a
-// reason, a direct ban, and the audit trail of every staff action.
+// reason, a direct ban, and the audit trail of every staff action. The queue comes a page at a
+// time (most severe first, then most reporters, then newest); "more" reads the next page.
 import { $, h, num, toast } from "./dom.js";
 import { tr } from "./i18n.js";
 import { S, show } from "./state.js";
@@ -26,15 +27,24 @@ export async function showStaff() {
   await Promise.all([loadReports(), loadAudit()]);
 }
 
-async function loadReports() {
+const PAGE_SIZE = 50;
+let nextPage = ""; // the next page's token of the queue shown ("" after the last)
+
+// The queue's first page (more: the page after the one shown, appended to it).
+async function loadReports(more = false) {
   const list = $("#staff-reports");
   const err = $("#staff-error");
+  const button = $("#staff-more");
   try {
-    const r = await api("LobbyService", "ListReports", { includeResolved: $("#staff-all").checked, limit: 100 });
+    const body = { includeResolved: $("#staff-all").checked, pageSize: PAGE_SIZE, pageToken: more ? nextPage : "" };
+    const r = await api("LobbyService", "ListReports", body);
     err.hidden = true;
     const reports = r.reports || [];
-    list.replaceChildren(...reports.map(reportCard));
-    if (!reports.length) list.append(h("li", { class: "empty" }, tr("staff.none")));
+    if (more) list.append(...reports.map(reportCard));
+    else list.replaceChildren(...reports.map(reportCard));
+    if (!more && !reports.length) list.append(h("li", { class: "empty" }, tr("staff.none")));
+    nextPage = r.nextPageToken || "";
+    button.hidden = !nextPage;
   } catch (e) {
     err.textContent = errText(e);
     err.hidden = false;
@@ -144,5 +154,6 @@ export function bindStaff() {
   $("#staff-open").addEventListener("click", () => { location.hash = "#/staff"; });
   $("#staff-refresh").addEventListener("click", () => showStaff());
   $("#staff-all").addEventListener("change", () => loadReports());
+  $("#staff-more").addEventListener("click", () => loadReports(true));
   $("#staff-back").addEventListener("click", () => { location.hash = "#/lobby"; });
 }

@@ -203,26 +203,76 @@ class SignInWithLinkCodeResponse(_message.Message):
     def __init__(self, signed_in: _Optional[_Union[SignInGuestResponse, _Mapping]] = ...) -> None: ...
 
 class ListDevicesRequest(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    __slots__ = ("page_size", "page_token")
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    page_token: str
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
 
 class Device(_message.Message):
-    __slots__ = ("device_ref", "created_at", "last_used_at")
+    __slots__ = ("device_ref", "created_at", "last_used_at", "current")
     DEVICE_REF_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     LAST_USED_AT_FIELD_NUMBER: _ClassVar[int]
+    CURRENT_FIELD_NUMBER: _ClassVar[int]
     device_ref: str
     created_at: _timestamp_pb2.Timestamp
     last_used_at: _timestamp_pb2.Timestamp
-    def __init__(self, device_ref: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_used_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    current: bool
+    def __init__(self, device_ref: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_used_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., current: _Optional[bool] = ...) -> None: ...
 
 class ListDevicesResponse(_message.Message):
-    __slots__ = ("devices", "email")
+    __slots__ = ("devices", "email", "next_page_token")
     DEVICES_FIELD_NUMBER: _ClassVar[int]
     EMAIL_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     devices: _containers.RepeatedCompositeFieldContainer[Device]
     email: str
-    def __init__(self, devices: _Optional[_Iterable[_Union[Device, _Mapping]]] = ..., email: _Optional[str] = ...) -> None: ...
+    next_page_token: str
+    def __init__(self, devices: _Optional[_Iterable[_Union[Device, _Mapping]]] = ..., email: _Optional[str] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class UnlinkEmailRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class UnlinkEmailResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ReauthenticateRequest(_message.Message):
+    __slots__ = ("device_secret", "password")
+    DEVICE_SECRET_FIELD_NUMBER: _ClassVar[int]
+    PASSWORD_FIELD_NUMBER: _ClassVar[int]
+    device_secret: str
+    password: str
+    def __init__(self, device_secret: _Optional[str] = ..., password: _Optional[str] = ...) -> None: ...
+
+class ReauthenticateResponse(_message.Message):
+    __slots__ = ("token", "token_expires_at", "proof_expires_at")
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    PROOF_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    token_expires_at: _timestamp_pb2.Timestamp
+    proof_expires_at: _timestamp_pb2.Timestamp
+    def __init__(self, token: _Optional[str] = ..., token_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., proof_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class SignOutEverywhereRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class SignOutEverywhereResponse(_message.Message):
+    __slots__ = ("token", "token_expires_at", "refresh_token", "refresh_expires_at")
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    REFRESH_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    REFRESH_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    token_expires_at: _timestamp_pb2.Timestamp
+    refresh_token: str
+    refresh_expires_at: _timestamp_pb2.Timestamp
+    def __init__(self, token: _Optional[str] = ..., token_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., refresh_token: _Optional[str] = ..., refresh_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class UnlinkDeviceRequest(_message.Message):
     __slots__ = ("device_ref",)
@@ -587,7 +637,7 @@ class ReportPlayerResponse(_message.Message):
     def __init__(self, report_id: _Optional[int] = ...) -> None: ...
 
 class PlayerReport(_message.Message):
-    __slots__ = ("report_id", "reporter_id", "reporter_name", "player_id", "player_name", "reason", "details", "message_ids", "table_id", "status", "created_at", "context", "earlier_reports", "action", "duration_minutes", "note", "resolved_by", "resolved_at")
+    __slots__ = ("report_id", "reporter_id", "reporter_name", "player_id", "player_name", "reason", "details", "message_ids", "table_id", "status", "created_at", "context", "earlier_reports", "action", "duration_minutes", "note", "resolved_by", "resolved_at", "reporters")
     REPORT_ID_FIELD_NUMBER: _ClassVar[int]
     REPORTER_ID_FIELD_NUMBER: _ClassVar[int]
     REPORTER_NAME_FIELD_NUMBER: _ClassVar[int]
@@ -606,6 +656,7 @@ class PlayerReport(_message.Message):
     NOTE_FIELD_NUMBER: _ClassVar[int]
     RESOLVED_BY_FIELD_NUMBER: _ClassVar[int]
     RESOLVED_AT_FIELD_NUMBER: _ClassVar[int]
+    REPORTERS_FIELD_NUMBER: _ClassVar[int]
     report_id: int
     reporter_id: str
     reporter_name: str
@@ -624,21 +675,28 @@ class PlayerReport(_message.Message):
     note: str
     resolved_by: str
     resolved_at: _timestamp_pb2.Timestamp
-    def __init__(self, report_id: _Optional[int] = ..., reporter_id: _Optional[str] = ..., reporter_name: _Optional[str] = ..., player_id: _Optional[str] = ..., player_name: _Optional[str] = ..., reason: _Optional[_Union[ReportReason, str]] = ..., details: _Optional[str] = ..., message_ids: _Optional[_Iterable[int]] = ..., table_id: _Optional[str] = ..., status: _Optional[_Union[ReportStatus, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., context: _Optional[_Iterable[_Union[ChatMessage, _Mapping]]] = ..., earlier_reports: _Optional[int] = ..., action: _Optional[_Union[ReportAction, str]] = ..., duration_minutes: _Optional[int] = ..., note: _Optional[str] = ..., resolved_by: _Optional[str] = ..., resolved_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    reporters: int
+    def __init__(self, report_id: _Optional[int] = ..., reporter_id: _Optional[str] = ..., reporter_name: _Optional[str] = ..., player_id: _Optional[str] = ..., player_name: _Optional[str] = ..., reason: _Optional[_Union[ReportReason, str]] = ..., details: _Optional[str] = ..., message_ids: _Optional[_Iterable[int]] = ..., table_id: _Optional[str] = ..., status: _Optional[_Union[ReportStatus, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., context: _Optional[_Iterable[_Union[ChatMessage, _Mapping]]] = ..., earlier_reports: _Optional[int] = ..., action: _Optional[_Union[ReportAction, str]] = ..., duration_minutes: _Optional[int] = ..., note: _Optional[str] = ..., resolved_by: _Optional[str] = ..., resolved_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., reporters: _Optional[int] = ...) -> None: ...
 
 class ListReportsRequest(_message.Message):
-    __slots__ = ("include_resolved", "limit")
+    __slots__ = ("include_resolved", "limit", "page_size", "page_token")
     INCLUDE_RESOLVED_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     include_resolved: bool
     limit: int
-    def __init__(self, include_resolved: _Optional[bool] = ..., limit: _Optional[int] = ...) -> None: ...
+    page_size: int
+    page_token: str
+    def __init__(self, include_resolved: _Optional[bool] = ..., limit: _Optional[int] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
 
 class ListReportsResponse(_message.Message):
-    __slots__ = ("reports",)
+    __slots__ = ("reports", "next_page_token")
     REPORTS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     reports: _containers.RepeatedCompositeFieldContainer[PlayerReport]
-    def __init__(self, reports: _Optional[_Iterable[_Union[PlayerReport, _Mapping]]] = ...) -> None: ...
+    next_page_token: str
+    def __init__(self, reports: _Optional[_Iterable[_Union[PlayerReport, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class ResolveReportRequest(_message.Message):
     __slots__ = ("report_id", "action", "duration_minutes", "note")

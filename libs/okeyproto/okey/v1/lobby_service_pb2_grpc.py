@@ -34,7 +34,11 @@ class LobbyServiceStub:
     BanPlayer, UnbanPlayer and ListAuditLog; role "admin" for those and GrantRole, RevokeRole,
     ListStaff and AdjustChips (okeyplatform.auth.PERMISSIONS). A player's staff role is the
     lobby's (GrantRole); sign-in and refresh put it in the token. Every staff action is written
-    to the audit log (ListAuditLog).
+    to the audit log (ListAuditLog). Staff are ranked: moderator < admin < operator (whoever holds
+    the token secret: an admin token with a "cli:" subject, as `okey admin` signs). Banning,
+    unbanning, resolving a report against, or granting or revoking the role of a player who is
+    staff needs a rank above theirs (and GrantRole above the role given): PERMISSION_DENIED
+    OUTRANKED otherwise, written to the audit log as REFUSED.
 
     Errors carry a google.rpc.ErrorInfo (domain okey.v1) whose reason is stable and whose
     message is what the player should read (Turkish, then English in brackets):
@@ -46,11 +50,17 @@ class LobbyServiceStub:
     SAME_DEVICE, INSUFFICIENT_CHIPS, NOT_SEATED, NOT_CREATOR), sanctions (BANNED, MUTED),
     the house rules of chat (PROFANITY, INSULT, PERSONAL_INFO, LINK, ADVERTISING),
     reports (ALREADY_REPORTED, ALREADY_RESOLVED), staff (NOT_BANNED, NOT_STAFF,
-    INSUFFICIENT_CHIPS when chips taken back would overdraw the player);
-    RESOURCE_EXHAUSTED: FLOOD (too many messages, or the same one repeated);
+    INSUFFICIENT_CHIPS when chips taken back would overdraw the player), accounts
+    (REAUTH_REQUIRED: a sensitive call without a recent proof, see Reauthenticate; NOT_LINKED);
+    RESOURCE_EXHAUSTED: FLOOD (too many messages, or the same one repeated), TOO_MANY_REPORTS (a
+    player's reports of the day: 20 by default), LOGIN_LOCKED (failed
+    e-mail logins: per e-mail and address, per address, and per e-mail from the addresses the
+    account never signed in from; retry_after_s);
     PERMISSION_DENIED: STAFF_ONLY (a moderator's call), ADMIN_ONLY (an admin's call),
+    OUTRANKED (a staff action against staff of the caller's rank or above),
     INVITE_REQUIRED, BANNED (signing in from a banned device);
-    UNAUTHENTICATED: BAD_TOKEN.
+    UNAUTHENTICATED: BAD_TOKEN, LOGIN_FAILED, PROOF_FAILED, REFRESH_INVALID, REFRESH_REUSED,
+    DEVICE_UNKNOWN, LINK_CODE_INVALID.
     """
 
     def __init__(self, channel):
@@ -69,6 +79,16 @@ class LobbyServiceStub:
                 request_serializer=okey_dot_v1_dot_lobby__service__pb2.SignOutRequest.SerializeToString,
                 response_deserializer=okey_dot_v1_dot_lobby__service__pb2.SignOutResponse.FromString,
                 _registered_method=True)
+        self.SignOutEverywhere = channel.unary_unary(
+                '/okey.v1.LobbyService/SignOutEverywhere',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.SignOutEverywhereRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.SignOutEverywhereResponse.FromString,
+                _registered_method=True)
+        self.Reauthenticate = channel.unary_unary(
+                '/okey.v1.LobbyService/Reauthenticate',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.ReauthenticateRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.ReauthenticateResponse.FromString,
+                _registered_method=True)
         self.RefreshSession = channel.unary_unary(
                 '/okey.v1.LobbyService/RefreshSession',
                 request_serializer=okey_dot_v1_dot_lobby__service__pb2.RefreshSessionRequest.SerializeToString,
@@ -78,6 +98,11 @@ class LobbyServiceStub:
                 '/okey.v1.LobbyService/LinkEmail',
                 request_serializer=okey_dot_v1_dot_lobby__service__pb2.LinkEmailRequest.SerializeToString,
                 response_deserializer=okey_dot_v1_dot_lobby__service__pb2.LinkEmailResponse.FromString,
+                _registered_method=True)
+        self.UnlinkEmail = channel.unary_unary(
+                '/okey.v1.LobbyService/UnlinkEmail',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.UnlinkEmailRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.UnlinkEmailResponse.FromString,
                 _registered_method=True)
         self.ChangePassword = channel.unary_unary(
                 '/okey.v1.LobbyService/ChangePassword',
@@ -250,7 +275,11 @@ class LobbyServiceServicer:
     BanPlayer, UnbanPlayer and ListAuditLog; role "admin" for those and GrantRole, RevokeRole,
     ListStaff and AdjustChips (okeyplatform.auth.PERMISSIONS). A player's staff role is the
     lobby's (GrantRole); sign-in and refresh put it in the token. Every staff action is written
-    to the audit log (ListAuditLog).
+    to the audit log (ListAuditLog). Staff are ranked: moderator < admin < operator (whoever holds
+    the token secret: an admin token with a "cli:" subject, as `okey admin` signs). Banning,
+    unbanning, resolving a report against, or granting or revoking the role of a player who is
+    staff needs a rank above theirs (and GrantRole above the role given): PERMISSION_DENIED
+    OUTRANKED otherwise, written to the audit log as REFUSED.
 
     Errors carry a google.rpc.ErrorInfo (domain okey.v1) whose reason is stable and whose
     message is what the player should read (Turkish, then English in brackets):
@@ -262,11 +291,17 @@ class LobbyServiceServicer:
     SAME_DEVICE, INSUFFICIENT_CHIPS, NOT_SEATED, NOT_CREATOR), sanctions (BANNED, MUTED),
     the house rules of chat (PROFANITY, INSULT, PERSONAL_INFO, LINK, ADVERTISING),
     reports (ALREADY_REPORTED, ALREADY_RESOLVED), staff (NOT_BANNED, NOT_STAFF,
-    INSUFFICIENT_CHIPS when chips taken back would overdraw the player);
-    RESOURCE_EXHAUSTED: FLOOD (too many messages, or the same one repeated);
+    INSUFFICIENT_CHIPS when chips taken back would overdraw the player), accounts
+    (REAUTH_REQUIRED: a sensitive call without a recent proof, see Reauthenticate; NOT_LINKED);
+    RESOURCE_EXHAUSTED: FLOOD (too many messages, or the same one repeated), TOO_MANY_REPORTS (a
+    player's reports of the day: 20 by default), LOGIN_LOCKED (failed
+    e-mail logins: per e-mail and address, per address, and per e-mail from the addresses the
+    account never signed in from; retry_after_s);
     PERMISSION_DENIED: STAFF_ONLY (a moderator's call), ADMIN_ONLY (an admin's call),
+    OUTRANKED (a staff action against staff of the caller's rank or above),
     INVITE_REQUIRED, BANNED (signing in from a banned device);
-    UNAUTHENTICATED: BAD_TOKEN.
+    UNAUTHENTICATED: BAD_TOKEN, LOGIN_FAILED, PROOF_FAILED, REFRESH_INVALID, REFRESH_REUSED,
+    DEVICE_UNKNOWN, LINK_CODE_INVALID.
     """
 
     def SignInGuest(self, request, context):
@@ -277,8 +312,29 @@ class LobbyServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def SignOut(self, request, context):
-        """Sign out everywhere: every token of the caller issued so far is refused by every service
-        within seconds (as after a ban). Sign in again for a new token.
+        """Sign out: every token and session of the caller issued so far is refused by every service
+        within seconds (as after a ban). The devices stay linked: each signs in again with its
+        device credential (SignOutEverywhere ends those too).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SignOutEverywhere(self, request, context):
+        """Sign out everywhere: every device credential but the caller's, every session and every token
+        of the account end at every service within seconds; the caller's device gets a new session.
+        Needs a recent proof (Reauthenticate), else FAILED_PRECONDITION REAUTH_REQUIRED.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Reauthenticate(self, request, context):
+        """Prove it is the owner (this device's credential, or the account's password) and get an
+        access token that carries the proof: the sensitive calls (LinkEmail, UnlinkEmail,
+        CreateLinkCode, UnlinkDevice, SignOutEverywhere, DeleteAccount) need one of the last few
+        minutes (OKEY_REAUTH_S). UNAUTHENTICATED PROOF_FAILED for a credential that is not this
+        device's; a wrong password counts as a failed sign-in (LOGIN_FAILED, LOGIN_LOCKED).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -294,14 +350,23 @@ class LobbyServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def LinkEmail(self, request, context):
-        """Link an e-mail and a password to the caller's account, so it opens on other devices.
+        """Link an e-mail and a password to the caller's account, so it opens on other devices. Needs a
+        recent proof.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UnlinkEmail(self, request, context):
+        """Remove the account's e-mail login (the devices stay). Needs a recent proof.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def ChangePassword(self, request, context):
-        """A new password: every session and token of the account ends; the caller gets a new one.
+        """A new password, proven by the current one: every other device, session and token of the
+        account end; the caller's device gets a new session.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -315,7 +380,8 @@ class LobbyServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def CreateLinkCode(self, request, context):
-        """A one-time code (10 minutes) to type on another device: the password-less way over.
+        """A one-time code (10 minutes) to type on another device: the password-less way over. Needs a
+        recent proof.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -329,14 +395,15 @@ class LobbyServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListDevices(self, request, context):
-        """The caller's devices (their device credentials) and linked e-mail.
+        """The caller's devices (their device credentials), a page at a time, and linked e-mail.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def UnlinkDevice(self, request, context):
-        """Forget one of the caller's devices: it signs nobody in any more, and its sessions end.
+        """Forget one of the caller's devices: it signs nobody in any more, its sessions end, and every
+        token issued to it is refused at every service within seconds. Needs a recent proof.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -344,7 +411,7 @@ class LobbyServiceServicer:
 
     def DeleteAccount(self, request, context):
         """Delete the caller's account for good (its name, devices, e-mail, chat texts; every token
-        ends). The game log keeps only the opaque player id; the chips ledger keeps its amounts.
+        ends). Needs a recent proof. The game log keeps only the opaque player id; the chips ledger keeps its amounts.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -541,6 +608,16 @@ def add_LobbyServiceServicer_to_server(servicer, server):
                     request_deserializer=okey_dot_v1_dot_lobby__service__pb2.SignOutRequest.FromString,
                     response_serializer=okey_dot_v1_dot_lobby__service__pb2.SignOutResponse.SerializeToString,
             ),
+            'SignOutEverywhere': grpc.unary_unary_rpc_method_handler(
+                    servicer.SignOutEverywhere,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.SignOutEverywhereRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.SignOutEverywhereResponse.SerializeToString,
+            ),
+            'Reauthenticate': grpc.unary_unary_rpc_method_handler(
+                    servicer.Reauthenticate,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.ReauthenticateRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.ReauthenticateResponse.SerializeToString,
+            ),
             'RefreshSession': grpc.unary_unary_rpc_method_handler(
                     servicer.RefreshSession,
                     request_deserializer=okey_dot_v1_dot_lobby__service__pb2.RefreshSessionRequest.FromString,
@@ -550,6 +627,11 @@ def add_LobbyServiceServicer_to_server(servicer, server):
                     servicer.LinkEmail,
                     request_deserializer=okey_dot_v1_dot_lobby__service__pb2.LinkEmailRequest.FromString,
                     response_serializer=okey_dot_v1_dot_lobby__service__pb2.LinkEmailResponse.SerializeToString,
+            ),
+            'UnlinkEmail': grpc.unary_unary_rpc_method_handler(
+                    servicer.UnlinkEmail,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.UnlinkEmailRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.UnlinkEmailResponse.SerializeToString,
             ),
             'ChangePassword': grpc.unary_unary_rpc_method_handler(
                     servicer.ChangePassword,
@@ -728,7 +810,11 @@ class LobbyService:
     BanPlayer, UnbanPlayer and ListAuditLog; role "admin" for those and GrantRole, RevokeRole,
     ListStaff and AdjustChips (okeyplatform.auth.PERMISSIONS). A player's staff role is the
     lobby's (GrantRole); sign-in and refresh put it in the token. Every staff action is written
-    to the audit log (ListAuditLog).
+    to the audit log (ListAuditLog). Staff are ranked: moderator < admin < operator (whoever holds
+    the token secret: an admin token with a "cli:" subject, as `okey admin` signs). Banning,
+    unbanning, resolving a report against, or granting or revoking the role of a player who is
+    staff needs a rank above theirs (and GrantRole above the role given): PERMISSION_DENIED
+    OUTRANKED otherwise, written to the audit log as REFUSED.
 
     Errors carry a google.rpc.ErrorInfo (domain okey.v1) whose reason is stable and whose
     message is what the player should read (Turkish, then English in brackets):
@@ -740,11 +826,17 @@ class LobbyService:
     SAME_DEVICE, INSUFFICIENT_CHIPS, NOT_SEATED, NOT_CREATOR), sanctions (BANNED, MUTED),
     the house rules of chat (PROFANITY, INSULT, PERSONAL_INFO, LINK, ADVERTISING),
     reports (ALREADY_REPORTED, ALREADY_RESOLVED), staff (NOT_BANNED, NOT_STAFF,
-    INSUFFICIENT_CHIPS when chips taken back would overdraw the player);
-    RESOURCE_EXHAUSTED: FLOOD (too many messages, or the same one repeated);
+    INSUFFICIENT_CHIPS when chips taken back would overdraw the player), accounts
+    (REAUTH_REQUIRED: a sensitive call without a recent proof, see Reauthenticate; NOT_LINKED);
+    RESOURCE_EXHAUSTED: FLOOD (too many messages, or the same one repeated), TOO_MANY_REPORTS (a
+    player's reports of the day: 20 by default), LOGIN_LOCKED (failed
+    e-mail logins: per e-mail and address, per address, and per e-mail from the addresses the
+    account never signed in from; retry_after_s);
     PERMISSION_DENIED: STAFF_ONLY (a moderator's call), ADMIN_ONLY (an admin's call),
+    OUTRANKED (a staff action against staff of the caller's rank or above),
     INVITE_REQUIRED, BANNED (signing in from a banned device);
-    UNAUTHENTICATED: BAD_TOKEN.
+    UNAUTHENTICATED: BAD_TOKEN, LOGIN_FAILED, PROOF_FAILED, REFRESH_INVALID, REFRESH_REUSED,
+    DEVICE_UNKNOWN, LINK_CODE_INVALID.
     """
 
     @staticmethod
@@ -802,6 +894,60 @@ class LobbyService:
             _registered_method=True)
 
     @staticmethod
+    def SignOutEverywhere(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/SignOutEverywhere',
+            okey_dot_v1_dot_lobby__service__pb2.SignOutEverywhereRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.SignOutEverywhereResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Reauthenticate(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/Reauthenticate',
+            okey_dot_v1_dot_lobby__service__pb2.ReauthenticateRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.ReauthenticateResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
     def RefreshSession(request,
             target,
             options=(),
@@ -845,6 +991,33 @@ class LobbyService:
             '/okey.v1.LobbyService/LinkEmail',
             okey_dot_v1_dot_lobby__service__pb2.LinkEmailRequest.SerializeToString,
             okey_dot_v1_dot_lobby__service__pb2.LinkEmailResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UnlinkEmail(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/UnlinkEmail',
+            okey_dot_v1_dot_lobby__service__pb2.UnlinkEmailRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.UnlinkEmailResponse.FromString,
             options,
             channel_credentials,
             insecure,
