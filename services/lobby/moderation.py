@@ -25,13 +25,19 @@ Each word is then matched in several shapes: leetspeak (``$1kt1r``), repeated le
 punctuation between them (``a+m+k``, ``s(a)l(a)k``, ``s|a|l|a|k``), digits glued to its ends
 (``salak123``), and, for listed words of four consonants or more, written without vowels
 (``şrfsz``, ``sktr``) - while words that merely contain a bad substring (``eksiktir``,
-``sıkıldım``, ``Scunthorpe``, ``boks``) pass. Phone numbers are found whatever stands between
+``sıkıldım``, ``Scunthorpe``, ``boks``) pass. A word is also compared by its phonetic key
+(``wordlists.SOUNDS_*``): spellings Turkish does not use read as the Turkish sound (``siqtir``,
+``pezewenk``, ``phuck``, ``pich``), and, against listed words of five letters or more, the
+sounds Turkish itself swaps (b/p d/t z/s g/k c/j, sh for ş: ``orozbu``, ``sikdir``, ``kahbe``,
+``kaltağı``, ``sherefsiz``), but not where an everyday word has the same key (``bıçak``,
+``sürdük``, ``sığınak``) nor in two words glued together. Phone numbers are found whatever stands between
 their digits (``0 5 3 2 ...``), with O or l for 0 or 1. A display name may not pass for the staff,
 also with ``rn`` read as m, ``vv`` as w, ``cl`` as d, 0 as o and 1, l or I as i (``Adrnin``).
 
 What it cannot do: know every look-alike (the table is a subset of TR39's confusables), read
 words split by real spaces into long pieces (``sere fsiz``), vowel-less spellings with some vowels
-left (``şrfsız``) or of short words (``slk``), or meaning: a new spelling needs a list entry.
+left (``şrfsız``) or of short words (``slk``), paired sound swaps in short words (``pok``, ``bic``)
+or vowel swaps (``oruspu``), or meaning: a new spelling needs a list entry.
 """
 
 from __future__ import annotations
@@ -225,12 +231,12 @@ def fold(text: str) -> str:
     return unicodedata.normalize("NFC", "".join(c for c in text if not unicodedata.combining(c)))
 
 
-def _letter(c: str, first: bool) -> str:
-    chars = c + W.LEET.get(c, "") + ("" if first else "*")
+def _letter(c: str, first: bool, leet: dict[str, str]) -> str:
+    chars = c + leet.get(c, "") + ("" if first else "*")
     return "[" + re.escape(chars) + "]"
 
 
-def _word_pattern(word: str, leet: bool = True) -> str:
+def _word_pattern(word: str, leet: bool = True, table: dict[str, str] = W.LEET) -> str:
     """A regex for one listed word: each letter may be a look-alike (leetspeak), repeated
     (``siiik``; a double letter in the word must stay double), and separated from the next by
     separators; the words of a phrase by spaces."""
@@ -245,20 +251,23 @@ def _word_pattern(word: str, leet: bool = True) -> str:
             else:
                 runs.append((c, 1))
         for ri, (c, n) in enumerate(runs):
-            cls = _letter(c, wi == 0 and ri == 0) if leet else "[" + re.escape(c) + "]"
+            cls = _letter(c, wi == 0 and ri == 0, table) if leet else "[" + re.escape(c) + "]"
             unit = f"[{_SEP}]*{cls}"
             out.append(cls if wi == 0 and ri == 0 else unit)
             out.append(f"(?:{unit}){{{n - 1}}}(?:{unit})*" if n > 1 else f"(?:{unit})*")
     return "".join(out)
 
 
-def _compile(words: Iterable[str], leet: bool = True, digits_after: bool = False) -> re.Pattern[str]:
+def _compile(
+    words: Iterable[str], leet: bool = True, digits_after: bool = False, table: dict[str, str] = W.LEET
+) -> re.Pattern[str]:
     """One alternation of the words' patterns, longest first; the caller anchors it. With
-    ``digits_after``, words of three letters or more may have digits glued on (``salak123``)."""
+    ``digits_after``, words of three letters or more may have digits glued on (``salak123``).
+    ``table`` is the leetspeak read for each letter. No words: a pattern that never matches."""
     forms = sorted({fold(w) if leet else w for w in words}, key=len, reverse=True)
     tail = r"\d*"
-    alts = (_word_pattern(w, leet) + (tail if digits_after and len(w) >= 3 else "") for w in forms)
-    return re.compile("(?:" + "|".join(alts) + ")")
+    alts = [_word_pattern(w, leet, table) + (tail if digits_after and len(w) >= 3 else "") for w in forms]
+    return re.compile("(?:" + "|".join(alts) + ")" if alts else "(?!)")
 
 
 @dataclass(frozen=True)
@@ -301,6 +310,89 @@ _PHRASE_STEMS = tuple(
 )
 
 
+# ------------------------------------------------------------------ phonetic keys
+
+
+@dataclass(frozen=True)
+class _Sounds:
+    """Sound classes (``wordlists.SOUNDS_*``): ``key`` writes each spelling of a folded word as
+    the sound it stands for (``siqdir`` -> ``siktir``), single letters first, then the two-letter
+    spellings (so ``azzhole`` is read as ``asshole`` and then as ``assole``, as the listed word
+    is); ``leet`` is the leetspeak a sound may be written in (that of all its spellings: 8 for b
+    is read for p when b is read as p)."""
+
+    letters: dict[int, str]
+    digraphs: tuple[tuple[str, str], ...]
+    leet: dict[str, str]
+
+    @classmethod
+    def of(cls, *tables: tuple[tuple[str, str], ...]) -> _Sounds:
+        table = dict(itertools.chain.from_iterable(tables))
+        leet = dict(W.LEET)
+        for spelt, sound in table.items():
+            if len(spelt) == 1 and len(sound) == 1:
+                leet[sound] = "".join(dict.fromkeys(leet.get(sound, "") + W.LEET.get(spelt, "")))
+        return cls(
+            {ord(k): v for k, v in table.items() if len(k) == 1},
+            tuple((k, v) for k, v in table.items() if len(k) > 1),
+            leet,
+        )
+
+    def key(self, folded: str) -> str:
+        text = folded.translate(self.letters)
+        for spelt, sound in self.digraphs:
+            text = text.replace(spelt, sound)
+        return text
+
+    def matchers(self, min_len: int = 0) -> tuple[_Matcher, ...]:
+        """The categories' words by their keys (those of at least ``min_len`` letters), compiled
+        once; a phrase is left to the words as listed."""
+
+        def keys(*lists: tuple[str, ...]) -> list[str]:
+            out = (self.key(fold(w)) for words in lists for w in words if " " not in w)
+            return [k for k in out if len(k) >= min_len]
+
+        def compiled(*lists: tuple[str, ...], digits_after: bool = False) -> re.Pattern[str]:
+            return _compile(keys(*lists), digits_after=digits_after, table=self.leet)
+
+        return (
+            _Matcher(
+                "PROFANITY",
+                compiled(W.PROFANITY_WORD, digits_after=True),
+                compiled(W.PROFANITY_STEM),
+                compiled(W.PROFANITY_INFIX),
+            ),
+            _Matcher("INSULT", compiled(W.INSULT_WORD, digits_after=True), compiled(W.INSULT_STEM)),
+        )
+
+
+# Spellings Turkish does not use (q w x ph ch), read in every listed word; with them the sounds
+# Turkish itself swaps (b/p d/t z/s g/k ...), read only against the longer listed words.
+_SOUND = _Sounds.of(W.SOUNDS_ALWAYS)
+_SOUND_PAIRED = _Sounds.of(W.SOUNDS_ALWAYS, W.SOUNDS_PAIRED)
+_SOUND_MATCHERS = _SOUND.matchers()
+_PAIRED_MATCHERS = _SOUND_PAIRED.matchers(W.SOUNDS_PAIRED_MIN)
+
+
+def _sounds_like(folded: str) -> str | None:
+    """The reason when a word is a listed word spelt by its sound (``siqtir``, ``pezewenk``,
+    ``orozbu``, ``sikdir``, ``ipne``): the word's key is a listed word's key. The key of the
+    spellings Turkish does not use is read only when the word has one (``aq`` is listed, ``ak``
+    is white); the paired sounds only against listed words long enough to tell them apart. The
+    caller leaves out two words glued together (``taş hak``, ``da sağ``, ``tasa xd``: ``tasak``)."""
+    if folded.startswith(W.SOUNDS_CLEAN):
+        return None
+    sound = _SOUND.key(folded)
+    if sound != folded:
+        for m in _SOUND_MATCHERS:
+            if m.folded_hit(sound):
+                return m.reason
+    key = _SOUND_PAIRED.key(folded)
+    if len(key) < W.SOUNDS_PAIRED_MIN:  # shorter than any word it is read against
+        return None
+    return next((m.reason for m in _PAIRED_MATCHERS if m.folded_hit(key)), None)
+
+
 def _is_clean(lowered: str) -> bool:
     return lowered in W.CLEAN_WORDS or lowered.startswith(W.CLEAN_STEMS)
 
@@ -337,11 +429,12 @@ def _shapes(word: str) -> Iterator[str]:
             yield w[::2]
 
 
-def _written(tokens: list[str]) -> Iterator[str]:
-    """The message's words, runs of single characters joined (``a m k``, ``s | a | l``), also with
-    the word before or after them (``s a lak``), and a short word joined to its neighbour
-    (``oros pu``, ``f uck``)."""
-    yield from tokens
+def _written(tokens: list[str]) -> Iterator[tuple[str, bool]]:
+    """The message's words and runs of single characters joined (``a m k``, ``s | a | l``); then,
+    marked as glued, the runs with the word before or after them (``s a lak``, ``a m k123``) and
+    a short word joined to its neighbour (``oros pu``, ``f uck``)."""
+    yield from ((t, False) for t in tokens)
+    glued: list[str] = []
     run: list[str] = []
     for i, t in enumerate([*tokens, ""]):
         if len(t) == 1:
@@ -349,25 +442,24 @@ def _written(tokens: list[str]) -> Iterator[str]:
             continue
         if len(run) >= 2:
             joined = "".join(run)
-            yield joined
-            yield joined + t
+            yield joined, False
+            glued.append(joined + t)
             if i > len(run):
-                yield tokens[i - len(run) - 1] + joined
+                glued.append(tokens[i - len(run) - 1] + joined)
         run = []
-    for a, b in itertools.pairwise(tokens):
-        if min(len(a), len(b)) <= 3:
-            yield a + b
+    glued += (a + b for a, b in itertools.pairwise(tokens) if min(len(a), len(b)) <= 3)
+    yield from ((g, True) for g in glued)
 
 
-def _candidates(tokens: list[str]) -> Iterator[str]:
+def _candidates(tokens: list[str]) -> Iterator[tuple[str, bool]]:
     """Every way a bad word may hide in the message's words (``_written``, each in its
-    ``_shapes``), each once."""
+    ``_shapes``), each once, and whether it is two words glued together."""
     seen: set[str] = set()
-    for written in _written(tokens):
+    for written, glued in _written(tokens):
         for shape in _shapes(written):
             if shape not in seen:
                 seen.add(shape)
-                yield shape
+                yield shape, glued
 
 
 _VOWELS = frozenset("aeiou")
@@ -381,12 +473,15 @@ def _consonants(word: str) -> str:
     return _REPEATS.sub(r"\1", "".join(c for c in word if c not in _VOWELS))
 
 
+_CLEAN_SKELETONS = frozenset(_SOUND.key(s) for s in W.CLEAN_SKELETONS)  # "twts" (tweets) is "tvts"
+
+
 def _skeletons(*lists: tuple[tuple[str, ...], str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for words, reason in lists:
         for w in words:
-            skeleton = _consonants(fold(w))
-            if " " not in w and len(skeleton) >= W.SKELETON_MIN and skeleton not in W.CLEAN_SKELETONS:
+            skeleton = _consonants(_SOUND.key(fold(w)))
+            if " " not in w and len(skeleton) >= W.SKELETON_MIN and skeleton not in _CLEAN_SKELETONS:
                 out.setdefault(skeleton, reason)
     return out
 
@@ -401,12 +496,13 @@ _SKELETON_STEMS = _skeletons(
 
 def _vowelless(folded: str) -> str | None:
     """The reason when a word written without vowels (``şrfsz``, ``sktr``) has the consonants of a
-    listed word (or begins with a stem's)."""
-    word = folded.translate(_SKELETON_LEET)
+    listed word (or begins with a stem's), both by their keys of the spellings Turkish does not
+    use (``pzwnk``)."""
+    word = _SOUND.key(folded.translate(_SKELETON_LEET))
     if not (word.isascii() and word.isalpha()) or not _VOWELS.isdisjoint(word):
         return None
     word = _REPEATS.sub(r"\1", word)
-    if len(word) < W.SKELETON_MIN or word in W.CLEAN_SKELETONS:
+    if len(word) < W.SKELETON_MIN or word in _CLEAN_SKELETONS:
         return None
     if word in _SKELETON_WORDS:
         return _SKELETON_WORDS[word]
@@ -415,14 +511,14 @@ def _vowelless(folded: str) -> str | None:
 
 def _bad_words(lowered: str) -> str | None:
     tokens = _tokens(lowered)
-    for cand in _candidates(tokens):
+    for cand, glued in _candidates(tokens):
         if _is_clean(cand):
             continue
         folded = fold(cand)
         for m in _MATCHERS:
             if m.unfolded_hit(cand) or m.folded_hit(folded):
                 return m.reason
-        reason = _vowelless(folded)
+        reason = (None if glued else _sounds_like(folded)) or _vowelless(folded)
         if reason:
             return reason
     folded_text = fold(" ".join(tokens))

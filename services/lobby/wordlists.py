@@ -20,7 +20,8 @@ How an entry matches a word of a message:
 (``sık sık`` "often" folds to ``sik sik``); a word of a message written that way is let through.
 
 The letter tricks at the end (``LEET``, ``SEPARATORS``, ``CONFUSABLES``, ``BLANKS``, the
-vowel-less ``SKELETON_MIN`` and ``CLEAN_SKELETONS``) are how moderation reads disguised text.
+vowel-less ``SKELETON_MIN`` and ``CLEAN_SKELETONS``, the sound classes ``SOUNDS_*``) are how
+moderation reads disguised text.
 """
 
 from __future__ import annotations
@@ -42,6 +43,10 @@ __all__ = [
     "BLANKS",
     "SKELETON_MIN",
     "CLEAN_SKELETONS",
+    "SOUNDS_ALWAYS",
+    "SOUNDS_PAIRED",
+    "SOUNDS_PAIRED_MIN",
+    "SOUNDS_CLEAN",
     "ADDRESS_WORDS",
     "ADDRESS_ABBREVIATIONS",
     "CONTACT_SOLICITATION",
@@ -77,6 +82,7 @@ PROFANITY_STEM: tuple[str, ...] = (
     "yarrak", "yarrag", "yaragi", "hassiktir", "kodumun", "kodugumun", "pezevenk", "kahpe",
     "kaltak", "fahise", "surtuk", "kevase", "kancik", "dalyarak", "tasak", "ibne", "gavat",
     "yavsak", "ananisik", "anani sik", "bacini sik",
+    "ipne",  # ibne by its sound: too short for SOUNDS_PAIRED, and no everyday word begins so
     # English
     "fuck", "motherfuck", "shit", "bitch", "asshole", "arsehole", "bastard", "cunt", "whore",
     "slut", "wank", "dickhead", "cocksuck", "douche", "bullshit", "dumbass", "jackass",
@@ -109,9 +115,12 @@ INSULT_STEM: tuple[str, ...] = (
 
 CLEAN_WORDS: frozenset[str] = frozenset({
     "sık", "sıktı", "sıktım", "sıktın", "sıktık", "sıktınız", "sıktılar", "sıkar", "sıkarım", "sıkın",
-    "sıkma", "sıkmak", "sikke", "sikkeler", "şike",
+    "sıkma", "sıkmak", "sikke", "sikkeler", "şike", "şık", "öç",
+    "book", "books",  # not "bok" with its o repeated
 })
-CLEAN_STEMS: tuple[str, ...] = ("sıkı", "sıkış", "sıkıl", "sıkça", "sıklık", "sıklaş", "sıkkın", "şike")
+CLEAN_STEMS: tuple[str, ...] = (
+    "sıkı", "sıkış", "sıkıl", "sıkça", "sıklık", "sıklaş", "sıkkın", "şike", "cunta",  # a junta
+)
 
 # ------------------------------------------------------------------ staff impersonation (display names)
 
@@ -165,6 +174,32 @@ BLANKS = "\u2800\u3164\u115f\u1160\uffa0\U0001d159\u2004\u2005\u2006\u2007\u2008
 # words with at least this many (after repeats are merged), except these clean abbreviations.
 SKELETON_MIN = 4
 CLEAN_SKELETONS: frozenset[str] = frozenset({"sklr", "twts", "crtn"})  # sıkılır, tweets, certain
+
+# Phonetic spellings ("siqtir", "pezewenk", "orozbu", "sikdir", "kahbe", "ipne"): moderation
+# compares a word of a message and every listed word by their phonetic key, each spelling on the
+# left of these tables written as the sound on the right (in folded text, so ş is already s and
+# ç is c). The lists' keys are made once, at import.
+#
+# Spellings Turkish does not use, for the Turkish sound: read in every listed word, and in a
+# message's word only when it has one (the listed "aq" is "ak" by its key, but "ak", white, has
+# no q, so it passes).
+SOUNDS_ALWAYS: tuple[tuple[str, str], ...] = (
+    ("q", "k"), ("w", "v"), ("x", "ks"), ("ph", "f"), ("ch", "c"),
+)
+# Sounds Turkish itself swaps (kitap/kitabı, kanat/kanadı, renk/rengi) and players swap to hide a
+# word: innocent short words differ by just these (biç/piç, büst/puşt, zıt/shit, kot/kod), so they
+# are read only against listed words of at least SOUNDS_PAIRED_MIN letters in their key.
+SOUNDS_PAIRED: tuple[tuple[str, str], ...] = (
+    ("b", "p"), ("d", "t"), ("z", "s"), ("sh", "s"), ("j", "c"), ("g", "k"),
+)
+SOUNDS_PAIRED_MIN = 5
+# Everyday words whose key is that of a listed word (found against Turkish and English word
+# frequency lists): a word beginning with one of these (folded) is not read by its key, only as
+# written (sürdük "we drove" / sürtük, sığın / sikin, büst / puşt, abdal / aptal, Boğdan / boktan,
+# brick / prick, tick / dick, touch / douche).
+SOUNDS_CLEAN: tuple[str, ...] = (
+    "surduk", "surdug", "sigin", "bust", "abdal", "bogdan", "brick", "tick", "touch",
+)
 
 # ------------------------------------------------------------------ kişisel bilgi (personal information)
 
