@@ -3,7 +3,7 @@ the whole stack as the outside attack played them, and each refused now. A thief
 refresh or access token, or a phished password, or guesses passwords from many addresses; the
 owner holds the device. Addresses are real: a caller binds its connections to its own loopback
 address (127.0.0.x), so the gateway sees each as a different client with no proxy to trust.
-The use cases are tested on the lobby alone in tests/lobby/test_account_takeover.py."""
+The use cases are tested on the lobby alone in tests/lobby/test_account_rules.py."""
 
 from __future__ import annotations
 
