@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from ..kernel.events import DrawSource, PenaltyApplied, TileDrawn
+from ..kernel.events import DrawSource, HandEndReason, PenaltyApplied, TileDrawn
 from ..kernel.evolve import Evolver, Steps, add_scores, hand_over
+from ..kernel.lines import breakdown
 from ..kernel.state import set_seat, update
 from .events import HandEnded, IndicatorShown, PairsDeclared, TurnedToOkey
+from .scoring import deck_lines, finish_lines, indicator_lines, penalty_line
 from .state import ClassicState, SeatState, Stage
 
 __all__ = ["STEPS", "evolve", "fold"]
@@ -36,12 +38,16 @@ def _hand_ended(s: ClassicState, e: HandEnded) -> ClassicState:
         # The seat on turn ended the hand itself (a finish, a pass): its timeouts are no
         # longer consecutive [C-TIME-2], as after a discard of its own.
         seats = set_seat(seats, s.turn, update(seats[s.turn], timeouts=0))
-    return hand_over(s, seats, last_hand=e)
+    # Every change of the hand, the indicator's and the penalties' too: its breakdown.
+    ends = finish_lines(e.finisher, e.deltas) if e.reason is HandEndReason.FINISHED else deck_lines(len(seats))
+    lines = breakdown(e.hand, (*s.hand_lines, *ends), tuple(seat.score for seat in seats))
+    return hand_over(s, seats, last_hand=e, last_breakdown=lines, hand_lines=())
 
 
 @STEPS(IndicatorShown)
 def _indicator_shown(s: ClassicState, e: IndicatorShown) -> ClassicState:
-    return update(s, seats=add_scores(s.seats, e.deltas), version=s.version + 1, indicator_shown=True)
+    lines = (*s.hand_lines, *indicator_lines(e.seat, e.deltas))
+    return update(s, seats=add_scores(s.seats, e.deltas), version=s.version + 1, indicator_shown=True, hand_lines=lines)
 
 
 @STEPS(PairsDeclared)
@@ -62,7 +68,8 @@ def _penalty(s: ClassicState, e: PenaltyApplied) -> ClassicState:
     seat = s.seats[e.seat]
     seats = set_seat(s.seats, e.seat, update(seat, score=seat.score - e.points))
     flag = s.finish_penalised or e.reason == "INVALID_FINISH"
-    return update(s, seats=seats, version=s.version + 1, finish_penalised=flag)
+    lines = (*s.hand_lines, penalty_line(e.seat, e.points, e.reason))
+    return update(s, seats=seats, version=s.version + 1, finish_penalised=flag, hand_lines=lines)
 
 
 _EVOLVER: Evolver[ClassicState] = Evolver(

@@ -7,11 +7,24 @@ Scores count down from ``match_points`` (RULES.md section 3.7).
 from __future__ import annotations
 
 from ..kernel.events import MatchEnded
+from ..kernel.lines import ScoreLine
 from ..kernel.table import match_ended
 from ..options import IndicatorScoring, TableOptions
 from ..tiles import Colour, Face, face_of_id
 
-__all__ = ["FINISH_LOSS", "finish_multiplier", "colored_finish", "finish_deltas", "indicator_deltas", "match_end"]
+__all__ = [
+    "FINISH_LOSS",
+    "LINE_REASONS",
+    "finish_multiplier",
+    "colored_finish",
+    "finish_deltas",
+    "indicator_deltas",
+    "indicator_lines",
+    "penalty_line",
+    "finish_lines",
+    "deck_lines",
+    "match_end",
+]
 
 FINISH_LOSS = 2
 """What each other seat loses for a normal finish [C-SC-2]."""
@@ -42,6 +55,48 @@ def indicator_deltas(shower: int, options: TableOptions) -> tuple[int, ...]:
     if options.indicator_scoring is IndicatorScoring.SHOWER_PLUS_1:
         return tuple(1 if s == shower else 0 for s in range(4))
     return tuple(0 if s == shower else -1 for s in range(4))
+
+
+LINE_REASONS: tuple[str, ...] = (
+    "INDICATOR_SHOWN",  # this seat showed the indicator: +1, or 0 when the others lose [C-SC-4]
+    "INDICATOR_OTHER",  # another seat showed it: -1 [C-SC-4]
+    "FINISHED",  # this seat finished: 0 [C-SC-2]
+    "PARTNER_FINISHED",  # the partner finished: 0 [C-SC-5]
+    "OTHER_FINISHED",  # another seat finished: -2 x the multiplier [C-SC-2] [C-SC-3]
+    "DECK_EXHAUSTED",  # the deck ran out: 0 [C-DECK-1]
+    "INVALID_FINISH",  # a penalty: -2 [C-SC-6]
+    "OKEY_DISCARDED",  # a penalty: -2 [C-SC-6]
+)
+"""Every reason a classic hand's breakdown line may give (``kernel.lines``)."""
+
+
+def indicator_lines(shower: int, deltas: tuple[int, ...]) -> tuple[ScoreLine, ...]:
+    """What showing the indicator changed [C-SC-4]: the shower's line (even at 0), and one for
+    every other seat it cost."""
+    return tuple(
+        ScoreLine(s, d, "INDICATOR_SHOWN" if s == shower else "INDICATOR_OTHER")
+        for s, d in enumerate(deltas)
+        if s == shower or d
+    )
+
+
+def penalty_line(seat: int, points: int, reason: str) -> ScoreLine:
+    """A flat penalty, lost at once [C-SC-6]; the line's reason is the penalty's."""
+    return ScoreLine(seat, -points, reason)
+
+
+def finish_lines(finisher: int, deltas: tuple[int, ...]) -> tuple[ScoreLine, ...]:
+    """A finish's deltas [C-SC-2] [C-SC-3], one line a seat: the finisher's 0, a partner's 0
+    [C-SC-5], every other seat's loss."""
+    return tuple(
+        ScoreLine(s, d, "FINISHED" if s == finisher else "OTHER_FINISHED" if d else "PARTNER_FINISHED")
+        for s, d in enumerate(deltas)
+    )
+
+
+def deck_lines(seats: int) -> tuple[ScoreLine, ...]:
+    """The deck ran out: nobody scores [C-DECK-1] (what was shown stands [C-DECK-2])."""
+    return tuple(ScoreLine(s, 0, "DECK_EXHAUSTED") for s in range(seats))
 
 
 def match_end(scores: tuple[int, ...], options: TableOptions) -> MatchEnded | None:

@@ -174,6 +174,7 @@ class Evolver(Generic[S]):
             deal_salt=e.salt,
             break_due_ms=0,
             ready=(),
+            hand_lines=(),
             # The finished hand's indicator, for its result (a voided 101 hand dealt again: the same).
             last_indicator=s.indicator if e.hand != s.hand else s.last_indicator,
             **self._new_hand,

@@ -10,6 +10,7 @@ from typing import Any, Generic, TypeVar, cast
 from ..options import TableOptions
 from ..tiles import Face, face_of_id, okey_face
 from .events import MatchEnded
+from .lines import HandBreakdown, ScoreLine
 
 __all__ = ["Phase", "Seat", "TableState", "SeatT", "set_seat", "without", "update"]
 
@@ -60,6 +61,8 @@ class TableState(Generic[SeatT]):
     break_due_ms: int = 0  # between hands: when the next hand is dealt (0: no break) [P-BREAK-1]
     ready: tuple[int, ...] = ()  # the seats whose person is ready for the next hand [P-BREAK-2]
     last_indicator: int = -1  # the indicator of the last hand that ended, once the next is dealt
+    hand_lines: tuple[ScoreLine, ...] = ()  # the score changes of the hand being played, so far
+    last_breakdown: HandBreakdown | None = None  # every score change of the last hand that ended
 
     @property
     def in_break(self) -> bool:

@@ -10,6 +10,7 @@ from typing import Any, Generic, TypeVar
 from ..options import RULES_VERSION, TableOptions
 from ..tiles import Face, face_of_id, okey_face
 from .events import DrawSource, Event, HandStarted, MatchEnded, TileDrawn
+from .lines import HandBreakdown
 from .state import Phase, Seat, TableState
 
 __all__ = ["Allowed", "SeatPublicBase", "SeatPublics", "TableView", "table_view", "seat_public", "public_event"]
@@ -110,6 +111,9 @@ class TableView:
     # The indicator of the last hand that ended (-1: none yet): its result is shown with its own
     # okey, not the next hand's.
     last_hand_indicator: int = -1
+    # Every score change of the last hand that ended, one line each, with why (None before the
+    # first): what an end-of-hand screen draws, adding up nothing itself.
+    last_hand_breakdown: HandBreakdown | None = None
 
     @property
     def okey(self) -> Face | None:
@@ -141,6 +145,7 @@ def table_view(state: TableState[Any], seat: int | None, allowed: Allowed) -> di
         "break_due_ms": state.break_due_ms if state.in_break else 0,
         "ready": state.ready if state.in_break else (),
         "last_hand_indicator": _last_hand_indicator(state),
+        "last_hand_breakdown": state.last_breakdown,
     }
 
 

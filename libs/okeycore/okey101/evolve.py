@@ -6,11 +6,12 @@ from typing import Any
 
 from ..kernel.events import DrawSource, PenaltyApplied, TileDrawn
 from ..kernel.evolve import Evolver, Steps, add_scores, hand_over
+from ..kernel.lines import ScoreLine, breakdown
 from ..kernel.state import set_seat, update, without
 from ..melds import MeldKind
 from ..tiles import parse_face
 from .events import HandEnded101, HandVoided, MeldsOpened, OkeyTaken, TableMeld, TileAdded, TileReturned
-from .scoring import Opening
+from .scoring import Opening, hand_lines, penalty_line
 from .state import Okey101State, Seat101, Stage
 
 __all__ = ["STEPS", "evolve", "fold"]
@@ -130,18 +131,34 @@ def _okey_taken(s: Okey101State, e: OkeyTaken) -> Okey101State:
 def _penalty(s: Okey101State, e: PenaltyApplied) -> Okey101State:
     seat = s.seats[e.seat]
     seats = set_seat(s.seats, e.seat, update(seat, penalties=seat.penalties + e.points))
-    return update(s, seats=seats, version=s.version + 1)
+    lines = (*s.hand_lines, penalty_line(e.seat, e.points, e.reason))
+    return update(s, seats=seats, version=s.version + 1, hand_lines=lines)
 
 
 @STEPS(HandEnded101)
 def _hand_ended(s: Okey101State, e: HandEnded101) -> Okey101State:
-    return hand_over(s, add_scores(s.seats, e.deltas, penalties=0), last_hand=e)
+    seats = add_scores(s.seats, e.deltas, penalties=0)
+    lines = breakdown(e.hand, (*s.hand_lines, *_point_lines(s, e)), tuple(seat.score for seat in seats))
+    return hand_over(s, seats, last_hand=e, last_breakdown=lines, hand_lines=())
+
+
+def _point_lines(s: Okey101State, e: HandEnded101) -> tuple[ScoreLine, ...]:
+    """The hand points of ``e`` as lines, split by the scoring rules; a seat whose points they
+    would not give (a table of other rules) gets its points on one line: the event is the
+    authority, the lines always add up to it."""
+    mult = e.multiplier if e.finisher >= 0 else 1
+    got = hand_lines(e.finisher, e.racks, [seat.opening for seat in s.seats], s.indicator, mult)
+    out: list[ScoreLine] = []
+    for i, points in enumerate(e.points):
+        mine = [line for line in got if line.seat == i]
+        out.extend(mine if sum(line.points for line in mine) == points else [ScoreLine(i, points, "HAND_POINTS")])
+    return tuple(out)
 
 
 @STEPS(HandVoided)
 def _hand_voided(s: Okey101State, e: HandVoided) -> Okey101State:
     seats = tuple(update(seat, penalties=0) for seat in s.seats)  # [O-PEN-4]
-    return hand_over(s, seats, voided=True, last_void=e)
+    return hand_over(s, seats, voided=True, last_void=e, hand_lines=())
 
 
 _EVOLVER: Evolver[Okey101State] = Evolver(

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from ..kernel.lines import ScoreLine
 from ..tiles import effective_face, face_of_id, okey_face
 
 __all__ = [
@@ -18,12 +19,16 @@ __all__ = [
     "UNOPENED_POINTS",
     "OKEY_POINTS",
     "FLAT_PENALTY",
+    "LINE_REASONS",
     "HandScore",
     "tile_points",
     "rack_points",
     "finish_multiplier",
     "score_finish",
     "score_exhausted",
+    "seat_lines",
+    "hand_lines",
+    "penalty_line",
     "match_winners",
 ]
 
@@ -68,11 +73,61 @@ def rack_points(rack: Sequence[int], indicator: int) -> int:
     return sum(tile_points(t, indicator) for t in rack)
 
 
-def _remaining(rack: Sequence[int], opening: Opening, indicator: int) -> int:
+LINE_REASONS: tuple[str, ...] = (
+    "FINISHED",  # this seat finished: -101 x the multiplier [O-SC-1] [O-SC-2]
+    "NOT_OPENED",  # never opened: 202 (x the multiplier [D-1]) [O-SC-3]
+    "TILES_LEFT",  # opened: the tiles left in hand, okeys aside [O-SC-4] [D-1]
+    "PAIRS_TILES_LEFT",  # opened with pairs: the tiles left, doubled [O-SC-5]
+    "OKEY_HELD",  # a real okey left in an opened hand: 101 each [O-SC-4] [D-7]
+    "HAND_POINTS",  # a hand's points these rules would not split (an older table's)
+    "ADDABLE_TILE_DISCARDED",  # a penalty: +101 [O-PEN-1]
+    "OKEY_TAKER_DISCARDED",  # a penalty: +101 [O-PEN-1]
+    "OKEY_DISCARDED",  # a penalty: +101 [O-PEN-2]
+)
+"""Every reason a 101 hand's breakdown line may give (``kernel.lines``)."""
+
+
+def seat_lines(
+    seat: int, rack: Sequence[int], opening: Opening, indicator: int, multiplier: int
+) -> tuple[ScoreLine, ...]:
+    """What a seat that did not finish scores at the hand's end, times ``multiplier`` [D-1]: 202
+    unopened [O-SC-3]; opened, the tiles left [O-SC-4] (doubled for a pair opener [O-SC-5]), a
+    real okey among them on a line of its own (101 each [D-7])."""
     if opening is Opening.NONE:
-        return UNOPENED_POINTS  # [O-SC-3]
-    total = rack_points(rack, indicator)  # [O-SC-4]
-    return 2 * total if opening is Opening.PAIRS else total  # [O-SC-5]
+        return (ScoreLine(seat, UNOPENED_POINTS * multiplier, "NOT_OPENED"),)
+    factor = (2 if opening is Opening.PAIRS else 1) * multiplier
+    okeys = [t for t in rack if tile_points(t, indicator) == OKEY_POINTS]  # no tile's number is 101
+    rest = [t for t in rack if tile_points(t, indicator) != OKEY_POINTS]
+    lines = []
+    if rest or not okeys:
+        why = "PAIRS_TILES_LEFT" if opening is Opening.PAIRS else "TILES_LEFT"
+        lines.append(ScoreLine(seat, rack_points(rest, indicator) * factor, why, len(rest)))
+    if okeys:
+        lines.append(ScoreLine(seat, OKEY_POINTS * len(okeys) * factor, "OKEY_HELD", len(okeys)))
+    return tuple(lines)
+
+
+def hand_lines(
+    finisher: int, racks: Sequence[Sequence[int]], openings: Sequence[Opening], indicator: int, multiplier: int
+) -> tuple[ScoreLine, ...]:
+    """Every seat's hand points at the hand's end as lines (``finisher`` -1 and ``multiplier`` 1:
+    the deck ran out [D-2]); the penalties of the hand are lines of their own (:func:`penalty_line`)."""
+    out: list[ScoreLine] = []
+    for s in range(len(racks)):
+        if s == finisher:
+            out.append(ScoreLine(s, FINISH_POINTS * multiplier, "FINISHED"))  # [O-SC-1] [O-SC-2]
+        else:
+            out.extend(seat_lines(s, racks[s], openings[s], indicator, multiplier))
+    return tuple(out)
+
+
+def penalty_line(seat: int, points: int, reason: str) -> ScoreLine:
+    """A flat penalty, added as it happens and never multiplied [O-PEN-1..2] [D-7]."""
+    return ScoreLine(seat, points, reason)
+
+
+def _remaining(rack: Sequence[int], opening: Opening, indicator: int) -> int:
+    return sum(line.points for line in seat_lines(0, rack, opening, indicator, 1))  # [O-SC-3..5]
 
 
 def finish_multiplier(okey_finish: bool, pair_finish: bool, elden: bool) -> int:

@@ -375,7 +375,7 @@ class SeatPublic(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., tiles: _Optional[int] = ..., pile: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., pile_size: _Optional[int] = ..., score: _Optional[int] = ..., declared_pairs: _Optional[bool] = ..., turned_to_okey: _Optional[bool] = ..., autopilot: _Optional[bool] = ..., rack: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., player_id: _Optional[str] = ..., penalties: _Optional[int] = ..., opening: _Optional[_Union[_events_pb2.Opening, str]] = ..., opening_value: _Optional[int] = ..., left: _Optional[bool] = ...) -> None: ...
 
 class SeatView(_message.Message):
-    __slots__ = ("table_id", "version", "options", "phase", "hand", "seat", "rack", "indicator", "okey", "deck_count", "turn", "stage", "deadline_ms", "timed_out", "indicator_shown", "side_tile", "seats", "last_hand", "result", "melds", "run_threshold", "pair_threshold", "held_side_tile", "can_return_side", "table_moved", "run_adds", "last_hand101", "last_void", "rules_version", "moved", "allowed", "break_due_ms", "ready", "last_hand_indicator", "last_hand_okey")
+    __slots__ = ("table_id", "version", "options", "phase", "hand", "seat", "rack", "indicator", "okey", "deck_count", "turn", "stage", "deadline_ms", "timed_out", "indicator_shown", "side_tile", "seats", "last_hand", "result", "melds", "run_threshold", "pair_threshold", "held_side_tile", "can_return_side", "table_moved", "run_adds", "last_hand101", "last_void", "rules_version", "moved", "allowed", "break_due_ms", "ready", "last_hand_indicator", "last_hand_okey", "last_hand_breakdown")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
@@ -411,6 +411,7 @@ class SeatView(_message.Message):
     READY_FIELD_NUMBER: _ClassVar[int]
     LAST_HAND_INDICATOR_FIELD_NUMBER: _ClassVar[int]
     LAST_HAND_OKEY_FIELD_NUMBER: _ClassVar[int]
+    LAST_HAND_BREAKDOWN_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     version: int
     options: _common_pb2.TableOptions
@@ -446,4 +447,29 @@ class SeatView(_message.Message):
     ready: _containers.RepeatedScalarFieldContainer[int]
     last_hand_indicator: _common_pb2.Tile
     last_hand_okey: _common_pb2.Tile
-    def __init__(self, table_id: _Optional[str] = ..., version: _Optional[int] = ..., options: _Optional[_Union[_common_pb2.TableOptions, _Mapping]] = ..., phase: _Optional[_Union[Phase, str]] = ..., hand: _Optional[int] = ..., seat: _Optional[int] = ..., rack: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., indicator: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., okey: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., deck_count: _Optional[int] = ..., turn: _Optional[int] = ..., stage: _Optional[_Union[Stage, str]] = ..., deadline_ms: _Optional[int] = ..., timed_out: _Optional[bool] = ..., indicator_shown: _Optional[bool] = ..., side_tile: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatPublic, _Mapping]]] = ..., last_hand: _Optional[_Union[_events_pb2.HandEnded, _Mapping]] = ..., result: _Optional[_Union[_events_pb2.MatchEnded, _Mapping]] = ..., melds: _Optional[_Iterable[_Union[_events_pb2.TableMeld, _Mapping]]] = ..., run_threshold: _Optional[int] = ..., pair_threshold: _Optional[int] = ..., held_side_tile: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., can_return_side: _Optional[bool] = ..., table_moved: _Optional[bool] = ..., run_adds: _Optional[int] = ..., last_hand101: _Optional[_Union[_events_pb2.HandEnded101, _Mapping]] = ..., last_void: _Optional[_Union[_events_pb2.HandVoided, _Mapping]] = ..., rules_version: _Optional[int] = ..., moved: _Optional[bool] = ..., allowed: _Optional[_Iterable[str]] = ..., break_due_ms: _Optional[int] = ..., ready: _Optional[_Iterable[int]] = ..., last_hand_indicator: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., last_hand_okey: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ...) -> None: ...
+    last_hand_breakdown: HandBreakdown
+    def __init__(self, table_id: _Optional[str] = ..., version: _Optional[int] = ..., options: _Optional[_Union[_common_pb2.TableOptions, _Mapping]] = ..., phase: _Optional[_Union[Phase, str]] = ..., hand: _Optional[int] = ..., seat: _Optional[int] = ..., rack: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., indicator: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., okey: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., deck_count: _Optional[int] = ..., turn: _Optional[int] = ..., stage: _Optional[_Union[Stage, str]] = ..., deadline_ms: _Optional[int] = ..., timed_out: _Optional[bool] = ..., indicator_shown: _Optional[bool] = ..., side_tile: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatPublic, _Mapping]]] = ..., last_hand: _Optional[_Union[_events_pb2.HandEnded, _Mapping]] = ..., result: _Optional[_Union[_events_pb2.MatchEnded, _Mapping]] = ..., melds: _Optional[_Iterable[_Union[_events_pb2.TableMeld, _Mapping]]] = ..., run_threshold: _Optional[int] = ..., pair_threshold: _Optional[int] = ..., held_side_tile: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., can_return_side: _Optional[bool] = ..., table_moved: _Optional[bool] = ..., run_adds: _Optional[int] = ..., last_hand101: _Optional[_Union[_events_pb2.HandEnded101, _Mapping]] = ..., last_void: _Optional[_Union[_events_pb2.HandVoided, _Mapping]] = ..., rules_version: _Optional[int] = ..., moved: _Optional[bool] = ..., allowed: _Optional[_Iterable[str]] = ..., break_due_ms: _Optional[int] = ..., ready: _Optional[_Iterable[int]] = ..., last_hand_indicator: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., last_hand_okey: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., last_hand_breakdown: _Optional[_Union[HandBreakdown, _Mapping]] = ...) -> None: ...
+
+class ScoreLine(_message.Message):
+    __slots__ = ("seat", "points", "reason", "tiles")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    TILES_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    points: int
+    reason: str
+    tiles: int
+    def __init__(self, seat: _Optional[int] = ..., points: _Optional[int] = ..., reason: _Optional[str] = ..., tiles: _Optional[int] = ...) -> None: ...
+
+class HandBreakdown(_message.Message):
+    __slots__ = ("hand", "lines", "changes", "totals")
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    LINES_FIELD_NUMBER: _ClassVar[int]
+    CHANGES_FIELD_NUMBER: _ClassVar[int]
+    TOTALS_FIELD_NUMBER: _ClassVar[int]
+    hand: int
+    lines: _containers.RepeatedCompositeFieldContainer[ScoreLine]
+    changes: _containers.RepeatedScalarFieldContainer[int]
+    totals: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, hand: _Optional[int] = ..., lines: _Optional[_Iterable[_Union[ScoreLine, _Mapping]]] = ..., changes: _Optional[_Iterable[int]] = ..., totals: _Optional[_Iterable[int]] = ...) -> None: ...
