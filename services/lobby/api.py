@@ -18,9 +18,11 @@ from okeyplatform.protoconv import options_from_pb, options_pb
 from .app import LobbyApp
 from .cards import rule_lines
 from .chat_repo import MessageRow
-from .ledger_repo import EntryRow
+from .ledger import PotQuote
+from .ledger_repo import EntryRow, SettlementRow
 from .players import Profile, Session, SignedIn
 from .reports_repo import ReportRow
+from .settlement import seat_net
 from .staff_repo import AuditRow
 from .tables import TableCard
 
@@ -52,6 +54,8 @@ def table_pb(card: TableCard) -> pb.LobbyTable:
         invite_code=(t.invite_code or "") if card.show_invite else "",
         created_at=_ts(t.created_at),
         pot=card.pot,
+        practice=card.practice,
+        quote=quote_pb(card.quote) if card.quote is not None else None,
     )
     for line in rule_lines(card.options):
         msg.rules.add(option=line.option, value=line.value, label=line.label)
@@ -63,6 +67,54 @@ def table_pb(card: TableCard) -> pb.LobbyTable:
         else:
             msg.seats.add(seat=i, player_id=s.player_id or "", display_name=s.display_name, bot=s.bot, left=s.left)
     return msg
+
+
+def quote_pb(q: PotQuote) -> pb.PotQuote:
+    return pb.PotQuote(
+        stake=q.stake, people=q.people, bots=q.bots, pot=q.pot, max_win=q.max_win, hand_prize=q.hand_prize
+    )
+
+
+def _lines(lines: list[dict[str, Any]]) -> list[pb.SettlementLine]:
+    return [
+        pb.SettlementLine(code=x["code"], amount=x.get("amount", 0), count=x.get("count", 0), hand=x.get("hand", 0))
+        for x in lines
+    ]
+
+
+def settlement_pb(table_id: str, row: SettlementRow | None) -> pb.Settlement:
+    """The record as ledger.py wrote it; each seat's net is ledger.seat_net's."""
+    if row is None:
+        return pb.Settlement(table_id=table_id)
+    r = row.record
+    return pb.Settlement(
+        table_id=table_id,
+        status=f"SETTLEMENT_STATUS_{row.status}",
+        stake=r["stake"],
+        people=r["people"],
+        bots=r["bots"],
+        pot=r["pot"],
+        paid_out=r["paid_out"],
+        to_house=r["to_house"],
+        refunded=r["refunded"],
+        seats=[
+            pb.SettlementSeat(
+                seat=s["seat"],
+                player_id=s["player_id"],
+                bot=s["bot"],
+                left=s["left"],
+                paid_in=s["paid_in"],
+                hand_prizes=s["hand_prizes"],
+                payout=s["payout"],
+                refund=s["refund"],
+                net=seat_net(s),
+                why=_lines(s["why"]),
+            )
+            for s in r["seats"]
+        ],
+        why=_lines(r["why"]),
+        updated_at=_ts(row.updated_at),
+    )
 
 
 def profile_pb(p: Profile) -> pb.PlayerProfile:
@@ -78,6 +130,8 @@ def profile_pb(p: Profile) -> pb.PlayerProfile:
         created_at=_ts(row.created_at),
         deleted=not row.display_name,  # a live account always has a name
         staff_role=p.staff_role,
+        daily_chips_reason=p.daily.why if p.daily is not None else "",
+        daily_chips_limit=p.daily.limit if p.daily is not None else 0,
     )
 
 
@@ -167,10 +221,11 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):
         # A device credential signs that account in again; without one, a new guest.
         counted = M.counts_sign_in("device" if request.device_secret else "guest")(self.app.sign_in)
         s = await counted(request.display_name, request.device_id, address, request.device_secret)
-        return await self._signed_in(s)
+        return await self._signed_in(s, address)
 
-    async def _signed_in(self, s: SignedIn) -> pb.SignInGuestResponse:
-        profile = await self.app.profile(Identity(s.player.player_id, "player", s.player.device_id), "")
+    async def _signed_in(self, s: SignedIn, address: str = "") -> pb.SignInGuestResponse:
+        who = Identity(s.player.player_id, "player", s.player.device_id)
+        profile = await self.app.profile(who, "", address)  # the welcome's daily chips: the claim's answer
         return pb.SignInGuestResponse(
             player=profile_pb(profile),
             token=s.token,
@@ -200,7 +255,7 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):
     async def SignInEmail(self, request: pb.SignInEmailRequest, context: Any) -> pb.SignInEmailResponse:
         address = client_address_from_metadata(context.invocation_metadata())
         s = await self.app.sign_in_email(request.email, request.password, address)
-        return pb.SignInEmailResponse(signed_in=await self._signed_in(s))
+        return pb.SignInEmailResponse(signed_in=await self._signed_in(s, address))
 
     async def Reauthenticate(self, request: pb.ReauthenticateRequest, context: Any) -> pb.ReauthenticateResponse:
         who = self._who(context)
@@ -228,7 +283,7 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):
     ) -> pb.SignInWithLinkCodeResponse:
         address = client_address_from_metadata(context.invocation_metadata())
         s = await self.app.sign_in_link_code(request.code, address)
-        return pb.SignInWithLinkCodeResponse(signed_in=await self._signed_in(s))
+        return pb.SignInWithLinkCodeResponse(signed_in=await self._signed_in(s, address))
 
     async def ListDevices(self, request: pb.ListDevicesRequest, context: Any) -> pb.ListDevicesResponse:
         who = self._who(context)
@@ -261,7 +316,8 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):
 
     async def GetPlayer(self, request: pb.GetPlayerRequest, context: Any) -> pb.GetPlayerResponse:
         who = self._who(context)
-        return pb.GetPlayerResponse(player=profile_pb(await self.app.profile(who, request.player_id)))
+        address = client_address_from_metadata(context.invocation_metadata())  # the claim's, for "can claim"
+        return pb.GetPlayerResponse(player=profile_pb(await self.app.profile(who, request.player_id, address)))
 
     async def SignOut(self, request: pb.SignOutRequest, context: Any) -> pb.SignOutResponse:
         who = self._who(context)
@@ -324,12 +380,24 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):
 
     async def QuickPlay(self, request: pb.QuickPlayRequest, context: Any) -> pb.QuickPlayResponse:
         who = self._who(context)
-        card, seat, opened, started = await self.app.quick_play(who, options_from_pb(request.options))
-        return pb.QuickPlayResponse(table=table_pb(card), seat=seat, opened=opened, started=started)
+        a = await self.app.quick_play_answer(who, options_from_pb(request.options))
+        return pb.QuickPlayResponse(
+            table=table_pb(a.card), seat=a.seat, opened=a.opened, started=a.started, returned_to_seat=a.returned
+        )
 
     async def FillWithBots(self, request: pb.FillWithBotsRequest, context: Any) -> pb.FillWithBotsResponse:
         who = self._who(context)
         return pb.FillWithBotsResponse(table=table_pb(await self.app.fill_with_bots(who, request.table_id)))
+
+    async def GetSettlement(self, request: pb.GetSettlementRequest, context: Any) -> pb.GetSettlementResponse:
+        who = self._who(context)
+        row, balance = await self.app.settlement(who, request.table_id)
+        return pb.GetSettlementResponse(settlement=settlement_pb(request.table_id, row), balance=balance)
+
+    async def QuotePot(self, request: pb.QuotePotRequest, context: Any) -> pb.QuotePotResponse:
+        self._who(context)
+        q = self.app.quote_pot(options_from_pb(request.options), request.fill_with_bots)
+        return pb.QuotePotResponse(quote=quote_pb(q))
 
     # ------------------------------------------------------------ chat
 

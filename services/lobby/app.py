@@ -77,12 +77,15 @@ class LobbyApp:
         self.join = seating.join
         self.fill_with_bots = seating.fill_with_bots
         self.quick_play = seating.quick_play
+        self.quick_play_answer = seating.quick_play_answer
         self.leave = seating.leave
         self.launch = seating.launch
         self.retry_starting = seating.retry_starting
         self.playing_tables = seating.playing_tables
         self.settle_match = seating.settle_match
         self.pay_hand_prize = seating.pay_hand_prize
+        self.settlement = seating.settlement
+        self.quote_pot = seating.quote
         self.seat_left = seating.seat_left
         # chat and moderation
         self.send_message = chat.send_message

@@ -3,6 +3,7 @@ it ("Masayı açan kuralları seçer; lobide her masanın kartında yazar")."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from okeycore.options import (
@@ -19,7 +20,7 @@ from okeycore.options import (
     options_of,
 )
 
-__all__ = ["RuleLine", "rule_lines", "CLASSIC_OPTIONS", "OKEY101_OPTIONS", "human_seats"]
+__all__ = ["RuleLine", "rule_lines", "CLASSIC_OPTIONS", "OKEY101_OPTIONS", "human_seats", "is_practice"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,3 +97,15 @@ def human_seats(options: TableOptions) -> tuple[int, ...]:
     if options.game is Game.OKEY and options.duel:
         return (0, 2)
     return tuple(range(options.seat_count))
+
+
+def is_practice(players: Iterable[str | None], waiting: bool = False, viewer: str = "") -> bool:
+    """Is the table's match practice, unranked (security.md, 6: fewer than two different people
+    at the table; the scoring service's ``is_ranked`` is the same rule)? ``players``: the seats'
+    player ids (None or "" for a bot or an open seat, a seat left still counts: its player
+    started the match). A ``waiting`` table is judged as it would start now with the ``viewer``
+    seated: a one-person table is practice to the one who waits there, not to a second person."""
+    people = {p for p in players if p}
+    if waiting and viewer:
+        people.add(viewer)
+    return len(people) < 2

@@ -10,7 +10,12 @@ with okeycore's own ``split_pot`` over the chips the pot holds. Either way no mo
 holds is paid: the engine's pot counts a stake for every seat, bots' seats included, while the
 lobby holds stakes only from players, so when the shares would overdraw the pot the players who
 won share what it holds. What is left (the rounding, shares won by bots or by players who left
-[C-LEAVE-1]) goes to the house."""
+[C-LEAVE-1]) goes to the house.
+
+Every posting of a match (the stakes, each hand prize, the pot's payment, a refund) updates the
+match's settlement record (settlement.py) in its own transaction. :func:`quote` says before a
+sit what the pot will hold and the most a winner takes from it, with :func:`split_for`, the
+payment's own arithmetic."""
 
 from __future__ import annotations
 
@@ -20,16 +25,20 @@ from datetime import datetime
 from typing import Any
 
 from okeycore.classic import split_pot
+from okeycore.options import Game, TableOptions
 from okeyplatform.auth import Identity
 
 from .errors import Flood, Refused
 from .ledger_repo import BANK, HOUSE, EntryRow, player_account, pot_account
 from .policy import Limits, grant_day, next_day_start, quotas
+from .settlement import record_hand_prize, record_payout, record_refund
 from .store import LobbyStore, Unit
 from .tables_repo import SeatRow
 
 __all__ = [
     "Ledger",
+    "DailyChips",
+    "daily_chips",
     "PotSplit",
     "split_for",
     "grant_key",
@@ -39,12 +48,48 @@ __all__ = [
     "refund_stakes",
     "pay_pot",
     "pay_hand_prize",
+    "PotQuote",
+    "quote",
 ]
 
 
 def grant_key(player_id: str, now: datetime) -> str:
     """One daily grant per player and Turkish day: the ledger refuses a second posting."""
     return f"grant:{player_id}:{grant_day(now).isoformat()}"
+
+
+@dataclass(frozen=True)
+class DailyChips:
+    """Whether the day's chips can be had now, and if not why: the one answer that the profile
+    shows and that the claim (and the grant at sign-in) acts on. ``why``: "" (they can),
+    "CLAIMED" (this account had today's), "DEVICE" or "ADDRESS" (today's went to ``limit``
+    accounts of the caller's device or network, the most per device or per address)."""
+
+    why: str = ""
+    limit: int = 0
+    next_at: datetime | None = None  # when they can be had again (None: now)
+
+    @property
+    def can(self) -> bool:
+        return not self.why
+
+    def refusal(self) -> str:
+        return _chips_taken(self.why, self.limit)
+
+
+async def daily_chips(
+    uow: Unit, limits: Limits, player_id: str, now: datetime, device: str, address: str
+) -> DailyChips:
+    """Can ``player_id`` (on ``device``, from ``address``) have the day's chips now? Read only;
+    :meth:`Ledger.grant_daily` takes the quotas it names in the same order, so the profile's
+    "can claim" and the claim's answer come from this one check."""
+    if await uow.ledger.posted(grant_key(player_id, now)):
+        return DailyChips("CLAIMED", 0, next_day_start(now))
+    day = grant_day(now)
+    for kind, holder, limit in quotas(limits, "grants", device, address):
+        if await uow.players.quota_used(kind, holder, day) >= limit:
+            return DailyChips("DEVICE" if kind.endswith(":device") else "ADDRESS", limit, next_day_start(now))
+    return DailyChips()
 
 
 class Ledger:
@@ -77,23 +122,30 @@ class Ledger:
         self, uow: Unit, player_id: str, now: datetime, device: str, address: str, refuse: bool = False
     ) -> int:
         """The day's chips, once per player, and to at most a few players per device and per
-        address: 0 when the player had them today; when another account of the device or
-        address had them, 0 as well, or (``refuse``) RESOURCE_EXHAUSTED DAILY_CHIPS_TAKEN."""
+        address (:func:`daily_chips` decides): 0 when the player had them today; when other
+        accounts of the device or address had them, 0 as well, or (``refuse``) RESOURCE_EXHAUSTED
+        DAILY_CHIPS_TAKEN with the reason and what to do."""
+        state = await daily_chips(uow, self.limits, player_id, now, device, address)
+        if state.why == "CLAIMED":
+            return 0
         key = grant_key(player_id, now)
-        if await uow.ledger.posted(key):
-            return 0
         day = grant_day(now)
-        taken = quotas(self.limits, "grants", device, address)
-        full = await uow.players.take_quotas(day, taken)
-        if full is None:
-            amount = self.limits.daily_chips
-            if await uow.ledger.post(key, "daily_grant", [(BANK, -amount), (player_account(player_id), amount)], now):
-                return amount
-            await uow.players.give_back_quotas(day, [(k, h) for k, h, _ in taken])  # a concurrent claim won
-            return 0
+        if state.can:
+            taken = quotas(self.limits, "grants", device, address)
+            full = await uow.players.take_quotas(day, taken)
+            if full is None:
+                amount = self.limits.daily_chips
+                if await uow.ledger.post(
+                    key, "daily_grant", [(BANK, -amount), (player_account(player_id), amount)], now
+                ):
+                    return amount
+                await uow.players.give_back_quotas(day, [(k, h) for k, h, _ in taken])  # a concurrent claim won
+                return 0
+            kind, limit = full  # taken by a concurrent sign-in of the device or address meanwhile
+            state = DailyChips("DEVICE" if kind.endswith(":device") else "ADDRESS", limit, next_day_start(now))
         if await uow.ledger.posted(key) or not refuse:  # (waited for a concurrent claim of this player)
             return 0
-        raise Flood(_chips_taken(*full), "DAILY_CHIPS_TAKEN")
+        raise Flood(state.refusal(), "DAILY_CHIPS_TAKEN")
 
 
 async def can_cover(uow: Unit, player_id: str, stake: int) -> None:
@@ -129,7 +181,8 @@ async def refund_stakes(uow: Unit, table_id: str, seats: Sequence[SeatRow], now:
     held = sum(a for _, a in entries)
     if held:
         entries.append((pot_account(table_id), -held))
-        await uow.ledger.post(f"refund:{table_id}", "refund", entries, now, table_id, {"why": why})
+        if await uow.ledger.post(f"refund:{table_id}", "refund", entries, now, table_id, {"why": why}):
+            await record_refund(uow, table_id, seats, now)
 
 
 @dataclass(frozen=True)
@@ -192,9 +245,12 @@ async def pay_pot(
         "paid": split.paid,
         "payout_from": split.payout_from,
     }
+    posted = True
     if pot:
         entries = [(pot_acc, -pot), (HOUSE, split.to_house), *((player_account(p), a) for p, a in split.paid.items())]
-        await uow.ledger.post(f"payout:{table_id}", "payout", entries, now, table_id, result)
+        posted = await uow.ledger.post(f"payout:{table_id}", "payout", entries, now, table_id, result)
+    if posted:
+        await record_payout(uow, table_id, winners, seats, pot, split.paid, split.to_house, split.share, payout, now)
     return result
 
 
@@ -211,17 +267,57 @@ async def pay_hand_prize(
     have = await uow.ledger.balances([player_account(p) for p, _ in people], lock=True)
     entries = [(player_account(p), -min(a, have[player_account(p)])) for p, a in people]
     entries.append((player_account(winner.player_id), -sum(a for _, a in entries)))
-    return await uow.ledger.post(f"hand:{table_id}:{hand}", "hand_prize", entries, now, table_id, {"hand": hand})
+    if not await uow.ledger.post(f"hand:{table_id}:{hand}", "hand_prize", entries, now, table_id, {"hand": hand}):
+        return False
+    await record_hand_prize(uow, table_id, hand, entries, seats, now)
+    return True
 
 
-def _chips_taken(quota: str, limit: int) -> str:
-    if quota.endswith(":device"):
+def _chips_taken(why: str, limit: int) -> str:
+    """The refusal of the day's chips: why, and what to do (tables without a stake need none)."""
+    if why == "DEVICE":
         return (
-            "Bu cihazdaki bir hesap bugünkü günlük jetonları aldı; yarın tekrar dene. "
-            "(An account on this device already had today's daily chips, once per device: try again tomorrow.)"
+            "Bu cihazdaki bir hesap bugünkü günlük jetonları aldı; yarın tekrar dene. Jetonsuz masalarda "
+            "şimdi de oynayabilirsin. (An account on this device already had today's daily chips, once per "
+            "device: try again tomorrow. Tables without a stake are open to you now.)"
         )
     return (
-        f"Bu bağlantıdan bugün {limit} hesap günlük jeton aldı; yarın tekrar dene. "
-        f"(Today's daily chips already went to {limit} accounts on your network, the most per address: "
-        "try again tomorrow.)"
+        f"Bu bağlantıdan bugün {limit} hesap günlük jeton aldı; yarın tekrar dene. Jetonsuz masalarda "
+        f"şimdi de oynayabilirsin. (Today's daily chips already went to {limit} accounts on your network, "
+        "the most per address: try again tomorrow. Tables without a stake are open to you now.)"
     )
+
+
+@dataclass(frozen=True)
+class PotQuote:
+    """What a table's pot will hold and the most one person takes from it when their side wins
+    (Okey 101's hand prizes, which people pay each other, aside): computed with the payment's
+    own arithmetic (:func:`split_for` over the engine's split), so a quote is what is paid."""
+
+    stake: int
+    people: int
+    bots: int
+    pot: int
+    max_win: int
+    hand_prize: int
+
+
+def quote(options: TableOptions, people_seats: Sequence[int]) -> PotQuote:
+    """The quote for a match of ``options`` whose people sit in ``people_seats`` (bots in the
+    rest): only people pay in; the engine splits a stake per seat between its winners (both
+    partners of a side), and the lobby pays no more than the pot holds."""
+    stake = options.stake
+    count = options.seat_count
+    people = sorted(set(people_seats))
+    seats = {
+        i: SeatRow(i, f"p{i}" if i in people else None, "", "", stake if i in people else 0, False)
+        for i in range(count)
+    }
+    pot = stake * len(people)
+    teams = options.game is Game.OKEY and options.partners
+    best = 0
+    for p in people:
+        winners = sorted({p, (p + 2) % count}) if teams else [p]
+        payout = split_pot(stake * count, len(winners))[0]
+        best = max(best, split_for(pot, winners, seats, payout).paid.get(f"p{p}", 0))
+    return PotQuote(stake, len(people), count - len(people), pot, best, options.hand_prize if len(people) > 1 else 0)

@@ -15,7 +15,7 @@ from typing import Any
 from .errors import InsufficientChips
 from .repository import Repository
 
-__all__ = ["LedgerRepo", "EntryRow", "BANK", "HOUSE", "player_account", "pot_account"]
+__all__ = ["LedgerRepo", "EntryRow", "SettlementRow", "BANK", "HOUSE", "player_account", "pot_account"]
 
 SCOPE = "lobby"
 BANK = "bank"  # where granted chips come from: the only account below zero (-chips in circulation)
@@ -37,6 +37,17 @@ class EntryRow:
     balance_after: int
     table_id: str
     time: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class SettlementRow:
+    """A match's settlement record (``lobby_settlements``, one per table): ``record`` is the
+    JSON ledger.py writes (each seat's pay-in, hand prizes, payout, refund and why)."""
+
+    table_id: str
+    status: str
+    record: dict[str, Any]
+    updated_at: datetime
 
 
 class LedgerRepo(Repository):
@@ -123,3 +134,23 @@ class LedgerRepo(Repository):
             limit,
         )
         return [EntryRow(r["kind"], r["amount"], r["balance_after"], r["table_id"], r["created_at"]) for r in rows]
+
+    async def settlement(self, table_id: str) -> SettlementRow | None:
+        r = await self.conn.fetchrow(
+            "SELECT table_id, status, record::text AS record, updated_at FROM lobby_settlements WHERE table_id = $1",
+            table_id,
+        )
+        return SettlementRow(r["table_id"], r["status"], json.loads(r["record"]), r["updated_at"]) if r else None
+
+    async def put_settlement(self, table_id: str, status: str, record: dict[str, Any], now: datetime) -> None:
+        """Write the match's record (the caller holds the table's row lock, as every posting of
+        the match does, so no two writers race)."""
+        await self.conn.execute(
+            "INSERT INTO lobby_settlements (table_id, status, record, created_at, updated_at) "
+            "VALUES ($1, $2, $3::jsonb, $4, $4) ON CONFLICT (table_id) DO UPDATE "
+            "SET status = EXCLUDED.status, record = EXCLUDED.record, updated_at = EXCLUDED.updated_at",
+            table_id,
+            status,
+            json.dumps(record),
+            now,
+        )

@@ -19,10 +19,10 @@ from okeyplatform.logs import get_logger
 
 from . import moderation
 from .errors import Exists, Flood, Forbidden, Invalid, NotFound, Raced, Refused, Unauthenticated, UniqueTaken
-from .ledger import Ledger, grant_key
+from .ledger import DailyChips, Ledger, daily_chips
 from .ledger_repo import player_account
 from .players_repo import PlayerRow
-from .policy import Limits, banned_text, grant_day, later, next_day_start, quotas
+from .policy import Limits, banned_text, grant_day, later, quotas
 from .store import LobbyStore, Unit
 
 __all__ = [
@@ -89,6 +89,7 @@ class Profile:
     chips: int | None  # None: not the caller's to see
     next_daily_chips_at: datetime | None
     staff_role: str = ""  # the caller's own staff role ("moderator", "admin"), in their own profile only
+    daily: DailyChips | None = None  # the caller's own: can the day's chips be had now, else why
 
 
 async def banned_until(uow: Unit, player: PlayerRow, now: datetime, device: str = "") -> datetime | None:
@@ -380,7 +381,9 @@ class Players:
         await uow.players.add_credential(credential_hash(secret), device_ref, player_id, now)
         return secret, device_ref
 
-    async def profile(self, who: Identity, player_id: str) -> Profile:
+    async def profile(self, who: Identity, player_id: str, address: str = "") -> Profile:
+        """A player's profile; the caller's own has the chips and whether the day's chips can be
+        claimed now (from ``address``, the caller's), decided as the claim decides it."""
         target = player_id or who.subject
         async with self.store.unit() as uow:
             player = await uow.players.player(target)
@@ -392,12 +395,11 @@ class Players:
                 )
             chips = (await uow.ledger.balances([player_account(target)]))[player_account(target)]
             now = self.clock()
-            claimed = await uow.ledger.posted(grant_key(target, now))
-            if not claimed and self.limits.grants_per_device > 0 and player.device_id:  # another account had them
-                used = await uow.players.quota_used("grants:device", player.device_id, grant_day(now))
-                claimed = used >= self.limits.grants_per_device
-            role = await uow.staff.role(target) if target == who.subject else ""
-        return Profile(player, chips, next_day_start(now) if claimed else now, role)
+            own = target == who.subject
+            device = (who.device if own else "") or player.device_id
+            daily = await daily_chips(uow, self.limits, target, now, device, address if own else "")
+            role = await uow.staff.role(target) if own else ""
+        return Profile(player, chips, daily.next_at or now, role, daily if own else None)
 
     async def forget_old_quotas(self) -> int:
         """Drop the daily quotas of days before yesterday (the device ids and addresses in them),

@@ -330,6 +330,21 @@ MIGRATIONS: list[tuple[int, str]] = [
         );
         """,
     ),
+    (
+        12,
+        # One settlement record per match (issue 40.1): each seat's pay-in, hand prizes, payout
+        # and refund, and why, written in the transaction of the ledger postings it describes
+        # (ledger.py); GetSettlement reads it. (10 and 11 are above.)
+        """
+        CREATE TABLE lobby_settlements (
+            table_id   TEXT PRIMARY KEY,
+            status     TEXT NOT NULL,
+            record     JSONB NOT NULL,
+            created_at TIMESTAMPTZ NOT NULL,
+            updated_at TIMESTAMPTZ NOT NULL
+        );
+        """,
+    ),
 ]
 
 

@@ -18,11 +18,12 @@ from okeyplatform.auth import Identity, can
 from okeyplatform.logs import get_logger
 
 from . import ledger
-from .cards import human_seats
+from .cards import human_seats, is_practice
 from .errors import Flood, Forbidden, Invalid, NotFound, Refused, StartFailed, UniqueTaken
-from .ledger_repo import pot_account
+from .ledger_repo import SettlementRow, player_account, pot_account
 from .players import active_player
 from .policy import Limits
+from .settlement import open_settlement
 from .store import LobbyStore, Unit
 from .tables_repo import SeatRow, TableRow
 
@@ -30,6 +31,7 @@ __all__ = [
     "Tables",
     "TableStarter",
     "TableCard",
+    "QuickPlayed",
     "WAITING",
     "STARTING",
     "PLAYING",
@@ -62,10 +64,25 @@ class TableCard:
     seats: list[SeatRow]
     pot: int
     show_invite: bool
+    practice: bool = False  # unranked: fewer than two people (cards.is_practice), as the caller sees it
+    quote: ledger.PotQuote | None = None  # what the pot holds and a winner takes (ledger.quote)
 
     @property
     def seats_taken(self) -> int:
         return len(self.seats)
+
+
+@dataclass(frozen=True)
+class QuickPlayed:
+    """Quick play's answer: the table and seat, whether it was opened or its match started, and
+    ``returned`` when it is a table the caller already sat at: "IN_PLAY" (a match the caller
+    plays, whatever was asked) or "WAITING" (a waiting table with these options); else ""."""
+
+    card: TableCard
+    seat: int
+    opened: bool
+    started: bool
+    returned: str = ""
 
 
 class Tables:
@@ -96,7 +113,10 @@ class Tables:
         seated = who is not None and any(s.player_id == who.subject for s in seats)
         show = table.private and who is not None
         show = show and (seated or who.subject == table.creator_id or can(who, "tables.inspect"))
-        return TableCard(table, TableOptions.from_dict(table.options, stored=True), seats, pot, show)
+        viewer = who.subject if who is not None else ""
+        practice = is_practice((s.player_id for s in seats), table.status == WAITING, viewer)
+        options = TableOptions.from_dict(table.options, stored=True)
+        return TableCard(table, options, seats, pot, show, practice, quote=_quote(table, options, seats))
 
     async def open_table(
         self,
@@ -260,6 +280,7 @@ class Tables:
         if table.stake > 0:
             await ledger.hold_stakes(uow, table.table_id, humans, table.stake, now)
             await uow.tables.hold_stakes(table.table_id, table.stake)
+        await open_settlement(uow, table.table_id, table.stake, await uow.tables.seats(table.table_id), now)
         await uow.tables.set_status(table.table_id, STARTING, now)
         return []
 
@@ -282,11 +303,18 @@ class Tables:
         return await self.table_card(who, table_id)
 
     async def quick_play(self, who: Identity, options: TableOptions) -> tuple[TableCard, int, bool, bool]:
+        """:meth:`quick_play_answer` as (card, seat, opened, started)."""
+        a = await self.quick_play_answer(who, options)
+        return a.card, a.seat, a.opened, a.started
+
+    async def quick_play_answer(self, who: Identity, options: TableOptions) -> QuickPlayed:
         """Seat the caller with people: a table whose match the caller already plays (not left)
         comes back as it is, never a second one; else a public waiting table with exactly these
         options where the caller waits already, else the one of them with the most people
         seated (then the oldest); a table is opened only when none takes the caller. Quick plays
-        with the same options take turns, so two at once meet at one table."""
+        with the same options take turns, so two at once meet at one table. The answer says when
+        it is a table the caller already sat at (``returned``: "IN_PLAY", whatever was asked, or
+        "WAITING"), so the client can say so and offer to leave it."""
         options = self._validated(options)
         # Two players asking at once must meet at one table, not open one each: the search and
         # the sit hold one lock per set of options (at most a moment; see LobbyStore.serialized).
@@ -301,16 +329,17 @@ class Tables:
                 card = await self.table_card(who, t.table_id)
                 seat = next((s.seat for s in card.seats if s.player_id == who.subject), None)
                 if seat is not None:
-                    return card, seat, False, False
+                    returned = "WAITING" if t.status == WAITING else "IN_PLAY"
+                    return QuickPlayed(card, seat, False, False, returned)
             for t in candidates:
                 try:
                     card, seat, started = await self.join(who, t.table_id)
-                    return card, seat, False, started
+                    return QuickPlayed(card, seat, False, started)
                 except Refused as exc:
                     if exc.reason not in ("SEAT_TAKEN", "TABLE_FULL", "NOT_WAITING", "SAME_DEVICE", "ALREADY_SEATED"):
                         raise
             card, seat = await self.open_table(who, options)
-            return card, seat, True, False
+            return QuickPlayed(card, seat, True, False)
 
     async def my_tables(self, who: Identity, limit: int = 0) -> list[TableCard]:
         """The caller's own tables (a seat not left) that wait, start or are being played,
@@ -477,6 +506,30 @@ class Tables:
         )
         return True
 
+    async def settlement(self, who: Identity, table_id: str) -> tuple[SettlementRow | None, int]:
+        """A match's settlement record, for the players of its table (a seat, left or not) and
+        staff who inspect tables; with the caller's balance, read in the same transaction, so a
+        client shows the two together. None before the match started (or for a match settled
+        before the records began)."""
+        async with self.store.unit() as uow:
+            table = await uow.tables.table(table_id)
+            if table is None:
+                raise NotFound("no such table", "TABLE_NOT_FOUND")
+            seats = await uow.tables.seats(table_id)
+            if not any(s.player_id == who.subject for s in seats) and not can(who, "tables.inspect"):
+                raise Refused("you do not sit at this table", "NOT_SEATED")
+            row = await uow.ledger.settlement(table_id)
+            account = player_account(who.subject)
+            balance = (await uow.ledger.balances([account]))[account]
+        return row, balance
+
+    def quote(self, options: TableOptions, fill_with_bots: bool) -> ledger.PotQuote:
+        """What a table opened with ``options`` would hold and pay (QuotePot): with bots, only the
+        opener pays in; without, every seat people may take does, when the last one sits."""
+        options = self._validated(options)
+        people = human_seats(options)
+        return ledger.quote(options, people[:1] if fill_with_bots else people)
+
     async def pay_hand_prize(self, table_id: str, hand: int, chips: Sequence[int], within: Unit | None = None) -> bool:
         """101 hand prize [O-DEAL-3], while the match is on (ledger.py says who pays whom)."""
         now = self.clock()
@@ -485,6 +538,14 @@ class Tables:
             if seats is None:
                 return False
             return await ledger.pay_hand_prize(uow, table_id, hand, chips, seats, now)
+
+
+def _quote(table: TableRow, options: TableOptions, seats: Sequence[SeatRow]) -> ledger.PotQuote:
+    """A card's quote: a waiting table starts when its last seat is taken, so every seat people
+    may take pays in; once started, the seats people hold do."""
+    if table.status == WAITING:
+        return ledger.quote(options, human_seats(options))
+    return ledger.quote(options, [s.seat for s in seats if s.player_id is not None])
 
 
 def _seat_conflict(exc: UniqueTaken) -> Refused:

@@ -15,7 +15,7 @@ from okeyplatform.errors import InvalidArgument
 from okeyplatform.protoconv import tile_pb
 
 from .app import ScoringApp, average
-from .projection import Counters, FinishKind, HandRow, MatchRow, SeatRow
+from .projection import Counters, FinishKind, HandRow, MatchRow, SeatRow, is_ranked
 
 __all__ = ["ScoringServicer", "SERVICE_NAME"]
 
@@ -102,6 +102,7 @@ def match_pb(m: MatchRow, seats: list[SeatRow]) -> pb.MatchResult:
         remainder=m.remainder,
         hands=m.hands,
         ended_at=_ts(m.ended_at),
+        practice=not is_ranked(m.players),  # what the projection decided: no leaderboard, no match stats
     )
 
 

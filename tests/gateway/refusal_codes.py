@@ -163,3 +163,23 @@ def english_in(text: str, words: set[str]) -> list[str]:
     """The words of ``words`` that ``text`` contains (placeholders such as {tile} left out)."""
     plain = re.sub(r"\{\w+\}", " ", text).lower()
     return sorted(w for w in words if re.search(rf"\b{w}\b", plain))
+
+
+# Words that are not English on a TR page although the EN table or the servers use them: proper
+# nouns and the games' own words.
+TR_PAGE_ALLOWED = {"okey", "bot", "bots", "seri", "diz", "elden"}
+# English a page can show without the EN table having it: short badges and what a broken
+# template prints.
+COMMON_ENGLISH = {"auto", "ok", "new", "yes", "cancel", "close", "loading", "error", "undefined", "null", "nan"}
+WORD = re.compile(r"[A-Za-zÇĞİÖŞÜçğıöşüâîû]+")
+
+
+def english_vocabulary() -> set[str]:
+    """The English a TR page must not show: the words (3 letters or more) of the EN string table
+    and of the servers' messages, and COMMON_ENGLISH, less every word of the TR string table
+    (a word both languages use, such as "Okey" or "Bot", is not English there) and the allowed."""
+    tr_words = {w.lower() for s in strings("tr").values() for w in WORD.findall(re.sub(r"\{\w+\}", " ", s))}
+    en_words = {
+        w.lower() for s in strings("en").values() for w in re.findall(r"\b[A-Za-z]{3,}\b", re.sub(r"\{\w+\}", " ", s))
+    }
+    return (en_words | english_words(scan()) | COMMON_ENGLISH) - tr_words - NOT_ENGLISH - TR_PAGE_ALLOWED

@@ -304,7 +304,7 @@ async def test_the_account_moves_to_other_devices_by_email_and_by_link_code(
             await phone.wait_for_function(
                 "() => /çıkış yapıldı/.test(document.querySelector('#everywhere-result').textContent)"
             )
-            assert await phone.locator("#device-list li").count() == 1
+            await phone.wait_for_function("() => document.querySelectorAll('#device-list li').length === 1")
             assert await _chips_status(tablet) == 401
             assert await _chips_status(phone) == 200
 

@@ -283,7 +283,7 @@ async def test_a_person_plays_a_whole_okey_101_hand_by_clicks(browser: Any, room
     await page.wait_for_selector("#handend[open]", timeout=15_000)
     assert draws >= 1 and discards >= 1, (draws, discards, opens)
     assert not refused, refused  # a draw or a discard the page offered was never refused
-    assert await page.locator("#handend .handend-scores tbody tr").count() == 4
+    assert await page.locator("#handend .handend-scores tbody th[scope=row]").count() == 4  # a row group a seat
     assert "1. el bitti" in (await page.locator("#handend h3").text_content() or "")
     await page.wait_for_selector("#handend-ready:not([disabled])", timeout=8_000)  # the last move came back
     await page.evaluate("() => window.scrollTo(0, 0)")

@@ -118,3 +118,33 @@ def test_every_element_id_of_the_page_is_unique() -> None:
     ids = re.findall(r'\sid="([^"]+)"', (WEB / "index.html").read_text(encoding="utf-8"))
     twice = sorted({i for i in ids if ids.count(i) > 1})
     assert not twice, f"ids used more than once in index.html: {twice}"
+
+
+def test_every_reason_of_a_hand_breakdown_has_its_text_in_both_languages() -> None:
+    """The end-of-hand screen draws the rules' lines by reason (handend.line.<REASON>, issue 40):
+    every reason either game's scoring can give has a Turkish and an English string."""
+    from okeycore.classic.scoring import LINE_REASONS as CLASSIC
+    from okeycore.okey101.scoring import LINE_REASONS as OKEY101
+    from refusal_codes import strings
+
+    for lang in ("tr", "en"):
+        table = strings(lang)
+        missing = sorted(r for r in {*CLASSIC, *OKEY101} if not table.get(f"handend.line.{r}"))
+        assert not missing, f"breakdown reasons without a handend.line.<REASON> string ({lang}): {missing}"
+
+
+def test_40_1_the_client_computes_no_prize_it_draws_the_lobby_s() -> None:
+    """Issue 40.1, one truth for money and points: the chips a match moved are the lobby's
+    settlement record (settlement.js draws GetSettlement, the result screen shows it) and what
+    can be won at a table is the lobby's quote (LobbyTable.quote, QuotePot). No module reads a
+    payout from the table's or the scoring service's result, nor multiplies or splits a stake."""
+    sources = {p.name: p.read_text(encoding="utf-8") for p in sorted(WEB.glob("*.js")) if p.name != "i18n.js"}
+    for name, src in sources.items():
+        if name != "settlement.js":  # the record's own fields, drawn as they are
+            assert not re.search(r"\.payout\b|\bpayout\s*:", src), f"{name} reads or computes a payout"
+        code = re.sub(r"(?:^|\s)//.*$", "", src, flags=re.M)  # the comments may speak of stakes
+        assert not re.search(r"stake\)?\s*\*|\*\s*(?:num\()?[\w.]*stake\b", code, re.I), (
+            f"{name} multiplies a stake: the pot and the prize are the lobby's"
+        )
+    assert "showSettlement" in sources["results.js"] and "GetSettlement" in sources["settlement.js"]
+    assert "QuotePot" in sources["wallet.js"] and "maxWin" in sources["wallet.js"]

@@ -68,8 +68,8 @@ async function signOutEverywhere() {
     const r = await proven("SignOutEverywhere");
     useToken(r.token, S.me && S.me.name);
     keepSession(r);
-    out.textContent = tr("account.everywhere.done");
     await render();
+    out.textContent = tr("account.everywhere.done");
   } catch (e) {
     out.textContent = errText(e);
   }

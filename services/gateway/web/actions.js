@@ -4,8 +4,8 @@ import { $, h, num, toast, uid } from "./dom.js";
 import { tr } from "./i18n.js";
 import { S, go, is101, me, render, selectedOne, tileById } from "./state.js";
 import { api, errText } from "./api.js";
-import { tileName } from "./rack.js";
-import { refreshView } from "./live.js";
+import { playerTileName } from "./refusals.js";
+import { refreshView, seatGone } from "./live.js";
 import { forgetTable } from "./resume.js";
 
 export async function act(name, body = {}) {
@@ -32,11 +32,13 @@ export async function act(name, body = {}) {
 // stake stays in the pot and the match counts as a loss, so the player confirms it first.
 async function doLeave() {
   if (!window.confirm(tr("act.leave_seat.confirm"))) return;
+  const t = S.t;
   const r = await act("leaveSeat");
   if (!r) return;
+  if (t) seatGone(t); // nothing more is asked as the seat: no hints, no view as it
   forgetTable(); // opening the site no longer comes back here
   toast(tr("act.leave_seat.done"), "info");
-  go(""); // the router shows the lobby
+  go("#/lobby"); // the lobby (not "back to my table": the lobby may not have heard of the leave yet)
 }
 
 export function doDraw() { return act("draw"); }
@@ -95,7 +97,7 @@ export function renderActions() {
   box.replaceChildren(...items);
   const sel = $("#selection-line");
   sel.textContent = t.selected.length
-    ? tr("act.selected", { tiles: t.selected.map((id) => { const x = tileById(t, id); return x ? tileName(x.code) : ""; }).join(", ") })
+    ? tr("act.selected", { tiles: t.selected.map((id) => { const x = tileById(t, id); return x ? playerTileName(x.code) : ""; }).join(", ") })
     : "";
 }
 

@@ -18,6 +18,9 @@ export class ApiError extends Error {
 let onUnauthorized = () => {};
 /** What to do when the gateway refuses the token and the session cannot renew it (set at boot: sign out). */
 export function whenUnauthorized(fn) { onUnauthorized = fn; }
+
+// What a page without a session may still ask: the sign-in page's calls (they need no token).
+const SIGN_IN = new Set(["SignInGuest", "SignInEmail", "SignInWithLinkCode"]);
 /** The token was refused (by an API call or the watch): renew it, else sign out; true when renewed. */
 export async function unauthorized() {
   if (await refreshSession()) return true;
@@ -30,6 +33,11 @@ export async function unauthorized() {
  * token for one sensitive call, see account.js); such a call is not renewed and retried.
  */
 export async function api(service, method, body = {}, retried = false, token = null) {
+  if (!token && !S.token && !(service === "LobbyService" && SIGN_IN.has(method))) {
+    // The session ended (or was never there): a poll, a timer or a late await asks nothing more
+    // of the gateway, whose answer would be a refusal; the sign-in page is showing.
+    throw new ApiError(401, { code: "UNAUTHENTICATED", reason: "BAD_TOKEN" });
+  }
   const headers = { "content-type": "application/json" };
   if (token || S.token) headers.authorization = "Bearer " + (token || S.token);
   let r;

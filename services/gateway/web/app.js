@@ -7,7 +7,7 @@ import { setLang, tr, translateStatic } from "./i18n.js";
 import { S, hintsKey } from "./state.js";
 import { errText, loadMethods, whenUnauthorized } from "./api.js";
 import { bindSignin, renderWho, showSignin, signOut, useToken } from "./signin.js";
-import { decodeToken, refreshSession } from "./session.js";
+import { decodeToken, refreshSession, whenSessionEnds } from "./session.js";
 import { bindLobby, renderCreateOptions, renderTables, showLobby } from "./lobby.js";
 import { bindTable, enterTable, renderTable } from "./table.js";
 import { bindReport, renderChats, renderReportReasons } from "./chat.js";
@@ -99,7 +99,11 @@ async function route() {
 
 async function boot() {
   for (const b of $$(".lang button")) b.addEventListener("click", () => { setLang(b.dataset.lang); applyLang(); });
-  whenUnauthorized(() => signOut(tr("signin.expired")));
+  // The first refusal of an ended session (a refused refresh, a token that cannot be renewed)
+  // signs out once: every poll, timer and watch stops, and the sign-in page offers "continue as".
+  const ended = () => { if (S.token) signOut(tr("signin.expired")); };
+  whenUnauthorized(ended);
+  whenSessionEnds(ended);
   bindSignin();
   bindLobby(OPTIONS);
   bindTable();

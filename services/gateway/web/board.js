@@ -5,9 +5,10 @@ import { $, h, num } from "./dom.js";
 import { tr } from "./i18n.js";
 import { S, is101, isMyTurn, seatName, stage } from "./state.js";
 import { hasMethod } from "./api.js";
-import { dragTile, tileEl, tileName } from "./rack.js";
+import { dragTile, tileEl } from "./rack.js";
 import { doDiscard, doDraw, doTake } from "./actions.js";
 import { openReport } from "./chat.js";
+import { playerTileName } from "./refusals.js";
 
 function positions(count, mine) {
   const base = mine === null ? 0 : mine;
@@ -23,10 +24,10 @@ function leftSeat(v) {
 
 function flags(pub, v) {
   const out = [];
-  if (pub.declaredPairs) out.push(h("span", { class: "flag pairs", title: tr("table.flag.pairs") }, "ÇİFT"));
-  if (pub.turnedToOkey) out.push(h("span", { class: "flag okey", title: tr("table.flag.okey") }, "OKEY"));
+  if (pub.declaredPairs) out.push(h("span", { class: "flag pairs", title: tr("table.flag.pairs") }, tr("table.flag.pairs.short")));
+  if (pub.turnedToOkey) out.push(h("span", { class: "flag okey", title: tr("table.flag.okey") }, tr("table.flag.okey.short")));
   if (pub.left) out.push(h("span", { class: "flag left", title: tr("table.flag.left") }, tr("table.flag.left.short")));
-  else if (pub.autopilot) out.push(h("span", { class: "flag auto", title: tr("table.flag.autopilot") }, "AUTO"));
+  else if (pub.autopilot) out.push(h("span", { class: "flag auto", title: tr("table.flag.autopilot") }, tr("table.flag.autopilot.short")));
   if (is101(v)) {
     const o = String(pub.opening || "OPENING_NONE").replace("OPENING_", "");
     if (o === "RUNS" || o === "PAIRS") out.push(h("span", { class: "flag opened" }, tr("table.flag.opened." + o, { n: num(pub.openingValue) })));
@@ -73,9 +74,9 @@ function renderPile(v, seat) {
   });
   if (top) {
     if (takeable) {
-      box.append(tileEl(top, { button: true, attrs: { id: "take-side", "data-focus": "take-side", title: `${tr("table.pile.take")}: ${tileName(top.code)}` } }));
+      box.append(tileEl(top, { button: true, attrs: { id: "take-side", "data-focus": "take-side", title: `${tr("table.pile.take")}: ${playerTileName(top.code)}` } }));
       box.firstChild.addEventListener("click", () => doTake());
-      box.firstChild.setAttribute("aria-label", `${tr("act.take_discard")}: ${tileName(top.code)}`);
+      box.firstChild.setAttribute("aria-label", `${tr("act.take_discard")}: ${playerTileName(top.code)}`);
     } else box.append(tileEl(top));
   } else box.append(h("span", { class: "pile-empty" }, tr("table.pile.empty")));
   const count = num(pub.pileSize);

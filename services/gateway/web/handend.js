@@ -2,7 +2,9 @@
 // finisher's tiles laid out in melds with THAT hand's indicator and okey (the view's
 // lastHandIndicator / lastHandOkey, never the next hand's), each seat's points and why, a
 // countdown to the next deal (the view's breakDueMs) and the Ready button [P-BREAK-2]. The break
-// itself is the table service's: this screen only shows it.
+// itself is the table service's: this screen only shows it. The points are the rules' own: the
+// view's lastHandBreakdown has one line per change of a seat's score (seat, points, reason) and
+// each seat's total after the hand; this screen draws them and adds up nothing (issue 40).
 import { $, h, num } from "./dom.js";
 import { currentLang, tr } from "./i18n.js";
 import { S, is101, seatName } from "./state.js";
@@ -82,35 +84,46 @@ function content(t, v) {
 // What a hand whose deck ran out actually scored [C-DECK-1] [D-2] (issue 18.6: a 101 hand was
 // said to score nothing while every seat was charged).
 function deckLine(v, lh) {
-  const moved = (lh.deltas || []).some((d) => num(d) !== 0);
+  const b = breakdownOf(v, num(lh.hand)); // the indicator shown [C-DECK-2] moved points too
+  const moved = ((b ? b.changes : lh.deltas) || []).some((d) => num(d) !== 0);
   if (!moved) return tr("result.deck");
   return is101(v) ? tr("handend.deck101") : tr("handend.deckScored");
 }
 
-function why(v, lh, seat, finisher) {
-  if (seat === finisher) return tr("handend.why.finished");
-  if (!is101(v)) return finisher >= 0 ? tr("handend.why.lost") : "";
-  const pub = (v.seats || [])[seat] || {};
-  const left = ((lh.racks || [])[seat] || {}).tiles || [];
-  if (pub.opening === "OPENING_PAIRS") return tr("handend.why.pairs", { n: left.length });
-  if (pub.opening === "OPENING_RUNS") return tr("handend.why.tiles", { n: left.length });
-  return tr("handend.why.notOpened");
+/** The rules' breakdown of hand ``hand``, if the view carries it (not before the first hand). */
+function breakdownOf(v, hand) {
+  const b = v && v.lastHandBreakdown;
+  return b && num(b.hand) === hand ? b : null;
 }
 
+/** One line's text: its reason's string (the tiles it counts as {n}). */
+const lineText = (line) => tr(`handend.line.${line.reason}`, { n: num(line.tiles) });
+
+// One row per line of the rules' breakdown, grouped by seat: the seat's name and its total after
+// the hand span its rows. A view without a breakdown (a table service older than it) shows the
+// event's deltas and totals as they are, without reasons.
 function scoreTable(v, lh, finisher) {
   const n = (v.seats || []).length;
   const cols = ["handend.col.seat", "handend.col.points", "handend.col.why", "handend.col.total"];
-  const hundred = is101(v);
+  const b = breakdownOf(v, num(lh.hand));
+  const rows = [];
+  for (let i = 0; i < n; i++) {
+    const lines = b ? (b.lines || []).filter((x) => num(x.seat) === i) : [{ seat: i, points: (lh.deltas || [])[i], reason: "" }];
+    const total = b ? num((b.totals || [])[i]) : is101(v) ? num((lh.totals || [])[i]) : num(((v.seats || [])[i] || {}).score);
+    lines.forEach((line, k) => {
+      const cells = [h("td", { class: "pts", "data-points": String(num(line.points)) }, fmt(num(line.points))),
+        h("td", { class: "why" }, line.reason ? lineText(line) : "")];
+      const span = String(lines.length);
+      rows.push(h("tr", { class: i === finisher ? "winner handend-line" : "handend-line", "data-seat": String(i), "data-reason": line.reason || "" },
+        k === 0 ? h("th", { scope: "row", rowspan: span }, seatName(i)) : null,
+        ...cells,
+        k === 0 ? h("td", { class: "total", rowspan: span, "data-total": String(total) }, total) : null));
+    });
+  }
   return h("table", { class: "mini handend-scores" },
     h("caption", { class: "sr-only" }, tr("result.deltas")),
     h("thead", {}, h("tr", {}, cols.map((k) => h("th", { scope: "col" }, tr(k))))),
-    h("tbody", {}, Array.from({ length: n }, (_, i) => {
-      const pen = hundred ? num((lh.penalties || [])[i]) : 0;
-      const reason = [why(v, lh, i, finisher), pen ? tr("handend.why.penalties", { n: fmt(pen) }) : ""].filter(Boolean).join("; ");
-      const total = hundred ? num((lh.totals || [])[i]) : num(((v.seats || [])[i] || {}).score);
-      return h("tr", { class: i === finisher ? "winner" : "" },
-        h("th", { scope: "row" }, seatName(i)), h("td", {}, fmt(num((lh.deltas || [])[i]))), h("td", {}, reason), h("td", {}, total));
-    })));
+    h("tbody", {}, rows));
 }
 
 function readyLine(t, v) {

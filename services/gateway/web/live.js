@@ -1,13 +1,14 @@
 // The open table kept current: the WebSocket watch (resumed from the last version seen, with
 // backoff), a GetView when the watch is down, each new view applied to the state, and the hints
 // fetched again when what they were computed for has changed.
-import { $, announce, num, toast, withTileIds } from "./dom.js";
+import { $, announce, num, store, toast, withTileIds } from "./dom.js";
 import { tr } from "./i18n.js";
 import { S, hintsKey, isMyTurn, render } from "./state.js";
 import { api, errText, hasMethod, openWatch, unauthorized } from "./api.js";
 import { syncRack } from "./rack.js";
 import { logEvent } from "./log.js";
 import { refreshHands, showFinal } from "./results.js";
+import { refreshChipsSoon } from "./wallet.js";
 
 function setConn(state) {
   const el = $("#conn");
@@ -85,6 +86,7 @@ export function applyView(view, event) {
   withTileIds(view);
   if (event) withTileIds(event);
   const prev = t.view;
+  if (t.seat !== null && ((view.seats || [])[t.seat] || {}).left) seatGone(t);
   t.view = view;
   t.version = num(view.version);
   syncRack(t);
@@ -97,6 +99,18 @@ export function applyView(view, event) {
   scheduleHints(t);
   if (view.phase === "PHASE_MATCH_OVER" && !t.resultShown) { t.resultShown = true; showFinal(t); }
   if (event && (event.handEnded || event.handEnded101 || event.handVoided || event.matchEnded)) refreshHands(t);
+  if (event && event.handEnded101 && (event.handEnded101.chips || []).some((c) => num(c))) refreshChipsSoon(); // a hand prize moved chips
+}
+
+// The seat was left (a bot plays it now): the page watches on as a spectator and asks nothing
+// more as that seat (no hints, no view or watch as it: the table refuses them).
+export function seatGone(t) {
+  clearTimeout(t.hintsTimer);
+  store.del("okey.seat." + t.id);
+  t.seat = null;
+  t.hints = null;
+  t.hintsKey = "";
+  t.selected = [];
 }
 
 function scheduleHints(t) {
@@ -105,7 +119,7 @@ function scheduleHints(t) {
   if (key === t.hintsKey) return;
   clearTimeout(t.hintsTimer);
   t.hintsTimer = setTimeout(async () => {
-    if (S.t !== t) return;
+    if (S.t !== t || t.seat === null) return;
     try {
       const r = await api("TableService", "GetHints", { tableId: t.id, seat: t.seat });
       // Hints asked for an earlier view (the last hand's, when a new hand was dealt meanwhile)

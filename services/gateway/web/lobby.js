@@ -9,8 +9,8 @@ import { S, mySeatAt, show } from "./state.js";
 import { api, errText, hasMethod, serviceMissing } from "./api.js";
 import { leaveTable } from "./table.js";
 import { startChat } from "./chat.js";
-import { confirmStake, keepChipsCurrent } from "./wallet.js";
-import { creatorName, fullRules, headlineRules, inRoom, renderRooms, stakeText, tableLabel } from "./rooms.js";
+import { confirmStake, keepChipsCurrent, quotePot } from "./wallet.js";
+import { creatorName, fullRules, headlineRules, inRoom, practiceNote, renderRooms, stakeText, tableLabel } from "./rooms.js";
 import { bindSeating, fillWithBots, openWithoutLobby, gameName, joinListed, leaveWaiting, refreshMyTables, renderMyTables, seatLine, statusName } from "./seating.js";
 
 // The table-option spec (app.js's OPTIONS, one per option of RULES.md section 5), set at boot.
@@ -110,6 +110,7 @@ function tableCard(t) {
       t.inviteCode ? " · " + tr("lobby.invite", { code: t.inviteCode }) : ""),
     h("ul", { class: "card-seats", "aria-label": tr("seating.seats") }, (t.seats || []).map(seatLine)),
     h("ul", { class: "card-headline", "aria-label": tr("rooms.headline") }, headlineRules(t).map((r) => h("li", {}, r))),
+    practiceNote(t),
     fullRules(t),
     actions);
 }
@@ -208,7 +209,8 @@ async function createTable(ev) {
   const fill = $("#create-fill").checked;
   const err = $("#create-error");
   err.hidden = true;
-  if (!S.lobbyDown && !(await confirmStake(options.stake, tr("game." + game)))) return;
+  const quote = S.lobbyDown ? null : await quotePot(options, fill); // what can be won: the lobby's
+  if (!S.lobbyDown && !(await confirmStake(options.stake, tr("game." + game), quote && { ...quote, full: !fill }))) return;
   const btn = $("#create-submit");
   btn.disabled = true;
   btn.textContent = tr("create.busy");

@@ -18,15 +18,28 @@ export function logEvent(t, ev, quiet = false) {
   const e = ev[kind] || {};
   let key = "ev." + kind;
   if (kind === "tileDrawn") key = e.source === "DRAW_SOURCE_DISCARD" ? "ev.tileDrawn.side" : "ev.tileDrawn.deck";
+  // An opening says what its number counts: points (runs, groups) or pairs; a later laying says it adds.
+  const opening = String(e.opening || "").replace("OPENING_", "");
+  if (kind === "meldsOpened" && (opening === "RUNS" || opening === "PAIRS")) key = `ev.meldsOpened.${e.first ? "" : "more."}${opening}`;
   const seat = kind === "handStarted" ? num(e.starter) : num(e.seat);
-  const entry = { key, seat, tile: e.tile && e.tile.code ? e.tile.code : "", points: num(e.points), value: num(e.value), hand: num(e.hand), version: num(ev.version) };
+  // The okey is named as the buttons name it ("Okey"): the entry keeps whether the tile was the hand's okey.
+  const tile = e.tile && e.tile.code ? e.tile.code : "";
+  const okey = t.view && t.view.okey && t.view.okey.code ? t.view.okey.code : "";
+  const entry = { key, seat, tile, okey: !!tile && tile !== "F" && tile === okey, points: num(e.points), value: num(e.value), hand: num(e.hand), version: num(ev.version) };
   t.log.push(entry);
   if (t.log.length > 60) t.log.shift();
   if (!quiet && (kind === "handEnded" || kind === "handEnded101" || kind === "handVoided")) announce(logText(entry));
 }
 
+// A tile as the buttons and refusals name it (refusals.js playerTileName): "Okey", "Sahte okey", "Mavi 2".
+function tileText(x) {
+  if (!x.tile) return "";
+  if (x.okey) return tr("refusal.tile.okey");
+  return x.tile === "F" ? tr("refusal.tile.fake") : tileName(x.tile);
+}
+
 function logText(x) {
-  return tr(x.key, { name: seatName(x.seat), tile: x.tile ? tileName(x.tile) : "", points: x.points, value: x.value, hand: x.hand });
+  return tr(x.key, { name: seatName(x.seat), tile: tileText(x), points: x.points, value: x.value, hand: x.hand });
 }
 
 export function renderLog(t) {

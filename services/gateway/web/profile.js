@@ -16,12 +16,22 @@ function when(ts) {
   return isNaN(d) ? "" : d.toLocaleString(currentLang() === "en" ? "en-GB" : "tr-TR", { dateStyle: "short", timeStyle: "short" });
 }
 
+/** Why the day's chips cannot be had now, in words, when another account had them (the lobby's
+ * answer: the same check its claim makes); "" when they can, or this account had them. */
+export function dailyRefusal() {
+  const why = S.me && S.me.dailyReason;
+  if (why !== "DEVICE" && why !== "ADDRESS") return "";
+  return tr("daily.reason." + why, { limit: num(S.me.dailyLimit), when: when(S.me.nextDaily) });
+}
+
 function renderHead() {
   $("#profile-name").textContent = S.me ? S.me.name : "";
   $("#profile-chips").textContent = S.me && S.me.chips !== undefined ? tr("signin.chips", { chips: num(S.me.chips) }) : "";
   const next = S.me && S.me.nextDaily ? new Date(S.me.nextDaily) : null;
   const ready = !next || next <= new Date();
-  $("#daily-next").textContent = ready ? tr("daily.ready") : tr("daily.next", { when: when(S.me.nextDaily) });
+  const refused = dailyRefusal();
+  $("#daily-next").textContent = refused || (ready ? tr("daily.ready") : tr("daily.next", { when: when(S.me.nextDaily) }));
+  $("#daily-claim").disabled = !!refused; // the claim would say the same: nothing to press
 }
 
 async function claimDaily() {
@@ -36,8 +46,9 @@ async function claimDaily() {
     renderHead();
   } catch (e) {
     $("#daily-result").textContent = errText(e);
+    if (e.reason === "DAILY_CHIPS_TAKEN") { await refreshChips(); renderHead(); return; } // the lobby's why
   } finally {
-    btn.disabled = false;
+    if (!dailyRefusal()) btn.disabled = false;
   }
 }
 

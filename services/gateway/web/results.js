@@ -5,6 +5,7 @@ import { tr } from "./i18n.js";
 import { S, is101, seatName } from "./state.js";
 import { api, hasMethod, serviceMissing } from "./api.js";
 import { tileEl } from "./rack.js";
+import { showSettlement } from "./settlement.js";
 
 export function renderLastHand(v) {
   const okey = v.lastHandOkey && v.lastHandOkey.code ? v.lastHandOkey.code : undefined; // that hand's okey (issue 18.6)
@@ -25,7 +26,7 @@ export function renderLastHand(v) {
       finished ? tr("result.finished", { name: seatName(num(lh101.finisher)) }) + (kinds.length ? ` (${kinds.join(", ")})` : "")
         : (lh101.deltas || []).some((d) => num(d) !== 0) ? tr("handend.deck101") : tr("result.deck")));
     if (num(lh101.multiplier) > 1) parts.push(h("p", {}, tr("result.multiplier", { n: num(lh101.multiplier) })));
-    parts.push(deltaTable(lh101.deltas, tr("result.deltas")));
+    parts.push(deltaTable(handChanges(v, lh101), tr("result.deltas")));
   } else if (lv && num(lv.hand) >= num(lh && lh.hand)) {
     parts.push(h("p", {}, tr("result.voided")));
   } else if (lh) {
@@ -38,13 +39,20 @@ export function renderLastHand(v) {
         lh.finalTile ? h("span", { class: "final" }, "→ ", tileEl(lh.finalTile, { small: true, okey })) : null));
     }
     if (num(lh.multiplier) > 1) parts.push(h("p", {}, tr("result.multiplier", { n: num(lh.multiplier) })));
-    parts.push(deltaTable(lh.deltas, tr("result.deltas")));
+    parts.push(deltaTable(handChanges(v, lh), tr("result.deltas")));
   }
   panel.hidden = !parts.length;
   body.replaceChildren(...parts);
 }
 
 function fmtDelta(d) { return d > 0 ? "+" + d : String(d); }
+
+// Each seat's change of that hand as the rules give it (the view's lastHandBreakdown: the
+// indicator and the penalties included, issue 40); the hand end's own deltas for a view without it.
+function handChanges(v, lh) {
+  const b = v.lastHandBreakdown;
+  return b && num(b.hand) === num(lh.hand) ? b.changes : lh.deltas;
+}
 
 export async function refreshHands(t) {
   if (!hasMethod("ScoringService", "ListHands")) return;
@@ -72,6 +80,8 @@ export function renderHands() {
 }
 
 export async function showFinal(t) {
+  const chips = h("section", { id: "result-chips", class: "result-chips" });
+  const settling = showSettlement(t, chips);
   let result = null;
   if (hasMethod("ScoringService", "GetMatchResult")) {
     for (let i = 0; i < 12 && S.t === t; i++) {
@@ -92,7 +102,7 @@ export async function showFinal(t) {
   let source;
   if (result && (result.standings || []).length) {
     source = tr("result.source.scoring");
-    rows = result.standings.map((s) => ({ seat: num(s.seat), score: num(s.score), rank: num(s.rank), winner: !!s.winner, payout: num(s.payout) }));
+    rows = result.standings.map((s) => ({ seat: num(s.seat), score: num(s.score), rank: num(s.rank), winner: !!s.winner }));
   } else {
     source = tr("result.source.view");
     const res = v.result || {};
@@ -103,19 +113,24 @@ export async function showFinal(t) {
     // Standard competition ranking, as the scoring service ranks: 1, 2, 2, 4.
     const better = (a, b) => (low ? num(scores[a]) < num(scores[b]) : num(scores[a]) > num(scores[b]));
     const rank = (i) => (winners.has(i) ? 1 : 1 + order.filter((j) => j !== i && (winners.has(j) || better(j, i))).length);
-    rows = order.map((i) => ({ seat: i, score: num(scores[i]), rank: rank(i), winner: winners.has(i), payout: winners.has(i) ? num(res.payout) : 0 }));
+    rows = order.map((i) => ({ seat: i, score: num(scores[i]), rank: rank(i), winner: winners.has(i) }));
   }
   rows.sort((a, b) => a.rank - b.rank || a.seat - b.seat);
   const iWon = rows.some((r) => r.winner && r.seat === t.seat);
+  // Practice (unranked, fewer than two people): the scoring service's word, else the lobby card's.
+  const practice = result ? !!result.practice : !!(t.card && t.card.practice);
   $("#result-body").replaceChildren(
     iWon ? h("p", { class: "won" }, tr("result.youwon")) : "",
+    practice ? h("p", { class: "practice notice" }, tr("practice.result")) : "",
     h("table", { class: "standings" },
-      h("thead", {}, h("tr", {}, ["result.rank", "result.player", "result.score", "result.winner", "result.payout"].map((k) => h("th", { scope: "col" }, tr(k))))),
+      h("thead", {}, h("tr", {}, ["result.rank", "result.player", "result.score", "result.winner"].map((k) => h("th", { scope: "col" }, tr(k))))),
       h("tbody", {}, rows.map((r) => h("tr", { class: r.winner ? "winner" : "" },
         h("td", {}, r.rank), h("th", { scope: "row" }, seatName(r.seat)), h("td", {}, r.score),
-        h("td", {}, r.winner ? "★" : ""), h("td", {}, r.payout || ""))))),
-    h("p", { class: "help" }, source));
+        h("td", {}, r.winner ? "★" : ""))))),
+    h("p", { class: "help" }, source),
+    chips); // the chips: the lobby's settlement record, never computed here (issue 40.1)
   const d = $("#result-dialog");
   if (!d.open) d.showModal();
+  await settling;
 }
 

@@ -94,6 +94,13 @@ function ruleText(rule) {
   return `${title}: ${value}`;
 }
 
+/** The lobby's word that the table is practice (unranked: fewer than two people), or null. */
+export function practiceNote(t) {
+  if (!t.practice) return null;
+  const waiting = String(t.status || "").endsWith("WAITING");
+  return h("p", { class: "card-practice notice" }, tr(waiting ? "practice.waiting" : "practice.card"));
+}
+
 /** Every rule of the table behind a disclosure; it stays open through the lobby's redraws. */
 export function fullRules(t) {
   const id = t.tableId;

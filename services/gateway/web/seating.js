@@ -8,8 +8,8 @@ import { $, h, num, toast, announce } from "./dom.js";
 import { tr } from "./i18n.js";
 import { S, go, mySeatAt } from "./state.js";
 import { api, errText, hasMethod } from "./api.js";
-import { confirmStake, refreshChips } from "./wallet.js";
-import { tableLabel } from "./rooms.js";
+import { confirmStake, quotePot, refreshChips } from "./wallet.js";
+import { practiceNote, stakeText, tableLabel } from "./rooms.js";
 
 let onChange = () => {}; // the lobby's refresh, set by bindSeating
 
@@ -104,6 +104,7 @@ export function renderMyTables() {
         num(t.stake) ? tr("lobby.stake", { stake: num(t.stake) }) : tr("seating.nostake"),
         " · ", status === "WAITING" ? tr("seating.waiting", { taken: num(t.seatsTaken), count: num(t.seatCount) }) : tr("lobby.seats", { taken: num(t.seatsTaken), count: num(t.seatCount) })),
       h("ul", { class: "card-seats waiting-seats", "aria-label": tr("seating.seats") }, (t.seats || []).map(seatLine)),
+      practiceNote(t),
       t.inviteCode && status === "WAITING" ? inviteBox(t) : null,
       actions));
   }
@@ -138,9 +139,14 @@ function seated(table, seat, started) {
   onChange();
 }
 
+/** A waiting table's card quote (the lobby's: what the pot holds once people take every seat). */
+function waitingQuote(card) {
+  return card.quote ? { ...card.quote, full: statusName(card.status) === "WAITING" } : null;
+}
+
 /** Sit at a listed table (its card says the stake: asked first). */
 export async function joinListed(t) {
-  if (!(await confirmStake(t.stake, tr("game." + gameName(t.game))))) return;
+  if (!(await confirmStake(t.stake, tr("game." + gameName(t.game)), waitingQuote(t)))) return;
   try {
     const r = await api("LobbyService", "JoinTable", { tableId: t.tableId });
     seated(r.table, r.seat, r.started);
@@ -158,7 +164,7 @@ export async function joinByCode(raw) {
     const seat = mySeatAt(card);
     if (seat !== null) { seated(card, seat, false); return; }
     if (statusName(card.status) !== "WAITING") throw { reason: "NOT_WAITING", message: "" };
-    if (!(await confirmStake(card.stake, tr("seating.joinwhat", { game: tr("game." + gameName(card.game)), taken: num(card.seatsTaken), count: num(card.seatCount) })))) return;
+    if (!(await confirmStake(card.stake, tr("seating.joinwhat", { game: tr("game." + gameName(card.game)), taken: num(card.seatsTaken), count: num(card.seatCount) }), waitingQuote(card)))) return;
     const r = await api("LobbyService", "JoinTable", { tableId: card.tableId, inviteCode: code });
     if ($("#code-input")) $("#code-input").value = "";
     seated(r.table, r.seat, r.started);
@@ -187,15 +193,58 @@ export async function quickPlay() {
     try { await openWithoutLobby({ game: "GAME_" + game }); } catch (e) { toast(errText(e)); } finally { btn.disabled = false; }
     return;
   }
-  if (!(await confirmStake(stake, tr("game." + game)))) return;
+  const quote = await quotePot({ game: "GAME_" + game, stake }, false);
+  if (!(await confirmStake(stake, tr("game." + game), quote && { ...quote, full: true }))) return;
   btn.disabled = true;
   try {
     const r = await api("LobbyService", "QuickPlay", { options: { game: "GAME_" + game, stake } });
     $("#quick-stake").value = "0";
-    if (r.opened) toast(tr("seating.quick.opened"), "info");
-    else if (statusName(r.table.status) === "WAITING") toast(tr("seating.quick.found", { taken: num(r.table.seatsTaken), count: num(r.table.seatCount) }), "info");
-    seated(r.table, r.seat, r.started);
+    if (r.returnedToSeat === "IN_PLAY") { offerToLeave(r, game, stake); return; }
+    quickSeated(r);
   } catch (e) { toast(errText(e)); } finally { btn.disabled = false; }
+}
+
+function quickSeated(r) {
+  const counts = { table: tableLabel(r.table), taken: num(r.table.seatsTaken), count: num(r.table.seatCount) };
+  if (r.opened) toast(tr("seating.quick.opened"), "info");
+  else if (r.returnedToSeat === "WAITING") toast(tr("seating.quick.waiting", counts), "info");
+  else if (statusName(r.table.status) === "WAITING") toast(tr("seating.quick.found", counts), "info");
+  seated(r.table, r.seat, r.started);
+}
+
+// Quick play took the player back to a match they still play (the lobby's returned_to_seat),
+// not the game and stake asked: say so, and offer to leave that seat and quick-play as asked.
+function offerToLeave(r, game, stake) {
+  const dialog = $("#quick-return-dialog");
+  const back = () => seated(r.table, r.seat, true);
+  if (!dialog || typeof dialog.showModal !== "function") { back(); return; }
+  $("#quick-return-text").textContent = tr("quick.return.text", {
+    table: tableLabel(r.table), game: tr("game." + gameName(r.table.game)), stake: stakeText(r.table.stake),
+  });
+  const done = (then) => {
+    $("#quick-return-back").onclick = null;
+    $("#quick-return-leave").onclick = null;
+    dialog.onclose = null;
+    if (dialog.open) dialog.close();
+    then();
+  };
+  $("#quick-return-back").onclick = () => done(back);
+  $("#quick-return-leave").onclick = () => done(() => leaveThenQuickPlay(r.table.tableId, game, stake));
+  dialog.onclose = () => done(() => onChange()); // Escape: stay in the lobby, seated as before
+  dialog.showModal();
+  $("#quick-return-back").focus();
+}
+
+async function leaveThenQuickPlay(tableId, game, stake) {
+  const btn = $("#quick-play");
+  btn.disabled = true;
+  try {
+    await api("LobbyService", "LeaveTable", { tableId });
+    announce(tr("quick.return.left"));
+    const r = await api("LobbyService", "QuickPlay", { options: { game: "GAME_" + game, stake } });
+    if (r.returnedToSeat === "IN_PLAY") { offerToLeave(r, game, stake); return; } // another match still on
+    quickSeated(r);
+  } catch (e) { toast(errText(e)); onChange(); } finally { btn.disabled = false; }
 }
 
 export function bindSeating(refresh) {

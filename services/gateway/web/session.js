@@ -10,6 +10,10 @@ import { S } from "./state.js";
 
 const EARLY_MS = 60_000;
 let timer = null;
+let onEnded = () => {};
+
+/** What to do when the lobby refuses the refresh token: the session has ended (set at boot: sign out). */
+export function whenSessionEnds(fn) { onEnded = fn; }
 
 /** A bearer token's claims (its payload; the signature is the services' to check), or null. */
 export function decodeToken(token) {
@@ -81,7 +85,7 @@ export async function refreshSession() {
       await new Promise((done) => setTimeout(done, 200 * (attempt + 1)));
       return run(attempt + 1);
     }
-    if (!r.ok) { endSession(); return false; }
+    if (!r.ok) { endSession(); onEnded(); return false; } // ended (signed out elsewhere, expired, reused)
     const data = await r.json();
     S.token = data.token;
     store.set("okey.token", data.token);

@@ -9,6 +9,9 @@ import { api, errText, hasMethod, serviceMissing } from "./api.js";
 import { leaveTable } from "./table.js";
 import { decodeToken, endSession, keepSession, scheduleRefresh } from "./session.js";
 import { staffRole } from "./staff.js";
+import { stopChat } from "./chat.js";
+import { dailyFrom, stopChips } from "./wallet.js";
+import { dailyRefusal } from "./profile.js";
 
 export function useToken(token, name, chips) {
   const claims = decodeToken(token);
@@ -24,6 +27,9 @@ export function useToken(token, name, chips) {
 
 export function signOut(message) {
   leaveTable();
+  stopChat("lobby");
+  stopChips();
+  $("#welcome-note").hidden = true;
   S.token = null;
   S.me = null;
   store.del("okey.token");
@@ -71,6 +77,13 @@ function signedIn(r, name) {
   if (shown) store.set("okey.accountName", shown);
   useToken(r.token, shown, r.player ? num(r.player.chips) : undefined);
   keepSession(r);
+  if (r.player) { S.me.nextDaily = r.player.nextDailyChipsAt || ""; dailyFrom(r.player); }
+  // A new account without the day's chips (its device or network had them) is told why, and
+  // what it can do, at once: the profile's answer, which the claim gives too.
+  const note = $("#welcome-note");
+  const why = !r.returning && !num(r.chipsGranted) ? dailyRefusal() : "";
+  note.textContent = why ? `${tr("welcome.nochips")} ${why}` : "";
+  note.hidden = !why;
   // a share link waits for the sign-in; else the router shows the lobby, or the table this
   // player sits at in play (resume.js)
   go(location.hash.startsWith("#/join/") ? location.hash : "");

@@ -64,9 +64,9 @@ export function rackIds(view) { return (view.rack || []).map((x) => x.id); }
 export function tileById(t, id) { return (t.view.rack || []).find((x) => x.id === id) || null; }
 export function selectedOne() { const t = S.t; return t && t.selected.length === 1 ? t.selected[0] : null; }
 
-/** The seat I hold at a lobby table card, or null. */
+/** The seat I hold at a lobby table card, or null (a seat I left is not mine: a bot plays it). */
 export function mySeatAt(table) {
-  const s = (table.seats || []).find((x) => x.playerId && S.me && x.playerId === S.me.id);
+  const s = (table.seats || []).find((x) => x.playerId && S.me && x.playerId === S.me.id && !x.left);
   return s ? num(s.seat) : null;
 }
 

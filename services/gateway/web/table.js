@@ -104,6 +104,7 @@ export function renderTable() {
   const active = document.activeElement;
   const focusKey = active && active.dataset ? active.dataset.focus : null;
   $("#table-title").textContent = tableLabel({ tableId: t.id });
+  $("#table-practice").hidden = !(t.card && t.card.practice); // the lobby's word: unranked
   $("#table-hand").textContent = is101(v)
     ? tr("table.hand101", { hand: num(v.hand), rounds: num(v.options && v.options.rounds) || 5 })
     : tr("table.hand", { hand: num(v.hand) });

@@ -20,12 +20,35 @@ export async function refreshChips() {
       S.me.name = r.player.displayName || S.me.name;
       S.me.chips = num(r.player.chips);
       S.me.nextDaily = r.player.nextDailyChipsAt || "";
+      dailyFrom(r.player);
       store.set("okey.name", S.me.name);
       renderWho();
       return S.me.chips;
     }
   } catch { /* the count stays as it was */ }
   return null;
+}
+
+/** Keep the lobby's answer about the day's chips (PlayerProfile): why they cannot be had now, if so. */
+export function dailyFrom(player) {
+  if (!S.me || !player) return;
+  S.me.dailyReason = player.dailyChipsReason || "";
+  S.me.dailyLimit = num(player.dailyChipsLimit);
+}
+
+/** Stop refreshing the chips (signed out); keepChipsCurrent starts again. */
+export function stopChips() { clearInterval(timer); timer = null; }
+
+/** The chips as the lobby just said them (a settlement's balance, read with its record). */
+export function setChips(chips) {
+  if (!S.me) return;
+  S.me.chips = num(chips);
+  renderWho();
+}
+
+/** A posting is on its way (a hand prize): ask the lobby again in a moment, and once more later. */
+export function refreshChipsSoon() {
+  for (const ms of [700, 2500]) setTimeout(() => { if (S.token) refreshChips(); }, ms);
 }
 
 /** Refresh the chips now and every 15 s from here on (once started, it keeps going while signed in). */
@@ -40,7 +63,7 @@ export function keepChipsCurrent() {
  * without a stake costs nothing and needs no question. The count is fetched first, so the
  * dialog shows what the lobby holds now, not what the page remembered.
  */
-export async function confirmStake(stake, what = "") {
+export async function confirmStake(stake, what = "", quote = null) {
   stake = num(stake);
   if (stake <= 0) return true;
   const dialog = $("#stake-dialog");
@@ -50,6 +73,7 @@ export async function confirmStake(stake, what = "") {
   $("#stake-amount").textContent = tr("stake.amount", { stake });
   $("#stake-what").textContent = what;
   $("#stake-what").hidden = !what;
+  showQuote(quote);
   const short = have !== null && have < stake;
   $("#stake-chips").textContent = have === null ? tr("stake.chips.unknown")
     : short ? tr("stake.short", { chips: have, stake })
@@ -71,4 +95,27 @@ export async function confirmStake(stake, what = "") {
     dialog.showModal();
     (short ? $("#stake-cancel") : ok).focus();
   });
+}
+
+// What can be won at the table, as the lobby computed it (LobbyTable.quote, QuotePot): drawn,
+// never computed here. ``quote.full``: the pot when people take every seat (a waiting table).
+function showQuote(quote) {
+  const el = $("#stake-win");
+  if (!el) return;
+  const q = quote || {};
+  el.hidden = !num(q.pot);
+  if (el.hidden) { el.textContent = ""; return; }
+  const lines = [tr("stake.win", { max: num(q.maxWin), pot: num(q.pot), people: num(q.people), stake: num(q.stake) })];
+  if (num(q.bots)) lines.push(tr("stake.win.bots", { bots: num(q.bots) }));
+  if (q.full) lines.push(tr("stake.win.full"));
+  if (num(q.handPrize)) lines.push(tr("stake.win.prize", { prize: num(q.handPrize) }));
+  el.textContent = lines.join(" ");
+  el.dataset.max = String(num(q.maxWin));
+  el.dataset.pot = String(num(q.pot));
+}
+
+/** The lobby's quote for a table not opened yet (QuotePot); null when it cannot say. */
+export async function quotePot(options, fillWithBots) {
+  if (!S.token || S.lobbyDown || !hasMethod("LobbyService", "QuotePot") || !num(options.stake)) return null;
+  try { return (await api("LobbyService", "QuotePot", { options, fillWithBots })).quote || null; } catch { return null; }
 }

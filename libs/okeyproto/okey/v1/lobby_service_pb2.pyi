@@ -49,6 +49,13 @@ class ReportAction(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     REPORT_ACTION_WARN: _ClassVar[ReportAction]
     REPORT_ACTION_MUTE: _ClassVar[ReportAction]
     REPORT_ACTION_BAN: _ClassVar[ReportAction]
+
+class SettlementStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SETTLEMENT_STATUS_UNSPECIFIED: _ClassVar[SettlementStatus]
+    SETTLEMENT_STATUS_HELD: _ClassVar[SettlementStatus]
+    SETTLEMENT_STATUS_SETTLED: _ClassVar[SettlementStatus]
+    SETTLEMENT_STATUS_REFUNDED: _ClassVar[SettlementStatus]
 TABLE_VISIBILITY_UNSPECIFIED: TableVisibility
 TABLE_VISIBILITY_PUBLIC: TableVisibility
 TABLE_VISIBILITY_PRIVATE: TableVisibility
@@ -73,9 +80,13 @@ REPORT_ACTION_DISMISS: ReportAction
 REPORT_ACTION_WARN: ReportAction
 REPORT_ACTION_MUTE: ReportAction
 REPORT_ACTION_BAN: ReportAction
+SETTLEMENT_STATUS_UNSPECIFIED: SettlementStatus
+SETTLEMENT_STATUS_HELD: SettlementStatus
+SETTLEMENT_STATUS_SETTLED: SettlementStatus
+SETTLEMENT_STATUS_REFUNDED: SettlementStatus
 
 class PlayerProfile(_message.Message):
-    __slots__ = ("player_id", "display_name", "chips", "next_daily_chips_at", "muted_until", "banned_until", "warnings", "created_at", "deleted", "staff_role")
+    __slots__ = ("player_id", "display_name", "chips", "next_daily_chips_at", "muted_until", "banned_until", "warnings", "created_at", "deleted", "staff_role", "daily_chips_reason", "daily_chips_limit")
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     CHIPS_FIELD_NUMBER: _ClassVar[int]
@@ -86,6 +97,8 @@ class PlayerProfile(_message.Message):
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     DELETED_FIELD_NUMBER: _ClassVar[int]
     STAFF_ROLE_FIELD_NUMBER: _ClassVar[int]
+    DAILY_CHIPS_REASON_FIELD_NUMBER: _ClassVar[int]
+    DAILY_CHIPS_LIMIT_FIELD_NUMBER: _ClassVar[int]
     player_id: str
     display_name: str
     chips: int
@@ -96,7 +109,9 @@ class PlayerProfile(_message.Message):
     created_at: _timestamp_pb2.Timestamp
     deleted: bool
     staff_role: str
-    def __init__(self, player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., chips: _Optional[int] = ..., next_daily_chips_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., muted_until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., banned_until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., warnings: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deleted: _Optional[bool] = ..., staff_role: _Optional[str] = ...) -> None: ...
+    daily_chips_reason: str
+    daily_chips_limit: int
+    def __init__(self, player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., chips: _Optional[int] = ..., next_daily_chips_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., muted_until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., banned_until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., warnings: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deleted: _Optional[bool] = ..., staff_role: _Optional[str] = ..., daily_chips_reason: _Optional[str] = ..., daily_chips_limit: _Optional[int] = ...) -> None: ...
 
 class SignInGuestRequest(_message.Message):
     __slots__ = ("display_name", "device_id", "device_secret")
@@ -389,7 +404,7 @@ class LobbySeat(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., bot: _Optional[bool] = ..., left: _Optional[bool] = ...) -> None: ...
 
 class LobbyTable(_message.Message):
-    __slots__ = ("table_id", "game", "options", "rules", "stake", "visibility", "status", "seats", "seats_taken", "seat_count", "creator_id", "invite_code", "created_at", "pot")
+    __slots__ = ("table_id", "game", "options", "rules", "stake", "visibility", "status", "seats", "seats_taken", "seat_count", "creator_id", "invite_code", "created_at", "pot", "practice", "quote")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
@@ -404,6 +419,8 @@ class LobbyTable(_message.Message):
     INVITE_CODE_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     POT_FIELD_NUMBER: _ClassVar[int]
+    PRACTICE_FIELD_NUMBER: _ClassVar[int]
+    QUOTE_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     game: _common_pb2.Game
     options: _common_pb2.TableOptions
@@ -418,7 +435,117 @@ class LobbyTable(_message.Message):
     invite_code: str
     created_at: _timestamp_pb2.Timestamp
     pot: int
-    def __init__(self, table_id: _Optional[str] = ..., game: _Optional[_Union[_common_pb2.Game, str]] = ..., options: _Optional[_Union[_common_pb2.TableOptions, _Mapping]] = ..., rules: _Optional[_Iterable[_Union[TableRule, _Mapping]]] = ..., stake: _Optional[int] = ..., visibility: _Optional[_Union[TableVisibility, str]] = ..., status: _Optional[_Union[LobbyTableStatus, str]] = ..., seats: _Optional[_Iterable[_Union[LobbySeat, _Mapping]]] = ..., seats_taken: _Optional[int] = ..., seat_count: _Optional[int] = ..., creator_id: _Optional[str] = ..., invite_code: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., pot: _Optional[int] = ...) -> None: ...
+    practice: bool
+    quote: PotQuote
+    def __init__(self, table_id: _Optional[str] = ..., game: _Optional[_Union[_common_pb2.Game, str]] = ..., options: _Optional[_Union[_common_pb2.TableOptions, _Mapping]] = ..., rules: _Optional[_Iterable[_Union[TableRule, _Mapping]]] = ..., stake: _Optional[int] = ..., visibility: _Optional[_Union[TableVisibility, str]] = ..., status: _Optional[_Union[LobbyTableStatus, str]] = ..., seats: _Optional[_Iterable[_Union[LobbySeat, _Mapping]]] = ..., seats_taken: _Optional[int] = ..., seat_count: _Optional[int] = ..., creator_id: _Optional[str] = ..., invite_code: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., pot: _Optional[int] = ..., practice: _Optional[bool] = ..., quote: _Optional[_Union[PotQuote, _Mapping]] = ...) -> None: ...
+
+class PotQuote(_message.Message):
+    __slots__ = ("stake", "people", "bots", "pot", "max_win", "hand_prize")
+    STAKE_FIELD_NUMBER: _ClassVar[int]
+    PEOPLE_FIELD_NUMBER: _ClassVar[int]
+    BOTS_FIELD_NUMBER: _ClassVar[int]
+    POT_FIELD_NUMBER: _ClassVar[int]
+    MAX_WIN_FIELD_NUMBER: _ClassVar[int]
+    HAND_PRIZE_FIELD_NUMBER: _ClassVar[int]
+    stake: int
+    people: int
+    bots: int
+    pot: int
+    max_win: int
+    hand_prize: int
+    def __init__(self, stake: _Optional[int] = ..., people: _Optional[int] = ..., bots: _Optional[int] = ..., pot: _Optional[int] = ..., max_win: _Optional[int] = ..., hand_prize: _Optional[int] = ...) -> None: ...
+
+class QuotePotRequest(_message.Message):
+    __slots__ = ("options", "fill_with_bots")
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    FILL_WITH_BOTS_FIELD_NUMBER: _ClassVar[int]
+    options: _common_pb2.TableOptions
+    fill_with_bots: bool
+    def __init__(self, options: _Optional[_Union[_common_pb2.TableOptions, _Mapping]] = ..., fill_with_bots: _Optional[bool] = ...) -> None: ...
+
+class QuotePotResponse(_message.Message):
+    __slots__ = ("quote",)
+    QUOTE_FIELD_NUMBER: _ClassVar[int]
+    quote: PotQuote
+    def __init__(self, quote: _Optional[_Union[PotQuote, _Mapping]] = ...) -> None: ...
+
+class SettlementLine(_message.Message):
+    __slots__ = ("code", "amount", "count", "hand")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    code: str
+    amount: int
+    count: int
+    hand: int
+    def __init__(self, code: _Optional[str] = ..., amount: _Optional[int] = ..., count: _Optional[int] = ..., hand: _Optional[int] = ...) -> None: ...
+
+class SettlementSeat(_message.Message):
+    __slots__ = ("seat", "player_id", "bot", "left", "paid_in", "hand_prizes", "payout", "refund", "net", "why")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    LEFT_FIELD_NUMBER: _ClassVar[int]
+    PAID_IN_FIELD_NUMBER: _ClassVar[int]
+    HAND_PRIZES_FIELD_NUMBER: _ClassVar[int]
+    PAYOUT_FIELD_NUMBER: _ClassVar[int]
+    REFUND_FIELD_NUMBER: _ClassVar[int]
+    NET_FIELD_NUMBER: _ClassVar[int]
+    WHY_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    player_id: str
+    bot: bool
+    left: bool
+    paid_in: int
+    hand_prizes: int
+    payout: int
+    refund: int
+    net: int
+    why: _containers.RepeatedCompositeFieldContainer[SettlementLine]
+    def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., bot: _Optional[bool] = ..., left: _Optional[bool] = ..., paid_in: _Optional[int] = ..., hand_prizes: _Optional[int] = ..., payout: _Optional[int] = ..., refund: _Optional[int] = ..., net: _Optional[int] = ..., why: _Optional[_Iterable[_Union[SettlementLine, _Mapping]]] = ...) -> None: ...
+
+class Settlement(_message.Message):
+    __slots__ = ("table_id", "status", "stake", "people", "bots", "pot", "paid_out", "to_house", "refunded", "seats", "why", "updated_at")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    STAKE_FIELD_NUMBER: _ClassVar[int]
+    PEOPLE_FIELD_NUMBER: _ClassVar[int]
+    BOTS_FIELD_NUMBER: _ClassVar[int]
+    POT_FIELD_NUMBER: _ClassVar[int]
+    PAID_OUT_FIELD_NUMBER: _ClassVar[int]
+    TO_HOUSE_FIELD_NUMBER: _ClassVar[int]
+    REFUNDED_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    WHY_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    status: SettlementStatus
+    stake: int
+    people: int
+    bots: int
+    pot: int
+    paid_out: int
+    to_house: int
+    refunded: int
+    seats: _containers.RepeatedCompositeFieldContainer[SettlementSeat]
+    why: _containers.RepeatedCompositeFieldContainer[SettlementLine]
+    updated_at: _timestamp_pb2.Timestamp
+    def __init__(self, table_id: _Optional[str] = ..., status: _Optional[_Union[SettlementStatus, str]] = ..., stake: _Optional[int] = ..., people: _Optional[int] = ..., bots: _Optional[int] = ..., pot: _Optional[int] = ..., paid_out: _Optional[int] = ..., to_house: _Optional[int] = ..., refunded: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SettlementSeat, _Mapping]]] = ..., why: _Optional[_Iterable[_Union[SettlementLine, _Mapping]]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class GetSettlementRequest(_message.Message):
+    __slots__ = ("table_id",)
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    def __init__(self, table_id: _Optional[str] = ...) -> None: ...
+
+class GetSettlementResponse(_message.Message):
+    __slots__ = ("settlement", "balance")
+    SETTLEMENT_FIELD_NUMBER: _ClassVar[int]
+    BALANCE_FIELD_NUMBER: _ClassVar[int]
+    settlement: Settlement
+    balance: int
+    def __init__(self, settlement: _Optional[_Union[Settlement, _Mapping]] = ..., balance: _Optional[int] = ...) -> None: ...
 
 class OpenTableRequest(_message.Message):
     __slots__ = ("options", "visibility", "seat", "fill_with_bots")
@@ -527,16 +654,18 @@ class QuickPlayRequest(_message.Message):
     def __init__(self, options: _Optional[_Union[_common_pb2.TableOptions, _Mapping]] = ...) -> None: ...
 
 class QuickPlayResponse(_message.Message):
-    __slots__ = ("table", "seat", "opened", "started")
+    __slots__ = ("table", "seat", "opened", "started", "returned_to_seat")
     TABLE_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     OPENED_FIELD_NUMBER: _ClassVar[int]
     STARTED_FIELD_NUMBER: _ClassVar[int]
+    RETURNED_TO_SEAT_FIELD_NUMBER: _ClassVar[int]
     table: LobbyTable
     seat: int
     opened: bool
     started: bool
-    def __init__(self, table: _Optional[_Union[LobbyTable, _Mapping]] = ..., seat: _Optional[int] = ..., opened: _Optional[bool] = ..., started: _Optional[bool] = ...) -> None: ...
+    returned_to_seat: str
+    def __init__(self, table: _Optional[_Union[LobbyTable, _Mapping]] = ..., seat: _Optional[int] = ..., opened: _Optional[bool] = ..., started: _Optional[bool] = ..., returned_to_seat: _Optional[str] = ...) -> None: ...
 
 class FillWithBotsRequest(_message.Message):
     __slots__ = ("table_id",)

@@ -194,6 +194,16 @@ class LobbyServiceStub:
                 request_serializer=okey_dot_v1_dot_lobby__service__pb2.FillWithBotsRequest.SerializeToString,
                 response_deserializer=okey_dot_v1_dot_lobby__service__pb2.FillWithBotsResponse.FromString,
                 _registered_method=True)
+        self.GetSettlement = channel.unary_unary(
+                '/okey.v1.LobbyService/GetSettlement',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.GetSettlementRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.GetSettlementResponse.FromString,
+                _registered_method=True)
+        self.QuotePot = channel.unary_unary(
+                '/okey.v1.LobbyService/QuotePot',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.QuotePotRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.QuotePotResponse.FromString,
+                _registered_method=True)
         self.SendMessage = channel.unary_unary(
                 '/okey.v1.LobbyService/SendMessage',
                 request_serializer=okey_dot_v1_dot_lobby__service__pb2.SendMessageRequest.SerializeToString,
@@ -497,6 +507,23 @@ class LobbyServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetSettlement(self, request, context):
+        """A match's chips as the ledger moved them (issue 40.1): each seat's pay-in, hand prizes,
+        payout and refund, and why, with the caller's balance. For the players of the table (a seat,
+        left or not) and staff; anyone else gets NOT_SEATED. Clients draw it and compute no prize.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def QuotePot(self, request, context):
+        """What a table opened with these options would hold and pay, before the stake is confirmed:
+        with bots only the opener pays in (LobbyTable.quote says it for a table that exists).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def SendMessage(self, request, context):
         """Say something at a table or in the lobby; the house rules are checked first.
         """
@@ -722,6 +749,16 @@ def add_LobbyServiceServicer_to_server(servicer, server):
                     servicer.FillWithBots,
                     request_deserializer=okey_dot_v1_dot_lobby__service__pb2.FillWithBotsRequest.FromString,
                     response_serializer=okey_dot_v1_dot_lobby__service__pb2.FillWithBotsResponse.SerializeToString,
+            ),
+            'GetSettlement': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetSettlement,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.GetSettlementRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.GetSettlementResponse.SerializeToString,
+            ),
+            'QuotePot': grpc.unary_unary_rpc_method_handler(
+                    servicer.QuotePot,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.QuotePotRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.QuotePotResponse.SerializeToString,
             ),
             'SendMessage': grpc.unary_unary_rpc_method_handler(
                     servicer.SendMessage,
@@ -1504,6 +1541,60 @@ class LobbyService:
             '/okey.v1.LobbyService/FillWithBots',
             okey_dot_v1_dot_lobby__service__pb2.FillWithBotsRequest.SerializeToString,
             okey_dot_v1_dot_lobby__service__pb2.FillWithBotsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetSettlement(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/GetSettlement',
+            okey_dot_v1_dot_lobby__service__pb2.GetSettlementRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.GetSettlementResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def QuotePot(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/QuotePot',
+            okey_dot_v1_dot_lobby__service__pb2.QuotePotRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.QuotePotResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -123,7 +123,7 @@ class SeatStanding(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., score: _Optional[int] = ..., rank: _Optional[int] = ..., winner: _Optional[bool] = ..., payout: _Optional[int] = ...) -> None: ...
 
 class MatchResult(_message.Message):
-    __slots__ = ("table_id", "game", "standings", "winners", "pot", "payout", "remainder", "hands", "ended_at")
+    __slots__ = ("table_id", "game", "standings", "winners", "pot", "payout", "remainder", "hands", "ended_at", "practice")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     STANDINGS_FIELD_NUMBER: _ClassVar[int]
@@ -133,6 +133,7 @@ class MatchResult(_message.Message):
     REMAINDER_FIELD_NUMBER: _ClassVar[int]
     HANDS_FIELD_NUMBER: _ClassVar[int]
     ENDED_AT_FIELD_NUMBER: _ClassVar[int]
+    PRACTICE_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     game: _common_pb2.Game
     standings: _containers.RepeatedCompositeFieldContainer[SeatStanding]
@@ -142,7 +143,8 @@ class MatchResult(_message.Message):
     remainder: int
     hands: int
     ended_at: _timestamp_pb2.Timestamp
-    def __init__(self, table_id: _Optional[str] = ..., game: _Optional[_Union[_common_pb2.Game, str]] = ..., standings: _Optional[_Iterable[_Union[SeatStanding, _Mapping]]] = ..., winners: _Optional[_Iterable[int]] = ..., pot: _Optional[int] = ..., payout: _Optional[int] = ..., remainder: _Optional[int] = ..., hands: _Optional[int] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    practice: bool
+    def __init__(self, table_id: _Optional[str] = ..., game: _Optional[_Union[_common_pb2.Game, str]] = ..., standings: _Optional[_Iterable[_Union[SeatStanding, _Mapping]]] = ..., winners: _Optional[_Iterable[int]] = ..., pot: _Optional[int] = ..., payout: _Optional[int] = ..., remainder: _Optional[int] = ..., hands: _Optional[int] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., practice: _Optional[bool] = ...) -> None: ...
 
 class GetMatchResultRequest(_message.Message):
     __slots__ = ("table_id",)
