@@ -32,7 +32,7 @@ from okeycore import native
 from . import aioloop
 from .errors import AppErrors
 from .grpcserver import build_server, mark_not_serving, mark_serving
-from .logs import configure_logging, get_logger
+from .logs import configure_logging, fatal, get_logger, json_logs
 from .metrics import RECORDING, SERVICE_INFO, GrpcMetrics, MetricsServer, Sampler, serve_metrics
 from .revocations import RevocationFollower
 from .tracing import TracingInterceptor, configure_tracing
@@ -260,7 +260,8 @@ class ServiceHost(Generic[P]):
         await self.stop()
         if error is not None:
             self.log.error(f"{self.name}_failed", error=str(error))
-            print(f"okey {self.name}: {error}", flush=True, file=sys.stderr)
+            if not json_logs():  # on a terminal, the cause once more as a plain line
+                print(f"okey {self.name}: {error}", flush=True, file=sys.stderr)
             return 1
         return 0
 
@@ -286,7 +287,7 @@ def run_service(name: str, make: Callable[[], ServiceHost[Any]]) -> int:
         try:
             return await make().run_until_signalled()
         except OSError as exc:  # a port in use or not local: say which, not a traceback
-            print(f"okey {name}: {exc}", flush=True, file=sys.stderr)
+            fatal(name, str(exc))
             return 2
 
     return aioloop.run(go())

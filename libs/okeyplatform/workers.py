@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 
-from .logs import get_logger
+from .logs import fatal, get_logger
 from .metrics import RECORDING, metrics_address, serve_workers
 
 __all__ = ["supervise", "workers_variable", "worker_count"]
@@ -60,7 +60,7 @@ def supervise(service: str, module: str, workers: int, poll_s: float = 0.2) -> i
     try:
         metrics_at = metrics_address() if RECORDING else None
     except ValueError as exc:
-        print(f"okey {service}: {exc}", file=sys.stderr)
+        fatal(service, str(exc))
         return 2
     ports = [_free_port() for _ in range(workers)] if metrics_at else []
     server = None
@@ -68,7 +68,7 @@ def supervise(service: str, module: str, workers: int, poll_s: float = 0.2) -> i
         try:
             server = serve_workers(ports, *metrics_at)
         except OSError as exc:  # the port is taken: one line naming the variable, no traceback
-            print(f"okey {service}: {exc}", file=sys.stderr)
+            fatal(service, str(exc))
             return 2
 
     def spawn(i: int) -> subprocess.Popen[bytes]:

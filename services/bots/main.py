@@ -5,7 +5,6 @@ health entry) on an okeyplatform ServiceHost."""
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,7 +14,7 @@ from okeyplatform.client import TableClient
 from okeyplatform.consumer import EventItem, TableEventConsumer
 from okeyplatform.eventstore import open_pool
 from okeyplatform.host import InProcess, Part, ServiceHost, run_service
-from okeyplatform.logs import configure_logging
+from okeyplatform.logs import configure_logging, fatal
 from okeyplatform.workers import supervise, worker_count
 
 from .api import SERVICE_NAME
@@ -124,12 +123,12 @@ def main() -> int:
     try:
         workers = worker_count("bots")
     except ValueError as exc:
-        print(f"okey bots: {exc}", file=sys.stderr)
+        fatal("bots", str(exc))
         return 2
     try:
         config = BotsConfig.from_env()
     except ValueError as exc:
-        print(f"okey bots: {exc}", file=sys.stderr)
+        fatal("bots", str(exc))
         return 2
     if workers > 1:
         configure_logging("bots")

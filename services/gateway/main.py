@@ -151,7 +151,8 @@ def bootstrap(
             host=hhost,
             port=int(hport),
             log_level="warning",
-            access_log=False,
+            access_log=False,  # our own access line (api.py) is the one
+            log_config=None,  # uvicorn's lines go to the root logger: the one format (okeyplatform.logs)
             lifespan="off",
             ws=_WebSocketProtocol,
             http=guarded,

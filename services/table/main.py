@@ -4,7 +4,6 @@ timers, append listener, gRPC servicer) on an okeyplatform ServiceHost, which ru
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -12,7 +11,7 @@ from typing import Any
 from okey.v1 import table_service_pb2_grpc as pb_grpc
 from okeyplatform.eventstore import PostgresEventStore
 from okeyplatform.host import InProcess, Part, ServiceHost, run_service
-from okeyplatform.logs import configure_logging
+from okeyplatform.logs import configure_logging, fatal
 from okeyplatform.metrics import OPEN_TABLES
 from okeyplatform.relay import Relay
 from okeyplatform.workers import supervise, worker_count
@@ -139,7 +138,7 @@ def main() -> int:
     try:
         workers = worker_count("table")
     except ValueError as exc:
-        print(f"okey table: {exc}", file=sys.stderr)
+        fatal("table", str(exc))
         return 2
     if workers > 1:
         configure_logging("table")
