@@ -197,12 +197,28 @@ def _cmd_top(args: argparse.Namespace) -> int:
     return run_top(args)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, except that an argument a subcommand does not know is told by that
+    subcommand: its usage and one error line, exit 2 [issue 41.6]. (argparse's own hands a
+    subcommand's leftovers up to the top-level parser, which prints the top-level usage.) Every
+    subcommand's parser is of this class: ``add_subparsers`` makes its parsers of the parent's."""
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras and self._is_subcommand:
+            self.error("unrecognized arguments: " + " ".join(extras))
+        return parsed, extras
+
+    _is_subcommand = True
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="okey",
         description="Okey and Okey 101 backend: play, solve, benchmark.",
         epilog="Run 'okey <command> --help' for a command's options.",
     )
+    p._is_subcommand = False  # the top level: parse_args tells its own leftovers
     sub = p.add_subparsers(dest="command", metavar="<command>")
 
     demo = sub.add_parser(
@@ -217,7 +233,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--bots",
         default=None,
-        help="one strategy per seat, comma separated: random, greedy or strong (default: all greedy; in-process)",
+        help="one strategy per seat, comma separated: random, greedy, strong or easy (default: every seat the "
+        "strategy of the table's bot_level: HARD strong, NORMAL greedy, EASY easy; in-process)",
     )
     demo.add_argument(
         "-o",
