@@ -178,7 +178,14 @@ def run_up(args: argparse.Namespace) -> int:
             signal.signal(signal.SIGTERM, old_term)
             out.write("okey up: stopping ...\n")
             stack.stop()
-    out.write("okey up: stopped\n")
+    # The data folder once more where a person looks last (after Ctrl-C too) [issue 41.4].
+    if data_dir is not None:
+        out.write(f"okey up: stopped; the data stays in {data_dir} (okey up --data-dir {data_dir} goes on from it)\n")
+    elif not external:
+        out.write("okey up: stopped; the temporary data directory is removed (--ephemeral)\n")
+    else:
+        out.write("okey up: stopped; the data is in the servers of OKEY_DATABASE_URL and OKEY_NATS_URL\n")
+    out.flush()
     return 1 if failed else 0
 
 

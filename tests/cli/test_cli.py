@@ -14,17 +14,19 @@ import pytest
 OKEY = shutil.which("okey") or ""
 
 STANDING = re.compile(r"^  (\d+)\. seat (\d+)\s+(?:\((\w+)\s*\)\s+)?(-?\d+)(  winner)?$", re.M)
-HAND_SCORES = re.compile(r"^hand +\d+: .*(?:scores|totals) \[?([-\d, ]+?)\]?$", re.M)
+SEAT_TOTAL = re.compile(r"^  seat (\d+) \w+ +[+-]?\d+  total +(-?\d+)  \(", re.M)  # a hand's line of a seat
 
 
 def check_standings(out: str, higher_is_better: bool, bots: list[str] | None = None) -> list[int]:
     """The standings printed after "match over": one row a seat, its score the last hand's,
     ranked by score (standard competition ranking), "winner" on exactly the best; returns the
     scores by seat."""
-    rows = STANDING.findall(out.split("match over", 1)[1])
-    hands = HAND_SCORES.findall(out)
-    assert rows and hands, out
-    scores = [int(x) for x in re.split(r"[ ,]+", hands[-1].strip())]
+    played, _, after = out.partition("match over")
+    rows = STANDING.findall(after)
+    last = SEAT_TOTAL.findall(played[played.rfind("\nhand ") :])  # the last hand's line of each seat
+    assert rows and last, out
+    assert [int(seat) for seat, _ in last] == list(range(len(last))), out
+    scores = [int(total) for _, total in last]
     assert sorted(int(seat) for _, seat, _, _, _ in rows) == list(range(len(scores))), out
     by_seat = {int(seat): (int(rank), name, int(score), bool(win)) for rank, seat, name, score, win in rows}
     assert [by_seat[s][2] for s in range(len(scores))] == scores, out  # the standings are the last hand's scores
@@ -104,7 +106,7 @@ def test_D_9_demo_in_process_plays_okey_101_when_asked_and_refuses_the_other_gam
     assert got.returncode == 0, got.stderr
     assert got.stdout.startswith("Okey 101 (2 seats) demo") and "rounds=3" in got.stdout
     assert got.stdout.count("hand ") >= 3
-    check_standings(got.stdout, higher_is_better=False, bots=["greedy", "greedy"])  # 101: fewest points win
+    check_standings(got.stdout, higher_is_better=False, bots=["strong", "strong"])  # 101: fewest points win
     # Places are standard competition ranking: the lines start 1., and none is skipped wrongly.
     ranks = [int(line.split(".")[0]) for line in got.stdout.splitlines() if line[:4].strip().rstrip(".").isdigit()]
     assert ranks[0] == 1 and len(ranks) == 2
