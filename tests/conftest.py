@@ -202,10 +202,37 @@ hypothesis_settings.load_profile(_FUZZ)
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    _warnings_from_the_tests_are_errors(config)
     if _FUZZ == "explore" and getattr(config.option, "hypothesis_seed", None) is None:
         import secrets
 
         config.option.hypothesis_seed = secrets.randbelow(2**32)
+
+
+# ------------------------------------------------------------------ slow tests and warnings
+
+SLOW_FIXTURES = frozenset({"make_stack", "make_module_stack", "browser", "compiled_site"})
+"""A test that uses one of these (directly or through another fixture) starts services as
+processes (1-2 s each), a browser or a mypyc build of okeycore: it is ``slow``. So are the
+resilience tests (one whole stack on private servers, tests/resilience/conftest.py), and tests
+that start ``okey up`` by hand say it themselves (``pytest.mark.slow``). ``-m "not slow"`` is
+the rest: the README's quick loop."""
+
+
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by marker
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    resilience = Path(__file__).resolve().parent / "resilience"
+    for item in items:
+        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())) or item.path.is_relative_to(resilience):
+            item.add_marker(pytest.mark.slow)
+
+
+def _warnings_from_the_tests_are_errors(config: pytest.Config) -> None:
+    """pyproject.toml's ``filterwarnings`` makes a warning raised from the project's packages an
+    error; the tests' own modules are imported by file name (``test_abuse``, ``stacks``), so
+    their names are added here, from the files."""
+    names = sorted({path.stem for path in Path(__file__).resolve().parent.rglob("*.py")})
+    config.addinivalue_line("filterwarnings", "error:::(" + "|".join(names) + ")$")
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

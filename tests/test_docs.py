@@ -21,6 +21,8 @@ LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
 # OKEY_ strings in the code that are not settings: the stream's name, and the flag the table
 # service's parent sets for the workers it starts (SO_REUSEPORT), never set by hand.
 NOT_SETTINGS = {"OKEY_TABLES", "OKEY_REUSE_PORT"}
+# okeycore's reasons of a hand's breakdown line, which `okey demo` words (okeytools/demo.py).
+NOT_SETTINGS |= {"OKEY_DISCARDED", "OKEY_HELD", "OKEY_TAKER_DISCARDED"}
 
 
 def _slug(heading: str) -> str:
@@ -106,3 +108,66 @@ def test_the_okey_solve_examples_in_the_docs_are_what_the_solver_answers() -> No
     assert len(examples) >= 2
     for request, answer in examples:
         assert json.loads(solve_line(request)) == json.loads(answer), request
+
+
+# ------------------------------------------------------------------ issue 41: commands as written
+
+FENCED = re.compile(r"^( *)```(\w*)\n(.*?)^\1```$", re.M | re.S)
+
+
+def _blocks(text: str) -> list[str]:
+    """Every fenced code block's text, its indentation (a block inside a list item) taken off."""
+    return ["".join(line[len(indent) :] for line in body.splitlines(True)) for indent, _, body in FENCED.findall(text)]
+
+
+def _test_command() -> str:
+    """The README's second command: the block that installs `.[dev]` and runs pytest."""
+    found = [b.strip() for b in _blocks(README.read_text(encoding="utf-8")) if "'.[dev]'" in b and "pytest" in b]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_ci_runs_exactly_the_readmes_test_command() -> None:
+    """`.ci/run` holds the README's test command as a line of its own, and installs or runs
+    nothing else (no pip upgrade the README does not do)."""
+    command = _test_command()
+    lines = [line.strip() for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()]
+    assert command in lines, f".ci/run does not run the README's command {command!r}"
+    # a command that runs pip, pytest or python (not the word in a message)
+    invokes = re.compile(r"(?:^|&&|;|\|\|?)\s*(?:\S*/)?(?:pip3?|pytest|python3?)(?:\s|$)")
+    runs = [line for line in lines if not line.startswith("#") and invokes.search(line)]
+    assert runs == [command], runs
+
+
+def test_the_readmes_fast_subset_selects_some_tests_but_not_all() -> None:
+    """Each `-m "..."` subset the README names selects at least one test and fewer than the whole."""
+    import subprocess
+    import sys
+
+    subsets = set(re.findall(r'-m "([^"]+)"', README.read_text(encoding="utf-8")))
+    assert subsets, 'the README names a fast subset (-m "not slow")'
+    for expression in subsets:
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-m", expression],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        counted = re.search(r"^(\d+)(?:/(\d+))? tests? collected", done.stdout, re.M)
+        assert counted, done.stdout[-2000:] + done.stderr[-2000:]
+        chosen, whole = int(counted[1]), int(counted[2] or counted[1])
+        assert 0 < chosen < whole, f'-m "{expression}" selects {chosen} of {whole} tests'
+
+
+def test_the_readme_says_how_okey_and_grpcurl_get_on_the_path() -> None:
+    """After the install into .venv, the README puts .venv/bin on the PATH before its first bare
+    `okey`, `grpcurl` or `pytest` outside a `.venv/bin/` path."""
+    text = README.read_text(encoding="utf-8")
+    activate = text.find(". .venv/bin/activate")
+    assert activate >= 0, "the README says `. .venv/bin/activate`"
+    for tool in ("okey", "grpcurl"):
+        bare = re.search(rf"(?<![/\w.-]){tool} ", text[text.index("## The two commands") :])
+        assert bare, tool
+        first = text.index("## The two commands") + bare.start()
+        assert activate < first, f"`{tool}` is used bare before the README says how it gets on the PATH"

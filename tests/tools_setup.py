@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -146,7 +146,7 @@ def needed_by(modules: Iterable[ModuleType]) -> set[str]:
     names: set[str] = set()
     for module in seen.values():
         for value in vars(module).values():
-            if callable(value) and value in _LOOKUPS:
+            if callable(value) and isinstance(value, Hashable) and value in _LOOKUPS:  # not pytestmark
                 names.update(_LOOKUPS[value])
     return names
 

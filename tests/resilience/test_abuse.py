@@ -8,6 +8,7 @@ requests; a player token on the admin RPCs. Every refusal is clean and changes n
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import subprocess
@@ -955,11 +956,15 @@ def test_15_5_a_player_cannot_open_tables_or_watch_streams_without_end(edge: Edg
         ).status_code
         == 200
     )
-    # Watch streams: eight at once, the ninth refused; one closed frees a place.
-    socks = []
-    try:
+    # Watch streams: eight at once, the ninth refused; one closed frees a place. Each connection
+    # is entered as a context manager (websockets' sync client requires it), on one ExitStack
+    # that closes whichever are still open at the end.
+    with contextlib.ExitStack() as open_streams:
+        socks = []
         for i in range(8):
-            ws = ws_client.connect(_watch_url(edge, made[i % 3], guest.token), open_timeout=RPC_TIMEOUT_S)
+            ws = open_streams.enter_context(
+                ws_client.connect(_watch_url(edge, made[i % 3], guest.token), open_timeout=RPC_TIMEOUT_S)
+            )
             assert "snapshot" in json.loads(ws.recv(timeout=RPC_TIMEOUT_S))
             socks.append(ws)
         with ws_client.connect(_watch_url(edge, made[0], guest.token), open_timeout=RPC_TIMEOUT_S) as extra:
@@ -973,18 +978,16 @@ def test_15_5_a_player_cannot_open_tables_or_watch_streams_without_end(edge: Edg
         # refused watch holds nothing), not after a fixed pause.
         deadline = time.monotonic() + 10
         while True:
-            ws = ws_client.connect(_watch_url(edge, made[1], guest.token), open_timeout=RPC_TIMEOUT_S)
+            ws = open_streams.enter_context(
+                ws_client.connect(_watch_url(edge, made[1], guest.token), open_timeout=RPC_TIMEOUT_S)
+            )
             first = json.loads(ws.recv(timeout=RPC_TIMEOUT_S))
             if "snapshot" in first:
-                break
+                break  # kept open, with the seven others, until the ExitStack ends
             ws.close()
             assert first.get("error", {}).get("reason") == "TOO_MANY_WATCHES", first
             assert time.monotonic() < deadline, "a closed watch stream did not free its place in 10 s"
             time.sleep(0.05)
-        socks.append(ws)
-    finally:
-        for ws in socks:
-            ws.close()
     edge.healthy()
 
 
