@@ -52,11 +52,56 @@ def test_every_link_leads_to_a_file_and_heading_that_exist(doc: Path) -> None:
             continue  # http(s), mailto
         path, _, anchor = target.partition("#")
         file = (doc.parent / path).resolve() if path else doc
-        if not file.is_relative_to(ROOT) and not file.exists():
-            continue  # ../shared beside the repository, when it is not there
         assert file.exists(), f"{doc.name}: {target} leads nowhere"
         if anchor and file.suffix == ".md":
             assert anchor in _anchors(file), f"{doc.name}: no heading #{anchor} in {file.name}"
+
+
+# issue 42 item 6: the docs stand on their own. A link is a file of the repository or a public
+# web address; nothing beside the checkout (../shared), no absolute path, no file:// address.
+ANY_LINK = re.compile(r"\]\(([^)\s]+)\)")
+REFERENCE = re.compile(r"^\s*\[[^\]]+\]:\s*(\S+)", re.M)  # [name]: target
+
+
+@pytest.mark.parametrize("doc", [README, *PAGES], ids=lambda p: p.name)
+def test_every_link_stays_inside_the_repository(doc: Path) -> None:
+    text = re.sub(r"```.*?```", "", doc.read_text(encoding="utf-8"), flags=re.S)
+    for target in ANY_LINK.findall(text) + REFERENCE.findall(text):
+        scheme = re.match(r"([a-z][a-z0-9+.-]*):", target, re.I)
+        if scheme:
+            assert scheme.group(1).lower() in ("http", "https", "mailto"), f"{doc.name}: {target} is no public address"
+            continue
+        path = target.partition("#")[0]
+        assert not path.startswith(("/", "~", "\\")), f"{doc.name}: {target} is an absolute path"
+        if path:
+            file = (doc.parent / path).resolve()
+            assert file.is_relative_to(ROOT), f"{doc.name}: {target} leaves the repository"
+
+
+RULE_ID = re.compile(r"\[((?:[TMCOP]-[A-Z]+|D)-\d+)\]")
+
+
+def _rule_ids() -> list[str]:
+    """The ids of tests/core/rule_ids.txt (section headers and comments left out)."""
+    lines = (ROOT / "tests" / "core" / "rule_ids.txt").read_text(encoding="utf-8").splitlines()
+    return [s for s in (line.strip() for line in lines) if s and not s.startswith(("#", "["))]
+
+
+def test_docs_rules_states_every_rule_id_and_no_other() -> None:
+    """docs/rules.md is the rules in the repository's own words: every id of rule_ids.txt is
+    stated there as [ID], and it cites no id that rule_ids.txt does not list."""
+    ids = _rule_ids()
+    assert len(ids) >= 80, len(ids)  # the search finds the ids
+    cited = set(RULE_ID.findall((ROOT / "docs" / "rules.md").read_text(encoding="utf-8")))
+    assert not set(ids) - cited, f"not in docs/rules.md: {sorted(set(ids) - cited)}"
+    assert not cited - set(ids), f"docs/rules.md cites ids rule_ids.txt does not list: {sorted(cited - set(ids))}"
+
+
+def test_docs_rules_names_the_issues_of_the_pending_decisions() -> None:
+    text = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    for rule, issue in (("D-11", "issue 44"), ("D-12", "issue 46")):
+        line = next(line for line in text.splitlines() if line.startswith(f"- [{rule}]"))
+        assert "Pending" in line and issue in line, line
 
 
 IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)\s]+)\)")
