@@ -4,8 +4,12 @@ Servers start lazily, once per session, and only for tests that ask for them:
 
 - ``database_url`` / ``nats_url``: ``OKEY_DATABASE_URL`` / ``OKEY_NATS_URL`` when set, else an
   embedded server (``okeytools.embedded``) started on first use and stopped at session end.
-- ``fresh_database_url``: a new empty database on that server for one test, dropped afterwards;
-  ``pg_conn``: an asyncpg connection to it.
+- ``fresh_database_url``: a new database on that server for one test, dropped afterwards, with
+  every service's schema already applied (``okey migrate``'s: event store, scoring, lobby, bots):
+  a copy (``CREATE DATABASE ... TEMPLATE``) of a template migrated once per session, so a test
+  does not pay for the migrations (the services' own migrate at start finds nothing to do);
+  ``pg_conn``: an asyncpg connection to it. ``empty_database_url``: a new database with no
+  schema at all, for the tests of the migrations themselves.
 - ``nats_client`` / ``jetstream``: a nats-py connection and its JetStream context; streams the
   test created are deleted afterwards. Name streams and subjects with ``unique_id`` so tests
   never collide on a shared server.
@@ -39,6 +43,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -85,28 +90,86 @@ def unique_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
-@pytest.fixture
-async def fresh_database_url(database_url: str, request: pytest.FixtureRequest) -> AsyncIterator[str]:
-    """The URL of a new, empty database for this test; dropped (connections and all) afterwards.
-    When the test also used the session's NATS, the events its tables' relay published there are
-    purged first, so no later test's consumer replays them."""
-    name = f"okey_test_{uuid.uuid4().hex[:16]}"
+async def _migrate_everything(url: str) -> None:
+    """Every schema the services own, in ``okey migrate``'s order (okeytools.up.run_migrate)."""
+    from okeyplatform.eventstore import migrate
+
+    from services.bots.consumer import migrate_schema as bots_schema
+    from services.lobby.store import migrate_schema as lobby_schema
+    from services.scoring.store import migrate_schema as scoring_schema
+
+    conn = await asyncpg.connect(url)
+    try:
+        await migrate(conn)
+        for migrate_schema in (scoring_schema, lobby_schema, bots_schema):
+            await migrate_schema(conn)
+    finally:
+        await conn.close()
+
+
+async def _admin(database_url: str, sql: str) -> None:
     admin = await asyncpg.connect(database_url)
     try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
+        await admin.execute(sql)
     finally:
         await admin.close()
+
+
+@pytest.fixture(scope="session")
+def migrated_template(database_url: str) -> Iterator[str]:
+    """The name of a database migrated once for this session: ``fresh_database_url`` copies it.
+    Nothing stays connected to it (PostgreSQL copies a template only when no one is), and its name
+    is this session's own, so sessions sharing a server (OKEY_DATABASE_URL) never meet on it."""
+    import asyncio
+
+    name = f"okey_template_{uuid.uuid4().hex[:16]}"
+
+    async def create() -> None:
+        await _admin(database_url, f'CREATE DATABASE "{name}"')
+        try:
+            await _migrate_everything(with_database(database_url, name))
+        except BaseException:
+            await _admin(database_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            raise
+
+    asyncio.run(create())
+    try:
+        yield name
+    finally:
+        asyncio.run(_admin(database_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@asynccontextmanager
+async def _new_database(database_url: str, request: pytest.FixtureRequest, template: str | None) -> AsyncIterator[str]:
+    name = f"okey_test_{uuid.uuid4().hex[:16]}"
+    await _admin(database_url, f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else ""))
     url = with_database(database_url, name)
     try:
         yield url
     finally:
         if "nats_url" in request.fixturenames:
             await leave_nats_clean(request.getfixturevalue("nats_url"), (), (url,))
-        admin = await asyncpg.connect(database_url)
-        try:
-            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        finally:
-            await admin.close()
+        await _admin(database_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+async def fresh_database_url(
+    database_url: str, migrated_template: str, request: pytest.FixtureRequest
+) -> AsyncIterator[str]:
+    """The URL of a new database for this test, every service's schema applied (a copy of
+    ``migrated_template``); dropped (connections and all) afterwards. When the test also used the
+    session's NATS, the events its tables' relay published there are purged first, so no later
+    test's consumer replays them."""
+    async with _new_database(database_url, request, migrated_template) as url:
+        yield url
+
+
+@pytest.fixture
+async def empty_database_url(database_url: str, request: pytest.FixtureRequest) -> AsyncIterator[str]:
+    """As ``fresh_database_url``, but a database with no schema at all: for a test of the
+    migrations themselves."""
+    async with _new_database(database_url, request, None) as url:
+        yield url
 
 
 @pytest.fixture

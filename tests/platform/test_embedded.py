@@ -59,12 +59,39 @@ async def test_asyncpg_creates_inserts_and_reads(pg_conn: asyncpg.Connection) ->
         await pg_conn.execute("INSERT INTO events VALUES ('t1', 2, '{}')")
 
 
-async def test_each_test_gets_a_fresh_empty_database(database_url: str, fresh_database_url: str) -> None:
+async def test_each_test_gets_a_fresh_empty_database(database_url: str, empty_database_url: str) -> None:
+    assert empty_database_url != database_url
+    conn = await asyncpg.connect(empty_database_url)
+    try:
+        assert await conn.fetchval("SELECT current_database()") == urlsplit(empty_database_url).path[1:]
+        assert await conn.fetchval("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'") == 0
+    finally:
+        await conn.close()
+
+
+async def test_each_test_gets_a_fresh_database_with_every_schema_applied(
+    database_url: str, fresh_database_url: str, migrated_template: str
+) -> None:
+    """A copy of the session's migrated template: every scope ``okey migrate`` applies, at its
+    latest version, and nothing of another test's."""
+    from okeyplatform.consumer import CONSUMER_MIGRATIONS
+    from okeyplatform.eventstore import MIGRATIONS
+
+    from services.lobby import store as lobby
+    from services.scoring import store as scoring
+
     assert fresh_database_url != database_url
+    assert urlsplit(fresh_database_url).path[1:] != migrated_template
     conn = await asyncpg.connect(fresh_database_url)
     try:
-        assert await conn.fetchval("SELECT current_database()") == urlsplit(fresh_database_url).path[1:]
-        assert await conn.fetchval("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'") == 0
+        rows = await conn.fetch("SELECT scope, max(version) AS v FROM okey_schema GROUP BY scope")
+        assert {r["scope"]: r["v"] for r in rows} == {
+            "eventstore": MIGRATIONS[-1][0],
+            "consumer": CONSUMER_MIGRATIONS[-1][0],
+            lobby.SCOPE: lobby.MIGRATIONS[-1][0],
+            scoring.SCOPE: scoring.MIGRATIONS[-1][0],
+        }
+        assert await conn.fetchval("SELECT count(*) FROM okey_events") == 0
     finally:
         await conn.close()
 

@@ -139,14 +139,14 @@ async def test_postgres_reader_never_skips_a_late_commit(fresh_database_url: str
         await pg.close()
 
 
-async def test_replicas_migrating_a_fresh_database_at_once_all_start(fresh_database_url: str) -> None:
+async def test_replicas_migrating_a_fresh_database_at_once_all_start(empty_database_url: str) -> None:
     """Replicas started together (OKEY_TABLE_WORKERS, a Deployment rolling out) migrate the same
     empty database at once: every one starts, and each migration is applied exactly once. (The
     bookkeeping table used to be created before the advisory lock was taken, and one of two
     replicas then died on pg_type's unique index.)"""
     from okeyplatform.eventstore import MIGRATIONS, migrate
 
-    conns = [await asyncpg.connect(fresh_database_url) for _ in range(6)]
+    conns = [await asyncpg.connect(empty_database_url) for _ in range(6)]
     try:
         results = await asyncio.gather(*(migrate(c) for c in conns), return_exceptions=True)
         assert not [r for r in results if isinstance(r, BaseException)], results
