@@ -20,6 +20,7 @@ import httpx
 import pytest
 import websockets.sync.client as ws_client
 from gateway_calls import LOBBY, lobby_post
+from names import unique_name
 from resilience_stack import ResilienceStack
 from websockets.exceptions import ConnectionClosed
 
@@ -46,9 +47,7 @@ def _refused(r: httpx.Response, reason: str) -> None:
 
 
 def _guest(http: httpx.Client, name: str) -> dict[str, Any]:
-    return _ok(
-        lobby_post(http, "SignInGuest", {"displayName": f"{name} {uuid.uuid4().hex[:4]}", "deviceId": uuid.uuid4().hex})
-    )
+    return _ok(lobby_post(http, "SignInGuest", {"displayName": unique_name(name), "deviceId": uuid.uuid4().hex}))
 
 
 def _proof(http: httpx.Client, signed_in: dict[str, Any], token: str | None = None) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 
 import asyncpg
 import httpx
+from names import unique_name
 from resilience_stack import ResilienceStack
 
 HTTP_TIMEOUT_S = 10.0
@@ -49,7 +50,7 @@ def _stored_hashes(database_url: str) -> list[bytes]:
 
 def test_19_1_signing_in_again_with_the_device_credential_returns_the_same_account(stack: ResilienceStack) -> None:
     stack.ensure_up()
-    name = f"Donen {uuid.uuid4().hex[:4]}"
+    name = unique_name("Donen")
     with httpx.Client(base_url=stack.http, timeout=HTTP_TIMEOUT_S) as http:
         first = _post(http, SIGN_IN, {"displayName": name, "deviceId": uuid.uuid4().hex})
         assert first.status_code == 200, first.text
@@ -82,7 +83,7 @@ def test_19_1_signing_in_again_with_the_device_credential_returns_the_same_accou
         assert bad.status_code == 400 and bad.json()["reason"] == "INVALID_ARGUMENT", bad.text
 
         # A banned player's credential signs nobody in while the ban lasts.
-        reporter = _post(http, SIGN_IN, {"displayName": f"Gozcu {uuid.uuid4().hex[:4]}", "deviceId": "r"}).json()
+        reporter = _post(http, SIGN_IN, {"displayName": unique_name("Gozcu"), "deviceId": "r"}).json()
         r = _post(
             http,
             "/okey.v1.LobbyService/ReportPlayer",
@@ -118,7 +119,7 @@ def _refused_everywhere(http: httpx.Client, token: str, seconds: float = 5.0) ->
 def test_19_2_refresh_tokens_rotate_and_a_reused_one_ends_the_session(stack: ResilienceStack) -> None:
     stack.ensure_up()
     with httpx.Client(base_url=stack.http, timeout=HTTP_TIMEOUT_S) as http:
-        first = _post(http, SIGN_IN, {"displayName": f"Oturum {uuid.uuid4().hex[:4]}", "deviceId": uuid.uuid4().hex})
+        first = _post(http, SIGN_IN, {"displayName": unique_name("Oturum"), "deviceId": uuid.uuid4().hex})
         assert first.status_code == 200, first.text
         body = first.json()
         token, refresh = body["token"], body["refreshToken"]
@@ -158,7 +159,7 @@ def test_19_2_refresh_tokens_rotate_and_a_reused_one_ends_the_session(stack: Res
         _refused_everywhere(http, third["token"])
 
         # Sign-out ends the session too; unknown and malformed refresh tokens are refused.
-        fresh = _post(http, SIGN_IN, {"displayName": f"Cikis {uuid.uuid4().hex[:4]}", "deviceId": "o"}).json()
+        fresh = _post(http, SIGN_IN, {"displayName": unique_name("Cikis"), "deviceId": "o"}).json()
         assert _post(http, "/okey.v1.LobbyService/SignOut", {}, fresh["token"]).status_code == 200
         ended = _post(http, REFRESH, {"refreshToken": fresh["refreshToken"]})
         assert ended.status_code == 401 and ended.json()["reason"] == "REFRESH_INVALID", ended.text
@@ -178,7 +179,7 @@ def _chips_ok(http: httpx.Client, token: str) -> bool:
 def test_19_3_an_email_or_a_link_code_opens_the_account_on_a_second_device(stack: ResilienceStack) -> None:
     stack.ensure_up()
     with httpx.Client(base_url=stack.http, timeout=HTTP_TIMEOUT_S) as http:
-        first = _post(http, SIGN_IN, {"displayName": f"Tasinan {uuid.uuid4().hex[:4]}", "deviceId": "phone"}).json()
+        first = _post(http, SIGN_IN, {"displayName": unique_name("Tasinan"), "deviceId": "phone"}).json()
         player, token = first["player"]["playerId"], first["token"]
         # The sensitive calls go with a proof token: this device's credential, shown just before.
         r = _post(http, "/okey.v1.LobbyService/Reauthenticate", {"deviceSecret": first["deviceSecret"]}, token)
@@ -216,7 +217,7 @@ def test_19_3_an_email_or_a_link_code_opens_the_account_on_a_second_device(stack
 
 def test_19_4_a_deleted_account_is_off_the_stats_and_stays_off_after_a_replay(stack: ResilienceStack) -> None:
     stack.ensure_up()
-    name = f"Giden {uuid.uuid4().hex[:4]}"
+    name = unique_name("Giden")
     with httpx.Client(base_url=stack.http, timeout=HTTP_TIMEOUT_S) as http:
         me = _post(http, SIGN_IN, {"displayName": name, "deviceId": uuid.uuid4().hex}).json()
         player, token = me["player"]["playerId"], me["token"]
@@ -252,7 +253,7 @@ def test_19_4_a_deleted_account_is_off_the_stats_and_stays_off_after_a_replay(st
         r = _post(http, "/okey.v1.LobbyService/DeleteAccount", {"confirmName": name}, proof)
         assert r.status_code == 200, r.text
         _refused_everywhere(http, token)
-        other = _post(http, SIGN_IN, {"displayName": f"Kalan {uuid.uuid4().hex[:4]}", "deviceId": "k"}).json()
+        other = _post(http, SIGN_IN, {"displayName": unique_name("Kalan"), "deviceId": "k"}).json()
         seen = _post(http, "/okey.v1.LobbyService/GetPlayer", {"playerId": player}, other["token"]).json()["player"]
         assert seen.get("deleted") is True and not seen.get("displayName")
 

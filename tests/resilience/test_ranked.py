@@ -10,6 +10,7 @@ import uuid
 from typing import Any
 
 import httpx
+from names import unique_name
 from resilience_stack import ResilienceStack
 
 
@@ -22,7 +23,7 @@ def test_15_6_a_match_against_bots_on_autopilot_earns_no_ranked_win(stack: Resil
     with httpx.Client(base_url=stack.http, timeout=10.0) as http:
         r = http.post(
             "/api/okey.v1.LobbyService/SignInGuest",
-            json={"displayName": f"Ciftci {uuid.uuid4().hex[:4]}", "deviceId": uuid.uuid4().hex},
+            json={"displayName": unique_name("Ciftci"), "deviceId": uuid.uuid4().hex},
         )
         assert r.status_code == 200, r.text
         player, token = r.json()["player"]["playerId"], r.json()["token"]

@@ -9,6 +9,7 @@ import uuid
 from typing import Any
 
 import httpx
+from names import unique_name
 from resilience_stack import ResilienceStack
 
 HTTP_TIMEOUT_S = 10.0
@@ -58,18 +59,18 @@ def test_15_11_a_sign_out_and_a_ban_are_honoured_by_every_service_within_seconds
     stack.ensure_up()
     with httpx.Client(base_url=stack.http, timeout=HTTP_TIMEOUT_S) as http:
         # Sign-out: the token works everywhere, then nowhere.
-        player, token = _sign_in(http, f"Cikan {uuid.uuid4().hex[:4]}")
+        player, token = _sign_in(http, unique_name("Cikan"))
         for path, body in _calls(player)[1:]:
             assert _post(http, path, body, token).status_code == 200, path
         assert _post(http, "/okey.v1.LobbyService/SignOut", {}, token).status_code == 200
         took = _refused_everywhere_within(http, player, token, 5.0)
         print(f"sign-out honoured by table, scoring and lobby in {took:.2f} s")
         # A new sign-in is a new token (and account) that works.
-        _, fresh = _sign_in(http, f"Yeni {uuid.uuid4().hex[:4]}")
+        _, fresh = _sign_in(http, unique_name("Yeni"))
         assert _post(http, "/okey.v1.LobbyService/GetChips", {}, fresh).status_code == 200
         # Ban: a moderator bans a reported player; their token stops working everywhere.
-        bad, bad_token = _sign_in(http, f"Kotu {uuid.uuid4().hex[:4]}")
-        _, reporter = _sign_in(http, f"Sikayet {uuid.uuid4().hex[:4]}")
+        bad, bad_token = _sign_in(http, unique_name("Kotu"))
+        _, reporter = _sign_in(http, unique_name("Sikayet"))
         assert (
             _post(http, "/okey.v1.ScoringService/GetLeaderboard", {"game": "GAME_OKEY"}, bad_token).status_code == 200
         )
