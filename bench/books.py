@@ -27,7 +27,7 @@ import grpc
 import nats
 from okey.v1 import scoring_service_pb2 as spb
 from okey.v1 import scoring_service_pb2_grpc as spb_grpc
-from okeycore.events import MatchEnded, event_from_dict
+from okeycore.events import MatchEnded
 from okeycore.games import engine_for
 from okeycore.kernel.state import Phase
 from okeyplatform.auth import issue_token
@@ -247,7 +247,7 @@ async def _results(database_url: str, scoring_addr: str, table_ids: Sequence[str
         async with grpc.aio.insecure_channel(scoring_addr) as ch:
             stub = spb_grpc.ScoringServiceStub(ch)
             for t in table_ids:
-                events = [event_from_dict({"type": e.type, **e.data}) for e in await store.read_stream(t)]
+                events = [e.event() for e in await store.read_stream(t)]
                 if not events or not isinstance(events[-1], MatchEnded):
                     continue
                 ended = events[-1]

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from okeycore.classic import public_event
-from okeycore.events import HandStarted, event_from_dict, event_to_dict
+from okeycore.events import HandStarted, event_to_dict
 from okeyplatform.contract import decode_envelope, encode_envelope, nats_headers
 from okeyplatform.eventstore import StoredEvent
 
@@ -43,7 +43,7 @@ def _log(n: int) -> list[StoredEvent]:
 
 def json_encode(e: StoredEvent) -> bytes:
     """The relay of bc48906: ``json.dumps(public_envelope(e))``."""
-    public = public_event(event_from_dict({"type": e.type, **e.data}), None)
+    public = public_event(e.event(), None)
     env = {
         "table_id": e.stream_id,
         "version": e.version,

@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import grpc
-from okeycore.events import event_from_dict, to_move
+from okeycore.events import to_move
 from okeycore.options import BOUNDS, TableOptions
 from okeycore.strategy import STRATEGIES
 from okeyplatform.auth import issue_token
@@ -404,7 +404,7 @@ class BotTables:
         person's think time; a bot seat called is due at the event's time plus the think time
         the bots give it (``think_seconds``, the bots' own), and its draw says how much later
         it moved than that."""
-        event = event_from_dict({"type": e.type, **e.data})
+        event = e.event()
         seat = int(e.data.get("seat", -1))
         if e.type == "TileDrawn" and seat in tr.bot_due:
             late = (e.recorded_at - tr.bot_due.pop(seat)).total_seconds()

@@ -32,7 +32,7 @@ from okeycore.events import EVENT_TYPES, Event, event_from_dict, to_move
 from okeycore.options import OptionsError, TableOptions
 from okeycore.tiles import TILE_COUNT, face_of_id
 
-from .eventstore import StoredEvent
+from .eventstore import BadEnvelope, StoredEvent, UnknownEvent, UnreadableEvent
 from .logs import get_logger
 from .optionsconv import options_pb, snake
 from .tracing import valid_traceparent
@@ -51,7 +51,6 @@ __all__ = [
     "envelope_from_pb",
     "encode_envelope",
     "decode_envelope",
-    "decode_stored",
     "nats_headers",
     "envelope_json",
     "valid_traceparent",
@@ -59,25 +58,6 @@ __all__ = [
 
 CONTENT_TYPE = "application/x-protobuf; messageType=okey.v1.TableEvent"
 """The NATS ``Content-Type`` header of a table event (the envelope, binary)."""
-
-
-class BadEnvelope(ValueError):
-    """A message on the table subjects that is not a table event envelope."""
-
-
-class UnreadableEvent(BadEnvelope):
-    """The envelope is readable, its event is not (malformed, or a value its message cannot
-    hold): the table and version are known, so a consumer can set that table aside."""
-
-    def __init__(self, message: str, table_id: str, version: int, kind: str) -> None:
-        super().__init__(message)
-        self.table_id = table_id
-        self.version = version
-        self.kind = kind
-
-
-class UnknownEvent(UnreadableEvent):
-    """An event type this okeycore does not know (a newer table service wrote it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,23 +268,6 @@ _BY_SLOT: dict[str, type[Event]] = {}
 # ------------------------------------------------------------------ the envelope
 
 
-def decode_stored(stored: StoredEvent) -> Event:
-    """The okeycore event a stored row holds (the log keeps okeycore's JSON form). Raises
-    UnknownEvent / UnreadableEvent naming the table and version."""
-    if stored.type not in EVENT_TYPES:
-        message = f"unknown event type {stored.type!r} at table {stored.stream_id!r} version {stored.version}"
-        raise UnknownEvent(message, stored.stream_id, stored.version, stored.type)
-    try:
-        return event_from_dict({"type": stored.type, **stored.data})
-    except (KeyError, ValueError, TypeError) as exc:
-        raise UnreadableEvent(
-            f"cannot read the {stored.type!r} event at table {stored.stream_id!r} version {stored.version}: {exc!r}",
-            stored.stream_id,
-            stored.version,
-            stored.type,
-        ) from None
-
-
 def envelope_pb(
     stored: StoredEvent,
     event: Event | None = None,
@@ -330,7 +293,7 @@ def envelope_pb(
         env.bot_seats = stored.bot_seats
     _set_time(env.time, stored.recorded_at)
     try:
-        full = event if event is not None else decode_stored(stored)
+        full = event if event is not None else stored.event()
         env.to_move = to_move(full)
         shown = full if private else public(full, seat)
         slot, put, _ = _event_codec(type(shown))

@@ -15,12 +15,17 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 import asyncpg
+import okeycore.games  # noqa: F401  (registers the Okey 101 events, so a row of either game decodes)
+from okeycore.events import EVENT_TYPES, Event, event_from_dict
 
 from .tracing import db_span
 
 __all__ = [
     "NewEvent",
     "StoredEvent",
+    "BadEnvelope",
+    "UnreadableEvent",
+    "UnknownEvent",
     "GlobalPosition",
     "AppendResult",
     "VersionConflict",
@@ -52,6 +57,25 @@ KEEP_TIMER: Any = _Keep()
 """Pass as ``due_at_ms`` to leave a stream's timer as it is."""
 
 
+class BadEnvelope(ValueError):
+    """A message on the table subjects that is not a table event envelope."""
+
+
+class UnreadableEvent(BadEnvelope):
+    """The envelope is readable, its event is not (malformed, or a value its message cannot
+    hold): the table and version are known, so a consumer can set that table aside."""
+
+    def __init__(self, message: str, table_id: str, version: int, kind: str) -> None:
+        super().__init__(message)
+        self.table_id = table_id
+        self.version = version
+        self.kind = kind
+
+
+class UnknownEvent(UnreadableEvent):
+    """An event type this okeycore does not know (a newer table service wrote it)."""
+
+
 @dataclass(frozen=True, slots=True)
 class NewEvent:
     type: str
@@ -75,6 +99,22 @@ class StoredEvent:
     # The seats a bot plays after the event (a mask, bit i for seat i); None when not known
     # (appended before it was kept, or by a writer that does not say).
     bot_seats: int | None = None
+
+    def event(self) -> Event:
+        """The okeycore event this row holds (the log keeps okeycore's JSON form). Raises
+        UnknownEvent / UnreadableEvent naming the table and version."""
+        if self.type not in EVENT_TYPES:
+            message = f"unknown event type {self.type!r} at table {self.stream_id!r} version {self.version}"
+            raise UnknownEvent(message, self.stream_id, self.version, self.type)
+        try:
+            return event_from_dict({"type": self.type, **self.data})
+        except (KeyError, ValueError, TypeError) as exc:
+            raise UnreadableEvent(
+                f"cannot read the {self.type!r} event at table {self.stream_id!r} version {self.version}: {exc!r}",
+                self.stream_id,
+                self.version,
+                self.type,
+            ) from None
 
 
 @dataclass(frozen=True, slots=True)

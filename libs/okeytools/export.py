@@ -17,7 +17,7 @@ from typing import Any, TextIO
 
 from okeycore.events import TableCreated
 from okeycore.games import engine_for as engine
-from okeyplatform.contract import decode_stored, envelope_json, envelope_pb
+from okeyplatform.contract import envelope_json, envelope_pb
 from okeyplatform.eventstore import PostgresEventStore
 
 __all__ = ["export_lines", "run_export"]
@@ -33,7 +33,7 @@ async def export_lines(store: PostgresEventStore, table_id: str, private: bool, 
         if not batch:
             return
         for e in batch:
-            event = decode_stored(e)
+            event = e.event()
             if isinstance(event, TableCreated):
                 public = engine(event.options.game).public_event
             if public is None:

@@ -9,7 +9,7 @@ import sys
 from dataclasses import dataclass
 
 from okeycore.classic import deal
-from okeycore.events import HandEnded, HandStarted, event_from_dict
+from okeycore.events import HandEnded, HandStarted
 from okeycore.fairness import deal_commitment
 
 __all__ = ["DealCheck", "check_deal", "run_verify_deal"]
@@ -65,7 +65,7 @@ async def _load(database_url: str, table_id: str, hand: int) -> tuple[HandStarte
     ended: HandEnded | None = None
     for e in events:
         if e.type in ("HandStarted", "HandEnded") and e.data.get("hand") == hand:
-            ev = event_from_dict({"type": e.type, **e.data})
+            ev = e.event()
             if isinstance(ev, HandStarted):
                 started = ev
             elif isinstance(ev, HandEnded):

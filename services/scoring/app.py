@@ -12,9 +12,8 @@ import asyncpg
 from okeycore.events import Event
 from okeyplatform.auth import Identity
 from okeyplatform.consumer import APPLIED, DUPLICATE, HELD, PARKED, BatchResult
-from okeyplatform.contract import UnknownEvent, UnreadableEvent, decode_stored
 from okeyplatform.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
-from okeyplatform.eventstore import StoredEvent
+from okeyplatform.eventstore import StoredEvent, UnknownEvent, UnreadableEvent
 from okeyplatform.logs import get_logger
 
 from .projection import (
@@ -62,7 +61,7 @@ class Item:
     @classmethod
     def of_stored(cls, e: StoredEvent) -> Item:
         try:
-            event: Event | UnreadableEvent = decode_stored(e)
+            event: Event | UnreadableEvent = e.event()
         except UnreadableEvent as exc:
             event = exc
         return cls(e.stream_id, e.version, e.recorded_at, event)

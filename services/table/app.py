@@ -14,7 +14,7 @@ from typing import Any
 
 from okeycore.commands import Command, CreateTable, ForceMove, StartHand, TimeOut
 from okeycore.errors import RuleViolation
-from okeycore.events import Event, TableCreated, event_from_dict, event_to_dict
+from okeycore.events import Event, TableCreated, event_to_dict
 from okeycore.games import Engine, engine_for
 from okeycore.kernel.state import Phase
 from okeycore.options import TableOptions
@@ -149,10 +149,10 @@ class TableApp:
         stored = await self.store.read_stream(table_id)
         if not stored:
             raise TableNotFound(f"no table {table_id!r}")
-        first = event_from_dict({"type": stored[0].type, **stored[0].data})
+        first = stored[0].event()
         options: TableOptions = first.options  # type: ignore[attr-defined]
         engine = engine_for(options.game)
-        state = engine.fold(None, (event_from_dict({"type": e.type, **e.data}) for e in stored))
+        state = engine.fold(None, (e.event() for e in stored))
         loaded = Loaded(state, engine)
         self._remember(table_id, loaded)
         return loaded
@@ -310,7 +310,7 @@ class TableApp:
         """``table_id`` exists: the same creation retried gets its first version; any other
         is refused, so nobody takes over a table that is someone else's."""
         stored = await self.store.read_stream(table_id, limit=1)
-        first = event_from_dict({"type": stored[0].type, **stored[0].data}) if stored else None
+        first = stored[0].event() if stored else None
         mine = await self.store.find_command(table_id, key)
         same = (
             mine is not None
@@ -569,7 +569,7 @@ def _table_id_for(caller: str, command_id: str) -> str:
 
 def _pairs(stored: list[StoredEvent]) -> list[tuple[StoredEvent, Event]]:
     """Stored events with the engine's events they hold."""
-    return [(e, event_from_dict({"type": e.type, **e.data})) for e in stored]
+    return [(e, e.event()) for e in stored]
 
 
 def _data(event: Event) -> dict[str, Any]:

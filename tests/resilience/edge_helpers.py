@@ -32,7 +32,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from okey.v1 import common_pb2
 from okey.v1 import lobby_service_pb2 as lpb
 from okey.v1 import table_service_pb2 as tpb
-from okeycore.events import Event, TableCreated, event_from_dict
+from okeycore.events import Event, TableCreated
 from okeycore.games import engine_for
 from okeyplatform.auth import issue_token
 from okeyplatform.eventstore import PostgresEventStore, StoredEvent
@@ -358,7 +358,7 @@ class Edge:
         """The table's log from PostgreSQL, each stored event with its okeycore event."""
         assert self.events is not None
         stored = self.call(self.events.read_stream(table_id or self.table_id))
-        return [(st, event_from_dict({"type": st.type, **st.data})) for st in stored]
+        return [(st, st.event()) for st in stored]
 
     def private_state(self, table_id: str = "") -> Any:
         """The table's full state (every rack, the deck order): its log folded with okeycore."""
