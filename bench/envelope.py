@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
                 if getattr(args, "events", None)
                 else command_line("envelope", args)
             ),
-            [Table(("per event", "protobuf envelope", "JSON (before issue 16)"), rows, frozenset({1, 2}))],
+            [Table(("per event", "protobuf envelope", "JSON (the old form, still read)"), rows, frozenset({1, 2}))],
             in_process=True,
             notes=[f"{len(log):,} events of bot matches, in-process, one core"],
         ),
