@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any, Literal, overload
 
 from . import classic, okey101
+from .kernel.automations import Automation, Shuffle
 from .kernel.engine import Engine, GameEngine
 from .kernel.state import Phase
 from .options import Game
 
-__all__ = ["Engine", "GameEngine", "Phase", "CLASSIC", "OKEY101", "ENGINES", "engine_for"]
+__all__ = ["Engine", "GameEngine", "Automation", "Shuffle", "Phase", "CLASSIC", "OKEY101", "ENGINES", "engine_for"]
 
 CLASSIC: GameEngine[classic.ClassicState, classic.SeatView, classic.Hints] = GameEngine(
     Game.OKEY,
@@ -20,6 +21,10 @@ CLASSIC: GameEngine[classic.ClassicState, classic.SeatView, classic.Hints] = Gam
     classic.view,
     classic.public_event,
     classic.hints,
+    classic.automation,
+    classic.due_at,
+    classic.on_due,
+    classic.follow_ups,
 )
 OKEY101: GameEngine[okey101.Okey101State, okey101.SeatView101, okey101.Hints] = GameEngine(
     Game.OKEY101,
@@ -30,6 +35,10 @@ OKEY101: GameEngine[okey101.Okey101State, okey101.SeatView101, okey101.Hints] = 
     okey101.view,
     okey101.public_event,
     okey101.hints,
+    okey101.automation,
+    okey101.due_at,
+    okey101.on_due,
+    okey101.follow_ups,
 )
 
 ENGINES: dict[Game, Engine[Any, Any, Any]] = {Game.OKEY: CLASSIC, Game.OKEY101: OKEY101}

@@ -9,14 +9,13 @@ import secrets
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from okeycore.commands import Command, CreateTable, ForceMove, StartHand, TimeOut
+from okeycore.commands import Command, CreateTable, StartHand
 from okeycore.errors import RuleViolation
 from okeycore.events import Event, TableCreated, event_to_dict
-from okeycore.games import Engine, engine_for
-from okeycore.kernel.state import Phase
+from okeycore.games import Engine, Shuffle, engine_for
 from okeycore.options import TableOptions
 from okeyplatform import metrics as M
 from okeyplatform.auth import Identity, is_staff
@@ -197,20 +196,11 @@ class TableApp:
 
     # ------------------------------------------------------------ writing
 
-    def _deal(self) -> tuple[tuple[int, ...], str]:
+    def _shuffle(self) -> Shuffle:
+        """The host's randomness for a deal the engine declares due."""
         order = list(range(106))
         _RNG.shuffle(order)  # [C-DEAL-3]: a cryptographically secure shuffle
-        return tuple(order), secrets.token_hex(16)
-
-    def _follow_ups(self, engine: Engine, state: Any, now: int) -> list[Event]:
-        """System commands the table issues itself: the next hand after a hand ends (refused
-        while a break runs, until every person is ready [P-BREAK-3])."""
-        if state.phase in (Phase.NEW, Phase.HAND_OVER):
-            order, salt = self._deal()
-            got = engine.decide(state, StartHand(order=order, salt=salt, now_ms=now))
-            if isinstance(got, list):
-                return got
-        return []
+        return Shuffle(tuple(order), secrets.token_hex(16))
 
     async def _commit(
         self,
@@ -233,8 +223,8 @@ class TableApp:
                 s = engine.evolve(s, e)
                 applied.append(e)
                 new.append(NewEvent(e.type, _data(e), s.hand, s.bot_seats))
-            pending = self._follow_ups(engine, s, now)
-        due = _due(s)
+            pending = engine.follow_ups(s, now, self._shuffle)  # the next deal [P-BREAK-3]
+        due = engine.due_at(s)
         t0 = time.perf_counter()
         res = await self.store.append(table_id, version, new, command_id, due, traceparent)
         M.TABLE_APPEND.observe(time.perf_counter() - t0)
@@ -422,45 +412,23 @@ class TableApp:
             raise Forbidden(f"seat {seat} is not yours")
 
     async def fire_timer(self, table_id: str) -> ActResult | None:
-        """A due timer: the turn's time ran out -> TimeOut; its grace ran out -> ForceMove
-        [C-TIME-1]. Idempotent across replicas through the command id."""
+        """A due timer: the command the engine says the clock triggers now (the turn's TimeOut,
+        its ForceMove after the grace [C-TIME-1], the deal at the break's end [P-BREAK-3]).
+        Idempotent across replicas through the command id."""
         loaded = await self.load(table_id, fresh=True)
-        s = loaded.state
-        if s.in_break:
-            return await self._end_break(table_id, s)
-        if s.phase is not Phase.PLAYING:
-            await self.store.set_timer(table_id, None)
-            return None
+        s, engine = loaded.state, loaded.engine
         now = self.clock()
-        if now < s.deadline_ms:
-            # Not due (a move arrived meanwhile): put the timer back where the state says.
-            await self.store.set_timer(table_id, s.deadline_ms)
+        due = engine.due_at(s)
+        command = engine.on_due(s, now, self._shuffle, self.grace_ms) if due is not None else None
+        if command is None:
+            # Not due (a move arrived meanwhile, another replica's stale claim), or nothing to
+            # wait for: put the timer where the state says.
+            await self.store.set_timer(table_id, due)
             return None
-        grace = self.grace_ms
-
-        def make(now_ms: int) -> Command:
-            return ForceMove(now_ms=now_ms) if s.timed_out else TimeOut(now_ms=now_ms, grace_ms=grace)
-
-        M.child(M.TIMERS_FIRED, "turn").inc()
-        M.TIMER_LATENESS.observe(max(0, now - s.deadline_ms) / 1000)
+        M.child(M.TIMERS_FIRED, "break" if isinstance(command, StartHand) else "turn").inc()
+        M.TIMER_LATENESS.observe(max(0, now - due) / 1000)
         try:
-            return await self.act(table_id, f"timer:{s.version}", make)
-        except RuleError as err:
-            self.log.info("timer_noop", table_id=table_id, code=err.code)
-            return None
-
-    async def _end_break(self, table_id: str, s: Any) -> ActResult | None:
-        """The break between hands is due: deal the next hand [P-BREAK-3]."""
-        if self.clock() < s.break_due_ms:
-            await self.store.set_timer(table_id, s.break_due_ms)  # not due yet: put the timer back
-            return None
-        order, salt = self._deal()
-        M.child(M.TIMERS_FIRED, "break").inc()
-        M.TIMER_LATENESS.observe(max(0, self.clock() - s.break_due_ms) / 1000)
-        try:
-            return await self.act(
-                table_id, f"timer:{s.version}", lambda now_ms: StartHand(order=order, salt=salt, now_ms=now_ms)
-            )
+            return await self.act(table_id, f"timer:{s.version}", lambda now_ms: replace(command, now_ms=now_ms))
         except RuleError as err:
             self.log.info("timer_noop", table_id=table_id, code=err.code)
             return None
@@ -537,15 +505,6 @@ def _count_events(game: str, events: list[Event]) -> None:
             M.child(M.TABLE_HANDS, game, finish).inc()
         elif kind == "MatchEnded":
             M.child(M.TABLE_MATCHES, game).inc()
-
-
-def _due(state: Any) -> int | None:
-    """When the table's timer fires: the turn's deadline, or the end of the break between hands."""
-    if state.phase is Phase.PLAYING and state.deadline_ms:
-        return int(state.deadline_ms)
-    if state.in_break:
-        return int(state.break_due_ms)
-    return None
 
 
 def _command_key(identity: Identity | None, seat: int | None, command_id: str) -> str:

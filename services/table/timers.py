@@ -1,4 +1,4 @@
-"""The due-timer poller: turns whose time ran out get their TimeOut / ForceMove commands."""
+"""The due-timer poller: a table whose timer is due gets the command its engine declares (``on_due``)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ __all__ = ["TimerPoller"]
 
 class TimerPoller:
     """Claims due timers (``FOR UPDATE SKIP LOCKED``, so replicas share them) every
-    ``interval_s`` and fires each; the command it appends sets the table's next deadline."""
+    ``interval_s`` and fires each (a turn's TimeOut or ForceMove, the deal at a break's end); the
+    command it appends sets the table's next timer (the engine's ``due_at``)."""
 
     def __init__(self, app: TableApp, store: EventStore, interval_s: float = 0.2, lease_ms: int = 5000) -> None:
         self.app = app

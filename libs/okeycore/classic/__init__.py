@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..kernel.automations import automation, due_at, on_due
 from ..kernel.dealing import deal as _deal
 from ..kernel.state import Phase
 from ..kernel.table import split_pot
@@ -19,7 +20,7 @@ from .events import CLASSIC_EVENTS, HandEnded, IndicatorShown, PairsDeclared, Tu
 from .evolve import evolve, fold
 from .finish import FinishCheck, check_finish, finishing_tiles
 from .hints import Arrangement, Hints, TileHint, hints
-from .rules import DEAL, RULES, allowed, can, decide
+from .rules import DEAL, RULES, allowed, can, decide, follow_ups
 from .state import ClassicState, SeatState, Stage
 from .view import SeatPublic, SeatView, view
 
@@ -35,6 +36,10 @@ __all__ = [
     "allowed",
     "evolve",
     "fold",
+    "automation",
+    "due_at",
+    "on_due",
+    "follow_ups",
     "view",
     "public_event",
     "hints",

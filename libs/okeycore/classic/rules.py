@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..kernel.automations import FollowUps, follow_ups_of
 from ..kernel.commands import Command, Discard, Draw, TakeDiscard
 from ..kernel.dealing import DealSpec
 from ..kernel.events import DrawSource, Event, HandEndReason, PenaltyApplied, TileDiscarded, TileDrawn
@@ -33,7 +34,7 @@ from .finish import FinishCheck, check_finish, finishing_tiles
 from .scoring import colored_finish, finish_deltas, finish_multiplier, indicator_deltas, match_end
 from .state import ClassicState, Stage
 
-__all__ = ["DEAL", "DECIDERS", "RULES", "decide", "can", "allowed", "pairs_only"]
+__all__ = ["DEAL", "DECIDERS", "RULES", "decide", "can", "allowed", "follow_ups", "pairs_only"]
 
 DEAL = DealSpec(starter_tiles=15, other_tiles=14)
 """The starter 15 tiles, the others 14; 48 stay in the deck [C-DEAL-1]."""
@@ -248,3 +249,5 @@ RULES: GameRules[ClassicState] = GameRules(Game.OKEY, "classic Okey", DEAL, DECI
 _DISPATCH = Dispatcher(RULES)
 decide, can, allowed = _DISPATCH.decide, _DISPATCH.can, _DISPATCH.allowed
 """Classic's ``decide``, ``can`` and ``allowed``: the kernel's dispatcher on the deciders above."""
+follow_ups: FollowUps[ClassicState] = follow_ups_of(decide)
+"""What follows a command by itself: the next deal, with the host's shuffle (``kernel.automations``)."""

@@ -59,6 +59,7 @@ __all__ = [
     "deadline",
     "BREAK_RULES_VERSION",
     "takes_break",
+    "break_holds",
     "split_pot",
     "match_ended",
     "revealed",
@@ -130,6 +131,12 @@ def takes_break(state: TableState[Any]) -> bool:
     """Does a hand's end start a break here: a table of the rules with breaks, a break of more
     than 0 seconds and a person seated; a bot-only table deals at once [P-BREAK-4]."""
     return state.rules_version >= BREAK_RULES_VERSION and state.options.hand_break_seconds > 0 and bool(state.persons)
+
+
+def break_holds(state: TableState[Any], now_ms: int) -> bool:
+    """Does the break between hands still hold the next deal back at ``now_ms``: it is not due
+    and some person has not said Ready [P-BREAK-3]."""
+    return state.in_break and now_ms < state.break_due_ms and not set(state.persons) <= set(state.ready)
 
 
 def _with_break(state: TableState[Any], events: list[Event], now_ms: int) -> list[Event]:
@@ -288,7 +295,7 @@ class Dispatcher(Generic[S]):
     def _start_hand(self, state: S, cmd: StartHand) -> Decision:
         if state.phase is Phase.PLAYING:
             return violation("HAND_IN_PROGRESS", "a hand is already being played")
-        if state.in_break and cmd.now_ms < state.break_due_ms and not set(state.persons) <= set(state.ready):
+        if break_holds(state, cmd.now_ms):
             return violation("NOT_DUE", "the break between hands is not over yet")  # [P-BREAK-3]
         if not is_full_order(cmd.order):
             return violation("BAD_DEAL", "a deal must order each of the 106 tile ids exactly once")

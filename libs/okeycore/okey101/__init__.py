@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..kernel.automations import automation, due_at, on_due
 from ..kernel.dealing import deal as _deal
 from ..kernel.view import public_event
 from ..racks import ids_for, is_real_okey
@@ -17,7 +18,7 @@ from .events import OKEY101_EVENTS, HandEnded101, HandVoided, MeldsOpened, OkeyT
 from .evolve import evolve, fold
 from .hints import Hints, TileHint, hints
 from .openings import OpeningPreview, pair_opening, run_opening
-from .rules import DEAL, RULES, allowed, can, decide
+from .rules import DEAL, RULES, allowed, can, decide, follow_ups
 from .scoring import Opening
 from .side import side_use
 from .state import PAIR_OPENER_ADDS, PAIR_THRESHOLD, RUN_THRESHOLD, Okey101State, Seat101, Stage
@@ -49,6 +50,10 @@ __all__ = [
     "allowed",
     "evolve",
     "fold",
+    "automation",
+    "due_at",
+    "on_due",
+    "follow_ups",
     "deal",
     "DEAL",
     "RULES",

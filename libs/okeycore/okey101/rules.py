@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 from .. import melds as M
 from ..errors import RuleViolation
+from ..kernel.automations import FollowUps, follow_ups_of
 from ..kernel.commands import Command, Discard, Draw, TakeDiscard
 from ..kernel.dealing import DealSpec
 from ..kernel.events import DrawSource, Event, HandEndReason, PenaltyApplied, TileDiscarded, TileDrawn
@@ -40,7 +41,7 @@ from .side import side_first, side_use
 from .state import PAIR_OPENER_ADDS, Okey101State, Stage
 from .table_melds import add_options, arrange, codes, group_needs_fourth, penalty_reason, take_option
 
-__all__ = ["DEAL", "DECIDERS", "RULES", "decide", "can", "allowed"]
+__all__ = ["DEAL", "DECIDERS", "RULES", "decide", "can", "allowed", "follow_ups"]
 
 DEAL = DealSpec(starter_tiles=22, other_tiles=21)
 """The starter 22 tiles, the others 21; 62 stay in the deck at 2 seats, 20 at 4 [O-DEAL-1]."""
@@ -412,3 +413,5 @@ RULES: GameRules[Okey101State] = GameRules(
 _DISPATCH = Dispatcher(RULES)
 decide, can, allowed = _DISPATCH.decide, _DISPATCH.can, _DISPATCH.allowed
 """Okey 101's ``decide``, ``can`` and ``allowed``: the kernel's dispatcher on the deciders above."""
+follow_ups: FollowUps[Okey101State] = follow_ups_of(decide)
+"""What follows a command by itself: the next deal, with the host's shuffle (``kernel.automations``)."""
