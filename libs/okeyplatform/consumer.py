@@ -1,24 +1,36 @@
-"""One consumer of the table events: a durable pull consumer of OKEY_TABLES, exactly once in
-effect, never out of order.
+"""The one kind of table event consumer: a durable pull consumer of OKEY_TABLES, exactly once in
+effect, never out of order; a service hands over only its :class:`ConsumerSpec` (a name and
+``apply(unit_of_work, envelope)``), and this module does the rest.
 
-Each fetched batch is applied in one transaction that also records every table's applied
-version; only then are its messages acknowledged. A message redelivered after a crash, or
-published twice, is at or below the applied version and changes nothing. A message ahead of a
-gap is held back: the missing versions are read from the stream (an ephemeral consumer on that
-table's subject), else from the PostgreSQL log (``log_reader``), and applied first; when neither
-holds them yet the message is negatively acknowledged with a delay and waits for its
-redelivery. NATS or PostgreSQL going away (at start, or a restart) is waited out with backoff;
-the consumer never creates or changes the stream (:func:`~okeyplatform.relay.bind_table_stream`).
+What the platform does for every consumer, in one place:
 
-Who applies is the consumer's ``applier``: the scoring projection (which keeps its applied
-versions in its own rows), or :class:`VersionedApplier`, the applied-version record for any
-handler: ``handler(conn, item)`` runs inside the transaction that records the version, so its
-writes on ``conn`` happen exactly once; or :class:`ConcurrentApplier`, for a handler whose effects
-lie outside the database and are idempotent (the bots' commands, whose ids the table keeps): its
-tables run at once, each table's events in order, and the versions handled are recorded after.
+- **decode**: a message becomes an :class:`~okeyplatform.contract.Envelope`, or an
+  :class:`Unreadable` event (its table and version are known, its event is not), or is rejected
+  (no table event at all: logged, counted, acknowledged; nothing a publisher puts on the
+  subjects stops a consumer);
+- **track**: each table's applied version of the consumer (``okey_consumer_versions``), written
+  in the transaction of the effects of that version; only then are the messages acknowledged. A
+  message redelivered after a crash, or published twice, is at or below the record and changes
+  nothing;
+- **park**: a table whose event cannot be applied (what the spec's ``parks`` names, an
+  unreadable event when the spec says so, a value PostgreSQL refuses) is set aside in
+  ``okey_consumer_parked``; its later events are skipped, every other table goes on, and the
+  service's ``okey.<name>.parked`` health entry says so (:meth:`TableEventConsumer.serve_parked_health`);
+- **fill gaps**: a version past a gap is held back while the missing versions are read from the
+  stream (an ephemeral consumer on that table's subject), else from the PostgreSQL log; when
+  neither holds them yet the message is negatively acknowledged with a delay. The same log read
+  catches a table up outside the stream (:meth:`VersionedApplier.catch_up`).
 
-A message that is not a table event at all (``decode`` raises :class:`RejectedMessage`) is logged,
-counted and acknowledged: nothing a publisher puts on the subjects stops a consumer."""
+NATS or PostgreSQL going away (at start, or a restart) is waited out with backoff; the consumer
+never creates or changes the stream (:func:`~okeyplatform.relay.bind_table_stream`).
+
+Two kinds of effect, declared by the spec: **in the database** (the default): ``apply(uow,
+envelope)`` runs inside the transaction that records the version, on the unit of work the spec's
+``unit`` opens on its connection, so its writes happen exactly once; a version past a gap waits.
+**External and idempotent by its command ids** (``external=True``, the bots, whose command ids
+the table keeps): the unit of work is None, a batch's tables run at once, each table's events in
+order and not inside a transaction, gaps do not matter, and the versions handled are recorded
+after; a handler raising :class:`RetryLater` hands its event back for later."""
 
 from __future__ import annotations
 
@@ -26,12 +38,14 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
 
 import asyncpg
 import nats
+from grpc_health.v1 import health_pb2
 from nats.aio.msg import Msg
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.client import JetStreamContext
@@ -39,24 +53,31 @@ from nats.js.client import JetStreamContext
 from . import metrics as M
 from .aioloop import KeyedLocks
 from .bus import connect_nats, pause
-from .contract import BadEnvelope, Envelope, decode_envelope
-from .eventstore import migrate
+from .contract import Envelope, decode_envelope, encode_envelope, nats_headers
+from .eventstore import BadEnvelope, EventStore, StoredEvent, UnknownEvent, UnreadableEvent, migrate
 from .logs import get_logger
 from .relay import TABLE_STREAM, bind_table_stream, table_subject
 from .tracing import consumer_span
 
+if TYPE_CHECKING:
+    from .host import ServiceHost
+
 __all__ = [
     "PROJECTION_LINGER_S",
+    "ConsumerSpec",
     "TableEventConsumer",
-    "VersionedApplier",
-    "BatchResult",
     "Applier",
+    "VersionedApplier",
+    "ConcurrentApplier",
+    "applier_for",
+    "BatchResult",
+    "Item",
+    "Unreadable",
     "FatalEvent",
     "RejectedMessage",
     "RetryLater",
-    "ConcurrentApplier",
-    "EventItem",
-    "decode_item",
+    "decode",
+    "envelope_of",
     "APPLIED",
     "DUPLICATE",
     "HELD",
@@ -65,12 +86,16 @@ __all__ = [
     "CONSUMER_MIGRATIONS",
     "migrate_consumer_versions",
     "record_versions",
+    "park",
+    "parked_tables",
+    "replace_parked",
+    "parked_health",
 ]
 
 APPLIED = "APPLIED"
 DUPLICATE = "DUPLICATE"  # at or below the applied version: already applied
 HELD = "HELD"  # ahead of a gap: not applied until the missing versions are
-PARKED = "PARKED"  # its table is parked: an event of it could not be applied (the applier's call)
+PARKED = "PARKED"  # its table is parked: an event of it could not be applied
 RETRY = "RETRY"  # not applied now (a service it needs is away): handed back, tried again later
 PROJECTION_LINGER_S = 0.1
 """How long the projections (scoring, the lobby's payouts) let a busy stream gather between two
@@ -78,32 +103,23 @@ fetches: a batch of ~12 events at 500 events/s becomes one of ~50, in one transa
 at most this much later. The bots do not linger (a bot's turn waits on its consumer)."""
 _OUTCOMES = (APPLIED, DUPLICATE, HELD, PARKED, RETRY, "REJECTED")  # okey_consumer_messages_total{outcome}
 
-
-class _Item(Protocol):
-    @property
-    def table_id(self) -> str: ...
-
-    @property
-    def version(self) -> int: ...
-
-    @property
-    def recorded_at(self) -> datetime: ...
+U = TypeVar("U")
 
 
-I = TypeVar("I", bound=_Item)  # noqa: E741
+@dataclass(frozen=True, slots=True)
+class Unreadable:
+    """A table event whose envelope names its table and version but whose event this okeycore
+    cannot read (``error``: malformed, a value its message cannot hold, or an
+    :class:`~okeyplatform.eventstore.UnknownEvent` a newer table service wrote)."""
+
+    table_id: str
+    version: int
+    time: datetime
+    error: UnreadableEvent
 
 
-@dataclass(slots=True)
-class BatchResult:
-    outcomes: list[str]  # per item, in the order given
-    versions: dict[str, int]  # each table's applied version afterwards
-    applied: int = 0
-    held: list[int] = field(default_factory=list)  # indexes of the items held back
-    parked: dict[str, tuple[int, str]] = field(default_factory=dict)  # tables parked now: (version, why)
-
-
-class Applier(Protocol[I]):
-    async def apply(self, items: Sequence[I]) -> BatchResult: ...
+Item = Envelope | Unreadable
+"""What the consumer hands its applier: a table event, or one it cannot read."""
 
 
 class FatalEvent(Exception):
@@ -116,101 +132,150 @@ class FatalEvent(Exception):
 
 
 class RejectedMessage(Exception):
-    """Raised by ``decode``: the message is no table event envelope (no table, no version). The
-    consumer logs it and acknowledges it; the PostgreSQL log, the truth, never holds such a thing."""
+    """A message that is no table event envelope (no table, no version). The consumer logs it and
+    acknowledges it; the PostgreSQL log, the truth, never holds such a thing."""
 
 
 class RetryLater(Exception):
-    """Raised by a :class:`ConcurrentApplier` handler: this event cannot be handled now (the
-    service its effect goes to is unreachable); it and its table's later events in the batch are
-    handed back and delivered again after a delay."""
+    """Raised by an external handler: this event cannot be handled now (the service its effect
+    goes to is unreachable); it and its table's later events in the batch are handed back and
+    delivered again after a delay."""
 
 
-@dataclass(frozen=True, slots=True)
-class EventItem:
-    """A table event envelope as an item of the consumer (what :class:`VersionedApplier` hands on)."""
-
-    envelope: Envelope
-
-    @property
-    def table_id(self) -> str:
-        return self.envelope.table_id
-
-    @property
-    def version(self) -> int:
-        return self.envelope.version
-
-    @property
-    def recorded_at(self) -> datetime:
-        return self.envelope.time
-
-
-def decode_item(data: bytes, headers: Mapping[str, str] | None = None) -> EventItem:
+def decode(data: bytes, headers: Mapping[str, str] | None = None) -> Item:
+    """The one decoder of the table subjects' messages (the relay's protobuf envelope, or the
+    JSON of a stream written before it). Raises :class:`RejectedMessage` for no table event."""
     try:
-        return EventItem(decode_envelope(data, headers))
+        return decode_envelope(data, headers)
+    except UnreadableEvent as exc:
+        return Unreadable(exc.table_id, exc.version, datetime.now(UTC), exc)
     except BadEnvelope as exc:
         raise RejectedMessage(f"not a table event envelope: {exc}") from None
 
 
-class TableEventConsumer(Generic[I]):
-    """Runs until ``stop()``; ``run`` raises the ``fatal`` error that stopped it, if any.
+def envelope_of(stored: StoredEvent) -> Item:
+    """A stored event of the log as the relay publishes it, decoded as a message would be."""
+    return decode(encode_envelope(stored), nats_headers(stored))
 
-    ``applier.apply(items)`` applies a batch in its own transaction and says, per item, whether
-    it was APPLIED, a DUPLICATE (at or below the applied version it records in that same
-    transaction), HELD (past a gap) or PARKED; :class:`VersionedApplier` is that record for any
-    handler. ``decode`` turns a message into an item (``table_id``, ``version``, ``recorded_at``);
-    ``log_reader`` reads versions the stream no longer holds from the PostgreSQL log; ``fatal``
-    (with ``table_id`` and ``version``) stops the consumer after the events before it.
 
-    ``in_flight`` batches are handled at once (1: one after the other; more only with an applier
-    that keeps each table's events in order across batches, like :class:`ConcurrentApplier`).
-    While a batch is handled its messages are kept in progress, so ``ack_wait_s`` only bounds how
-    long the events a dead replica held wait before another replica gets them. ``deliver``: where
-    a new durable starts (``ALL`` the stream's first event; ``NEW`` only events published after).
-    An event handed back (RETRY) is delivered again after a growing delay, and given up (logged,
-    acknowledged) at its ``max_retries``-th delivery. ``linger_s``: after a batch smaller than
-    ``batch``, the next fetch waits until that long after the last one began, so a busy stream
-    comes in fewer, larger batches (each batch is one transaction of the applier: a projection
-    that can be a moment behind spends less per event; :data:`PROJECTION_LINGER_S`)."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConsumerSpec(Generic[U]):
+    """What a service declares of its consumer; everything else is the platform's.
+
+    ``name`` is the consumer's name in the applied-version record and the parked tables (and its
+    durable unless the consumer is given another). ``apply(uow, envelope)`` is the effect of one
+    event. ``unit(conn, table_ids)`` opens the unit of work of a batch on the transaction's
+    connection (entered before the batch's first event, exited after its last, inside the
+    transaction); None for an external effect. ``external``: the effect lies outside the database
+    and is idempotent by its command ids (see the module). ``unreadable``: an event okeycore
+    cannot read is ``"skip"``-ped (logged, its version counts as applied) or ``"park"``-s its
+    table; ``unknown_kind="stop"`` stops the consumer on an event type okeycore does not know (a
+    newer table service: upgrade) instead. ``parks``: exceptions of ``apply`` that park the
+    event's table; ``stops``: exceptions that stop the consumer.
+
+    The rest tunes the pull consumer: ``batch`` messages a fetch, ``in_flight`` batches at once
+    (more than 1 only for an external effect, whose applier keeps each table's order across
+    batches), ``ack_wait_s`` (while a batch is handled its messages are kept in progress, so it
+    only bounds how long a dead replica's events wait for another replica), ``deliver`` (where a
+    new durable starts: ``ALL`` the stream's first event, ``NEW`` events published after), an
+    event handed back (RETRY) is given up at its ``max_retries``-th delivery (logged,
+    acknowledged), and ``linger_s``: after a batch smaller than ``batch``, the next fetch waits
+    until that long after the last one began, so a busy stream comes in fewer, larger batches
+    (:data:`PROJECTION_LINGER_S`). ``concurrency``: an external effect's tables handled at once."""
+
+    name: str
+    apply: Callable[[U, Envelope], Awaitable[None]]
+    unit: Callable[[asyncpg.Connection, Sequence[str]], AbstractAsyncContextManager[U]] | None = None
+    external: bool = False
+    unreadable: Literal["skip", "park"] = "skip"
+    unknown_kind: Literal["skip", "stop"] = "skip"
+    parks: tuple[type[Exception], ...] = ()
+    stops: tuple[type[Exception], ...] = ()
+    component: str = "table-consumer"
+    subject: str = "okey.table.>"
+    batch: int = 500
+    in_flight: int = 1
+    ack_wait_s: float = 60.0
+    deliver: DeliverPolicy = DeliverPolicy.ALL
+    max_retries: int = 20
+    linger_s: float = 0.0
+    concurrency: int = 64
+
+    def __post_init__(self) -> None:
+        if self.in_flight < 1:
+            raise ValueError("in_flight: at least 1")
+        if self.in_flight > 1 and not self.external:
+            raise ValueError("in_flight: more than 1 only for an external effect (it keeps each table's order)")
+        if not 0.0 <= self.linger_s < self.ack_wait_s:
+            # lingering as long as a dead replica's events wait for another would be a failover
+            raise ValueError(f"linger_s: 0 up to ack_wait_s ({self.ack_wait_s:g} s), not {self.linger_s:g}")
+        if self.external and (self.unit is not None or self.unreadable == "park" or self.parks):
+            raise ValueError("an external effect has no unit of work and parks nothing")
+        if not self.external and self.unit is None:
+            raise ValueError("an effect in the database needs its unit of work (unit)")
+
+
+@dataclass(slots=True)
+class BatchResult:
+    outcomes: list[str]  # per item, in the order given
+    versions: dict[str, int]  # each table's applied version afterwards
+    applied: int = 0
+    held: list[int] = field(default_factory=list)  # indexes of the items held back
+    parked: dict[str, tuple[int, str]] = field(default_factory=dict)  # tables parked now: (version, why)
+
+
+LogSource = EventStore | Callable[[], Awaitable[EventStore]]
+"""The PostgreSQL log, or how to open it when first needed."""
+
+
+class Applier(Protocol):
+    async def apply(self, items: Sequence[Item]) -> BatchResult: ...
+
+
+def applier_for(spec: ConsumerSpec[Any], pool: asyncpg.Pool) -> VersionedApplier[Any] | ConcurrentApplier:
+    """The applier the spec declares: in the database's transaction, or external."""
+    return ConcurrentApplier(spec, pool) if spec.external else VersionedApplier(spec, pool)
+
+
+def parked_health(name: str) -> str:
+    """The health entry of a consumer's parked tables: NOT_SERVING while any is parked."""
+    return f"okey.{name}.parked"
+
+
+class TableEventConsumer:
+    """Consumer ``spec`` over ``pool`` (its record and its effects) and the stream at
+    ``nats_url``; runs until ``stop()``; ``run`` raises the error that stopped it, if any.
+    ``durable``: the JetStream durable (default the spec's name). ``log``: the PostgreSQL log,
+    read for versions the stream no longer holds. ``on_applied``: told of each batch's events
+    applied."""
 
     def __init__(
         self,
-        applier: Applier[I],
+        spec: ConsumerSpec[Any],
+        pool: asyncpg.Pool,
         nats_url: str,
-        decode: Callable[[bytes, Mapping[str, str] | None], I],
-        durable: str,
+        *,
+        durable: str | None = None,
         stream: str = TABLE_STREAM,
-        subject: str = "okey.table.>",
-        batch: int = 500,
-        on_applied: Callable[[Sequence[I]], None] | None = None,
-        log_reader: Callable[[str, set[int]], Awaitable[list[I]]] | None = None,
-        fatal: type[Exception] = FatalEvent,
-        ack_wait_s: float = 60.0,
-        component: str = "table-consumer",
-        in_flight: int = 1,
-        deliver: DeliverPolicy = DeliverPolicy.ALL,
-        max_retries: int = 20,
-        linger_s: float = 0.0,
+        log: LogSource | None = None,
+        on_applied: Callable[[Sequence[Item]], None] | None = None,
     ) -> None:
-        if in_flight < 1:
-            raise ValueError("in_flight: at least 1")
-        if not 0.0 <= linger_s < ack_wait_s:
-            # lingering as long as a dead replica's events wait for another would be a failover
-            raise ValueError(f"linger_s: 0 up to ack_wait_s ({ack_wait_s:g} s), not {linger_s:g}")
-        self.linger_s = linger_s
-        self.app = applier
-        self.in_flight = in_flight
-        self.deliver = deliver
-        self.max_retries = max_retries
-        self.decode = decode
-        self.fatal = fatal
-        self.ack_wait_s = ack_wait_s
-        self.log_reader = log_reader  # missing versions from the PostgreSQL log (aged out of the stream)
+        self.spec = spec
+        self.pool = pool
+        self.app: Applier = applier_for(spec, pool)
         self.nats_url = nats_url
-        self.durable = durable
+        self.durable = durable or spec.name
         self.stream = stream
-        self.subject = subject
-        self.batch = batch
+        self.subject = spec.subject
+        self.batch = spec.batch
+        self.in_flight = spec.in_flight
+        self.deliver = spec.deliver
+        self.max_retries = spec.max_retries
+        self.ack_wait_s = spec.ack_wait_s
+        self.linger_s = spec.linger_s
+        self.fatal: tuple[type[Exception], ...] = (FatalEvent, *spec.stops)
+        self._log_source = log
+        self._log_store: EventStore | None = None
         self.on_applied = on_applied
         self.on_parked: Callable[[dict[str, tuple[int, str]]], None] | None = None
         self.parked = 0  # events skipped because their table is parked
@@ -225,16 +290,42 @@ class TableEventConsumer(Generic[I]):
         self.last_lag_s = 0.0
         self.error: BaseException | None = None
         self.ready = asyncio.Event()
-        self.log_component = component
-        self.log = get_logger(component=component)
+        self.log_component = spec.component
+        self.log = get_logger(component=spec.component)
         self._stop = asyncio.Event()
         self._parked_tables: set[str] = set()
-        self._m_outcomes = {o: M.CONSUMER_MESSAGES.labels(durable, o.lower()) for o in _OUTCOMES}
-        self._m_lag = M.CONSUMER_LAG.labels(durable)
-        self._m_lag_s = M.CONSUMER_LAG_SECONDS.labels(durable)
-        self._m_redelivered = M.CONSUMER_REDELIVERIES.labels(durable)
-        self._m_parked = M.CONSUMER_PARKED.labels(durable)
-        self._m_batch = M.CONSUMER_BATCH.labels(durable)
+        name = self.durable
+        self._m_outcomes = {o: M.CONSUMER_MESSAGES.labels(name, o.lower()) for o in _OUTCOMES}
+        self._m_lag = M.CONSUMER_LAG.labels(name)
+        self._m_lag_s = M.CONSUMER_LAG_SECONDS.labels(name)
+        self._m_redelivered = M.CONSUMER_REDELIVERIES.labels(name)
+        self._m_parked = M.CONSUMER_PARKED.labels(name)
+        self._m_batch = M.CONSUMER_BATCH.labels(name)
+
+    def serve_parked_health(self, host: ServiceHost[Any]) -> str:
+        """The consumer's ``okey.<name>.parked`` health entry on ``host``: SERVING while no
+        table is parked, NOT_SERVING (and a log line per table) once one is, from the start and
+        as tables are parked; the service itself keeps serving."""
+        entry = parked_health(self.spec.name)
+
+        async def show(parked: Sequence[tuple[str, int, str]]) -> None:
+            if host.health is None:
+                return
+            status = health_pb2.HealthCheckResponse.NOT_SERVING if parked else health_pb2.HealthCheckResponse.SERVING
+            await host.health.set(entry, status)
+            for table_id, version, reason in parked:
+                self.log.warning("table_parked", table_id=table_id, version=version, reason=reason)
+
+        def on_parked(parked: dict[str, tuple[int, str]]) -> None:
+            asyncio.get_running_loop().create_task(show([(t, v, r) for t, (v, r) in parked.items()]))
+
+        async def started() -> None:
+            async with self.pool.acquire() as conn:
+                await show(await parked_tables(conn, self.spec.name))
+
+        self.on_parked = on_parked
+        host.on_started(started)
+        return entry
 
     def stop(self) -> None:
         self._stop.set()
@@ -363,11 +454,11 @@ class TableEventConsumer(Generic[I]):
             self._m_batch.observe(time.perf_counter() - t0)
 
     async def _handle_batch(self, js: JetStreamContext, msgs: list[Msg]) -> None:
-        items: list[I] = []
+        items: list[Item] = []
         kept: list[Msg] = []
         for m in msgs:
             try:
-                items.append(self.decode(m.data, m.headers))
+                items.append(decode(m.data, m.headers))
                 kept.append(m)
             except RejectedMessage as exc:
                 self.rejected += 1
@@ -438,7 +529,7 @@ class TableEventConsumer(Generic[I]):
         if error is not None:
             raise error
 
-    async def _apply(self, items: list[I], msgs: list[Msg] | None) -> Any:
+    async def _apply(self, items: list[Item], msgs: list[Msg] | None) -> Any:
         """Project, retrying while PostgreSQL is unreachable or restarting (the messages are
         kept in progress meanwhile); None when asked to stop first."""
         backoff = 0.2
@@ -475,16 +566,16 @@ class TableEventConsumer(Generic[I]):
         if parked and self.on_parked is not None:
             self.on_parked(parked)
 
-    def _count(self, applied: list[I]) -> None:
+    def _count(self, applied: list[Item]) -> None:
         if not applied:
             return
         self.applied += len(applied)
         now = datetime.now(UTC)
-        self.last_lag_s = max(0.0, (now - applied[-1].recorded_at).total_seconds())
+        self.last_lag_s = max(0.0, (now - applied[-1].time).total_seconds())
         if self.on_applied is not None:
             self.on_applied(applied)
 
-    async def _fill_gaps(self, js: JetStreamContext, held: list[I], versions: dict[str, int]) -> list[I]:
+    async def _fill_gaps(self, js: JetStreamContext, held: list[Item], versions: dict[str, int]) -> list[Item]:
         """The missing versions below held-back events, read from the stream (they may sit
         later in it, or be waiting for redelivery to this consumer)."""
         want: dict[str, set[int]] = {}
@@ -493,18 +584,18 @@ class TableEventConsumer(Generic[I]):
             want.setdefault(it.table_id, set()).update(range(have + 1, it.version))
         for it in held:
             want[it.table_id].discard(it.version)
-        out: list[I] = []
+        out: list[Item] = []
         for table_id, versions_wanted in want.items():
             if not versions_wanted:
                 continue
             got = await self._read_versions(js, table_id, versions_wanted)
             out += got
             still = versions_wanted - {it.version for it in got}
-            if still and self.log_reader is not None:
+            if still and self._log_source is not None:
                 # Not in the stream (any more): its retention aged them out, or they are
                 # in flight. The log has every event: catch up from it, never skip.
                 try:
-                    from_log = await self.log_reader(table_id, still)
+                    from_log = await self._from_log(table_id, still)
                 except (asyncpg.PostgresError, OSError) as exc:
                     self.log.warning("log_fill_failed", table_id=table_id, error=repr(exc))
                     from_log = []
@@ -514,8 +605,18 @@ class TableEventConsumer(Generic[I]):
                 out += from_log
         return out
 
-    async def _read_versions(self, js: JetStreamContext, table_id: str, wanted: set[int]) -> list[I]:
-        found: dict[int, I] = {}
+    async def _from_log(self, table_id: str, versions: set[int]) -> list[Item]:
+        """Versions of a table from the PostgreSQL log, as the relay would have published them."""
+        if self._log_store is None:
+            source = self._log_source
+            if source is None:
+                return []
+            self._log_store = await source() if callable(source) else source
+        got = await read_log(self._log_store, table_id, min(versions) - 1, max(versions))
+        return [it for it in got if it.version in versions]
+
+    async def _read_versions(self, js: JetStreamContext, table_id: str, wanted: set[int]) -> list[Item]:
+        found: dict[int, Item] = {}
         try:
             sub = await js.pull_subscribe(
                 table_subject(table_id),
@@ -538,7 +639,10 @@ class TableEventConsumer(Generic[I]):
                 except TimeoutError:
                     break
                 for m in msgs:
-                    it = self.decode(m.data, m.headers)
+                    try:
+                        it = decode(m.data, m.headers)
+                    except RejectedMessage:
+                        continue
                     if it.version in wanted:
                         found[it.version] = it
                 if not msgs or msgs[-1].metadata.num_pending == 0:
@@ -562,7 +666,7 @@ CONSUMER_MIGRATIONS: list[tuple[int, str]] = [
         1,
         """
         -- Each consumer's applied version per table, written in the transaction of the effects
-        -- of that version (okeyplatform.consumer.VersionedApplier): exactly-once in effect.
+        -- of that version (okeyplatform.consumer): exactly-once in effect.
         CREATE TABLE IF NOT EXISTS okey_consumer_versions (
             consumer TEXT NOT NULL,
             table_id TEXT NOT NULL,
@@ -570,76 +674,42 @@ CONSUMER_MIGRATIONS: list[tuple[int, str]] = [
             PRIMARY KEY (consumer, table_id)
         );
         """,
-    )
+    ),
+    (
+        2,
+        """
+        -- Each consumer's parked tables: the version it could not apply and why. Their later
+        -- events are skipped until the service rebuilds them (scoring: `okey replay`).
+        CREATE TABLE IF NOT EXISTS okey_consumer_parked (
+            consumer  TEXT NOT NULL,
+            table_id  TEXT NOT NULL,
+            version   INT NOT NULL,
+            reason    TEXT NOT NULL,
+            parked_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+            PRIMARY KEY (consumer, table_id)
+        );
+        """,
+    ),
 ]
 
 
 async def migrate_consumer_versions(conn: asyncpg.Connection) -> list[int]:
-    """The applied-version record's table (its service's migrate applies it)."""
+    """The applied-version record's and the parked tables' tables (each service's migrate
+    applies them)."""
     return await migrate(conn, CONSUMER_MIGRATIONS, scope="consumer")
 
 
-class VersionedApplier(Generic[I]):
-    """The applied-version record for any handler: in one transaction per batch, each table's
-    applied version of consumer ``name`` is read (locked), the next versions are handed to
-    ``handler(conn, item)`` in order, and the new versions are written. A redelivered version is a
-    DUPLICATE and the handler never sees it. ``gaps``: ``"hold"`` holds back a version past a gap
-    (the consumer fills it, the scoring way); ``"skip"`` applies it (for handlers that act on the
-    latest state, like the bots, a missed version does not matter). The first version of a table
-    the record has not seen is applied whatever it is when ``gaps`` is ``"skip"``."""
-
-    def __init__(
-        self,
-        pool: asyncpg.Pool,
-        name: str,
-        handler: Callable[[asyncpg.Connection, I], Awaitable[None]],
-        gaps: str = "hold",
-    ) -> None:
-        if gaps not in ("hold", "skip"):
-            raise ValueError("gaps: hold or skip")
-        self.pool = pool
-        self.name = name
-        self.handler = handler
-        self.gaps = gaps
-
-    async def versions(self, conn: asyncpg.Connection, table_ids: Sequence[str], lock: bool = False) -> dict[str, int]:
-        return await _read_versions(conn, self.name, table_ids, lock)
-
-    async def apply(self, items: Sequence[I]) -> BatchResult:
-        by_table: dict[str, list[int]] = {}
-        for i, it in enumerate(items):
-            by_table.setdefault(it.table_id, []).append(i)
-        result = BatchResult([""] * len(items), {})
-        async with self.pool.acquire() as conn, conn.transaction():
-            # A row for every table first (version 0: none applied), so the lock below holds
-            # even for a table's first events: two replicas given them at once apply them once.
-            await conn.execute(
-                "INSERT INTO okey_consumer_versions (consumer, table_id, version) "
-                "SELECT $1, t, 0 FROM unnest($2::text[]) AS t ORDER BY t ON CONFLICT DO NOTHING",
-                self.name,
-                sorted(by_table),
-            )
-            known = {t: v for t, v in (await self.versions(conn, sorted(by_table), lock=True)).items() if v > 0}
-            for table_id, idxs in sorted(by_table.items()):
-                idxs.sort(key=lambda i: items[i].version)
-                current = known.get(table_id)
-                for i in idxs:
-                    it = items[i]
-                    if current is not None and it.version <= current:
-                        result.outcomes[i] = DUPLICATE
-                    elif self.gaps == "skip" or it.version == (current or 0) + 1:
-                        with consumer_span(self.name, it):
-                            await self.handler(conn, it)
-                        current = it.version
-                        result.outcomes[i] = APPLIED
-                        result.applied += 1
-                    else:
-                        result.outcomes[i] = HELD
-                        result.held.append(i)
-                result.versions[table_id] = current or 0
-            moved = {t: v for t, v in result.versions.items() if v and v != known.get(t)}
-            await record_versions(conn, self.name, moved)
-        return result
+async def read_versions(
+    conn: asyncpg.Connection, name: str, table_ids: Sequence[str], lock: bool = False
+) -> dict[str, int]:
+    """Consumer ``name``'s applied version of each of ``table_ids`` it has a record of."""
+    rows = await conn.fetch(
+        "SELECT table_id, version FROM okey_consumer_versions WHERE consumer = $1 AND table_id = ANY($2::text[])"
+        + (" ORDER BY table_id FOR UPDATE" if lock else ""),
+        name,
+        list(table_ids),
+    )
+    return {r["table_id"]: r["version"] for r in rows}
 
 
 async def record_versions(conn: asyncpg.Connection, name: str, versions: Mapping[str, int]) -> None:
@@ -658,46 +728,223 @@ async def record_versions(conn: asyncpg.Connection, name: str, versions: Mapping
     )
 
 
-class ConcurrentApplier(Generic[I]):
-    """The applied-version record for a handler whose effects lie outside the database and are
-    idempotent (the bots: each command's id is fixed by the view it was decided on, and the table
-    keeps one command per id). A batch's tables are handled at once (at most ``concurrency``),
-    each table's events in version order, and not inside a transaction; the versions handled are
-    recorded after, in one short one. A version at or below the record is a DUPLICATE. Gaps do
-    not matter (the handler acts on the latest state), so a version past one is handled.
+async def park(conn: asyncpg.Connection, name: str, table_id: str, version: int, reason: str) -> None:
+    """Consumer ``name`` sets ``table_id`` aside at ``version`` (the first park stays)."""
+    await conn.execute(
+        "INSERT INTO okey_consumer_parked (consumer, table_id, version, reason) VALUES ($1, $2, $3, $4) "
+        "ON CONFLICT (consumer, table_id) DO NOTHING",
+        name,
+        table_id,
+        version,
+        reason[:500],
+    )
 
-    ``handler(item)`` raising :class:`RetryLater` hands that event and its table's later ones in
-    the batch back (RETRY); any other exception is logged and the event counts as handled, so one
-    table's bug does not stop the others. Each table's events run under a lock of this applier,
-    so batches handled at once (the consumer's ``in_flight``) keep a table's order."""
 
-    def __init__(
-        self,
-        pool: asyncpg.Pool,
-        name: str,
-        handler: Callable[[I], Awaitable[None]],
-        concurrency: int = 64,
-        component: str = "table-consumer",
-    ) -> None:
+async def parked_tables(conn: asyncpg.Connection, name: str) -> list[tuple[str, int, str]]:
+    """Consumer ``name``'s parked tables: (table_id, version, reason), oldest first."""
+    rows = await conn.fetch(
+        "SELECT table_id, version, reason FROM okey_consumer_parked WHERE consumer = $1 ORDER BY parked_at, table_id",
+        name,
+    )
+    return [(r["table_id"], r["version"], r["reason"]) for r in rows]
+
+
+async def replace_parked(conn: asyncpg.Connection, name: str, parked: Mapping[str, tuple[int, str]]) -> None:
+    """After a rebuild: consumer ``name``'s parked tables are those the rebuild could not apply."""
+    await conn.execute("DELETE FROM okey_consumer_parked WHERE consumer = $1", name)
+    for table_id, (version, reason) in sorted(parked.items()):
+        await park(conn, name, table_id, version, reason)
+
+
+async def read_log(log: EventStore, table_id: str, after: int, upto: int | None = None) -> list[Item]:
+    """A table's versions after ``after`` (up to ``upto``) from the PostgreSQL log, decoded as
+    the relay publishes them."""
+    stored = await log.read_stream(table_id, after_version=after, limit=None if upto is None else upto - after)
+    return [envelope_of(e) for e in stored]
+
+
+def _by_table(items: Sequence[Item]) -> dict[str, list[int]]:
+    """Each table's items' indexes, in version order."""
+    by_table: dict[str, list[int]] = {}
+    for i, it in enumerate(items):
+        by_table.setdefault(it.table_id, []).append(i)
+    for idxs in by_table.values():
+        idxs.sort(key=lambda i: items[i].version)
+    return by_table
+
+
+class _Park(Exception):
+    """An event of a table that is to be parked (inside the applier)."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(why)
+        self.why = why
+
+
+class VersionedApplier(Generic[U]):
+    """The record for an effect in the database: in one transaction per batch, each table's
+    applied version is read (locked), the spec's unit of work is opened on the transaction's
+    connection, the next versions are handed to ``apply`` in order, and the new versions are
+    written. A redelivered version is a DUPLICATE and ``apply`` never sees it; a version past a
+    gap is HELD; an event of a parked table is PARKED. A batch PostgreSQL refuses a value of
+    (``DataError``, a number past its column) is applied again a table at a time, and the table
+    it comes from is parked at its first version in the batch."""
+
+    def __init__(self, spec: ConsumerSpec[U], pool: asyncpg.Pool) -> None:
+        self.spec = spec
         self.pool = pool
-        self.name = name
-        self.handler = handler
+        self.name = spec.name
+        self.log = get_logger(component=spec.component)
+
+    async def versions(self, conn: asyncpg.Connection, table_ids: Sequence[str], lock: bool = False) -> dict[str, int]:
+        return await read_versions(conn, self.name, table_ids, lock)
+
+    async def apply(self, items: Sequence[Item]) -> BatchResult:
+        try:
+            return await self._apply(items)
+        except (asyncpg.DataError, OverflowError) as exc:
+            self.log.warning("apply_isolating", error=repr(exc))
+        result = BatchResult([""] * len(items), {})
+        for table_id, idxs in _by_table(items).items():
+            group = [items[i] for i in idxs]
+            try:
+                got = await self._apply(group)
+            except (asyncpg.DataError, OverflowError) as exc:
+                version = group[0].version
+                why = f"a value PostgreSQL refuses in versions {version}..: {exc!r}"[:500]
+                async with self.pool.acquire() as conn, conn.transaction():
+                    await park(conn, self.name, table_id, version, why)
+                self.log.error("table_parked", table_id=table_id, version=version, reason=why)
+                got = BatchResult([PARKED] * len(group), {}, parked={table_id: (version, why)})
+            for k, i in enumerate(idxs):
+                result.outcomes[i] = got.outcomes[k]
+                if got.outcomes[k] == HELD:
+                    result.held.append(i)
+            result.versions.update(got.versions)
+            result.applied += got.applied
+            result.parked.update(got.parked)
+        return result
+
+    async def _apply(self, items: Sequence[Item]) -> BatchResult:
+        by_table = _by_table(items)
+        tables = sorted(by_table)
+        result = BatchResult([""] * len(items), {})
+        assert self.spec.unit is not None
+        async with self.pool.acquire() as conn, conn.transaction():
+            # A row for every table first (version 0: none applied), so the lock below holds
+            # even for a table's first events: two replicas given them at once apply them once.
+            await conn.execute(
+                "INSERT INTO okey_consumer_versions (consumer, table_id, version) "
+                "SELECT $1, t, 0 FROM unnest($2::text[]) AS t ORDER BY t ON CONFLICT DO NOTHING",
+                self.name,
+                tables,
+            )
+            known = await self.versions(conn, tables, lock=True)
+            parked = {
+                r["table_id"]
+                for r in await conn.fetch(
+                    "SELECT table_id FROM okey_consumer_parked WHERE consumer = $1 AND table_id = ANY($2::text[])",
+                    self.name,
+                    tables,
+                )
+            }
+            async with self.spec.unit(conn, tables) as uow:
+                for table_id, idxs in by_table.items():
+                    current = known.get(table_id, 0)
+                    for i in idxs:
+                        it = items[i]
+                        if table_id in parked or table_id in result.parked:
+                            result.outcomes[i] = PARKED
+                        elif it.version <= current:
+                            result.outcomes[i] = DUPLICATE
+                        elif it.version == current + 1:
+                            try:
+                                await self._one(uow, it)
+                            except _Park as exc:
+                                result.parked[table_id] = (it.version, exc.why[:500])
+                                result.outcomes[i] = PARKED
+                                continue
+                            current = it.version
+                            result.outcomes[i] = APPLIED
+                            result.applied += 1
+                        else:
+                            result.outcomes[i] = HELD
+                            result.held.append(i)
+                    result.versions[table_id] = current
+            moved = {t: v for t, v in result.versions.items() if v != known.get(t, 0)}
+            await record_versions(conn, self.name, moved)
+            for table_id, (version, why) in result.parked.items():
+                await park(conn, self.name, table_id, version, why)
+        for table_id, (version, why) in result.parked.items():
+            self.log.error("table_parked", table_id=table_id, version=version, reason=why)
+        return result
+
+    async def _one(self, uow: U, it: Item) -> None:
+        """One event's effect, or why its table is parked (``_Park``)."""
+        if isinstance(it, Unreadable):
+            if isinstance(it.error, UnknownEvent) and self.spec.unknown_kind == "stop":
+                raise FatalEvent(
+                    f"unknown event type {it.error.kind!r} at table {it.table_id!r} version {it.version}: "
+                    f"{self.name} cannot read it (a newer table service wrote it?): upgrade {self.name}",
+                    it.table_id,
+                    it.version,
+                )
+            if self.spec.unreadable == "park":
+                raise _Park(str(it.error))
+            self.log.error("event_unreadable", table_id=it.table_id, version=it.version, error=str(it.error))
+            return
+        with consumer_span(self.name, it):
+            try:
+                await self.spec.apply(uow, it)
+            except self.spec.stops:
+                raise
+            except self.spec.parks as exc:
+                raise _Park(str(exc)) from None
+
+    async def catch_up(self, log: EventStore, table_ids: Sequence[str]) -> int:
+        """Every version of ``table_ids`` past the record, read from the PostgreSQL log and applied
+        (a live consumer's later copy is then a duplicate); returns how many were applied."""
+        async with self.pool.acquire() as conn:
+            known = await self.versions(conn, table_ids)
+        applied = 0
+        for table_id in table_ids:
+            items = await read_log(log, table_id, known.get(table_id, 0))
+            if items:
+                applied += (await self.apply(items)).applied
+        return applied
+
+
+class ConcurrentApplier:
+    """The record for an external effect, idempotent by its command ids (the bots: each
+    command's id is fixed by the view it was decided on, and the table keeps one command per id).
+    A batch's tables are handled at once (at most the spec's ``concurrency``), each table's events
+    in version order, and not inside a transaction; the versions handled are recorded after, in
+    one short one. A version at or below the record is a DUPLICATE. Gaps do not matter (the
+    effect acts on the latest state), so a version past one is handled; an unreadable event is
+    logged and counts as handled.
+
+    ``apply(None, envelope)`` raising :class:`RetryLater` hands that event and its table's later
+    ones in the batch back (RETRY); any other exception is logged and the event counts as
+    handled, so one table's bug does not stop the others. Each table's events run under a lock of
+    this applier, so batches handled at once (the consumer's ``in_flight``) keep a table's order."""
+
+    def __init__(self, spec: ConsumerSpec[None], pool: asyncpg.Pool) -> None:
+        self.spec = spec
+        self.pool = pool
+        self.name = spec.name
         self.failed = 0  # events whose handler raised (logged, counted as handled)
-        self.log = get_logger(component=component)
-        self._sem = asyncio.Semaphore(concurrency)
+        self.log = get_logger(component=spec.component)
+        self._sem = asyncio.Semaphore(spec.concurrency)
         self._lock: KeyedLocks[str] = KeyedLocks()
 
-    async def apply(self, items: Sequence[I]) -> BatchResult:
-        by_table: dict[str, list[int]] = {}
-        for i, it in enumerate(items):
-            by_table.setdefault(it.table_id, []).append(i)
+    async def apply(self, items: Sequence[Item]) -> BatchResult:
+        by_table = _by_table(items)
         result = BatchResult([""] * len(items), {})
         async with self.pool.acquire() as conn:
-            known = await _read_versions(conn, self.name, sorted(by_table))
+            known = await read_versions(conn, self.name, sorted(by_table))
         handled: dict[str, int] = {}
 
         async def table(table_id: str, idxs: list[int]) -> None:
-            idxs.sort(key=lambda i: items[i].version)
             current = known.get(table_id, 0)
             async with self._lock(table_id):
                 for k, i in enumerate(idxs):
@@ -706,9 +953,14 @@ class ConcurrentApplier(Generic[I]):
                         result.outcomes[i] = DUPLICATE
                         continue
                     try:
-                        async with self._sem:
-                            with consumer_span(self.name, it):
-                                await self.handler(it)
+                        if isinstance(it, Unreadable):
+                            self.log.error(
+                                "event_unreadable", table_id=table_id, version=it.version, error=str(it.error)
+                            )
+                        else:
+                            async with self._sem:
+                                with consumer_span(self.name, it):
+                                    await self.spec.apply(None, it)
                     except RetryLater as exc:
                         self.log.info("event_retry_later", table_id=table_id, version=it.version, why=str(exc))
                         for j in idxs[k:]:
@@ -728,15 +980,3 @@ class ConcurrentApplier(Generic[I]):
         async with self.pool.acquire() as conn:
             await record_versions(conn, self.name, handled)
         return result
-
-
-async def _read_versions(
-    conn: asyncpg.Connection, name: str, table_ids: Sequence[str], lock: bool = False
-) -> dict[str, int]:
-    rows = await conn.fetch(
-        "SELECT table_id, version FROM okey_consumer_versions WHERE consumer = $1 AND table_id = ANY($2::text[])"
-        + (" ORDER BY table_id FOR UPDATE" if lock else ""),
-        name,
-        list(table_ids),
-    )
-    return {r["table_id"]: r["version"] for r in rows}

@@ -312,7 +312,7 @@ def consumer_span(consumer: str, item: Any) -> Iterator[trace.Span]:
     """A CONSUMER span, current while ``consumer`` handles one item (an event envelope item:
     its parent is the message's ``traceparent``, the relay's publish); what the handler sends on
     (a bot's Act) continues the trace."""
-    envelope = getattr(item, "envelope", None)
+    envelope = getattr(item, "envelope", item)
     parent = getattr(envelope, "traceparent", None)
     kind = getattr(envelope, "kind", "")
     span = event_span("okey.consumer", f"{consumer} handle", CONSUMER, item.table_id, item.version, kind, parent)

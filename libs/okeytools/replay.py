@@ -38,7 +38,6 @@ from okeycore.games import engine_for as engine
 from okeycore.options import RULES_VERSION, Game
 from okeyplatform.eventstore import START, GlobalPosition, PostgresEventStore, StoredEvent
 
-from services.scoring.app import Item, ScoringApp
 from services.scoring.projection import Projection, ProjectionError, UnknownEventType
 from services.scoring.store import REBUILD_SCHEMA, ScoringStore
 
@@ -304,8 +303,29 @@ class ReplayReport:
         return self.events / self.seconds if self.seconds else 0.0
 
 
-def _item(e: StoredEvent) -> Item:
-    return Item.of_stored(e)
+async def _catch_up(
+    conn: Any, scoring: ScoringStore, stored: list[StoredEvent], parked: dict[str, tuple[int, str]]
+) -> int:
+    """Fold ``stored`` (the log's order) into the rebuilt tables, each table's next versions
+    only; a table whose event cannot be projected is parked (in ``parked``). Returns how many
+    events were applied."""
+    tables = sorted({e.stream_id for e in stored} - parked.keys())
+    proj = Projection(await scoring.load_tables(conn, tables, REBUILD_SCHEMA))
+    applied = 0
+    for e in stored:
+        if e.stream_id in parked or e.version != proj.version(e.stream_id) + 1:
+            continue  # folded already, or past a version a later read brings
+        try:
+            proj.apply_stored(e.stream_id, e.version, e.recorded_at, e.type, e.data)
+        except UnknownEventType:
+            raise
+        except ProjectionError as exc:
+            parked[e.stream_id] = (e.version, str(exc)[:500])
+            continue
+        applied += 1
+    if not proj.changes.empty:
+        await scoring.save(conn, proj.changes, REBUILD_SCHEMA)
+    return applied
 
 
 REPLAY_LOCK = 0x5C_0E_12_EB  # pg_advisory_lock key: one rebuild at a time
@@ -394,7 +414,6 @@ async def _replay(
     report.write_s = time.perf_counter() - t1
 
     t2 = time.perf_counter()
-    app = ScoringApp(scoring)
     try:
         async with conn.transaction():
             await scoring.lock_live(conn)
@@ -405,9 +424,7 @@ async def _replay(
                 if not more:
                     break
                 cursor = more[-1].global_position
-                got = await app.apply_in(conn, [_item(e) for e in more], REBUILD_SCHEMA, parked=report.parked)
-                report.parked.update(got.parked)
-                report.caught_up += got.applied
+                report.caught_up += await _catch_up(conn, scoring, more, report.parked)
                 report.events += len(more)
             live = await scoring.versions(conn)
             rebuilt = await scoring.versions(conn, REBUILD_SCHEMA)
@@ -415,9 +432,7 @@ async def _replay(
                 have = rebuilt.get(table_id, 0)
                 if v > have:
                     missing = await events.read_stream(table_id, after_version=have, limit=v - have)
-                    got = await app.apply_in(conn, [_item(e) for e in missing], REBUILD_SCHEMA, parked=report.parked)
-                    report.parked.update(got.parked)
-                    report.caught_up += got.applied
+                    report.caught_up += await _catch_up(conn, scoring, missing, report.parked)
             rebuilt = await scoring.versions(conn, REBUILD_SCHEMA)
             report.live_behind = sum(max(0, v - live.get(t, 0)) for t, v in rebuilt.items())
             await scoring.forget_erased(conn, REBUILD_SCHEMA)  # deleted accounts stay off the boards

@@ -11,7 +11,7 @@ from typing import Any
 
 from okeyplatform.auth import ServiceCredential
 from okeyplatform.client import TableClient
-from okeyplatform.consumer import EventItem, TableEventConsumer
+from okeyplatform.consumer import TableEventConsumer
 from okeyplatform.eventstore import open_pool
 from okeyplatform.host import InProcess, Part, ServiceHost, run_service
 from okeyplatform.logs import configure_logging, fatal
@@ -72,7 +72,7 @@ def _pace(value: str) -> bool:
 class BotsParts:
     client: TableClient
     app: BotsApp
-    consumer: TableEventConsumer[EventItem]
+    consumer: TableEventConsumer
 
 
 def bootstrap(config: BotsConfig) -> ServiceHost[BotsParts]:

@@ -12,7 +12,7 @@ from typing import Any
 
 from okey.v1 import lobby_service_pb2_grpc as pb_grpc
 from okeyplatform.auth import revoke
-from okeyplatform.consumer import EventItem, TableEventConsumer
+from okeyplatform.consumer import TableEventConsumer
 from okeyplatform.eventstore import PostgresEventStore
 from okeyplatform.host import InProcess, Part, ServiceHost, run_service
 from okeyplatform.metrics import BANK_CHIPS, REPORTS_OPEN
@@ -20,7 +20,7 @@ from okeyplatform.revocations import RevocationPublisher
 
 from .api import SERVICE_NAME, LobbyServicer
 from .app import LobbyApp
-from .consumer import DURABLE, Unreadable, match_consumer
+from .consumer import DURABLE, match_consumer
 from .ledger_repo import BANK
 from .policy import Limits
 from .starter import GrpcScoringForgetter, GrpcTableStarter
@@ -100,7 +100,7 @@ class LobbyParts:
     starter: GrpcTableStarter
     app: LobbyApp
     publisher: RevocationPublisher
-    consumer: TableEventConsumer[EventItem | Unreadable]
+    consumer: TableEventConsumer
     timers: LobbyTimers
 
 
@@ -130,6 +130,7 @@ def bootstrap(config: LobbyConfig) -> ServiceHost[LobbyParts]:
         # instead of serving chips that are no longer true.
         consumer = match_consumer(app, config.nats_url, events, config.durable)
         host.background(consumer, critical=True)
+        consumer.serve_parked_health(host)
         timers = LobbyTimers(app, events, config.retry_every_s, config.reconcile_every_s)
         host.background(timers)
         host.watch_pool("lobby", store.pool)

@@ -1,67 +1,67 @@
-"""The live projector: table events from JetStream into the scoring tables, through
-okeyplatform's one :class:`~okeyplatform.consumer.TableEventConsumer` (exactly once in effect,
-never out of order: see there). The scoring projection is its applier: each batch is projected
-in one transaction that also records every table's applied version (in ``scoring_tables``,
-with the rows). An event that cannot be
-projected (malformed, a number out of range) parks its table (``ScoringApp.apply``) and every
-other table goes on. An event type the projection does not know, or a message it cannot read,
-stops the projector with the reason (the message stays unacknowledged)."""
+"""The live projector: scoring's :class:`~okeyplatform.consumer.ConsumerSpec`. Its unit of work
+is a :class:`~services.scoring.projection.Projection` of the batch's tables, loaded (locked) on
+the consumer's transaction and saved in it; its ``apply`` folds one event. What is applied, what
+is held, what is parked and the gaps filled from the log are okeyplatform's (see there).
+
+An event that cannot be projected (malformed, unreadable, a number out of range) parks its table
+(``okey.scoring.parked``, ``okey replay``) and every other table goes on; an event type this
+scoring does not know stops the projector with the reason (the message stays unacknowledged)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from datetime import UTC, datetime
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 
-from okeyplatform.consumer import PROJECTION_LINGER_S, RejectedMessage, TableEventConsumer
-from okeyplatform.contract import BadEnvelope, UnreadableEvent, decode_envelope
+import asyncpg
+from okeyplatform.consumer import PROJECTION_LINGER_S, ConsumerSpec, Item, LogSource, TableEventConsumer
+from okeyplatform.contract import Envelope
 from okeyplatform.relay import TABLE_STREAM
 
-from .app import Item, ScoringApp
-from .projection import ProjectionError
+from .projection import Projection, ProjectionError, UnknownEventType
+from .store import RECORD, ScoringStore
 
-__all__ = ["Projector", "decode_message", "DURABLE"]
+__all__ = ["DURABLE", "projection_spec", "projector", "project"]
 
 DURABLE = "scoring"
 
 
-def decode_message(data: bytes, headers: Mapping[str, str] | None = None) -> Item:
-    """The relay's envelope (okey.v1.TableEvent, or the JSON of a stream written before it). An
-    envelope whose event cannot be read becomes an Item that parks its table."""
-    try:
-        env = decode_envelope(data, headers)
-    except UnreadableEvent as exc:
-        return Item(exc.table_id, exc.version, datetime.now(UTC), exc)
-    except BadEnvelope as exc:
-        # no table event at all: the consumer logs and acknowledges it (the log never holds one)
-        raise RejectedMessage(str(exc)) from None
-    return Item(env.table_id, env.version, env.time, env.event)
+async def project(proj: Projection, env: Envelope) -> None:
+    """Fold one event into the batch's projection."""
+    if env.version <= proj.version(env.table_id):
+        return  # folded already: `okey replay` swapped in a rebuild ahead of the record
+    proj.apply(env.table_id, env.version, env.time, env.event)
 
 
-class Projector(TableEventConsumer[Item]):
-    """Runs until ``stop()``; ``run`` raises the ProjectionError that stopped it, if any."""
+def projection_spec(store: ScoringStore) -> ConsumerSpec[Projection]:
+    @asynccontextmanager
+    async def unit(conn: asyncpg.Connection, table_ids: Sequence[str]) -> AsyncIterator[Projection]:
+        proj = Projection(await store.load_tables(conn, list(table_ids)))
+        yield proj
+        if not proj.changes.empty:
+            await store.save(conn, proj.changes)
 
-    def __init__(
-        self,
-        app: ScoringApp,
-        nats_url: str,
-        durable: str = DURABLE,
-        stream: str = TABLE_STREAM,
-        subject: str = "okey.table.>",
-        batch: int = 500,
-        on_applied: Callable[[Sequence[Item]], None] | None = None,
-        log_reader: Callable[[str, set[int]], Awaitable[list[Item]]] | None = None,
-    ) -> None:
-        super().__init__(
-            app,
-            nats_url,
-            decode_message,
-            durable=durable,
-            stream=stream,
-            subject=subject,
-            batch=batch,
-            on_applied=on_applied,
-            log_reader=log_reader,
-            fatal=ProjectionError,
-            component="scoring-projector",
-            linger_s=PROJECTION_LINGER_S,
-        )
+    return ConsumerSpec(
+        name=RECORD,
+        apply=project,
+        unit=unit,
+        unreadable="park",
+        unknown_kind="stop",
+        parks=(ProjectionError,),
+        stops=(UnknownEventType,),
+        component="scoring-projector",
+        linger_s=PROJECTION_LINGER_S,
+    )
+
+
+def projector(
+    store: ScoringStore,
+    nats_url: str,
+    durable: str = DURABLE,
+    stream: str = TABLE_STREAM,
+    log: LogSource | None = None,
+    on_applied: Callable[[Sequence[Item]], None] | None = None,
+) -> TableEventConsumer:
+    """Scoring's consumer; ``run`` raises the error that stopped it, if any."""
+    return TableEventConsumer(
+        projection_spec(store), store.pool, nats_url, durable=durable, stream=stream, log=log, on_applied=on_applied
+    )

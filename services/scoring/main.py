@@ -9,26 +9,24 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from grpc_health.v1 import health_pb2
 from okey.v1 import scoring_service_pb2_grpc as pb_grpc
-from okeyplatform.contract import encode_envelope, nats_headers
+from okeyplatform.consumer import Item, TableEventConsumer, parked_health
 from okeyplatform.eventstore import PostgresEventStore
 from okeyplatform.host import InProcess, Part, ServiceHost, run_service
-from okeyplatform.logs import get_logger
 from okeyplatform.relay import TABLE_STREAM
 
 from .api import SERVICE_NAME, ScoringServicer
-from .app import Item, ScoringApp
-from .consumer import DURABLE, Projector, decode_message
-from .store import ScoringStore
+from .app import ScoringApp
+from .consumer import DURABLE, projector
+from .store import RECORD, ScoringStore
 
 __all__ = ["ScoringService", "ScoringConfig", "ScoringParts", "bootstrap", "DEFAULT_ADDR", "main"]
 
 DEFAULT_ADDR = "127.0.0.1:50062"
 
 
-PARKED_HEALTH = "okey.scoring.parked"
-"""A health entry of its own: NOT_SERVING while any table is parked (``scoring_parked``)."""
+PARKED_HEALTH = parked_health(RECORD)
+"""A health entry of its own: NOT_SERVING while any table is parked (the consumer's)."""
 
 
 @dataclass(frozen=True)
@@ -61,61 +59,29 @@ class ScoringConfig:
 class ScoringParts:
     store: ScoringStore
     app: ScoringApp
-    projector: Projector
+    projector: TableEventConsumer
 
 
 def bootstrap(config: ScoringConfig) -> ServiceHost[ScoringParts]:
     events: list[PostgresEventStore] = []  # the event log, opened when first needed
 
-    async def from_log(table_id: str, versions: set[int]) -> list[Item]:
-        """Versions of a table read from the PostgreSQL event log, as the relay would have
-        published them: for events the stream no longer holds."""
+    async def log() -> PostgresEventStore:
         if not events:
             events.append(
                 await PostgresEventStore.connect(config.events_url or config.database_url, min_size=1, max_size=2)
             )
-        low, high = min(versions), max(versions)
-        stored = await events[0].read_stream(table_id, after_version=low - 1, limit=high - low + 1)
-        return [decode_message(encode_envelope(e), nats_headers(e)) for e in stored if e.version in versions]
+        return events[0]
 
     async def setup(host: ServiceHost[ScoringParts]) -> ScoringParts:
         store = await ScoringStore.connect(config.database_url, min_size=2, max_size=8)
         host.on_close(store.close)
         host.on_close(lambda: events[0].close() if events else None)
         app = ScoringApp(store)
-        projector = Projector(
-            app,
-            config.nats_url,
-            durable=config.durable,
-            stream=config.stream,
-            on_applied=config.on_applied,
-            log_reader=from_log,
-        )
+        consumer = projector(store, config.nats_url, config.durable, config.stream, log, config.on_applied)
         host.serve(pb_grpc.add_ScoringServiceServicer_to_server, ScoringServicer(app), SERVICE_NAME)
-        host.background(projector, critical=True)
-
-        async def show_parked(parked: Sequence[tuple[str, int, str]]) -> None:
-            """The ``okey.scoring.parked`` health entry: SERVING while no table is parked,
-            NOT_SERVING (and a log line per table) once one is; the service itself keeps serving."""
-            if host.health is None:
-                return
-            serving = health_pb2.HealthCheckResponse.SERVING
-            await host.health.set(PARKED_HEALTH, health_pb2.HealthCheckResponse.NOT_SERVING if parked else serving)
-            for table_id, version, reason in parked:
-                get_logger(component="scoring").warning(
-                    "table_parked", table_id=table_id, version=version, reason=reason
-                )
-
-        def on_parked(parked: dict[str, tuple[int, str]]) -> None:
-            asyncio.get_running_loop().create_task(show_parked([(t, v, r) for t, (v, r) in parked.items()]))
-
-        projector.on_parked = on_parked
-
-        async def started() -> None:
-            await show_parked(await store.parked())
-
-        host.on_started(started)
-        return ScoringParts(store, app, projector)
+        host.background(consumer, critical=True)
+        consumer.serve_parked_health(host)
+        return ScoringParts(store, app, consumer)
 
     return ServiceHost("scoring", config.address, setup, revocations_url=config.nats_url)
 

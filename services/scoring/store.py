@@ -9,6 +9,7 @@ from datetime import date
 from typing import Any
 
 import asyncpg
+from okeyplatform.consumer import migrate_consumer_versions, parked_tables, replace_parked
 from okeyplatform.eventstore import migrate, open_pool
 
 from .projection import COUNTER_FIELDS, WEEKLY_FIELDS, Changes, Counters, HandRow, MatchRow, SeatRow, TableAcc
@@ -21,7 +22,11 @@ __all__ = [
     "MIGRATIONS",
     "LeaderRow",
     "migrate_schema",
+    "RECORD",
 ]
+
+RECORD = "scoring"
+"""The projector's name in the consumers' record and parked tables (whatever its durable is)."""
 
 REBUILD_SCHEMA = "okey_scoring_rebuild"
 """Where ``okey replay`` builds the fresh tables before moving them over the live ones."""
@@ -45,8 +50,8 @@ def schema_sql(schema: str | None = None) -> str:
     A later migration must also change this text, so a rebuild makes the latest shape."""
     p = f'"{schema}".' if schema else ""
     return f"""
-    -- One row per table: what the projection has folded, and the last event version applied
-    -- (written in the same transaction as the rows that event produced: exactly-once effect).
+    -- One row per table: what the projection has folded, up to the event version `version`
+    -- (the consumers' record, okey_consumer_versions, decides what the projector applies).
     CREATE TABLE {p}scoring_tables (
         table_id       TEXT PRIMARY KEY,
         version        INT NOT NULL,
@@ -151,6 +156,22 @@ MIGRATIONS: list[tuple[int, str]] = [
     # Players who deleted their account (issue 19.4): their stats and leaderboard rows are gone
     # and stay gone (a rebuild drops them again). Not rebuilt: the lobby says who, once.
     (5, "CREATE TABLE IF NOT EXISTS scoring_erased (player_id TEXT PRIMARY KEY, erased_at TIMESTAMPTZ NOT NULL)"),
+    # The projector is a consumer like the others: its applied versions and parked tables are
+    # the consumers' (okeyplatform.consumer, migrated first). A kept install's are carried over,
+    # so no event is applied twice or skipped.
+    (
+        6,
+        f"""
+        INSERT INTO okey_consumer_versions (consumer, table_id, version)
+        SELECT '{RECORD}', table_id, version FROM scoring_tables
+        ON CONFLICT (consumer, table_id) DO UPDATE
+        SET version = GREATEST(okey_consumer_versions.version, EXCLUDED.version);
+        INSERT INTO okey_consumer_parked (consumer, table_id, version, reason, parked_at)
+        SELECT '{RECORD}', table_id, version, reason, parked_at FROM scoring_parked
+        ON CONFLICT (consumer, table_id) DO NOTHING;
+        DROP TABLE scoring_parked;
+        """,
+    ),
 ]
 SCOPE = "scoring"
 
@@ -163,7 +184,9 @@ WEEKLY_COLS = ("week", "game", "player_id", *WEEKLY_FIELDS)
 
 
 async def migrate_schema(conn: asyncpg.Connection) -> str:
-    """The scoring tables' migrations (``okey migrate``; the service also applies them at start)."""
+    """The scoring tables' migrations (``okey migrate``; the service also applies them at start),
+    after the consumers' record, which the projector writes."""
+    await migrate_consumer_versions(conn)
     applied = await migrate(conn, MIGRATIONS, scope=SCOPE)
     return f"{len(applied)} applied"
 
@@ -222,30 +245,14 @@ class ScoringStore:
 
     # ------------------------------------------------------------ parked tables
 
-    async def parked_among(self, conn: asyncpg.Connection, table_ids: list[str]) -> set[str]:
-        rows = await conn.fetch("SELECT table_id FROM scoring_parked WHERE table_id = ANY($1::text[])", table_ids)
-        return {r["table_id"] for r in rows}
-
-    async def park(self, conn: asyncpg.Connection, table_id: str, version: int, reason: str) -> None:
-        await conn.execute(
-            "INSERT INTO scoring_parked (table_id, version, reason) VALUES ($1, $2, $3) "
-            "ON CONFLICT (table_id) DO NOTHING",
-            table_id,
-            version,
-            reason,
-        )
-
     async def parked(self) -> list[tuple[str, int, str]]:
-        """Every parked table: (table_id, version, reason), oldest first."""
+        """Every table the projector parked: (table_id, version, reason), oldest first."""
         async with self.pool.acquire() as conn:
-            rows = await conn.fetch("SELECT table_id, version, reason FROM scoring_parked ORDER BY parked_at, table_id")
-        return [(r["table_id"], r["version"], r["reason"]) for r in rows]
+            return await parked_tables(conn, RECORD)
 
     async def replace_parked(self, conn: asyncpg.Connection, parked: dict[str, tuple[int, str]]) -> None:
         """After a rebuild: the parked tables are those the rebuild could not project."""
-        await conn.execute("DELETE FROM scoring_parked")
-        for table_id, (version, reason) in sorted(parked.items()):
-            await self.park(conn, table_id, version, reason)
+        await replace_parked(conn, RECORD, parked)
 
     # ------------------------------------------------------------ the projector's writes
 

@@ -23,21 +23,19 @@ from okeycore.classic import split_pot
 from okeycore.events import MatchEnded, event_to_dict
 from okeycore.options import Game, TableOptions
 from okeyplatform.auth import Identity
-from okeyplatform.consumer import Applier, BatchResult, EventItem, TableEventConsumer
+from okeyplatform.consumer import Applier, BatchResult, Item, TableEventConsumer
 from okeyplatform.contract import encode_envelope, nats_headers
 from okeyplatform.eventstore import PostgresEventStore, StoredEvent
 from okeyplatform.relay import TABLE_STREAM, ensure_table_stream, table_subject
 from okeytools.embedded import EmbeddedNats
 
 from services.lobby.app import LobbyApp
-from services.lobby.consumer import Unreadable, match_consumer
+from services.lobby.consumer import match_consumer
 from services.lobby.tables import FINISHED
 
 ACK_WAIT_S = 1.5  # how long JetStream waits for the dead consumer's ack before it redelivers
 DURABLE = "lobby-redelivery"
 STAKE = TableOptions(game=Game.OKEY, stake=100)
-
-Item = EventItem | Unreadable
 
 
 @dataclass
@@ -45,7 +43,7 @@ class DiesAt:
     """The consumer's own applier, stopped for good before or after its transaction (the
     process gone at that instant: the message is neither acknowledged nor handed back)."""
 
-    inner: Applier[Item]
+    inner: Applier
     after_commit: bool
     reached: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -99,13 +97,13 @@ async def _publish_end(js: JetStreamContext, tid: str, msg_id: str | None = None
     assert not ack.duplicate
 
 
-def _consumer(app: LobbyApp, url: str, events: PostgresEventStore) -> TableEventConsumer[Item]:
+def _consumer(app: LobbyApp, url: str, events: PostgresEventStore) -> TableEventConsumer:
     consumer = match_consumer(app, url, events, durable=DURABLE)
     consumer.ack_wait_s = ACK_WAIT_S
     return consumer
 
 
-async def _dies(consumer: TableEventConsumer[Item], after_commit: bool) -> None:
+async def _dies(consumer: TableEventConsumer, after_commit: bool) -> None:
     """Run ``consumer`` until its applier reaches the point of death, then end it there."""
     dying = DiesAt(consumer.app, after_commit)
     consumer.app = dying

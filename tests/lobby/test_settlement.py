@@ -150,20 +150,20 @@ async def test_the_consumer_s_applier_settles_in_the_transaction_that_records_th
     the handler never sees; an event its okeycore cannot read counts as applied, with no effect."""
     from dataclasses import replace
 
-    from okeyplatform.consumer import APPLIED, DUPLICATE, HELD, EventItem
+    from okeyplatform.consumer import APPLIED, DUPLICATE, HELD, Unreadable
+    from okeyplatform.eventstore import UnknownEvent
 
-    from services.lobby.consumer import LobbyEffects, Unreadable
+    from services.lobby.consumer import LobbyEffects
 
     tid, players = await _with_bots(app, guest, 2)
     effects = LobbyEffects(app)
     applier = effects.applier()
-    end = EventItem(replace(_end(tid, (0, 2), 400), version=3))
+    end = replace(_end(tid, (0, 2), 400), version=3)
     assert (await applier.apply([end])).outcomes == [HELD]
     assert [await chips_of(app, p) for p in players] == [900, 900] and effects.changed == 0
-    unread = Unreadable(tid, 2, datetime.now(UTC), "unknown event type 'Newer'")
-    start = EventItem(
-        replace(end.envelope, version=1, kind="TableCreated", event=object())
-    )  # the lobby acts on none such
+    newer = UnknownEvent("unknown event type 'Newer'", tid, 2, "Newer")
+    unread = Unreadable(tid, 2, datetime.now(UTC), newer)
+    start = replace(end, version=1, kind="TableCreated", event=object())  # the lobby acts on none such
     assert (await applier.apply([start, unread, end])).outcomes == [APPLIED, APPLIED, APPLIED]
     assert (await applier.apply([end])).outcomes == [DUPLICATE]
     assert effects.changed == 1

@@ -28,6 +28,11 @@ SCHEMAS: dict[str, tuple[str, Sequence[tuple[int, str]]]] = {
     "scoring": (SCORING_SCOPE, SCORING),
     "consumer": ("consumer", CONSUMER_MIGRATIONS),
 }
+# A schema whose migrations write another's tables, which its migrate applies first.
+BENEATH: dict[str, tuple[str, Sequence[tuple[int, str]]]] = {"scoring": ("consumer", CONSUMER_MIGRATIONS)}
+# A table a migration drops, and where its rows went; the tables a migration carries rows into.
+MOVED = {"scoring_parked": "okey_consumer_parked"}
+CARRIED_INTO = {"okey_consumer_parked", "okey_consumer_versions"}
 
 # One value per type: the same text and number everywhere, so a child row's foreign key names
 # the parent row made from the same values.
@@ -118,15 +123,67 @@ async def test_each_migration_applies_over_the_data_of_the_version_before(databa
     conn = await asyncpg.connect(with_database(database_url, name))
     seeded_any = False
     try:
+        if schema in BENEATH:
+            await migrate(conn, BENEATH[schema][1], scope=BENEATH[schema][0])
         assert await migrate(conn, migrations[:1], scope=scope) == [migrations[0][0]]
         for k in range(1, len(migrations)):
             before = await _seed(conn)  # the data of version k
             seeded_any = seeded_any or any(before.values())
             assert await migrate(conn, migrations[: k + 1], scope=scope) == [migrations[k][0]]
-            after = {t: int(await conn.fetchval(f'SELECT count(*) FROM "{t}"')) for t in before}
+            tables = set(await _tables(conn))
+            after = {t: int(await conn.fetchval(f'SELECT count(*) FROM "{t}"')) for t in before if t in tables}
+            for t in set(before) - tables:  # dropped: its rows are in the table they moved to
+                assert after[MOVED[t]] >= before[MOVED[t]] + before[t], f"{t}'s rows did not move to {MOVED[t]}"
+                after[t] = before[t]
+            for t in CARRIED_INTO:  # a carry-over adds rows to the record it carries into
+                if t in after and after[t] >= before[t]:
+                    after[t] = before[t]
             assert after == before, f"{schema} migration {migrations[k][0]} lost rows: {before} -> {after}"
         assert await _seed(conn)  # the last version takes data too
         assert seeded_any or len(migrations) == 1, f"{schema}: no table took a generated row"
+    finally:
+        await conn.close()
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.close()
+
+
+async def test_a_kept_scoring_install_carries_its_applied_versions_and_parked_tables_into_the_consumers_record(
+    database_url: str,
+) -> None:
+    """Scoring kept its applied versions in ``scoring_tables`` and its parked tables in
+    ``scoring_parked``; after the migration the consumers' record holds them (never moved back),
+    so an upgraded projector neither applies an event again nor skips one."""
+    name = f"okey_mig_{uuid.uuid4().hex[:12]}"
+    admin = await asyncpg.connect(database_url)
+    await admin.execute(f'CREATE DATABASE "{name}"')
+    conn = await asyncpg.connect(with_database(database_url, name))
+    try:
+        await migrate(conn, CONSUMER_MIGRATIONS[:1], scope="consumer")  # the lobby's and bots' record
+        await migrate(conn, SCORING[:5], scope=SCORING_SCOPE)
+        for table_id, version in (("t-kept", 7), ("t-parked", 3), ("t-ahead", 2)):
+            await conn.execute(
+                "INSERT INTO scoring_tables (table_id, version, game, options, players, scores, hand, "
+                "hands_recorded, shows, penalties, created_at) "
+                "VALUES ($1, $2, 'OKEY', '{}', '{}', '{}', 0, 0, '[]', '[]', now())",
+                table_id,
+                version,
+            )
+        await conn.execute("INSERT INTO scoring_parked (table_id, version, reason) VALUES ('t-parked', 4, 'why')")
+        await conn.execute(
+            "INSERT INTO okey_consumer_versions VALUES ('scoring', 't-ahead', 5), ('lobby', 't-kept', 1)"
+        )
+        await migrate(conn, CONSUMER_MIGRATIONS, scope="consumer")
+        await migrate(conn, SCORING, scope=SCORING_SCOPE)
+        rows = await conn.fetch("SELECT consumer, table_id, version FROM okey_consumer_versions ORDER BY 1, 2")
+        assert [tuple(r) for r in rows] == [
+            ("lobby", "t-kept", 1),
+            ("scoring", "t-ahead", 5),
+            ("scoring", "t-kept", 7),
+            ("scoring", "t-parked", 3),
+        ]
+        parked = await conn.fetch("SELECT consumer, table_id, version, reason FROM okey_consumer_parked")
+        assert [tuple(r) for r in parked] == [("scoring", "t-parked", 4, "why")]
+        assert await conn.fetchval("SELECT to_regclass('scoring_parked')") is None
     finally:
         await conn.close()
         await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

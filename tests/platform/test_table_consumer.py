@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any
 
@@ -20,19 +21,22 @@ from okeyplatform.consumer import (
     APPLIED,
     DUPLICATE,
     HELD,
+    PARKED,
     PROJECTION_LINGER_S,
     RETRY,
     BatchResult,
     ConcurrentApplier,
-    EventItem,
+    ConsumerSpec,
+    Item,
     RetryLater,
     TableEventConsumer,
     VersionedApplier,
-    decode_item,
+    envelope_of,
     migrate_consumer_versions,
+    parked_tables,
     record_versions,
 )
-from okeyplatform.contract import encode_envelope, nats_headers
+from okeyplatform.contract import Envelope, encode_envelope, nats_headers
 from okeyplatform.eventstore import StoredEvent
 from okeyplatform.relay import ensure_table_stream, table_subject
 
@@ -43,9 +47,24 @@ def _stored(table_id: str, version: int) -> StoredEvent:
     return StoredEvent(table_id, version, event.type, data, 1, version, (1, version), datetime.now(UTC))
 
 
-def _item(table_id: str, version: int) -> EventItem:
-    st = _stored(table_id, version)
-    return decode_item(encode_envelope(st), nats_headers(st))
+def _item(table_id: str, version: int) -> Item:
+    return envelope_of(_stored(table_id, version))
+
+
+@asynccontextmanager
+async def _on(conn: asyncpg.Connection, _tables: Sequence[str]) -> AsyncIterator[asyncpg.Connection]:
+    """The tests' unit of work: the transaction's connection itself."""
+    yield conn
+
+
+def _spec(
+    apply: Callable[[asyncpg.Connection, Envelope], Awaitable[None]], name: str = "test", **tuning: Any
+) -> ConsumerSpec[asyncpg.Connection]:
+    return ConsumerSpec(name=name, apply=apply, unit=_on, component="test-consumer", **tuning)
+
+
+def _record(pool: asyncpg.Pool, name: str = "test") -> VersionedApplier[asyncpg.Connection]:
+    return VersionedApplier(_spec(_seen, name), pool)
 
 
 async def _pool(url: str) -> asyncpg.Pool:
@@ -59,23 +78,18 @@ async def _pool(url: str) -> asyncpg.Pool:
 
 async def _started(
     pool: asyncpg.Pool, nats_url: str, table: str, linger_s: float = 0.0, applier: Any = None
-) -> tuple[TableEventConsumer[EventItem], asyncio.Task[None]]:
+) -> tuple[TableEventConsumer, asyncio.Task[None]]:
     """A consumer of one table's subject with the record over ``_seen``, bound and running."""
-    consumer = TableEventConsumer(
-        applier or VersionedApplier(pool, "test", _seen),
-        nats_url,
-        decode_item,
-        durable=f"test-{table}",
-        subject=table_subject(table),
-        component="test-consumer",
-        linger_s=linger_s,
-    )
+    spec = _spec(_seen, subject=table_subject(table), linger_s=linger_s)
+    consumer = TableEventConsumer(spec, pool, nats_url, durable=f"test-{table}")
+    if applier is not None:
+        consumer.app = applier
     task = asyncio.create_task(consumer.run())
     await asyncio.wait_for(consumer.ready.wait(), 10)
     return consumer, task
 
 
-async def _seen(conn: asyncpg.Connection, item: EventItem) -> None:
+async def _seen(conn: asyncpg.Connection, item: Envelope) -> None:
     """The handler's effect, on the consumer's transaction connection."""
     await conn.execute("INSERT INTO seen VALUES ($1, $2)", item.table_id, item.version)
 
@@ -83,7 +97,7 @@ async def _seen(conn: asyncpg.Connection, item: EventItem) -> None:
 async def test_a_redelivered_version_is_a_no_op_and_a_gap_is_held(fresh_database_url: str) -> None:
     pool = await _pool(fresh_database_url)
     try:
-        applier = VersionedApplier(pool, "test", _seen)
+        applier = _record(pool)
         got = await applier.apply([_item("t1", 1), _item("t1", 3), _item("t1", 2), _item("t2", 2)])
         assert got.outcomes == [APPLIED, APPLIED, APPLIED, HELD]  # t2 starts at 1: version 2 waits
         assert got.versions == {"t1": 3, "t2": 0}
@@ -99,12 +113,12 @@ async def test_a_failing_handler_records_nothing(fresh_database_url: str) -> Non
     pool = await _pool(fresh_database_url)
     try:
 
-        async def fails_on_two(conn: asyncpg.Connection, item: EventItem) -> None:
+        async def fails_on_two(conn: asyncpg.Connection, item: Envelope) -> None:
             await _seen(conn, item)
             if item.version == 2:
                 raise RuntimeError("not now")
 
-        applier = VersionedApplier(pool, "test", fails_on_two)
+        applier = VersionedApplier(_spec(fails_on_two), pool)
         try:
             await applier.apply([_item("t", 1), _item("t", 2)])
         except RuntimeError:
@@ -112,6 +126,34 @@ async def test_a_failing_handler_records_nothing(fresh_database_url: str) -> Non
         async with pool.acquire() as conn:
             assert await applier.versions(conn, ["t"]) == {}
         assert await pool.fetchval("SELECT count(*) FROM seen") == 0  # the effect went with the version
+    finally:
+        await pool.close()
+
+
+async def test_an_event_the_handler_cannot_apply_parks_its_table_and_every_other_table_goes_on(
+    fresh_database_url: str,
+) -> None:
+    pool = await _pool(fresh_database_url)
+    try:
+
+        class Unprojectable(Exception):
+            pass
+
+        async def picky(conn: asyncpg.Connection, item: Envelope) -> None:
+            if item.table_id == "bad" and item.version == 2:
+                raise Unprojectable("a number out of range")
+            await _seen(conn, item)
+
+        applier = VersionedApplier(_spec(picky, parks=(Unprojectable,)), pool)
+        got = await applier.apply([_item("bad", 1), _item("bad", 2), _item("bad", 3), _item("ok", 1)])
+        assert got.outcomes == [APPLIED, PARKED, PARKED, APPLIED]
+        assert got.parked == {"bad": (2, "a number out of range")}
+        assert (await applier.apply([_item("bad", 4), _item("ok", 2)])).outcomes == [PARKED, APPLIED]
+        async with pool.acquire() as conn:
+            assert await parked_tables(conn, "test") == [("bad", 2, "a number out of range")]
+            assert await applier.versions(conn, ["bad", "ok"]) == {"bad": 1, "ok": 2}
+        rows = await pool.fetch("SELECT table_id, version FROM seen ORDER BY 1, 2")
+        assert [(r[0], r[1]) for r in rows] == [("bad", 1), ("ok", 1), ("ok", 2)]
     finally:
         await pool.close()
 
@@ -154,14 +196,14 @@ async def test_two_replicas_given_a_tables_first_version_at_once_apply_it_once(f
     try:
         started = asyncio.Event()
 
-        async def slow(conn: asyncpg.Connection, item: EventItem) -> None:
+        async def slow(conn: asyncpg.Connection, item: Envelope) -> None:
             started.set()
             await asyncio.sleep(0.3)
             await conn.execute("INSERT INTO seen VALUES ($1, $2) ON CONFLICT DO NOTHING", item.table_id, item.version)
             await conn.execute("CREATE TABLE IF NOT EXISTS calls (n INT)")
             await conn.execute("INSERT INTO calls VALUES (1)")
 
-        a, b = VersionedApplier(pool, "test", slow), VersionedApplier(pool, "test", slow)
+        a, b = VersionedApplier(_spec(slow), pool), VersionedApplier(_spec(slow), pool)
         first = asyncio.create_task(a.apply([_item("t", 1)]))
         await started.wait()
         second = await b.apply([_item("t", 1)])
@@ -177,14 +219,14 @@ async def test_the_concurrent_applier_hands_back_what_cannot_be_done_now(fresh_d
     try:
         done: list[tuple[str, int]] = []
 
-        async def handler(item: EventItem) -> None:
+        async def handler(_uow: None, item: Envelope) -> None:
             if item.table_id == "away" and item.version == 2:
                 raise RetryLater("table service unreachable")
             if item.table_id == "buggy":
                 raise KeyError("a bug")
             done.append((item.table_id, item.version))
 
-        applier = ConcurrentApplier(pool, "bots-test", handler)
+        applier = ConcurrentApplier(ConsumerSpec(name="bots-test", apply=handler, external=True), pool)
         items = [_item("away", 1), _item("away", 2), _item("away", 3), _item("ok", 5), _item("buggy", 1)]
         got = await applier.apply(items)
         # away: 1 played, 2 handed back with the later 3 (a table's order holds); a gap (ok at 5)
@@ -193,7 +235,7 @@ async def test_the_concurrent_applier_hands_back_what_cannot_be_done_now(fresh_d
         assert sorted(done) == [("away", 1), ("ok", 5)]
         assert applier.failed == 1
         async with pool.acquire() as conn:
-            assert await VersionedApplier(pool, "bots-test", _seen).versions(conn, ["away", "ok", "buggy"]) == {
+            assert await _record(pool, "bots-test").versions(conn, ["away", "ok", "buggy"]) == {
                 "away": 1,
                 "ok": 5,
                 "buggy": 1,
@@ -203,7 +245,7 @@ async def test_the_concurrent_applier_hands_back_what_cannot_be_done_now(fresh_d
         # a replica that read the record before ``again`` wrote it, finishing later, never moves it back
         async with pool.acquire() as conn:
             await record_versions(conn, "bots-test", {"ok": 5})
-            assert await VersionedApplier(pool, "bots-test", _seen).versions(conn, ["ok"]) == {"ok": 6}
+            assert await _record(pool, "bots-test").versions(conn, ["ok"]) == {"ok": 6}
     finally:
         await pool.close()
 
@@ -233,14 +275,14 @@ async def test_a_message_that_is_no_table_event_is_set_aside_and_the_consumer_go
         await pool.close()
 
 
-class _CountingApplier(VersionedApplier[EventItem]):
+class _CountingApplier(VersionedApplier[asyncpg.Connection]):
     """The record over ``_seen``, counting the batches (one transaction each)."""
 
     def __init__(self, pool: asyncpg.Pool) -> None:
-        super().__init__(pool, "test", _seen)
+        super().__init__(_spec(_seen), pool)
         self.batches = 0
 
-    async def apply(self, items: Sequence[EventItem]) -> BatchResult:
+    async def apply(self, items: Sequence[Item]) -> BatchResult:
         self.batches += 1
         return await super().apply(items)
 
@@ -294,14 +336,7 @@ def test_a_linger_is_refused_unless_shorter_than_a_failover() -> None:
     # make a live consumer as late as a failover; a negative one is a mistake.
     for bad in (-0.1, 60.0, 1e9):
         try:
-            TableEventConsumer(
-                VersionedApplier(None, "test", _seen),  # type: ignore[arg-type]
-                "nats://127.0.0.1:1",
-                decode_item,
-                durable="x",
-                ack_wait_s=60.0,
-                linger_s=bad,
-            )
+            _spec(_seen, ack_wait_s=60.0, linger_s=bad)
         except ValueError as exc:
             assert "linger_s" in str(exc)
         else:

@@ -19,18 +19,35 @@ from breaks import ready_all
 from okey.v1 import common_pb2
 from okey.v1 import scoring_service_pb2 as pb
 from okeycore.bots import GreedyBot
-from okeycore.events import MatchEnded, event_from_dict, event_to_dict
+from okeycore.events import Event, MatchEnded, event_from_dict, event_to_dict
 from okeycore.options import TableOptions
 from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient
-from okeyplatform.grpcserver import error_reason
+from okeyplatform.consumer import APPLIED, DUPLICATE, HELD, applier_for
+from okeyplatform.contract import Envelope
 from okeyplatform.protoconv import classic_view_from_pb
+from okeyplatform.grpcserver import error_reason
 from okeyplatform.relay import TABLE_STREAM
 from okeytools.replay import replay
 from scoring_helpers import Stack, append, match_a, match_b, publish, run_okey_replay, simulated, wait_version
 
-from services.scoring.app import APPLIED, DUPLICATE, HELD, Item, ScoringApp
+from services.scoring.consumer import projection_spec
 from services.scoring.main import ScoringService
+
+
+def _envelope(table_id: str, version: int, event: Event) -> Envelope:
+    """An event as the consumer hands it on (what the relay publishes, decoded)."""
+    return Envelope(
+        table_id=table_id,
+        version=version,
+        hand=0,
+        time=datetime.now(UTC),
+        kind=event.type,
+        to_move=-1,
+        traceparent=None,
+        event=event,
+    )
+
 
 PLAYERS = ("ali", "ayse", "mehmet", "zeynep")
 Client = tuple[Any, Any]
@@ -257,12 +274,12 @@ async def test_duplicated_and_redelivered_events_change_nothing(stack: Stack) ->
     assert await stack.store.parked() == []
     # the same batch applied twice by the use case itself (on the service's database): the
     # second time, all duplicates
-    app = ScoringApp(stack.store)
-    items = [Item("direct", v, datetime.now(UTC), e) for v, e in enumerate(match_b().events, 1)]
-    first = await app.apply(items)
-    again = await app.apply(list(reversed(items)))
+    applier = applier_for(projection_spec(stack.store), stack.store.pool)
+    items = [_envelope("direct", v, e) for v, e in enumerate(match_b().events, 1)]
+    first = await applier.apply(items)
+    again = await applier.apply(list(reversed(items)))
     assert set(first.outcomes) == {APPLIED} and set(again.outcomes) == {DUPLICATE}
-    held = await app.apply([Item("direct2", 2, datetime.now(UTC), match_b().events[1])])
+    held = await applier.apply([_envelope("direct2", 2, match_b().events[1])])
     assert held.outcomes == [HELD] and await stack.store.table("direct2") is None
 
 
