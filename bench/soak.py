@@ -51,10 +51,10 @@ from okeycore.options import BOUNDS, TableOptions
 from okeycore.strategy import STRATEGIES
 from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient
+from okeyplatform.contract import classic_view_from_pb
 from okeyplatform.eventstore import GlobalPosition, PostgresEventStore
-from okeyplatform.protoconv import classic_view_from_pb
 
-from services.bots.app import think_seconds
+from services.bots.pacer import think_seconds
 
 from .common import CpuMeter, machine, percentile, servers_line
 from .record import Section, Table, command_line, record

@@ -28,8 +28,7 @@ from okey.v1 import table_service_pb2 as pb
 from okey.v1 import table_service_pb2_grpc as pb_grpc
 from okeycore.options import TableOptions
 from okeyplatform.auth import issue_token, token_secret
-from okeyplatform.contract import decode_envelope
-from okeyplatform.protoconv import options_pb
+from okeyplatform.contract import decode_envelope, options_pb
 from okeyplatform.relay import TABLE_STREAM
 from okeytools.embedded import free_port, resolve_infra, with_database
 from okeytools.stack import wait_healthy

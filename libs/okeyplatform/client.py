@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Collection
 from typing import Any
 
 import grpc
+from okey.v1 import events_pb2
 from okey.v1 import table_service_pb2 as pb
 from okey.v1 import table_service_pb2_grpc as pb_grpc
 from okeycore import commands as C
@@ -15,7 +16,7 @@ from okeycore.melds import MeldKind
 from okeycore.options import TableOptions
 
 from .auth import ServiceCredential
-from .protoconv import options_pb
+from .contract import enum_codec, options_pb
 
 __all__ = ["TableClient", "command_request"]
 
@@ -52,7 +53,7 @@ def command_request(table_id: str, command: C.Command, command_id: str | None = 
     elif isinstance(command, okey101.OpenMelds):
         for group in command.melds:
             req.open_melds.melds.add().ids.extend(group)
-        kinds = {MeldKind.RUN: 1, MeldKind.GROUP: 2, MeldKind.PAIR: 3}
+        kinds, _ = enum_codec(MeldKind, events_pb2.MeldKind.DESCRIPTOR)
         req.open_melds.kinds.extend(kinds[k] for k in command.kinds)
     elif isinstance(command, okey101.AddTile):
         req.add_tile.tile_id = command.tile

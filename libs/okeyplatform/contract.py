@@ -1,23 +1,33 @@
-"""The table-event contract: okeycore events <-> okey.v1 messages, and the TableEvent envelope.
+"""The okey.v1 contract: okeycore values <-> okey.v1 messages, and the TableEvent envelope.
 
-One place builds and reads what leaves the table service: the relay's NATS messages, GetEvents
-and Watch, ``okey export``. The envelope is ``okey.v1.TableEvent`` (table id, version, hand,
-time, kind, the seat to move, trace context, and the event in its oneof slot). Events map to
-their messages field by field, by name: the okeycore event ``TileDrawn`` is the ``TileDrawn``
-message in the ``tile_drawn`` slot; where the message field is a ``Tile`` (or ``TileGroup``) a
-tile id becomes a Tile (id + code), a hidden tile (-1) keeps id -1 and an empty code. The
-mapping of each event class is worked out once from its fields and the message's descriptor,
-so encoding and decoding are a loop over a short list, not a walk over type hints.
+The one mapper between okeycore and the wire. Events, seat views, hints and options map to
+their messages field by field, by name, through one plan per (dataclass, message) built once
+from the dataclass's type hints and the message's descriptor (:func:`_plan`), so encoding and
+decoding are a loop over a short list. The same rules hold everywhere: where the message field
+is a ``Tile`` (or ``TileGroup``) a tile id becomes a Tile (id + code) and a hidden tile (-1)
+keeps id -1 and an empty code (:func:`tile_pb`, the one tile table); an okeycore enum member is
+the buf-prefixed proto value of its name (``DrawSource.DECK`` <-> ``DRAW_SOURCE_DECK``,
+:func:`enum_codec`, the one enum lookup). An event's plan is strict: every field of the
+dataclass must have its message field (a field the contract cannot carry is an error, not a
+silent loss: the first step of issue 16 found three); a view's skips what the message lacks.
 
-On NATS the envelope is binary with ``Content-Type: application/x-protobuf;
-messageType=okey.v1.TableEvent``. A stream written before (JSON of the Python dict form, no
-content type) is read too: :func:`decode_envelope` upcasts it."""
+What leaves the table service goes through here: the relay's NATS messages, GetEvents and
+Watch, ``okey export``. The envelope is ``okey.v1.TableEvent`` (table id, version, hand, time,
+kind, the seat to move, trace context, and the event in its oneof slot: the okeycore event
+``TileDrawn`` is the ``TileDrawn`` message in the ``tile_drawn`` slot). On NATS the envelope is
+binary with ``Content-Type: application/x-protobuf; messageType=okey.v1.TableEvent``. A stream
+written before (JSON of the Python dict form, no content type) is read too:
+:func:`decode_envelope` upcasts it."""
 
 from __future__ import annotations
 
+import functools
 import json
+import re
+import types
 import typing
-from collections.abc import Callable, Mapping
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from enum import Enum
@@ -26,15 +36,15 @@ from typing import Any
 import okeycore.games  # noqa: F401  (registers the Okey 101 events with the codec)
 from google.protobuf import json_format
 from google.protobuf.message import DecodeError, Message
-from okey.v1 import common_pb2, events_pb2
+from okey.v1 import common_pb2, events_pb2, table_service_pb2
 from okeycore.classic import public_event as _spectator
 from okeycore.events import EVENT_TYPES, Event, event_from_dict, to_move
+from okeycore.okey101 import SeatView101
 from okeycore.options import OptionsError, TableOptions
 from okeycore.tiles import TILE_COUNT, face_of_id
 
 from .eventstore import BadEnvelope, StoredEvent, UnknownEvent, UnreadableEvent
 from .logs import get_logger
-from .optionsconv import options_pb, snake
 from .tracing import valid_traceparent
 
 __all__ = [
@@ -43,10 +53,20 @@ __all__ = [
     "BadEnvelope",
     "UnreadableEvent",
     "UnknownEvent",
+    "snake",
+    "tile_pb",
+    "tiles_pb",
+    "enum_codec",
+    "options_pb",
+    "options_from_pb",
+    "from_pb",
     "event_pb",
     "event_from_pb",
-    "event_into",
-    "event_from_message",
+    "view_pb",
+    "seat_view_from_pb",
+    "classic_view_from_pb",
+    "view101_from_pb",
+    "hints_pb",
     "envelope_pb",
     "envelope_from_pb",
     "encode_envelope",
@@ -77,174 +97,267 @@ class Envelope:
     bot_seats: int | None = None  # the seats a bot plays after it (a mask); None: not known
 
 
-# ------------------------------------------------------------------ events <-> messages
+_SNAKE = re.compile(r"(?<!^)(?=[A-Z])")
+
+
+def snake(name: str) -> str:
+    """A Python class name as protobuf's field name of it (``TileDrawn`` -> ``tile_drawn``)."""
+    return _SNAKE.sub("_", name).lower()
+
+
+# ------------------------------------------------------------------ tiles
 
 _TILES = [common_pb2.Tile(id=t, code=str(face_of_id(t))) for t in range(TILE_COUNT)]
 _HIDDEN = common_pb2.Tile(id=-1, code="")
 
 
-def _tile(tid: int) -> common_pb2.Tile:
+def tile_pb(tid: int) -> common_pb2.Tile:
+    """The tile's message, made once per tile (a caller copies it into its own); a hidden tile
+    (-1) has id -1 and an empty code."""
     return _TILES[tid] if 0 <= tid < TILE_COUNT else _HIDDEN
 
 
-def _set_tile(target: Any, tid: int) -> None:
-    target.CopyFrom(_tile(tid))
+def tiles_pb(ids: Sequence[int]) -> list[common_pb2.Tile]:
+    return [_TILES[t] if 0 <= t < TILE_COUNT else _HIDDEN for t in ids]
 
 
-def _tile_id(msg: Message, name: str) -> int:
-    return int(getattr(msg, name).id) if msg.HasField(name) else -1
+def _face_pb(face: object) -> common_pb2.Tile:
+    """A face that is no one tile (the okey a view names): its code, id -1."""
+    return common_pb2.Tile(id=-1, code=str(face))
 
 
-_Encode = Callable[[Message, Any], None]
-_Decode = Callable[[Message], Any]
+# ------------------------------------------------------------------ enums
 
 
-def _field_codec(hint: Any, fd: Any) -> tuple[_Encode, _Decode]:
-    """How one dataclass field goes into its message field and back, from the field's type hint
-    and the message field's descriptor."""
+@functools.cache
+def _enum_values(enum_type: Any) -> tuple[dict[str, int], dict[int, str]]:
+    """A proto enum's values by okeycore's name and back, by the buf style's prefix
+    (``DRAW_SOURCE_DECK`` is ``DECK`` of ``DrawSource``); the zero ``*_UNSPECIFIED`` has none."""
+    prefix = len(snake(enum_type.name)) + 1
+    by_name = {v.name[prefix:]: int(v.number) for v in enum_type.values if v.number != 0}
+    return by_name, {n: name for name, n in by_name.items()}
+
+
+@functools.cache
+def enum_codec(enum_cls: type[Enum], enum_type: Any) -> tuple[dict[Any, int], dict[int, Any]]:
+    """An okeycore enum's members to the proto enum's numbers and back (``DrawSource.DECK`` <->
+    ``DRAW_SOURCE_DECK``): the one enum lookup of the contract and its callers."""
+    by_name, _ = _enum_values(enum_type)
+    to_number = {m: by_name[str(m.value)] for m in enum_cls if str(m.value) in by_name}
+    return to_number, {n: m for m, n in to_number.items()}
+
+
+# ------------------------------------------------------------------ options
+
+
+def options_pb(opts: TableOptions) -> common_pb2.TableOptions:
+    """The options as their message: the game and the options of its game."""
+    msg = common_pb2.TableOptions()
+    names = _OPTION_FIELDS
+    for name, value in opts.to_dict().items():
+        fd = names[name]
+        setattr(msg, name, _enum_values(fd.enum_type)[0][value] if fd.enum_type is not None else value)
+    return msg
+
+
+_OPTION_FIELDS = common_pb2.TableOptions.DESCRIPTOR.fields_by_name
+
+
+def _options_dict(msg: common_pb2.TableOptions) -> dict[str, Any]:
+    """The set fields of an options message as plain values (enums by okeycore's name)."""
+    data: dict[str, Any] = {}
+    for fd, value in msg.ListFields():
+        if fd.enum_type is not None:
+            name = _enum_values(fd.enum_type)[1].get(value)
+            if name is None:
+                raise OptionsError(f"{fd.name}: unknown value {value}")
+            data[fd.name] = name
+        else:
+            data[fd.name] = value
+    return data
+
+
+def options_from_pb(msg: common_pb2.TableOptions) -> TableOptions:
+    """A caller's options (CreateTable, the lobby): set fields only; an unset enum or optional
+    takes the default; a set option of the other game is refused [D-9]; every bound checked.
+    Raises OptionsError."""
+    data = _options_dict(msg)
+    if "game" not in data:
+        raise OptionsError("options.game is required: GAME_OKEY or GAME_OKEY101")
+    return TableOptions.from_dict(data).validated()
+
+
+@functools.lru_cache(maxsize=4096)
+def _stored_options(data: bytes) -> TableOptions:
+    """Options the table service wrote (an event, a view) as they were, with no bounds check (an
+    old table keeps the options it had); by their bytes, since every view of a table carries the
+    same ones and converting them was a third of a view's conversion."""
+    return TableOptions.from_dict(_options_dict(common_pb2.TableOptions.FromString(data)), stored=True)
+
+
+@functools.lru_cache(maxsize=4096)
+def _options_msg(opts: TableOptions) -> common_pb2.TableOptions:
+    """A table's options as a message, made once per distinct options (they never change)."""
+    return options_pb(opts)
+
+
+# ------------------------------------------------------------------ the plan: dataclass <-> message
+
+_Put = Callable[[Message, Any], None]
+_Get = Callable[[Message], Any]
+
+
+@functools.cache
+def _plan(cls: Any, descriptor: Any, renames: tuple[tuple[str, str], ...] = ()) -> tuple[tuple[str, _Put, _Get], ...]:
+    """(dataclass field, how it goes in, how it comes out) for each field of ``cls`` that the
+    message ``descriptor`` has (``renames``: a dataclass field under another message name). The
+    plan of an event and of what an event holds (a message of events.proto) is strict: a field
+    its message lacks is a TypeError, not a silent loss."""
+    strict = descriptor.file is events_pb2.DESCRIPTOR
+    rename = dict(renames)
+    hints = typing.get_type_hints(cls)  # once per plan: it evaluates every annotation
+    plan = []
+    for f in fields(cls):
+        fd = descriptor.fields_by_name.get(rename.get(f.name, f.name))
+        if fd is None:
+            if strict:
+                raise TypeError(f"{descriptor.full_name} has no field {f.name!r} for {cls.__name__}.{f.name}")
+            continue
+        put, get = _field(hints[f.name], fd, strict)
+        plan.append((f.name, put, get))
+    return tuple(plan)
+
+
+def into_pb(msg: Message, obj: Any, renames: tuple[tuple[str, str], ...] = ()) -> Message:
+    """A dataclass into its message, field by field (a None field stays unset)."""
+    for attr, put, _ in _plan(type(obj), msg.DESCRIPTOR, renames):
+        v = getattr(obj, attr)
+        if v is not None:
+            put(msg, v)
+    return msg
+
+
+def from_pb(cls: Any, msg: Message, renames: tuple[tuple[str, str], ...] = ()) -> Any:
+    """The inverse of :func:`into_pb`: a dataclass ``cls`` from its message."""
+    return cls(**{attr: get(msg) for attr, _, get in _plan(cls, msg.DESCRIPTOR, renames)})
+
+
+def _field(hint: Any, fd: Any, strict: bool) -> tuple[_Put, _Get]:
+    """How a value of type ``hint`` goes into the message field ``fd`` and back."""
     name = fd.name
-    mt = fd.message_type.name if fd.message_type is not None else ""
     origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):  # X | None, or a view's tuple | Allowed
+        put, get = _field(next(a for a in args if a is not type(None)), fd, strict)
+        if type(None) not in args:
+            return put, get
+        if not fd.is_repeated and (fd.message_type is not None or fd.has_presence):
+            return put, (lambda m: get(m) if m.HasField(name) else None)  # a spectator's seat
+        if fd.is_repeated:
+            return put, (lambda m: get(m) if len(getattr(m, name)) else None)
+        return put, get
+    mt = fd.message_type.name if fd.message_type is not None else ""
     if mt == "Tile" and not fd.is_repeated:
-        return (lambda m, v: _set_tile(getattr(m, name), v)), (lambda m: _tile_id(m, name))
-    if mt == "Tile":
         return (
-            (lambda m, v: getattr(m, name).extend([_tile(t) for t in v])),
-            (lambda m: tuple([t.id for t in getattr(m, name)])),
+            (lambda m, v: getattr(m, name).CopyFrom(tile_pb(v))),
+            (lambda m: getattr(m, name).id if m.HasField(name) else -1),
         )
+    if mt == "Tile":
+        return (lambda m, v: getattr(m, name).extend(tiles_pb(v))), (lambda m: tuple([t.id for t in getattr(m, name)]))
     if mt == "TileGroup":
 
         def put_groups(m: Message, v: Any) -> None:
             target = getattr(m, name)
             for group in v:
-                target.add().tiles.extend([_tile(t) for t in group])
+                target.add().tiles.extend(tiles_pb(group))
 
         return put_groups, (lambda m: tuple([tuple([t.id for t in g.tiles]) for g in getattr(m, name)]))
     if hint is TableOptions:
-        return (lambda m, v: getattr(m, name).CopyFrom(options_pb(v))), (lambda m: _options(getattr(m, name)))
+        return (
+            (lambda m, v: getattr(m, name).CopyFrom(_options_msg(v))),
+            (lambda m: _stored_options(getattr(m, name).SerializeToString(deterministic=True))),
+        )
     if isinstance(hint, type) and issubclass(hint, Enum):
-        to_number, from_number = _enum_maps(hint, fd)
+        to_number, from_number = enum_codec(hint, fd.enum_type)
         return (lambda m, v: setattr(m, name, to_number[v])), (lambda m: from_number[getattr(m, name)])
+    if isinstance(hint, type) and issubclass(hint, Event) and fd.message_type is not None:
+        event_cls = hint
+        return (
+            (lambda m, v: (t := getattr(m, name)).MergeFromString(_event_bytes(v, type(t)))),
+            (lambda m: from_pb(event_cls, getattr(m, name))),
+        )
     if origin is tuple and fd.is_repeated:
-        inner = args[0]
-        if isinstance(inner, type) and issubclass(inner, Enum):
-            to_number, from_number = _enum_maps(inner, fd)
+        item = args[0]
+        if isinstance(item, type) and issubclass(item, Enum):
+            to_number, from_number = enum_codec(item, fd.enum_type)
             return (
                 (lambda m, v: getattr(m, name).extend([to_number[x] for x in v])),
                 (lambda m: tuple([from_number[x] for x in getattr(m, name)])),
             )
-        if fd.message_type is not None and hasattr(inner, "__dataclass_fields__"):
-            put, get = _codec(inner, fd.message_type)
+        if mt == "Codes":
+
+            def put_codes(m: Message, v: Any) -> None:
+                target = getattr(m, name)
+                for codes in v:
+                    target.add().codes.extend(codes)
+
+            return put_codes, (lambda m: tuple([tuple(c.codes) for c in getattr(m, name)]))
+        if fd.message_type is not None and hasattr(item, "__dataclass_fields__"):
 
             def put_items(m: Message, v: Any) -> None:
                 target = getattr(m, name)
-                for item in v:
-                    put(target.add(), item)
+                for x in v:
+                    into_pb(target.add(), x)
 
-            return put_items, (lambda m: tuple([get(x) for x in getattr(m, name)]))
+            return put_items, (lambda m: tuple([from_pb(item, x) for x in getattr(m, name)]))
         if fd.message_type is None:
             return (lambda m, v: getattr(m, name).extend(v)), (lambda m: tuple(getattr(m, name)))
     if hasattr(hint, "__dataclass_fields__") and fd.message_type is not None and not fd.is_repeated:
-        put, get = _codec(hint, fd.message_type)
-        return (lambda m, v: put(getattr(m, name), v)), (lambda m: get(getattr(m, name)))
-    if hint in (int, str, bool) and fd.message_type is None and not fd.is_repeated:
+        return (lambda m, v: into_pb(getattr(m, name), v)), (lambda m: from_pb(hint, getattr(m, name)))
+    if not strict or (hint in (int, str, bool) and fd.message_type is None and not fd.is_repeated):
         return (lambda m, v: setattr(m, name, v)), (lambda m: getattr(m, name))
     raise TypeError(f"no mapping of {hint!r} to the message field {fd.full_name}")
 
 
-def _enum_maps(enum_cls: type[Enum], fd: Any) -> tuple[dict[Any, int], dict[int, Any]]:
-    """``DrawSource.DECK`` <-> ``DRAW_SOURCE_DECK``'s number (the buf style's prefixed names)."""
-    prefix = snake(fd.enum_type.name).upper() + "_"
-    to_number = {m: fd.enum_type.values_by_name[prefix + str(m.value)].number for m in enum_cls}
-    return to_number, {n: m for m, n in to_number.items()}
+_EVENT_BYTES: OrderedDict[int, tuple[Event, bytes]] = OrderedDict()
 
 
-def _codec(cls: Any, descriptor: Any) -> tuple[_Encode, _Decode]:
-    """The encoder and decoder of a dataclass and its message, built once: every field of the
-    dataclass must have its message field (a field the contract cannot carry is an error, not
-    a silent loss: the first step of issue 16 found three)."""
-    cached = _CODECS.get(cls)
-    if cached is not None:
-        return cached
-    hints = typing.get_type_hints(cls)
-    plan: list[tuple[str, _Encode, _Decode]] = []
-    for f in fields(cls):
-        fd = descriptor.fields_by_name.get(f.name)
-        if fd is None:
-            raise TypeError(f"{descriptor.full_name} has no field {f.name!r} for {cls.__name__}.{f.name}")
-        put, get = _field_codec(hints[f.name], fd)
-        plan.append((f.name, put, get))
-
-    def encode(msg: Message, obj: Any) -> None:
-        for name, put, _ in plan:
-            put(msg, getattr(obj, name))
-
-    def decode(msg: Message) -> Any:
-        return cls(**{name: get(msg) for name, _, get in plan})
-
-    _CODECS[cls] = (encode, decode)
-    return encode, decode
+def _event_bytes(event: Event, message: type[Message]) -> bytes:
+    """An event a view carries (the last hand's end), as its message's bytes, encoded once per
+    event object: the same one is in every view of its table until the next hand ends."""
+    key = id(event)
+    got = _EVENT_BYTES.get(key)
+    if got is not None and got[0] is event:
+        return got[1]
+    data = into_pb(message(), event).SerializeToString()
+    _EVENT_BYTES[key] = (event, data)  # the event is kept with it: its id stays its own
+    if len(_EVENT_BYTES) > 4096:
+        _EVENT_BYTES.popitem(last=False)
+    return data
 
 
-_CODECS: dict[Any, tuple[_Encode, _Decode]] = {}
-
-
-def _options(msg: common_pb2.TableOptions) -> TableOptions:
-    """Stored options as they were (no bounds check: an old table keeps the options it had)."""
-    data: dict[str, Any] = {}
-    for fd, value in msg.ListFields():
-        if fd.enum_type is not None:
-            data[fd.name] = fd.enum_type.values_by_number[value].name[len(snake(fd.enum_type.name)) + 1 :]
-        else:
-            data[fd.name] = value
-    return TableOptions.from_dict(data, stored=True)
+# ------------------------------------------------------------------ events
 
 
 def _slot(event_cls: type[Event]) -> str:
-    return snake(event_cls.type)
-
-
-_SLOT_FIELDS = events_pb2.TableEvent.DESCRIPTOR.fields_by_name
-
-
-def _event_codec(event_cls: type[Event]) -> tuple[str, _Encode, _Decode]:
-    got = _EVENT_CODECS.get(event_cls)
-    if got is None:
-        slot = _slot(event_cls)
-        fd = _SLOT_FIELDS.get(slot)
+    """The envelope's oneof slot of an event class (``TileDrawn`` -> ``tile_drawn``)."""
+    slot = _SLOTS.get(event_cls)
+    if slot is None:
+        slot = snake(event_cls.type)
+        fd = events_pb2.TableEvent.DESCRIPTOR.fields_by_name.get(slot)
         if fd is None or fd.containing_oneof is None:
             raise TypeError(f"okey.v1.TableEvent has no {slot!r} for the event {event_cls.type}")
-        put, get = _codec(event_cls, fd.message_type)
-        got = _EVENT_CODECS[event_cls] = (slot, put, get)
-    return got
+        _SLOTS[event_cls] = slot
+    return slot
 
 
-_EVENT_CODECS: dict[type[Event], tuple[str, _Encode, _Decode]] = {}
+_SLOTS: dict[type[Event], str] = {}
 
 
 def event_pb(event: Event, envelope: events_pb2.TableEvent | None = None) -> events_pb2.TableEvent:
     """``event`` in its slot of ``envelope`` (a new, otherwise empty one by default)."""
     env = envelope if envelope is not None else events_pb2.TableEvent()
-    slot, put, _ = _event_codec(type(event))
-    put(getattr(env, slot), event)
+    into_pb(getattr(env, _slot(type(event))), event)
     return env
-
-
-def event_into(msg: Message, event: Event) -> None:
-    """``event`` into a message of its type outside the envelope (a seat view's last hand)."""
-    put, _ = _codec(type(event), msg.DESCRIPTOR)
-    put(msg, event)
-
-
-def event_from_message(cls: type[Event], msg: Message) -> Event:
-    """The inverse of :func:`event_into`."""
-    _, get = _codec(cls, msg.DESCRIPTOR)
-    event: Event = get(msg)
-    return event
-
-
-def _class_of_slot() -> dict[str, type[Event]]:
-    return {_slot(cls): cls for cls in EVENT_TYPES.values()}
 
 
 def event_from_pb(envelope: events_pb2.TableEvent) -> Event:
@@ -255,14 +368,69 @@ def event_from_pb(envelope: events_pb2.TableEvent) -> Event:
         raise KeyError("the envelope carries no event")
     cls = _BY_SLOT.get(slot)
     if cls is None:
-        _BY_SLOT.update(_class_of_slot())  # an event module registered since (okey101)
+        _BY_SLOT.update({snake(c.type): c for c in EVENT_TYPES.values()})  # registered since (okey101)
         cls = _BY_SLOT[slot]
-    _, _, get = _event_codec(cls)
-    event: Event = get(getattr(envelope, slot))
+    event: Event = from_pb(cls, getattr(envelope, slot))
     return event
 
 
 _BY_SLOT: dict[str, type[Event]] = {}
+
+
+# ------------------------------------------------------------------ views and hints
+
+_RENAMES: dict[type, tuple[tuple[str, str], ...]] = {SeatView101: (("last_hand", "last_hand101"),)}
+"""A 101 view's last hand is the ``last_hand101`` field (its own message)."""
+
+
+def view_pb(view: Any, players: Sequence[str] = ()) -> table_service_pb2.SeatView:
+    """A seat's view (either game's) as the SeatView message; ``players`` name the seats."""
+    msg = table_service_pb2.SeatView()
+    into_pb(msg, view, _RENAMES.get(type(view), ()))
+    if view.seat is not None:
+        msg.seat = view.seat
+    okey = getattr(view, "okey", None)
+    if okey is not None and view.indicator >= 0:
+        msg.okey.CopyFrom(_face_pb(okey))
+    last_okey = getattr(view, "last_hand_okey", None)
+    if last_okey is not None:
+        msg.last_hand_okey.CopyFrom(_face_pb(last_okey))
+    else:
+        msg.ClearField("last_hand_indicator")
+    if view.side_tile < 0:
+        msg.ClearField("side_tile")
+    if getattr(view, "held_side_tile", -1) < 0:
+        msg.ClearField("held_side_tile")
+    for i, seat in enumerate(msg.seats):
+        if i < len(players):
+            seat.player_id = players[i]
+    return msg
+
+
+def classic_view_from_pb(msg: table_service_pb2.SeatView) -> Any:
+    """A classic SeatView message back into okeycore's SeatView (what a bot decides from)."""
+    from okeycore.classic import SeatView
+
+    return from_pb(SeatView, msg)
+
+
+def view101_from_pb(msg: table_service_pb2.SeatView) -> SeatView101:
+    """A 101 SeatView message back into okeycore's SeatView101 (what a 101 bot decides from)."""
+    view: SeatView101 = from_pb(SeatView101, msg, _RENAMES[SeatView101])
+    return view
+
+
+def seat_view_from_pb(msg: table_service_pb2.SeatView) -> Any:
+    """The okeycore view of either game."""
+    if msg.options.game == common_pb2.GAME_OKEY101:
+        return view101_from_pb(msg)
+    return classic_view_from_pb(msg)
+
+
+def hints_pb(hints: Any) -> table_service_pb2.Hints:
+    msg = table_service_pb2.Hints()
+    into_pb(msg, hints)
+    return msg
 
 
 # ------------------------------------------------------------------ the envelope
@@ -296,9 +464,9 @@ def envelope_pb(
         full = event if event is not None else stored.event()
         env.to_move = to_move(full)
         shown = full if private else public(full, seat)
-        slot, put, _ = _event_codec(type(shown))
+        slot = _slot(type(shown))
         try:
-            put(getattr(env, slot), shown)
+            into_pb(getattr(env, slot), shown)
         except BaseException:
             env.ClearField(slot)
             raise

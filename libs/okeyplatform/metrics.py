@@ -201,7 +201,7 @@ BOT_REPLY = _histogram(
 )
 BOT_LATE = _counter("okey_bots_turns_late_total", "Bot turns answered after the turn's deadline.", ("game",))
 BOT_HANDED_ON = _counter(
-    "okey_bots_turns_handed_on_total", "Turns a bot went on to from its own discard's answer (no event, no GetView)."
+    "okey_bots_turns_handed_on_total", "Turns played from the view a bot's discard was answered with (no GetView)."
 )
 BOT_LOOKED_AGAIN = _counter(
     "okey_bots_turns_looked_again_total",

@@ -146,8 +146,7 @@ def stack_hand_report(msg: object, names: Sequence[str]) -> list[str]:
     """:func:`hand_report` of a Watch message: its event and its view's breakdown, converted
     back to okeycore's (the server demo prints hands with the in-process demo's printer)."""
     from okey.v1 import table_service_pb2 as tpb
-    from okeyplatform.contract import event_from_pb
-    from okeyplatform.protoconv import from_pb
+    from okeyplatform.contract import event_from_pb, from_pb
 
     assert isinstance(msg, tpb.WatchResponse)
     if msg.event.WhichOneof("event") not in ("hand_ended", "hand_ended101", "hand_voided"):

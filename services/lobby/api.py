@@ -13,7 +13,7 @@ from okey.v1 import lobby_service_pb2 as pb
 from okey.v1 import lobby_service_pb2_grpc as pb_grpc
 from okeyplatform import metrics as M
 from okeyplatform.auth import Identity, client_address_from_metadata, identity_from_metadata
-from okeyplatform.protoconv import options_from_pb, options_pb
+from okeyplatform.contract import options_from_pb, options_pb
 
 from .app import LobbyApp
 from .cards import rule_lines

@@ -11,8 +11,8 @@ from okey.v1 import common_pb2
 from okey.v1 import scoring_service_pb2 as pb
 from okey.v1 import scoring_service_pb2_grpc as pb_grpc
 from okeyplatform.auth import Identity, identity_from_metadata
+from okeyplatform.contract import tile_pb
 from okeyplatform.errors import InvalidArgument
-from okeyplatform.protoconv import tile_pb
 
 from .app import ScoringApp, average
 from .projection import Counters, FinishKind, HandRow, MatchRow, SeatRow, is_ranked

@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 import grpc
+from okey.v1 import events_pb2
 from okey.v1 import table_service_pb2 as pb
 from okey.v1 import table_service_pb2_grpc as pb_grpc
 from okeycore import commands as C
@@ -17,10 +18,9 @@ from okeycore.events import Event
 from okeycore.kernel.state import Phase
 from okeycore.melds import MeldKind
 from okeyplatform.auth import Identity, identity_from_metadata, still_valid
-from okeyplatform.contract import envelope_pb, valid_traceparent
+from okeyplatform.contract import enum_codec, envelope_pb, hints_pb, options_from_pb, valid_traceparent, view_pb
 from okeyplatform.errors import InvalidArgument, ResourceExhausted
 from okeyplatform.eventstore import StoredEvent
-from okeyplatform.protoconv import hints_pb, options_from_pb, view_pb
 from okeyplatform.tracing import current_traceparent
 
 from .app import TableApp
@@ -87,10 +87,11 @@ def _command(req: pb.ActRequest) -> Callable[[int], C.Command]:
 
 
 def _meld_kind(value: int) -> MeldKind:
-    names = {1: MeldKind.RUN, 2: MeldKind.GROUP, 3: MeldKind.PAIR}
-    if value not in names:
+    _, kinds = enum_codec(MeldKind, events_pb2.MeldKind.DESCRIPTOR)
+    if value not in kinds:
         raise InvalidArgument("open_melds.kinds: MELD_KIND_RUN, MELD_KIND_GROUP or MELD_KIND_PAIR")
-    return names[value]
+    kind: MeldKind = kinds[value]
+    return kind
 
 
 MAX_ALLOWED_ASKED = 64

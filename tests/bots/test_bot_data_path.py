@@ -1,8 +1,8 @@
 """Issue 21: the bots know whom an event calls from the event itself (the table keeps the seats a
 bot plays with each event), so a person's seat costs the bots no call to the table; a bot's turn
 takes at most one GetView, and none where a bot hands the turn to a bot at a table that moves at
-once (the discard's answer carries the next seat's view); and a bot still decides on its own
-seat's view only."""
+once (the discard's answer carries the next seat's view, kept for the discard's event: the one
+route to a move is the event); and a bot still decides on its own seat's view only."""
 
 from __future__ import annotations
 
@@ -21,12 +21,12 @@ from okeycore.kernel.state import Phase
 from okeycore.options import BotPace, Game, TableOptions
 from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient
-from okeyplatform.contract import Envelope
-from okeyplatform.protoconv import classic_view_from_pb
+from okeyplatform.contract import Envelope, classic_view_from_pb, seat_view_from_pb, view_pb
 
-from services.bots import app as bots_app
-from services.bots.app import BotsApp, bot_hands_to_bot
+from services.bots import watchdog
+from services.bots.app import BotsApp
 from services.bots.main import BotsService
+from services.bots.table import Seated
 from services.table.main import TableService
 
 
@@ -52,13 +52,13 @@ async def test_a_person_s_seat_costs_the_bots_no_call_and_a_bot_turn_one_view(
     bots = await start_bots()
     app = bots.app
     asked: list[tuple[str, int | None]] = []
-    real_view = app._view
+    real_view = app.table.view
 
     async def spy(table_id: str, seat: int | None, min_version: int = 0) -> Any:
         asked.append((table_id, seat))
         return await real_view(table_id, seat, min_version=min_version)
 
-    app._view = spy  # type: ignore[method-assign]
+    app.table.view = spy  # type: ignore[method-assign]
     table_id = f"path-{uuid.uuid4().hex[:8]}"
     await admin.create_table(
         TableOptions(turn_seconds=120, bot_pace=BotPace.INSTANT), ("ali", "", "", ""), table_id=table_id
@@ -104,13 +104,13 @@ async def test_each_bot_decision_is_made_on_its_own_seat_s_view_only(
     table_service: TableService, start_bots: Callable[..., Awaitable[BotsService]], admin: TableClient
 ) -> None:
     """Under the data path of issue 21 (bot seats from the events, the next view from Act, the next
-    bot seat's view from the discard's answer, AllowedQuery): every decision gets the view of the
+    bot seat's view kept from the discard's answer, AllowedQuery): every decision gets the view of the
     seat whose turn it plays, with that seat's rack exactly as the table holds it at that version,
     and no other seat's rack nor the deck (RULES.md section 7)."""
     bots = await start_bots(strategy="greedy")
     app = bots.app
     seen: list[tuple[int, int, tuple[int, ...], bool]] = []  # (version, seat, rack, others hidden)
-    make = app._classic
+    make = app.player.classic
 
     class Watched:
         def __init__(self, inner: Any) -> None:
@@ -124,7 +124,7 @@ async def test_each_bot_decision_is_made_on_its_own_seat_s_view_only(
         def off_turn(self, view: Any) -> Any:
             return self.inner.off_turn(view)
 
-    app._classic = lambda msg, seed: Watched(make(msg, seed))  # type: ignore[method-assign]
+    app.player.classic = lambda seated, seed: Watched(make(seated, seed))  # type: ignore[method-assign,assignment]
     table_id = f"own-{uuid.uuid4().hex[:8]}"
     await admin.create_table(
         TableOptions(turn_seconds=120, bot_pace=BotPace.INSTANT), ("", "", "", ""), table_id=table_id
@@ -151,21 +151,21 @@ async def test_each_bot_decision_is_made_on_its_own_seat_s_view_only(
 async def test_at_an_all_bot_table_that_moves_at_once_a_turn_costs_no_getview(
     table_service: TableService, start_bots: Callable[..., Awaitable[BotsService]], admin: TableClient
 ) -> None:
-    """A bot's discard that hands the turn to another bot seat (``bot_hands_to_bot``) is answered
-    with that seat's view (``return_next_view``): the same bot plays the next turn from it, and
-    the event consumer, reading the same event the same way, calls nobody. The views asked for
-    are the deal's (each seat's indicator and pairs, the first turn), not one a turn."""
+    """A bot's discard that hands the turn to another bot seat is answered with that seat's view
+    (``return_next_view``), kept until the discard's event calls that seat's bot, which plays
+    from it. The views asked for are the deal's (each seat's indicator and pairs, the first
+    turn), not one a turn."""
     bots = await start_bots(strategy="greedy")
     app = bots.app
     asked: list[int | None] = []
-    real_view = app._view
+    real_view = app.table.view
 
     async def spy(table_id: str, seat: int | None, min_version: int = 0) -> Any:
         if table_id == chained:
             asked.append(seat)
         return await real_view(table_id, seat, min_version=min_version)
 
-    app._view = spy  # type: ignore[method-assign]
+    app.table.view = spy  # type: ignore[method-assign]
     chained = f"chain-{uuid.uuid4().hex[:8]}"
     await admin.create_table(
         TableOptions(turn_seconds=120, bot_pace=BotPace.INSTANT), ("", "", "", ""), table_id=chained
@@ -180,7 +180,7 @@ async def test_at_an_all_bot_table_that_moves_at_once_a_turn_costs_no_getview(
             break
         await asyncio.sleep(0.05)
     assert discards >= 60, "the bots did not play"
-    assert app.handed_on >= 40, app.handed_on  # turns played from a discard's answer
+    assert app.player.from_hint >= 40, app.player.from_hint  # turns played from a discard's answer
     # a deal costs at most a view per seat and one for the first turn; the turns cost none
     assert len(asked) <= (hands + 1) * 5, (len(asked), hands, discards)
 
@@ -198,7 +198,7 @@ async def test_at_a_deal_every_bot_seat_is_looked_at_in_one_round_and_the_first_
     most: dict[int, int] = {}  # min_version -> the most calls in flight before the first answer
     flying: dict[int, int] = {}
     answered: set[int] = set()
-    real_view = app._view
+    real_view = app.table.view
 
     async def spy(table_id: str, seat: int | None, min_version: int = 0) -> Any:
         if table_id != dealt:
@@ -213,7 +213,7 @@ async def test_at_a_deal_every_bot_seat_is_looked_at_in_one_round_and_the_first_
             flying[min_version] -= 1
             answered.add(min_version)
 
-    app._view = spy  # type: ignore[method-assign]
+    app.table.view = spy  # type: ignore[method-assign]
     dealt = f"deal-{uuid.uuid4().hex[:8]}"
     await admin.create_table(TableOptions(turn_seconds=120, bot_pace=BotPace.INSTANT), ("", "", "", ""), table_id=dealt)
     assert table_service.app is not None
@@ -245,46 +245,71 @@ async def test_at_a_deal_every_bot_seat_is_looked_at_in_one_round_and_the_first_
         assert len(seats) == 4 or (moved and len(seats) == 5), (start, seats, moved)
 
 
-def test_a_bot_s_discard_to_a_bot_is_left_to_the_bot_that_made_it_by_one_rule() -> None:
-    assert bot_hands_to_bot("TileDiscarded", 1, 2, 0b0110)
-    assert not bot_hands_to_bot("TileDiscarded", 0, 1, 0b0110)  # a person discarded: the event calls the bot
-    assert not bot_hands_to_bot("TileDiscarded", 1, 2, 0b0010)  # to a person
-    assert not bot_hands_to_bot("TileDiscarded", 1, -1, 0b1111)  # the discard ended the hand
-    assert not bot_hands_to_bot("TileDiscarded", 1, 2, None)  # an old log: whom a bot plays is not known
-    assert not bot_hands_to_bot("TileDrawn", 1, 1, 0b1111)  # a draw hands no turn
+def _view_pb(table_id: str, version: int, seat: int | None) -> Any:
+    """A seat's view message of a new table of four bot seats at ``version`` (no bot's turn)."""
+    engine = engine_for(Game.OKEY)
+    created = engine.decide(None, CreateTable(table_id=table_id, options=TableOptions(), players=("",) * 4))
+    assert isinstance(created, list)
+    view = engine.view(engine.fold(None, created), seat)
+    return view_pb(dataclasses.replace(view, version=version), ("",) * 4)
 
 
-async def test_a_lost_bot_to_bot_turn_is_looked_at_again_unless_the_table_moved_on(monkeypatch: Any) -> None:
-    """The replica given a bot-to-bot discard, or a bot's own draw, calls nobody at once (the bot
-    that made it plays on); a while later, given no later event of that table, it asks whether
-    the table still stands there (a replica that died between two turns, or mid-turn), and asks
-    nothing where it moved on."""
-    from okey.v1 import table_service_pb2 as tpb
+class _Table:
+    """A table service that answers every view with the table just past ``min_version`` and no
+    bot's turn (so no bot moves), and takes no command."""
 
-    monkeypatch.setattr(bots_app, "HAND_ON_WATCH_S", 0.05)
-    asked: list[tuple[str, int | None, int]] = []
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, int | None, int]] = []
 
-    class Table:
-        async def view(self, table_id: str, seat: int | None, min_version: int = 0, **_: Any) -> Any:
-            asked.append((table_id, seat, min_version))
-            return tpb.SeatView(table_id=table_id, version=min_version + 1, phase=tpb.PHASE_PLAYING, turn=0)
+    async def view(self, table_id: str, seat: int | None, min_version: int = 0, **_: Any) -> Any:
+        self.asked.append((table_id, seat, min_version))
+        return _view_pb(table_id, min_version + 1, seat)
 
-        async def act(self, *a: Any, **k: Any) -> Any:
-            raise AssertionError("no move: the table moved on")
+    async def act(self, *a: Any, **k: Any) -> Any:
+        raise AssertionError("no move: it is not a bot's turn")
 
-    app = BotsApp(client=Table())  # type: ignore[arg-type]
+
+def _kept(table_id: str, version: int) -> Seated:
+    """Seat 2's view as a discard's answer carried it (``next_view``)."""
+    return Seated(seat_view_from_pb(_view_pb(table_id, version, 2)), ("",) * 4)
+
+
+async def test_a_bot_s_discard_to_a_bot_calls_the_next_bot_by_its_event_and_a_kept_view_spares_the_getview() -> None:
+    """One route to the next move: the event. A bot seat's discard to another bot seat calls that
+    seat's bot like any discard; the view the discard was answered with (``next_view``) is only
+    kept for it: used when it includes the event, so the turn asks no GetView, else asked anew."""
+    table = _Table()
+    app = BotsApp(client=table, instant=True)  # type: ignore[arg-type]
     at = datetime.now(UTC)
     try:
-        for table_id in ("lost", "moving"):  # seat 3 of "moving" is a person's
-            mask = 0b1111 if table_id == "lost" else 0b0111
-            await app.handle(Envelope(table_id, 8, 1, at, "TileDiscarded", 2, None, TileDiscarded(1, 5, 2, 0), mask))
-        assert asked == []  # nobody called at once
+        await app.handle(Envelope("t", 8, 1, at, "TileDiscarded", 2, None, TileDiscarded(1, 5, 2, 0), 0b1111))
+        assert table.asked == [("t", 2, 8)]  # the discard's event called the next bot seat
+        app.player._hints[("t", 2)] = _kept("t", 10)
+        await app.handle(Envelope("t", 10, 1, at, "TileDiscarded", 2, None, TileDiscarded(1, 6, 2, 0), 0b1111))
+        assert table.asked == [("t", 2, 8)] and app.player.from_hint == 1  # played from the kept view
+        app.player._hints[("t", 2)] = _kept("t", 11)  # older than the event that calls the seat
+        await app.handle(Envelope("t", 12, 1, at, "TileDiscarded", 2, None, TileDiscarded(1, 7, 2, 0), 0b1111))
+        assert table.asked[-1] == ("t", 2, 12) and app.player.from_hint == 1
+    finally:
+        await app.close()
+
+
+async def test_a_bot_s_own_move_is_looked_at_again_unless_the_table_moved_on(monkeypatch: Any) -> None:
+    """The replica given a bot's own move (a draw) calls nobody at once (the bot that made it
+    plays on); a while later, given no later event of that table, it asks whether the table still
+    stands there (a replica that died mid-turn), and asks nothing where it moved on."""
+    monkeypatch.setattr(watchdog, "HAND_ON_WATCH_S", 0.05)
+    table = _Table()
+    app = BotsApp(client=table)  # type: ignore[arg-type]
+    at = datetime.now(UTC)
+    try:
+        # seat 3 of "moving" is a person's: the discard to it calls no bot
         await app.handle(Envelope("moving", 9, 1, at, "TileDrawn", 2, None, TileDrawn(2, 7, 0), 0b0111))
         await app.handle(Envelope("moving", 10, 1, at, "TileDiscarded", 3, None, TileDiscarded(2, 6, 3, 0), 0b0111))
         # a bot's own draw with nothing after it: the replica playing that turn died mid-turn
         await app.handle(Envelope("mid", 8, 1, at, "TileDrawn", 2, None, TileDrawn(2, 7, 0), 0b1111))
-        assert asked == []
+        assert table.asked == []  # nobody called at once
         await asyncio.sleep(0.3)
-        assert sorted(asked) == [("lost", 2, 8), ("mid", 2, 8)] and app.watched == 2
+        assert table.asked == [("mid", 2, 8)] and app.watchdog.watched == 1
     finally:
         await app.close()

@@ -16,7 +16,7 @@ from okeycore.options import BotPace, TableOptions
 from okeyplatform.client import TableClient
 from stacks import leave_nats_clean
 
-from services.bots import app as bots_app
+from services.bots import table as bots_table
 from services.bots.main import BotsService
 from services.table.main import TableService
 
@@ -83,7 +83,7 @@ async def test_a_call_the_table_never_answers_holds_the_turn_only_for_the_deadli
     fresh_database_url: str,
     monkeypatch: Any,
 ) -> None:
-    monkeypatch.setattr(bots_app, "CALL_DEADLINE_S", 0.5)
+    monkeypatch.setattr(bots_table, "CALL_DEADLINE_S", 0.5)
     durable = f"bots-{uuid.uuid4().hex[:8]}"
     bots = BotsService(
         nats_url, fresh_database_url, f"127.0.0.1:{proxy.port}", "127.0.0.1:0", "greedy", durable=durable

@@ -16,15 +16,15 @@ import asyncpg
 from okeybench.soak import BotTables
 from okeycore.commands import Discard, Draw
 from okeycore.events import DrawSource, IndicatorShown, PairsDeclared, TileDiscarded, TileDrawn
-from okeycore.options import BotPace, TableOptions
+from okeycore.options import BotPace, Game, TableOptions
 from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient
-from okeyplatform.contract import Envelope
-from okeyplatform.protoconv import classic_view_from_pb
+from okeyplatform.contract import Envelope, classic_view_from_pb
 from stacks import StackFactory
 
-from services.bots.app import BotsApp, Known, _enum
+from services.bots.app import BotsApp
 from services.bots.main import BotsService
+from services.bots.table import Known
 from services.table.main import TableService
 
 
@@ -34,20 +34,19 @@ def _env(kind: str, bot_seats: int | None, table_id: str = "t", version: int = 9
 
 def test_the_think_time_follows_the_table_s_pace() -> None:
     app = BotsApp(client=None)  # type: ignore[arg-type]
-    pace = {p: _enum("BotPace", f"BOT_PACE_{p.value}") for p in BotPace}
-    assert app.think_time(_env("TileDiscarded", 0b1110), 1) == 0  # the table's pace not known yet: at once
-    app._known["t"] = Known(pace[BotPace.AUTO], 4, _enum("Game", "GAME_OKEY"))
-    auto = app.think_time(_env("TileDiscarded", 0b1110), 1)
+    assert app.pacer.think_time(_env("TileDiscarded", 0b1110), 1) == 0  # the table's pace not known yet: at once
+    app.table.known["t"] = Known(BotPace.AUTO, 4, Game.OKEY)
+    auto = app.pacer.think_time(_env("TileDiscarded", 0b1110), 1)
     assert 0.8 <= auto <= 2.5  # a person sits at seat 0
-    assert app.think_time(_env("TileDiscarded", 0b1110), 1) == auto  # fixed by the event: replicas agree
-    assert app.think_time(_env("TileDiscarded", 0b1111), 1) == 0  # nobody to keep pace with
-    assert app.think_time(_env("TurnTimedOut", 0b1111), 1) == 0  # [C-TIME-1]: the person's time is up
-    assert app.think_time(_env("TurnTimedOut", 0b1110), 1) == 0
-    app._known["t"] = Known(pace[BotPace.HUMAN], 4, _enum("Game", "GAME_OKEY"))
-    assert app.think_time(_env("TileDiscarded", 0b1111), 1) > 0.8  # HUMAN even with no person
-    assert app.think_time(_env("HandStarted", 0b1110), 1) >= 1.5  # a deal takes a moment longer
-    app._known["t"] = Known(pace[BotPace.INSTANT], 4, _enum("Game", "GAME_OKEY"))
-    assert app.think_time(_env("TileDiscarded", 0b1110), 1) == 0
+    assert app.pacer.think_time(_env("TileDiscarded", 0b1110), 1) == auto  # fixed by the event: replicas agree
+    assert app.pacer.think_time(_env("TileDiscarded", 0b1111), 1) == 0  # nobody to keep pace with
+    assert app.pacer.think_time(_env("TurnTimedOut", 0b1111), 1) == 0  # [C-TIME-1]: the person's time is up
+    assert app.pacer.think_time(_env("TurnTimedOut", 0b1110), 1) == 0
+    app.table.known["t"] = Known(BotPace.HUMAN, 4, Game.OKEY)
+    assert app.pacer.think_time(_env("TileDiscarded", 0b1111), 1) > 0.8  # HUMAN even with no person
+    assert app.pacer.think_time(_env("HandStarted", 0b1110), 1) >= 1.5  # a deal takes a moment longer
+    app.table.known["t"] = Known(BotPace.INSTANT, 4, Game.OKEY)
+    assert app.pacer.think_time(_env("TileDiscarded", 0b1110), 1) == 0
 
 
 def test_C_IND_1_C_PAIR_1_an_out_of_turn_show_or_declaration_gives_the_seat_no_think_timer() -> None:
@@ -56,14 +55,14 @@ def test_C_IND_1_C_PAIR_1_an_out_of_turn_show_or_declaration_gives_the_seat_no_t
     for it, or that timer fires in the middle of the seat's next turn and plays it at once,
     without the think time its own turn gave it (a 0.57 s bot move at a person's table)."""
     app = BotsApp(client=None)  # type: ignore[arg-type]
-    app._known["t"] = Known(_enum("BotPace", "BOT_PACE_HUMAN"), 4, _enum("Game", "GAME_OKEY"))
+    app.table.known["t"] = Known(BotPace.HUMAN, 4, Game.OKEY)
     at = datetime.now(UTC)
     for event in (IndicatorShown(3, 5, (0, 0, 0, 0)), PairsDeclared(3), TileDrawn(3, 7, DrawSource.DECK)):
         env = Envelope("t", 4, 1, at, event.type, 3, None, event, 0b1110)
-        assert app.think_time(env, 3) == 0, event.type
+        assert app.pacer.think_time(env, 3) == 0, event.type
     # the discard that gives seat 3 its turn does wait
     discard = Envelope("t", 8, 1, at, "TileDiscarded", 3, None, TileDiscarded(2, 5, 3, 0), 0b1110)
-    assert app.think_time(discard, 3) >= 0.8
+    assert app.pacer.think_time(discard, 3) >= 0.8
 
 
 async def test_a_new_turn_s_timer_replaces_the_seat_s_stale_one_and_an_off_turn_event_plays_no_later_turn() -> None:
@@ -71,8 +70,7 @@ async def test_a_new_turn_s_timer_replaces_the_seat_s_stale_one_and_an_off_turn_
     one; an event of the seat's own while its turn thinks starts nothing (no call, no move);
     and an out-of-turn show [C-IND-1] calls nobody at once: only where the table still stood
     at it a while later would the bot look (here the table moved on: the discard that handed the
-    seat its turn times it, and nothing is asked). Seat 2 is the person's (a bot's discard to a
-    bot is timed by the bot that made it)."""
+    seat its turn times it, and nothing is asked). Seat 2 is the person's."""
     from okey.v1 import table_service_pb2 as tpb
 
     asked: list[int] = []
@@ -88,20 +86,20 @@ async def test_a_new_turn_s_timer_replaces_the_seat_s_stale_one_and_an_off_turn_
             raise AssertionError("no move may be played: the turn was handed after the event")
 
     app = BotsApp(client=Table())  # type: ignore[arg-type]
-    app._known["t"] = Known(_enum("BotPace", "BOT_PACE_HUMAN"), 4, _enum("Game", "GAME_OKEY"))
+    app.table.known["t"] = Known(BotPace.HUMAN, 4, Game.OKEY)
     at = datetime.now(UTC)
     try:
         await app.handle(Envelope("t", 5, 1, at, "IndicatorShown", 3, None, IndicatorShown(3, 5, (0, 0, 0, 0)), 0b1010))
-        assert asked == [] and not app._waiting
+        assert asked == [] and not app.pacer.waiting
         await app.handle(Envelope("t", 6, 1, at, "TileDiscarded", 3, None, TileDiscarded(2, 5, 3, 0), 0b1010))
-        first = app._waiting[("t", 3)]
+        first = app.pacer.waiting[("t", 3)]
         await app.handle(Envelope("t", 7, 1, at, "PairsDeclared", 3, None, PairsDeclared(3), 0b1010))
-        assert app._waiting[("t", 3)] is first and not first.cancelled() and asked == []
+        assert app.pacer.waiting[("t", 3)] is first and not first.cancelled() and asked == []
         await app.handle(Envelope("t", 9, 1, at, "TileDiscarded", 3, None, TileDiscarded(2, 6, 3, 0), 0b1010))
-        assert first.cancelled() and app._waiting[("t", 3)] is not first
+        assert first.cancelled() and app.pacer.waiting[("t", 3)] is not first
     finally:
         await app.close()
-    assert not app._waiting
+    assert not app.pacer.waiting
 
 
 async def _gaps(conn: Any, table_id: str) -> list[tuple[str, int, float]]:

@@ -43,8 +43,7 @@ async def client(table_service: TableService) -> AsyncIterator[TableClient]:
 
 @pytest.fixture
 async def app(client: TableClient) -> AsyncIterator[BotsApp]:
-    app = BotsApp(client=client, strategy="greedy")
-    app._closing = True  # no going on to the next bot seat's turn: each test plays each turn itself
+    app = BotsApp(client=client, strategy="greedy")  # no consumer: each test plays each turn itself
     yield app
     await app.close()
 
@@ -55,21 +54,21 @@ async def test_a_command_refused_because_the_table_moved_on_does_not_end_the_tur
     starter = await client.view(table_id, (await client.view(table_id)).turn)
     await client.act(table_id, Discard(seat=starter.seat, tile=starter.rack[0].id))  # the starter holds 15
     seat = (await client.view(table_id)).turn
-    stale = await app._view(table_id, seat)  # the next seat's view: time to draw
+    stale = await app.table.view(table_id, seat)  # the next seat's view: time to draw
     # Another replica draws for the seat first (its own command id): the draw this bot decides
     # on the stale view is refused.
     await client.act(table_id, Draw(seat=seat), command_id="another-replica")
-    played = await app.play_turn(table_id, seat, view=stale)
+    played = await app.player.play_turn(table_id, seat, view=stale)
     mine = [kind for kind, s in await _events(table_service, table_id) if s == seat]
     assert mine.count("TileDrawn") == 1 and mine[-1] == "TileDiscarded", mine  # the turn went on to its discard
-    assert played.refused == 1 and app.looked_after_refusal == 1
+    assert played.refused == 1 and app.player.looked_after_refusal == 1
     # Refused on a table that has not moved: the turn ends (the rules refuse it as decided).
     nxt = (await client.view(table_id)).turn
     await client.act(table_id, Draw(seat=nxt), command_id="another-replica-2")
-    now = await app._view(table_id, nxt)
+    now = await app.table.view(table_id, nxt)
     before = len(await _events(table_service, table_id))
-    assert await app._moved_on(table_id, nxt, now) is None
-    assert app.looked_after_refusal == 1 and len(await _events(table_service, table_id)) == before
+    assert now is not None and await app.player.moved_on(table_id, nxt, now) is None
+    assert app.player.looked_after_refusal == 1 and len(await _events(table_service, table_id)) == before
 
 
 async def test_a_look_at_a_table_standing_at_the_event_plays_the_bot_turn_standing_there(
@@ -82,10 +81,10 @@ async def test_a_look_at_a_table_standing_at_the_event_plays_the_bot_turn_standi
     plays it instead of leaving it to the table's turn timer."""
     table = await client.view(table_id)
     starter, other = table.turn, (table.turn + 1) % 4
-    await app._play_later(table_id, other, int(table.version), only_as_of=True)
+    await app.player.play_later(table_id, other, int(table.version), only_as_of=True)
     events = await _events(table_service, table_id)
     assert ("TileDiscarded", starter) in events, events  # the starter's lost turn, played
     # A look at a table that moved on since plays nothing.
     moved = await client.view(table_id)
-    await app._play_later(table_id, (moved.turn + 1) % 4, int(moved.version) - 1, only_as_of=True)
+    await app.player.play_later(table_id, (moved.turn + 1) % 4, int(moved.version) - 1, only_as_of=True)
     assert await _events(table_service, table_id) == events

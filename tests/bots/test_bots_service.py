@@ -17,8 +17,8 @@ from okeycore.events import Event, MatchEnded, SeatLeft, TileDiscarded, TileDraw
 from okeycore.options import BotPace, Game, TableOptions
 from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient
+from okeyplatform.contract import classic_view_from_pb
 from okeyplatform.eventstore import PostgresEventStore
-from okeyplatform.protoconv import classic_view_from_pb
 
 from services.bots.main import BotsService
 from services.table.main import TableService
@@ -70,7 +70,7 @@ async def test_a_table_of_bot_seats_plays_to_the_end_with_only_the_bots_service(
     _assert_each_turn_played_once(events)
     # every move was the bots' (a lucky deal may end a 2-point match in a few turns: no fixed count)
     moves = sum(isinstance(e, (TileDrawn, TileDiscarded)) for e in events)
-    assert bots.app is not None and moves > 0 and bots.app.commands >= moves
+    assert bots.app is not None and moves > 0 and bots.app.player.commands >= moves
 
 
 @pytest.mark.parametrize("pace", [BotPace.AUTO, BotPace.HUMAN])
@@ -92,7 +92,7 @@ async def test_C_TIME_1_a_timed_out_human_turn_is_played_by_a_bot_within_a_secon
         def __getattr__(self, level: str) -> Callable[..., None]:
             return lambda event, **kw: said.append((event, kw))
 
-    bots.app.log = Heard()
+    bots.app.player.log = Heard()
     table_id = _table_id()
     # Seat 0 (the first starter) is a human who never moves; the grace is 3 s, so only a bot
     # can have played the turn within a second of the timeout.
@@ -159,7 +159,7 @@ async def test_replicas_that_both_see_every_event_still_play_each_turn_once(
     # turn once (above), and every command it kept is one replica's, the other's a duplicate.
     assert a.consumer is not None and b.consumer is not None
     assert a.consumer.applied > 0 and b.consumer.applied > 0
-    assert sum(app.commands for app in apps) > 0
+    assert sum(app.player.commands for app in apps) > 0
     # Every command the table applied for a bot (one row of okey_commands each) is exactly one
     # replica's command that was not a duplicate: the other replica's copy got "duplicate".
     assert table_service.app is not None
@@ -175,7 +175,7 @@ async def test_replicas_that_both_see_every_event_still_play_each_turn_once(
             )
 
     def fresh() -> int:
-        return sum(app.commands - app.duplicates for app in apps)
+        return sum(app.player.commands - app.player.duplicates for app in apps)
 
     # The last command's answer may still be on its way back to its replica: wait for it.
     deadline = time.monotonic() + 5

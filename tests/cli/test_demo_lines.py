@@ -137,8 +137,7 @@ def test_the_server_demo_prints_a_hand_with_the_in_process_printer(game: str) ->
     from okeycore.simulate101 import Simulator101
     from okeycore.strategy import strategy
     from okeycore.strategy101 import strategy101
-    from okeyplatform.contract import event_pb
-    from okeyplatform.protoconv import view_pb
+    from okeyplatform.contract import event_pb, view_pb
     from okeytools import demo
 
     options = demo.parse_options(["seats=4"] if game == "OKEY101" else [], game)
@@ -162,7 +161,6 @@ def test_the_server_demo_prints_a_hand_with_the_in_process_printer(game: str) ->
         assert mine == theirs
 
 
-@pytest.mark.slow  # starts a stack
 def test_the_server_demo_prints_hands_that_add_up() -> None:
     """Through the stack (a 101 match of 3 hands): the same hand lines, adding up, the standings
     from the scoring service the last totals, and the seats named by the table's level."""

@@ -43,7 +43,7 @@ from okeycore.simulate101 import Simulator101
 from okeycore.strategy import strategy
 from okeycore.strategy101 import strategy101
 from okeycore.tiles import effective_face, face_of_id, okey_face
-from okeyplatform.protoconv import seat_view_from_pb, view_pb
+from okeyplatform.contract import seat_view_from_pb, view_pb
 
 KINDS = ("random", "greedy", "strong")
 PENALTIES_101 = ("ADDABLE_TILE_DISCARDED", "OKEY_TAKER_DISCARDED", "OKEY_DISCARDED")

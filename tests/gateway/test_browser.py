@@ -341,7 +341,7 @@ async def _play_seat_to_hand_end(grpc_addr: str, token: str, table_id: str, seat
     the hand ends in seconds; the page only watches until its end-of-hand screen."""
     from okeycore.bots import GreedyBot
     from okeycore.bots101 import GreedyBot101
-    from okeyplatform.protoconv import seat_view_from_pb
+    from okeyplatform.contract import seat_view_from_pb
 
     client = TableClient(grpc_addr, token)
     bots: dict[bool, Any] = {False: GreedyBot(7), True: GreedyBot101(7)}

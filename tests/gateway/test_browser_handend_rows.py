@@ -43,7 +43,7 @@ async def _play_own_seat(grpc_addr: str, token: str, table_id: str, seat: int, s
     """The person's seat, hand after hand: a greedy bot's moves (it shows the indicator when it may)."""
     from okeycore.bots import GreedyBot
     from okeyplatform.client import TableClient
-    from okeyplatform.protoconv import seat_view_from_pb
+    from okeyplatform.contract import seat_view_from_pb
 
     client = TableClient(grpc_addr, token)
     bot = GreedyBot(7)

@@ -79,7 +79,7 @@ async def _play_until_over(grpc_addr: str, token: str, table_id: str, seat: int,
     """The person's seat played over gRPC with the page's token (a greedy bot's moves) to the
     match's end; the page only watches."""
     from okeycore.bots import GreedyBot
-    from okeyplatform.protoconv import seat_view_from_pb
+    from okeyplatform.contract import seat_view_from_pb
 
     client = TableClient(grpc_addr, token)
     bot = GreedyBot(7)

@@ -103,7 +103,7 @@ class Person:
 async def _play_seat_to_match_end(grpc_addr: str, token: str, table_id: str, seat: int, stop: asyncio.Event) -> None:
     """The person's seat over gRPC with the page's token: a greedy bot's moves until the match ends."""
     from okeycore.bots import GreedyBot
-    from okeyplatform.protoconv import seat_view_from_pb
+    from okeyplatform.contract import seat_view_from_pb
 
     client = TableClient(grpc_addr, token)
     bot = GreedyBot(7)

@@ -13,8 +13,8 @@ from gateway_helpers import GatewayStack
 from okeycore.options import RULES_VERSION, TableOptions
 from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient
+from okeyplatform.contract import classic_view_from_pb
 from okeyplatform.grpcserver import error_reason
-from okeyplatform.protoconv import classic_view_from_pb
 
 PLAYERS = ("ali", "ayse", "mehmet", "zeynep")
 

@@ -17,9 +17,9 @@ from okey.v1 import common_pb2
 from okey.v1 import lobby_service_pb2 as pb
 from okeycore.bots import GreedyBot
 from okeyplatform.client import TableClient
+from okeyplatform.contract import classic_view_from_pb
 from okeyplatform.eventstore import PostgresEventStore
 from okeyplatform.grpcserver import error_reason
-from okeyplatform.protoconv import classic_view_from_pb
 from okeytools.collusion import CollusionScan
 
 from services.lobby.ledger_repo import HOUSE

@@ -12,7 +12,7 @@ from okeycore.commands import Draw
 from okeycore.options import TableOptions
 from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient
-from okeyplatform.protoconv import classic_view_from_pb
+from okeyplatform.contract import classic_view_from_pb
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind

@@ -36,9 +36,9 @@ from okeyplatform.contract import (
     event_from_pb,
     event_pb,
     nats_headers,
+    snake,
 )
 from okeyplatform.eventstore import StoredEvent
-from okeyplatform.protoconv import snake
 
 
 def _sample(hint: Any, name: str, depth: int = 0) -> Any:

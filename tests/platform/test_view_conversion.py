@@ -17,7 +17,7 @@ from okeycore.options import Game, TableOptions
 from okeycore.simulate import Simulator
 from okeycore.simulate101 import Simulator101
 from okeycore.strategy import STRATEGIES
-from okeyplatform.protoconv import classic_view_from_pb, view101_from_pb, view_pb
+from okeyplatform.contract import classic_view_from_pb, view101_from_pb, view_pb
 
 
 def _check_views(game: Game, seed: int, every: int) -> int:

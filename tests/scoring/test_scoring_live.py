@@ -24,8 +24,7 @@ from okeycore.options import TableOptions
 from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient
 from okeyplatform.consumer import APPLIED, DUPLICATE, HELD, applier_for
-from okeyplatform.contract import Envelope
-from okeyplatform.protoconv import classic_view_from_pb
+from okeyplatform.contract import Envelope, classic_view_from_pb
 from okeyplatform.grpcserver import error_reason
 from okeyplatform.relay import TABLE_STREAM
 from okeytools.replay import replay

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from okeycore.commands import Discard, Draw
 from okeycore.options import TableOptions
 from okeyplatform.client import TableClient
-from okeyplatform.protoconv import classic_view_from_pb
+from okeyplatform.contract import classic_view_from_pb
 
 from services.table.main import TableService
 

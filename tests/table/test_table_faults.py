@@ -17,8 +17,8 @@ from okeycore.bots import GreedyBot
 from okeycore.options import TableOptions
 from okeyplatform.auth import issue_token, token_secret
 from okeyplatform.client import TableClient
+from okeyplatform.contract import classic_view_from_pb
 from okeyplatform.eventstore import PostgresEventStore
-from okeyplatform.protoconv import classic_view_from_pb
 from okeytools.embedded import EmbeddedNats, free_port
 from okeytools.stack import wait_healthy
 from table_helpers import create_as_lobby, jetstream_versions

@@ -16,9 +16,8 @@ from okeycore.events import DrawSource, HandStarted, TileDiscarded, TileDrawn
 from okeycore.options import TableOptions
 from okeyplatform.auth import STAFF_ROLES
 from okeyplatform.client import TableClient
-from okeyplatform.contract import CONTENT_TYPE, decode_envelope
+from okeyplatform.contract import CONTENT_TYPE, classic_view_from_pb, decode_envelope
 from okeyplatform.grpcserver import error_reason
-from okeyplatform.protoconv import classic_view_from_pb
 from okeyplatform.relay import TABLE_STREAM, table_subject
 
 from services.table.main import TableService
@@ -227,7 +226,7 @@ async def test_full_okey101_match_through_grpc_with_exact_views(
 ) -> None:
     from okeycore.bots101 import GreedyBot101
     from okeycore.options import Game
-    from okeyplatform.protoconv import seat_view_from_pb
+    from okeyplatform.contract import seat_view_from_pb
 
     players = ("ali", "ayse")
     clients = [client_for(p) for p in players]

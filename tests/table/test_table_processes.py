@@ -31,7 +31,7 @@ from okeycore.games import engine_for
 from okeycore.options import TableOptions
 from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient
-from okeyplatform.protoconv import classic_view_from_pb
+from okeyplatform.contract import classic_view_from_pb
 from okeytools.stack import Stack
 from table_helpers import create_as_lobby, jetstream_versions
 

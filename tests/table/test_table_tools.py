@@ -14,7 +14,7 @@ from okeycore.bots import GreedyBot
 from okeycore.options import TableOptions
 from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient
-from okeyplatform.protoconv import classic_view_from_pb
+from okeyplatform.contract import classic_view_from_pb
 
 from services.table.main import TableService
 

@@ -14,8 +14,8 @@ from okeycore.commands import Discard
 from okeycore.options import TableOptions
 from okeyplatform import tracing
 from okeyplatform.client import TableClient
+from okeyplatform.contract import classic_view_from_pb
 from okeyplatform.logs import add_trace_ids
-from okeyplatform.protoconv import classic_view_from_pb
 from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
