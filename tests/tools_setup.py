@@ -1,15 +1,17 @@
 """The programs some tests need beyond the Python packages: Debian's Chromium and Playwright
 (the browser tests), npm's axe-core (the accessibility test), npm's buf (the protos' lint and
-breaking check), Debian's prometheus package (``promtool`` and ``prometheus``: alert rules,
+breaking check, and buf curl), npm's connect-es toolchain (protoc-gen-es, connect-node and
+TypeScript: the generated-client test), Debian's prometheus package (``promtool`` and ``prometheus``: alert rules,
 manifests, a live scrape).
 
 Installed once, up front, never inside a test: tests/conftest.py calls :func:`ensure_for` after
 collection with the tools of the tests collected (a test module needs a tool when it holds one
 of the lookups below, :func:`chromium`, :func:`playwright`, :func:`axe_script`,
-:func:`buf_tool`, :func:`prometheus_tool`, imported or re-exported). What is missing is installed (apt-get as
-root, npm into a cache directory, pip into this interpreter) within ``OKEY_TOOLS_TIMEOUT_S``
-seconds in all (default 600); what still is missing stops the run with one line naming what to
-install. The lookups themselves only look (and fail the test with that line)."""
+:func:`buf_tool`, :func:`connect_es`, :func:`prometheus_tool`, imported or re-exported). What
+is missing is installed (apt-get as root, npm into a cache directory, pip into this
+interpreter) within ``OKEY_TOOLS_TIMEOUT_S`` seconds in all (default 600); what still is
+missing stops the run with one line naming what to install. The lookups themselves only look
+(and fail the test with that line)."""
 
 from __future__ import annotations
 
@@ -27,10 +29,28 @@ from typing import Any
 import pytest
 from okeytools.protogen import BUF_PACKAGE, TOOLS, buf_path
 
-__all__ = ["axe_script", "buf_tool", "chromium", "ensure_for", "needed_by", "playwright", "prometheus_tool"]
+__all__ = [
+    "axe_script",
+    "buf_tool",
+    "chromium",
+    "connect_es",
+    "ensure_for",
+    "needed_by",
+    "playwright",
+    "prometheus_tool",
+]
 
 AXE_PACKAGE = "axe-core@4"
-PLAYWRIGHT_PACKAGE = "playwright>=1.45"  # also in the `dev` extra of pyproject.toml
+PLAYWRIGHT_PACKAGE = "playwright>=1.45"
+# What a TypeScript team installs to call the gateway with a generated client (docs/api.md).
+CONNECT_ES_PACKAGES = (
+    "@bufbuild/protoc-gen-es@2",
+    "@bufbuild/protobuf@2",
+    "@connectrpc/connect@2",
+    "@connectrpc/connect-node@2",
+    "typescript@5",
+    "@types/node@20",
+)  # also in the `dev` extra of pyproject.toml
 
 
 def _executable(*candidates: str) -> str | None:
@@ -44,6 +64,16 @@ def _executable(*candidates: str) -> str | None:
 def _axe_path() -> Path:
     cache = Path(os.environ.get("OKEY_NPM_CACHE", Path.home() / ".cache" / "okey-test-npm"))
     return cache / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def _connect_es_path() -> Path:
+    cache = Path(os.environ.get("OKEY_NPM_CACHE", Path.home() / ".cache" / "okey-test-npm"))
+    return cache / "connect-es"
+
+
+def _has_connect_es() -> bool:
+    bins = _connect_es_path() / "node_modules" / ".bin"
+    return (bins / "protoc-gen-es").exists() and (bins / "tsc").exists() and shutil.which("node") is not None
 
 
 def _has_playwright() -> bool:
@@ -61,6 +91,7 @@ _PRESENT: dict[str, Callable[[], bool]] = {
     "playwright": _has_playwright,
     "axe-core": lambda: _axe_path().exists(),
     "buf": lambda: buf_path() is not None,
+    "connect-es": _has_connect_es,
     "prometheus": lambda: _executable("promtool") is not None and _executable("prometheus") is not None,
 }
 _HOW = {
@@ -68,6 +99,8 @@ _HOW = {
     "playwright": f"pip install '{PLAYWRIGHT_PACKAGE}' (it is in the dev extra: pip install -e '.[dev]')",
     "axe-core": f"npm install --prefix {_axe_path().parents[2]} {AXE_PACKAGE} (npm: apt-get install -y npm)",
     "buf": f"npm install --prefix {TOOLS} {BUF_PACKAGE} (npm: apt-get install -y npm), or buf on PATH",
+    "connect-es": f"npm install --prefix {_connect_es_path()} {' '.join(CONNECT_ES_PACKAGES)} (node and npm: "
+    "apt-get install -y nodejs npm)",
     "prometheus": "apt-get install -y prometheus (as root), for promtool and prometheus",
 }
 _APT = {"chromium": "chromium", "prometheus": "prometheus"}
@@ -112,6 +145,13 @@ def buf_tool() -> str:
     return found
 
 
+def connect_es() -> Path:
+    """The folder whose node_modules holds protoc-gen-es, connect-node and TypeScript."""
+    if not _has_connect_es():
+        pytest.fail(_missing_line("connect-es"), pytrace=False)
+    return _connect_es_path()
+
+
 def prometheus_tool(name: str) -> str:
     """The path of ``promtool`` or ``prometheus``."""
     assert name in ("promtool", "prometheus"), name
@@ -126,6 +166,7 @@ _LOOKUPS: dict[Callable[..., Any], tuple[str, ...]] = {
     playwright: ("playwright",),
     axe_script: ("axe-core",),
     buf_tool: ("buf",),
+    connect_es: ("connect-es",),
     prometheus_tool: ("prometheus",),
 }
 
@@ -174,7 +215,7 @@ def ensure_for(names: Iterable[str], timeout_s: float | None = None) -> list[str
     if not missing:
         return []
     apt = [_APT[n] for n in missing if n in _APT]
-    if {"axe-core", "buf"} & set(missing) and shutil.which("npm") is None:
+    if {"axe-core", "buf", "connect-es"} & set(missing) and shutil.which("npm") is None:
         apt.append("npm")
     if apt and hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get"):
         _run(["apt-get", "update", "-qq"], deadline)
@@ -188,6 +229,12 @@ def ensure_for(names: Iterable[str], timeout_s: float | None = None) -> list[str
     if "buf" in missing and npm:
         TOOLS.mkdir(exist_ok=True)
         _run([npm, "install", "--prefix", str(TOOLS), "--no-audit", "--no-fund", BUF_PACKAGE], deadline)
+    if "connect-es" in missing and npm:
+        _connect_es_path().mkdir(parents=True, exist_ok=True)
+        _run(
+            [npm, "install", "--prefix", str(_connect_es_path()), "--no-audit", "--no-fund", *CONNECT_ES_PACKAGES],
+            deadline,
+        )
     if "playwright" in missing:
         _run([sys.executable, "-m", "pip", "install", "-q", PLAYWRIGHT_PACKAGE], deadline)
     still = [n for n in missing if not _PRESENT[n]()]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -17,7 +18,7 @@ from google.protobuf.message import DecodeError, Message
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 from okeyplatform import metrics as M
-from okeyplatform.auth import CLIENT_ADDRESS_KEY, TokenError
+from okeyplatform.auth import TokenError
 from okeyplatform.errors import (
     HTTP_STATUS,
     AppError,
@@ -29,11 +30,13 @@ from okeyplatform.errors import (
     ws_close_code,
 )
 from okeyplatform.logs import get_logger
-from okeyplatform.tracing import current_traceparent, parent_context, start_span, valid_traceparent
+from okeyplatform.tracing import parent_context, start_span, valid_traceparent
 from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 from starlette.applications import Starlette
+from starlette.convertors import Convertor, register_url_convertor
+from starlette.datastructures import Headers
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
@@ -44,6 +47,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .app import Caller, Method, RateLimiter, StreamCaps, Upstreams, caller_from_token
+from .app import forward_metadata as _forward_metadata
+from .connect import CONNECT_REQUEST_HEADERS, CONNECT_RESPONSE_HEADERS, SERVICE_PATH, ConnectProxy, Wire, refusal
 
 __all__ = ["GrpcProxy", "build_http_app", "HTTP_STATUS", "MAX_BODY_BYTES"]  # HTTP_STATUS: okeyplatform.errors
 
@@ -65,24 +70,6 @@ def _error_info(err: grpc.aio.AioRpcError) -> tuple[str, dict[str, str]]:
             if d.Unpack(info):
                 return str(info.reason), dict(info.metadata)
     return err.code().name, {}
-
-
-def _forward_metadata(md: Any, caller: Caller) -> list[tuple[str, str]]:
-    """What goes upstream: the token, the request id and the W3C trace context (``traceparent``,
-    kept with the events a command appends) the client sent, and the caller's address as the
-    gateway saw it (``x-okey-client-addr``, for the lobby's per-address limits). Nothing else
-    passes: a client's own ``x-okey-client-addr`` is dropped here. Within a span of the gateway
-    (the host's tracing interceptor on the gRPC proxy) its context goes up instead of the client's."""
-    mine = current_traceparent()
-    keep = []
-    for k, v in md or ():
-        wanted = k in ("authorization", "x-request-id") or (k == "traceparent" and not mine)
-        if wanted and isinstance(v, str) and v:
-            keep.append((k, v))
-    if mine:
-        keep.append(("traceparent", mine))
-    keep.append((CLIENT_ADDRESS_KEY, caller.address))
-    return keep
 
 
 # ------------------------------------------------------------------ gRPC
@@ -183,7 +170,12 @@ def _route(path: str) -> str:
         return "/api/{service}/{method}"
     if path.startswith("/ws/"):
         return "/ws/{service}/{method}"
+    if _RPC_PATH.fullmatch(path):
+        return "/{service}/{method}"  # Connect and gRPC-Web
     return "static"
+
+
+_RPC_PATH = re.compile(rf"/{SERVICE_PATH}/[^/]+")
 
 
 def _refusal(err: AppError) -> JSONResponse:
@@ -245,8 +237,7 @@ class BodyLimit:
             return
         length = dict(scope.get("headers") or []).get(b"content-length")
         if length is not None and length.isdigit() and int(length) > self.limit:
-            resp = _error(413, "INVALID_ARGUMENT", "REQUEST_TOO_LARGE", f"request body over {self.limit} bytes")
-            await resp(scope, receive, send)
+            await self._too_large(scope)(scope, receive, send)
             return
         seen = 0
 
@@ -262,8 +253,15 @@ class BodyLimit:
         try:
             await self.app(scope, limited, send)
         except _TooLarge:
-            resp = _error(413, "INVALID_ARGUMENT", "REQUEST_TOO_LARGE", f"request body over {self.limit} bytes")
-            await resp(scope, receive, send)
+            await self._too_large(scope)(scope, receive, send)
+
+    def _too_large(self, scope: Scope) -> Response:
+        """413 in the /api shape; at a Connect or gRPC-Web path, that protocol's
+        ``resource_exhausted`` (the code gRPC gives a message over its limit)."""
+        wire = Wire.of(Headers(scope=scope).get("content-type"))
+        if wire is not None and _RPC_PATH.fullmatch(scope.get("path") or ""):
+            return refusal(wire, ResourceExhausted(f"request body over {self.limit} bytes", "REQUEST_TOO_LARGE"))
+        return _error(413, "INVALID_ARGUMENT", "REQUEST_TOO_LARGE", f"request body over {self.limit} bytes")
 
 
 class _TooLarge(Exception):
@@ -290,7 +288,7 @@ class AccessLog:
             await send(msg)
 
         open_now.inc()
-        traced = kind == "http" and route == "/api/{service}/{method}"
+        traced = kind == "http" and route in ("/api/{service}/{method}", "/{service}/{method}")
         span = _http_span(scope, method, route) if traced else None
         token = otel_context.attach(trace.set_span_in_context(span)) if span is not None else None
         try:
@@ -316,6 +314,21 @@ class AccessLog:
                 ms=round((time.perf_counter() - t0) * 1000, 2),
                 client=(scope.get("client") or ("", 0))[0],
             )
+
+
+class _ServiceName(Convertor[str]):
+    """A fully qualified service name as a path segment (the Connect and gRPC-Web routes)."""
+
+    regex = SERVICE_PATH
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("rpcservice", _ServiceName())
 
 
 def build_http_app(
@@ -470,6 +483,8 @@ def build_http_app(
         Route("/api/{service}/{method}", rpc, methods=["POST"]),
         WebSocketRoute("/ws/{service}/{method}", watch),
     ]
+    connect = ConnectProxy(upstreams, limiter, caps, MAX_BODY_BYTES, UPSTREAM_TIMEOUT_S)
+    routes.append(Route("/{service:rpcservice}/{method}", connect, methods=None))
     if WEB_DIR.exists():
         routes.append(Mount("/", StaticFiles(directory=WEB_DIR, html=True), name="web"))
     middleware = [
@@ -480,7 +495,14 @@ def build_http_app(
             CORSMiddleware,
             allow_origins=cors_origins,
             allow_methods=["GET", "POST", "OPTIONS"],
-            allow_headers=["authorization", "content-type"],
+            allow_headers=[
+                "authorization",
+                "content-type",
+                "traceparent",
+                "x-request-id",
+                *CONNECT_REQUEST_HEADERS,
+            ],
+            expose_headers=list(CONNECT_RESPONSE_HEADERS),
             max_age=600,
         ),
     ]

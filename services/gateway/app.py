@@ -13,7 +13,8 @@ import grpc
 from google.protobuf import descriptor_pool, message_factory
 from google.protobuf.descriptor import MethodDescriptor, ServiceDescriptor
 from okeyplatform import metrics as M
-from okeyplatform.auth import Identity, TokenError, verify_token
+from okeyplatform.auth import CLIENT_ADDRESS_KEY, Identity, TokenError, verify_token
+from okeyplatform.tracing import current_traceparent
 
 __all__ = [
     "PUBLIC_SERVICES",
@@ -24,6 +25,7 @@ __all__ = [
     "caller_from_token",
     "client_address",
     "Method",
+    "forward_metadata",
 ]
 
 # service full name -> (generated module, env var of its address, default address)
@@ -298,3 +300,21 @@ class StreamCaps:
         if which == "player":
             return f"you have {self.per_player} streams open at once, the most per player: close one first"
         return f"{self.per_address} streams are open at once from your address, the most per address: close one first"
+
+
+def forward_metadata(md: Any, caller: Caller) -> list[tuple[str, str]]:
+    """What goes upstream: the token, the request id and the W3C trace context (``traceparent``,
+    kept with the events a command appends) the client sent, and the caller's address as the
+    gateway saw it (``x-okey-client-addr``, for the lobby's per-address limits). Nothing else
+    passes: a client's own ``x-okey-client-addr`` is dropped here. Within a span of the gateway
+    (the host's tracing interceptor on the gRPC proxy) its context goes up instead of the client's."""
+    mine = current_traceparent()
+    keep = []
+    for k, v in md or ():
+        wanted = k in ("authorization", "x-request-id") or (k == "traceparent" and not mine)
+        if wanted and isinstance(v, str) and v:
+            keep.append((k, v))
+    if mine:
+        keep.append(("traceparent", mine))
+    keep.append((CLIENT_ADDRESS_KEY, caller.address))
+    return keep
