@@ -22,7 +22,7 @@ def compiled_extensions() -> list[Any]:
 
     names: dict[str, Any] = {}
     exec((HERE / "libs" / "okeycore" / "native.py").read_text(encoding="utf-8"), names)
-    sources = [f"libs/okeycore/{name}.py" for name in names["COMPILED"]]
+    sources = [f"libs/okeycore/{name.replace('.', '/')}.py" for name in names["COMPILED"]]
     return mypycify(sources, opt_level="3", group_name="okeycore")
 
 

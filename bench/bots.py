@@ -29,14 +29,14 @@ from collections.abc import Callable
 from typing import Any
 
 from okeycore.classic import Stage
+from okeycore.classic.strategy import strategy
 from okeycore.kernel.state import Phase
 from okeycore.levels import EasyBot
 from okeycore.okey101 import HandEnded101
+from okeycore.okey101.simulate import Simulator101
+from okeycore.okey101.strategy import strategy101
 from okeycore.options import Game, TableOptions
 from okeycore.simulate import Simulator
-from okeycore.simulate101 import Simulator101
-from okeycore.strategy import strategy
-from okeycore.strategy101 import strategy101
 from okeyplatform.aioloop import GC_THRESHOLDS, tune_gc
 
 from .common import INTERLEAVED_TABLES, MAX_INTERLEAVED_TABLES, QUICK_INTERLEAVED_TABLES, Progress, machine, percentile

@@ -28,7 +28,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import asyncpg
-from okeycore.bots import GreedyBot
+from okeycore.classic.bots import GreedyBot
 from okeycore.events import Event, HandStarted, TableCreated, event_to_dict
 from okeycore.options import TableOptions
 from okeycore.simulate import Simulator

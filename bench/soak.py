@@ -46,9 +46,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import grpc
+from okeycore.classic.strategy import STRATEGIES
 from okeycore.events import to_move
 from okeycore.options import BOUNDS, TableOptions
-from okeycore.strategy import STRATEGIES
 from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient
 from okeyplatform.contract import classic_view_from_pb

@@ -8,8 +8,8 @@ import random
 import time
 
 from okeycore import melds as M
-from okeycore.bots import GreedyBot, RandomBot, Strategy
 from okeycore.classic import decide, evolve, finishing_tiles, rack_packed
+from okeycore.classic.bots import GreedyBot, RandomBot, Strategy
 from okeycore.kernel.state import Phase
 from okeycore.options import TableOptions
 from okeycore.racks import is_real_okey
@@ -354,9 +354,9 @@ def _time_openings_101(racks: list[tuple[list[int], int]], wrap: bool) -> list[f
 
 
 def _hands_per_second_101(seats: int, seed: int, seconds: float) -> tuple[float, int, float]:
-    from okeycore.bots101 import GreedyBot101
+    from okeycore.okey101.bots import GreedyBot101
+    from okeycore.okey101.simulate import Simulator101
     from okeycore.options import Game
-    from okeycore.simulate101 import Simulator101
 
     hands = 0
     moves = 0

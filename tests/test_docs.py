@@ -127,7 +127,7 @@ def test_the_readme_shows_the_lobby_the_table_and_the_end_of_hand_screen() -> No
 
 def _settings_read_by_the_code() -> set[str]:
     roots = [p for p in (ROOT / "libs").iterdir() if p.is_dir() and p.name not in ("okeycore", "okeyproto")]
-    roots += [ROOT / "services", ROOT / "bench", ROOT / "build_backend"]
+    roots += [ROOT / "services", ROOT / "tools", ROOT / "bench", ROOT / "build_backend"]
     found: set[str] = set()
     for root in roots:
         for path in root.rglob("*.py"):

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = {
     "okeycore": ROOT / "libs" / "okeycore",
     "okeyplatform": ROOT / "libs" / "okeyplatform",
-    "okeytools": ROOT / "libs" / "okeytools",
+    "okeytools": ROOT / "tools",
     "okey": ROOT / "libs" / "okeyproto" / "okey",
     "okeybench": ROOT / "bench",
     "services": ROOT / "services",

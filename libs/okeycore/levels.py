@@ -11,15 +11,15 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from .bots import GreedyBot, Strategy
-from .bots101 import GreedyBot101, Strategy101
 from .classic import SeatView, Stage, effective_table, finishing_tiles
+from .classic.bots import GreedyBot, Strategy
+from .classic.strategy import StrongBot
 from .commands import Command, DeclarePairs, Discard, Draw, Finish, TakeDiscard
 from .okey101 import SeatView101
 from .okey101 import Stage as Stage101
+from .okey101.bots import GreedyBot101, Strategy101
+from .okey101.strategy import StrongBot101
 from .options import BotLevel
-from .strategy import StrongBot
-from .strategy101 import StrongBot101
 
 __all__ = ["EasyBot", "EasyBot101", "CLASSIC_LEVELS", "LEVELS_101"]
 

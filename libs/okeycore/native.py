@@ -16,7 +16,7 @@ import sys
 
 __all__ = ["COMPILED", "compiled_modules", "describe"]
 
-COMPILED: tuple[str, ...] = ("tiles", "melds", "handeval", "strategy", "strategy101")
+COMPILED: tuple[str, ...] = ("tiles", "melds", "handeval", "classic.strategy", "okey101.strategy")
 """The modules (under ``okeycore``) that ``OKEY_COMPILE=1`` compiles, in one mypyc group. A class
 of a compiled module cannot be subclassed by an interpreted one (mypyc refuses it when the
 subclass is made), so ``racks`` stays out: ``okey101.openings.OpeningPreview`` extends its

@@ -8,11 +8,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .bots import Strategy
-from .bots101 import Strategy101
+from .classic.bots import Strategy
 from .events import Event
 from .kernel.commands import StartHand
 from .kernel.state import Phase
+from .okey101.bots import Strategy101
 from .options import TableOptions
 from .testing import Table
 from .tiles import TILE_COUNT

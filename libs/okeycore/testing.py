@@ -274,9 +274,9 @@ def arrange_deal(
 def mixed_bots(game: Game, seats: int, seed: int) -> list[Any]:
     """A greedy or a random bot at each seat of a ``game`` table, chosen by ``seed``'s bits (the
     property tests' players: legal moves of every kind, in a random mix)."""
-    from .bots import GreedyBot, RandomBot
-    from .bots101 import GreedyBot101
-    from .strategy101 import RandomBot101
+    from .classic.bots import GreedyBot, RandomBot
+    from .okey101.bots import GreedyBot101
+    from .okey101.strategy import RandomBot101
 
     if game is Game.OKEY:
         return [(GreedyBot if (seed >> i) & 1 else RandomBot)(seed + i) for i in range(seats)]

@@ -12,13 +12,13 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from okeycore.bots101 import Strategy101
 from okeycore.classic import SeatView
+from okeycore.classic.strategy import STRATEGIES, Strategy
 from okeycore.commands import Command, Discard
 from okeycore.levels import CLASSIC_LEVELS, LEVELS_101
+from okeycore.okey101.bots import Strategy101
+from okeycore.okey101.strategy import STRATEGIES_101
 from okeycore.options import Game
-from okeycore.strategy import STRATEGIES, Strategy
-from okeycore.strategy101 import STRATEGIES_101
 from okeyplatform import metrics as M
 from okeyplatform.aioloop import KeyedLocks
 from okeyplatform.logs import get_logger

@@ -2,7 +2,7 @@
 
 A typed face over ``okeyplatform.client.TableClient`` with the bots' rules of every call: each
 gives up after ``CALL_DEADLINE_S``; ``allowed`` is asked only about the names a strategy reads
-(``okeycore.bots.ALLOWED_ASKED``); a table that is gone is no view (None), a refused command is
+(``okeycore.classic.bots.ALLOWED_ASKED``); a table that is gone is no view (None), a refused command is
 :class:`Refused`; any other failure (unreachable, past the deadline) is raised for the caller to
 try again. What each view tells of its table that the events do not (its pace, seats and game)
 is kept in :attr:`BotTable.known`."""
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import grpc
-from okeycore.bots import ALLOWED_ASKED
 from okeycore.classic import SeatView
+from okeycore.classic.bots import ALLOWED_ASKED
 from okeycore.commands import Command
 from okeycore.kernel.state import Phase
 from okeycore.okey101 import SeatView101

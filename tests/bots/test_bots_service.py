@@ -258,7 +258,7 @@ async def test_bots_on_a_replica_with_an_older_cache_play_the_turn_an_event_gave
     is older than the event that calls the bots. They ask for a view that includes that event
     (``min_version``), so they play at once instead of finding "not our turn" and leaving the
     table to the turn timer (30 s here)."""
-    from okeycore.bots import GreedyBot
+    from okeycore.classic.bots import GreedyBot
 
     await start_bots()
     b = TableService(fresh_database_url, nats_url, "127.0.0.1:0", grace_ms=3000)

@@ -133,10 +133,10 @@ def test_the_server_demo_prints_a_hand_with_the_in_process_printer(game: str) ->
     as protos); the in-process demo from okeycore. The same hands, through each path, print the
     same lines."""
     from okey.v1 import table_service_pb2 as tpb
+    from okeycore.classic.strategy import strategy
+    from okeycore.okey101.simulate import Simulator101
+    from okeycore.okey101.strategy import strategy101
     from okeycore.simulate import Simulator
-    from okeycore.simulate101 import Simulator101
-    from okeycore.strategy import strategy
-    from okeycore.strategy101 import strategy101
     from okeyplatform.contract import event_pb, view_pb
     from okeytools import demo
 

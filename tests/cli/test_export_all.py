@@ -265,11 +265,11 @@ async def test_players_are_opaque_a_stopped_run_leaves_nothing_twice_and_filters
     in any file); a run's leftovers are removed; --game, --table and JSON lines."""
     from dataclasses import replace
 
-    from okeycore.bots import GreedyBot
-    from okeycore.bots101 import GreedyBot101
+    from okeycore.classic.bots import GreedyBot
     from okeycore.events import event_to_dict
+    from okeycore.okey101.bots import GreedyBot101
+    from okeycore.okey101.simulate import Simulator101
     from okeycore.simulate import Simulator
-    from okeycore.simulate101 import Simulator101
     from okeyplatform.eventstore import NewEvent, PostgresEventStore
 
     people = ("raw-player-ayse", "raw-player-ali", "", "raw-player-zeynep")

@@ -12,11 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from okeycore import melds as M
 from okeycore import okey101 as O
-from okeycore.bots101 import GreedyBot101
 from okeycore.classic import Phase, effective_table
 from okeycore.events import DrawSource, Event, HandStarted, TileDrawn, event_from_dict, event_to_dict
+from okeycore.okey101.bots import GreedyBot101
+from okeycore.okey101.simulate import Simulator101
 from okeycore.options import Game, Mode101, TableOptions
-from okeycore.simulate101 import Simulator101
 from okeycore.tiles import face_from_index, ids_of_face, parse_face
 
 # ------------------------------------------------------------ whole matches

@@ -7,14 +7,14 @@ from dataclasses import replace
 import pytest
 from okeycore import melds as M
 from okeycore import okey101 as O
-from okeycore.bots101 import GreedyBot101
 from okeycore.classic import Phase
 from okeycore.commands import DeclarePairs, Discard, Draw, ForceMove, StartHand, TakeDiscard, TimeOut
 from okeycore.errors import RuleViolation
 from okeycore.events import DrawSource, HandStarted, MatchEnded, PenaltyApplied, TileDrawn, TileReturned, TurnTimedOut
 from okeycore.melds import MeldKind
+from okeycore.okey101.bots import GreedyBot101
+from okeycore.okey101.simulate import Simulator101
 from okeycore.options import Game, Mode101, TableOptions
-from okeycore.simulate101 import Simulator101
 from okeycore.testing import Table
 from okeycore.tiles import parse_face
 
@@ -706,7 +706,7 @@ def test_O_PEN_1_a_table_created_under_rules_version_1_keeps_the_free_take_back_
 
 @pytest.mark.parametrize("name", ["greedy", "strong"])
 def test_O_PEN_1_bots_never_discard_a_tile_that_could_take_the_okey_back_while_a_safe_one_is_left(name: str) -> None:
-    from okeycore.strategy101 import strategy101
+    from okeycore.okey101.strategy import strategy101
 
     t = _okey_in_run_table()
     r12 = tile(t, 1, "R12")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 from okeycore import okey101 as O
-from okeycore.bots101 import GreedyBot101
 from okeycore.classic import Phase
 from okeycore.commands import Discard, Draw, ForceMove, TakeBack, TimeOut
 from okeycore.events import (
@@ -20,8 +19,9 @@ from okeycore.events import (
     event_to_dict,
 )
 from okeycore.melds import MeldKind
+from okeycore.okey101.bots import GreedyBot101
+from okeycore.okey101.simulate import Simulator101
 from okeycore.options import Game, TableOptions
-from okeycore.simulate101 import Simulator101
 from okeycore.testing import Table
 from okeycore.tiles import face_of_id, ids_of_face, parse_face
 

@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 from okeycore import classic, okey101
-from okeycore.bots import GreedyBot, RandomBot
-from okeycore.bots101 import GreedyBot101
+from okeycore.classic.bots import GreedyBot, RandomBot
 from okeycore.commands import (
     AddTile,
     Command,
@@ -33,10 +32,11 @@ from okeycore.commands import (
 from okeycore.errors import RuleViolation
 from okeycore.games import engine_for
 from okeycore.kernel.state import Phase
+from okeycore.okey101.bots import GreedyBot101
+from okeycore.okey101.simulate import Simulator101
+from okeycore.okey101.strategy import RandomBot101
 from okeycore.options import DeckEnd, Game, IndicatorTiming, Mode101, PairsDeclaration, TableOptions
 from okeycore.simulate import Simulator
-from okeycore.simulate101 import Simulator101
-from okeycore.strategy101 import RandomBot101
 from okeycore.testing import Table
 
 

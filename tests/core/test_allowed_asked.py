@@ -1,16 +1,16 @@
-"""The bots ask the table to check only ``okeycore.bots.ALLOWED_ASKED`` of a view's ``allowed``
+"""The bots ask the table to check only ``okeycore.classic.bots.ALLOWED_ASKED`` of a view's ``allowed``
 (``AllowedQuery``): every strategy of both games, at every level, asks about no other name."""
 
 from __future__ import annotations
 
 import pytest
-from okeycore.bots import ALLOWED_ASKED
+from okeycore.classic.bots import ALLOWED_ASKED
+from okeycore.classic.strategy import STRATEGIES
 from okeycore.kernel.view import Allowed
 from okeycore.levels import CLASSIC_LEVELS, LEVELS_101
+from okeycore.okey101.strategy import STRATEGIES_101
 from okeycore.options import Game, TableOptions
 from okeycore.simulate import Simulator
-from okeycore.strategy import STRATEGIES
-from okeycore.strategy101 import STRATEGIES_101
 
 CLASSIC = [*STRATEGIES.values(), *CLASSIC_LEVELS.values()]
 OKEY101 = [*STRATEGIES_101.values(), *LEVELS_101.values()]

@@ -13,13 +13,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from okeycore import okey101 as O
-from okeycore.bots import GreedyBot
-from okeycore.bots101 import GreedyBot101
+from okeycore.classic.bots import GreedyBot
 from okeycore.commands import Discard, Draw, ForceMove, Ready, StartHand, TimeOut
 from okeycore.events import Event, HandStarted, MatchEnded, TileDiscarded, TurnTimedOut
 from okeycore.fairness import deal_commitment
 from okeycore.games import Automation, Shuffle
 from okeycore.kernel.state import Phase
+from okeycore.okey101.bots import GreedyBot101
 from okeycore.options import Game, TableOptions
 from okeycore.testing import Table
 from okeycore.tiles import TILE_COUNT

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 from okeycore import decide, fold
-from okeycore.bots import GreedyBot, RandomBot, usefulness
 from okeycore.classic import Phase, Stage, effective_table, view
+from okeycore.classic.bots import GreedyBot, RandomBot, usefulness
 from okeycore.commands import DeclarePairs, Finish, ShowIndicator, TakeDiscard
 from okeycore.errors import RuleViolation
 from okeycore.events import HandEnded
@@ -75,8 +75,8 @@ def test_C_IND_1_the_greedy_bot_shows_the_indicator_it_holds_once() -> None:
 
 @pytest.mark.parametrize("name", ["greedy", "strong"])
 def test_C_IND_1_at_a_first_turn_table_bots_show_the_indicator_on_their_own_first_turn(name: str) -> None:
+    from okeycore.classic.strategy import strategy
     from okeycore.options import IndicatorTiming
-    from okeycore.strategy import strategy
 
     t = Table(indicator_timing=IndicatorTiming.FIRST_TURN)
     t.deal(build_order({2: "K5"}, "K5", avoid="K5 K6"))

@@ -13,8 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from okeycore.bots import GreedyBot
-from okeycore.bots101 import GreedyBot101
+from okeycore.classic.bots import GreedyBot
 from okeycore.commands import LeaveSeat, Ready, StartHand
 from okeycore.events import (
     EVENT_TYPES,
@@ -29,6 +28,7 @@ from okeycore.events import (
     to_move,
 )
 from okeycore.kernel.state import Phase
+from okeycore.okey101.bots import GreedyBot101
 from okeycore.options import RULES_VERSION, Game, OptionsError, TableOptions
 from okeycore.testing import Table
 from okeycore.tiles import TILE_COUNT

@@ -30,10 +30,10 @@ from okeycore import native
 from okeycore.levels import CLASSIC_LEVELS
 from okeycore.options import BotLevel, Game, TableOptions
 from okeycore.simulate import Simulator
-from okeycore.simulate101 import Simulator101
+from okeycore.okey101.simulate import Simulator101
 from okeycore.solve import solve_line
-from okeycore.strategy import strategy
-from okeycore.strategy101 import strategy101
+from okeycore.classic.strategy import strategy
+from okeycore.okey101.strategy import strategy101
 from okeycore.tiles import all_faces
 
 digest = hashlib.sha256()

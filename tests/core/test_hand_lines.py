@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from okeycore.classic import Stage as ClassicStage
 from okeycore.classic.commands import Finish
 from okeycore.classic.scoring import LINE_REASONS as CLASSIC_REASONS
+from okeycore.classic.strategy import strategy
 from okeycore.events import (
     Event,
     HandEnded,
@@ -28,6 +29,8 @@ from okeycore.kernel.lines import HandBreakdown, ScoreLine
 from okeycore.okey101 import HandEnded101, HandVoided
 from okeycore.okey101.scoring import LINE_REASONS as REASONS_101
 from okeycore.okey101.scoring import OKEY_POINTS, Opening
+from okeycore.okey101.simulate import Simulator101
+from okeycore.okey101.strategy import strategy101
 from okeycore.options import (
     DeckEnd,
     DiscardHistory,
@@ -39,9 +42,6 @@ from okeycore.options import (
     TableOptions,
 )
 from okeycore.simulate import Simulator
-from okeycore.simulate101 import Simulator101
-from okeycore.strategy import strategy
-from okeycore.strategy101 import strategy101
 from okeycore.tiles import effective_face, face_of_id, okey_face
 from okeyplatform.contract import seat_view_from_pb, view_pb
 

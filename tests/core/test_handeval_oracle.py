@@ -16,13 +16,21 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from okeycore import handeval
-from okeycore.bots import FULL_DECK
 from okeycore.classic import SeatView, effective_table, finishing_tiles, rack_packed
+from okeycore.classic.bots import FULL_DECK
+from okeycore.classic.strategy import (
+    DiscardChoice,
+    StrongBot,
+    _danger,
+    _expected_draws,
+    _pairs_only,
+    _visible,
+    strategy,
+)
 from okeycore.commands import Command
 from okeycore.handeval import Visible, pair_distance
 from okeycore.options import DiscardHistory, PairsDeclaration, TableOptions
 from okeycore.simulate import Simulator
-from okeycore.strategy import DiscardChoice, StrongBot, _danger, _expected_draws, _pairs_only, _visible, strategy
 
 # ---------------------------------------------------------------------- the oracle: handeval as it was
 

@@ -9,9 +9,9 @@ from typing import Any
 from okeycore.classic import Stage
 from okeycore.commands import DeclarePairs, TakeDiscard
 from okeycore.levels import CLASSIC_LEVELS, LEVELS_101, EasyBot, EasyBot101
+from okeycore.okey101.simulate import Simulator101
 from okeycore.options import BotLevel, Game, TableOptions
 from okeycore.simulate import Simulator
-from okeycore.simulate101 import Simulator101
 
 
 class _Recorder:

@@ -11,17 +11,17 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from okeycore.bots import GreedyBot
-from okeycore.bots101 import GreedyBot101
+from okeycore.classic.bots import GreedyBot
 from okeycore.commands import ForceMove, LeaveSeat, TakeBack, TimeOut
 from okeycore.errors import RuleViolation
 from okeycore.events import Event, TableCreated, event_to_dict
 from okeycore.games import engine_for
 from okeycore.kernel.state import Phase
+from okeycore.okey101.bots import GreedyBot101
+from okeycore.okey101.simulate import Simulator101
 from okeycore.options import Game, TableOptions
 from okeycore.outline import Outline
 from okeycore.simulate import Simulator
-from okeycore.simulate101 import Simulator101
 from okeycore.testing import Table, mixed_bots
 from okeycore.tiles import TILE_COUNT
 

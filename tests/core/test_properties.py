@@ -14,7 +14,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from okeycore import decide, fold
 from okeycore import melds as M
-from okeycore.bots import GreedyBot, RandomBot, Strategy
 from okeycore.classic import (
     ClassicState,
     Phase,
@@ -26,6 +25,7 @@ from okeycore.classic import (
     rack_packed,
     view,
 )
+from okeycore.classic.bots import GreedyBot, RandomBot, Strategy
 from okeycore.commands import (
     DeclarePairs,
     Discard,

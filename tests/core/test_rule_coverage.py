@@ -78,7 +78,12 @@ def test_a_pending_rule_has_no_test_yet_so_the_list_stays_true() -> None:
 def _cited() -> dict[str, set[str]]:
     """Every rule id a test, the code or the docs cite: a test named after it, or [ID] in the text."""
     cited: dict[str, set[str]] = {}
-    files = [*(REPO / "tests").rglob("*.py"), *(REPO / "libs").rglob("*.py"), *(REPO / "services").rglob("*.py")]
+    files = [
+        *(REPO / "tests").rglob("*.py"),
+        *(REPO / "libs").rglob("*.py"),
+        *(REPO / "services").rglob("*.py"),
+        *(REPO / "tools").rglob("*.py"),
+    ]
     files += [*(REPO / "docs").rglob("*.md"), REPO / "README.md"]
     for path in files:
         text = path.read_text(encoding="utf-8")

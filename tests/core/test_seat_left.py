@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from okeycore.bots import GreedyBot
+from okeycore.classic.bots import GreedyBot
 from okeycore.commands import Discard, Draw, ForceMove, LeaveSeat, TakeBack, TimeOut
 from okeycore.errors import RuleViolation
 from okeycore.events import EVENT_TYPES, SeatLeft, event_from_dict, event_to_dict

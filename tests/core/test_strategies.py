@@ -8,15 +8,15 @@ from dataclasses import replace
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from okeycore.bots import Strategy
 from okeycore.classic import ClassicState, Phase, SeatView, decide, fold, view
+from okeycore.classic.bots import Strategy
+from okeycore.classic.strategy import STRATEGIES, StrongBot, strategy
 from okeycore.commands import Command, CreateTable, Finish, StartHand
 from okeycore.errors import RuleViolation
 from okeycore.events import HandEnded
 from okeycore.handeval import meld_distance, pair_distance, waits
 from okeycore.options import DeckEnd, DiscardHistory, IndicatorTiming, PairsDeclaration, TableOptions
 from okeycore.simulate import Simulator
-from okeycore.strategy import STRATEGIES, StrongBot, strategy
 from okeycore.tiles import parse_face
 
 NAMES = sorted(STRATEGIES)

@@ -14,9 +14,9 @@ from okeycore.commands import Command, Discard
 from okeycore.errors import RuleViolation
 from okeycore.melds import MeldKind
 from okeycore.okey101 import Okey101State, Opening, OpenMelds, SeatView101, view
+from okeycore.okey101.simulate import Simulator101
+from okeycore.okey101.strategy import STRATEGIES_101, penalised, strategy101
 from okeycore.options import Game, Mode101, TableOptions
-from okeycore.simulate101 import Simulator101
-from okeycore.strategy101 import STRATEGIES_101, penalised, strategy101
 
 NAMES = sorted(STRATEGIES_101)
 

@@ -10,13 +10,13 @@ from typing import Any
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from okeycore.bots import GreedyBot
-from okeycore.bots101 import GreedyBot101
+from okeycore.classic.bots import GreedyBot
 from okeycore.kernel.state import Phase
 from okeycore.kernel.view import SeatPublics
+from okeycore.okey101.bots import GreedyBot101
+from okeycore.okey101.simulate import Simulator101
 from okeycore.options import DiscardHistory, Game, OptionsError, PairsDeclaration, TableOptions
 from okeycore.simulate import Simulator
-from okeycore.simulate101 import Simulator101
 
 # the modules, not the ``view`` functions the game packages export under the same name
 classic_view_module = importlib.import_module("okeycore.classic.view")

@@ -339,8 +339,8 @@ async def test_browser_signs_in_opens_a_bot_table_and_plays_a_hand(stack: Stack)
 async def _play_seat_to_hand_end(grpc_addr: str, token: str, table_id: str, seat: int, stop: asyncio.Event) -> None:
     """The person's own seat, played over gRPC with the page's token (a greedy bot's moves), so
     the hand ends in seconds; the page only watches until its end-of-hand screen."""
-    from okeycore.bots import GreedyBot
-    from okeycore.bots101 import GreedyBot101
+    from okeycore.classic.bots import GreedyBot
+    from okeycore.okey101.bots import GreedyBot101
     from okeyplatform.contract import seat_view_from_pb
 
     client = TableClient(grpc_addr, token)

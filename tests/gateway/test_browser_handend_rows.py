@@ -41,7 +41,7 @@ def rows_stack(make_module_stack: Callable[..., okeystack.Stack]) -> okeystack.S
 
 async def _play_own_seat(grpc_addr: str, token: str, table_id: str, seat: int, stop: asyncio.Event) -> None:
     """The person's seat, hand after hand: a greedy bot's moves (it shows the indicator when it may)."""
-    from okeycore.bots import GreedyBot
+    from okeycore.classic.bots import GreedyBot
     from okeyplatform.client import TableClient
     from okeyplatform.contract import seat_view_from_pb
 

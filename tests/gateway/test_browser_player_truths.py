@@ -78,7 +78,7 @@ async def _open_with_bots(page: Any, match_points: int = 0) -> tuple[str, int]:
 async def _play_until_over(grpc_addr: str, token: str, table_id: str, seat: int, stop: asyncio.Event) -> None:
     """The person's seat played over gRPC with the page's token (a greedy bot's moves) to the
     match's end; the page only watches."""
-    from okeycore.bots import GreedyBot
+    from okeycore.classic.bots import GreedyBot
     from okeyplatform.contract import seat_view_from_pb
 
     client = TableClient(grpc_addr, token)

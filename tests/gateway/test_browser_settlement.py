@@ -102,7 +102,7 @@ class Person:
 
 async def _play_seat_to_match_end(grpc_addr: str, token: str, table_id: str, seat: int, stop: asyncio.Event) -> None:
     """The person's seat over gRPC with the page's token: a greedy bot's moves until the match ends."""
-    from okeycore.bots import GreedyBot
+    from okeycore.classic.bots import GreedyBot
     from okeyplatform.contract import seat_view_from_pb
 
     client = TableClient(grpc_addr, token)

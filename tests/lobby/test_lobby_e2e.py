@@ -15,7 +15,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoRe
 from lobby_helpers import Stack
 from okey.v1 import common_pb2
 from okey.v1 import lobby_service_pb2 as pb
-from okeycore.bots import GreedyBot
+from okeycore.classic.bots import GreedyBot
 from okeyplatform.client import TableClient
 from okeyplatform.contract import classic_view_from_pb
 from okeyplatform.eventstore import PostgresEventStore

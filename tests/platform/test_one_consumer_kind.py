@@ -13,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PLATFORM_CONSUMER = "libs/okeyplatform/consumer.py"
 # The production code: a bench or a test may read the stream to measure or check it.
-SOURCES = sorted(p for d in ("libs", "services") for p in (ROOT / d).rglob("*.py") if ".venv" not in p.parts)
+SOURCES = sorted(p for d in ("libs", "services", "tools") for p in (ROOT / d).rglob("*.py") if ".venv" not in p.parts)
 
 # What only the platform's consumer module may touch: the decoder, the outcomes of its loop.
 PLATFORM_ONLY = {"decode_envelope", "BatchResult", "APPLIED", "DUPLICATE", "HELD", "PARKED", "RETRY"}

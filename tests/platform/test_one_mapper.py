@@ -13,7 +13,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 MAPPER = ROOT / "libs" / "okeyplatform" / "contract.py"
-OURS = [ROOT / "libs" / "okeyplatform", ROOT / "libs" / "okeytools", ROOT / "services", ROOT / "bench"]
+OURS = [ROOT / "libs" / "okeyplatform", ROOT / "tools", ROOT / "services", ROOT / "bench"]
 
 PLAN_BUILDING = {"fields_by_name", "get_type_hints"}
 """What building a plan from a descriptor and a dataclass reads."""

@@ -11,12 +11,12 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from okey.v1 import table_service_pb2
-from okeycore.bots101 import GreedyBot101
+from okeycore.classic.strategy import STRATEGIES
 from okeycore.events import Event
+from okeycore.okey101.bots import GreedyBot101
+from okeycore.okey101.simulate import Simulator101
 from okeycore.options import Game, TableOptions
 from okeycore.simulate import Simulator
-from okeycore.simulate101 import Simulator101
-from okeycore.strategy import STRATEGIES
 from okeyplatform.contract import classic_view_from_pb, view101_from_pb, view_pb
 
 

@@ -15,8 +15,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from nats.js.client import JetStreamContext
-from okeycore.bots import GreedyBot
 from okeycore.classic import ClassicState, Phase, Stage, effective_table
+from okeycore.classic.bots import GreedyBot
 from okeycore.commands import Discard, Draw, Finish, ShowIndicator, StartHand
 from okeycore.events import Event, HandStarted, TableCreated, event_to_dict
 from okeycore.options import TableOptions
@@ -181,9 +181,9 @@ def simulated(table_id: str, seed: int, players: Sequence[str], **options: Any) 
 
 
 def simulated_101(table_id: str, seed: int, players: Sequence[str], **options: Any) -> list[Event]:
-    from okeycore.bots101 import GreedyBot101
+    from okeycore.okey101.bots import GreedyBot101
+    from okeycore.okey101.simulate import Simulator101
     from okeycore.options import Game
-    from okeycore.simulate101 import Simulator101
 
     opts = TableOptions(game=Game.OKEY101, **{"hand_break_seconds": 0, **options})
     sim = Simulator101(opts, [GreedyBot101(i) for i in range(opts.seats)], seed=seed, table_id=table_id)

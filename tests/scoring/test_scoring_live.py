@@ -18,7 +18,7 @@ import pytest
 from breaks import ready_all
 from okey.v1 import common_pb2
 from okey.v1 import scoring_service_pb2 as pb
-from okeycore.bots import GreedyBot
+from okeycore.classic.bots import GreedyBot
 from okeycore.events import Event, MatchEnded, event_from_dict, event_to_dict
 from okeycore.options import TableOptions
 from okeyplatform.auth import issue_token

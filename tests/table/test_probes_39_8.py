@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 from okey.v1 import table_service_pb2 as pb
+from okeycore.classic.strategy import STRATEGIES
 from okeycore.commands import Draw, LeaveSeat, Pass, Ready, TakeBack
 from okeycore.events import HandStarted
 from okeycore.kernel.state import Phase
+from okeycore.okey101.strategy import STRATEGIES_101
 from okeycore.options import Game, TableOptions
-from okeycore.strategy import STRATEGIES
-from okeycore.strategy101 import STRATEGIES_101
 from okeyplatform.auth import Identity, issue_token
 from okeyplatform.errors import InvalidArgument
 from okeyplatform.eventstore import MemoryEventStore, StoredEvent

@@ -7,11 +7,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from okeycore.classic.strategy import STRATEGIES
 from okeycore.commands import Ready
 from okeycore.events import BreakStarted, HandStarted, SeatReady
 from okeycore.kernel.state import Phase
 from okeycore.options import TableOptions
-from okeycore.strategy import STRATEGIES
 from okeyplatform.auth import Identity
 from okeyplatform.eventstore import MemoryEventStore
 

@@ -13,7 +13,7 @@ from typing import Any
 import grpc
 import pytest
 from breaks import ready_all
-from okeycore.bots import GreedyBot
+from okeycore.classic.bots import GreedyBot
 from okeycore.options import TableOptions
 from okeyplatform.auth import issue_token, token_secret
 from okeyplatform.client import TableClient

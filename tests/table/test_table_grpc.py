@@ -10,7 +10,7 @@ import grpc
 import pytest
 from breaks import ready_all
 from nats.js.client import JetStreamContext
-from okeycore.bots import GreedyBot
+from okeycore.classic.bots import GreedyBot
 from okeycore.commands import Discard, Draw
 from okeycore.events import DrawSource, HandStarted, TileDiscarded, TileDrawn
 from okeycore.options import TableOptions
@@ -224,7 +224,7 @@ async def test_two_replicas_conflict_one_wins_the_other_redecides(fresh_database
 async def test_full_okey101_match_through_grpc_with_exact_views(
     table_service: TableService, client_for: Callable[[str], TableClient]
 ) -> None:
-    from okeycore.bots101 import GreedyBot101
+    from okeycore.okey101.bots import GreedyBot101
     from okeycore.options import Game
     from okeyplatform.contract import seat_view_from_pb
 

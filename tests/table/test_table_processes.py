@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 
 import asyncpg
 import grpc
-from okeycore.bots import GreedyBot
 from okeycore.classic import ClassicState
+from okeycore.classic.bots import GreedyBot
 from okeycore.events import TableCreated, event_from_dict
 from okeycore.games import engine_for
 from okeycore.options import TableOptions

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable
 
 from breaks import ready_all
-from okeycore.bots import GreedyBot
+from okeycore.classic.bots import GreedyBot
 from okeycore.options import TableOptions
 from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .bots101 import Strategy101
-from .events import Event
-from .options import Game, TableOptions
-from .simulate import MatchRecord, SimulationError, Simulator
-from .testing import arrange_deal
+from ..events import Event
+from ..okey101.bots import Strategy101
+from ..options import Game, TableOptions
+from ..simulate import MatchRecord, SimulationError, Simulator
+from ..testing import arrange_deal
 
 __all__ = ["MatchRecord101", "Simulator101", "play_match_101", "arrange_deal"]
 

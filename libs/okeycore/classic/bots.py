@@ -6,10 +6,10 @@ import random
 from collections.abc import Sequence
 from typing import Protocol
 
-from .classic import SeatView, Stage, effective_table, finishing_tiles, rack_packed
-from .commands import Command, DeclarePairs, Discard, Draw, Finish, ShowIndicator, TakeDiscard
-from .melds import count_pairs
-from .options import PairsDeclaration
+from ..classic import SeatView, Stage, effective_table, finishing_tiles, rack_packed
+from ..commands import Command, DeclarePairs, Discard, Draw, Finish, ShowIndicator, TakeDiscard
+from ..melds import count_pairs
+from ..options import PairsDeclaration
 
 __all__ = ["Strategy", "RandomBot", "GreedyBot", "STRATEGIES", "ALLOWED_ASKED", "usefulness"]
 

@@ -10,16 +10,16 @@ from dataclasses import replace
 from typing import TextIO
 
 from okeycore.classic import ClassicState
+from okeycore.classic.strategy import STRATEGIES
 from okeycore.events import Event, HandEnded, MatchEnded
 from okeycore.kernel.lines import HandBreakdown, ScoreLine
 from okeycore.levels import CLASSIC_LEVELS, LEVELS_101
 from okeycore.okey101 import HandEnded101, HandVoided, Okey101State
+from okeycore.okey101.simulate import Simulator101
+from okeycore.okey101.strategy import STRATEGIES_101
 from okeycore.options import BotLevel, OptionsError, TableOptions
 from okeycore.ranking import competition_ranks
 from okeycore.simulate import Simulator
-from okeycore.simulate101 import Simulator101
-from okeycore.strategy import STRATEGIES
-from okeycore.strategy101 import STRATEGIES_101
 from okeycore.tiles import face_of_id
 
 DEMO_DEFAULTS: dict[str, dict[str, object]] = {"OKEY101": {"seats": 2}}

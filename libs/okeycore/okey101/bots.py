@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 from typing import Protocol
 
-from .bots import usefulness
-from .commands import Command, Discard, Draw, TakeDiscard
-from .melds import MeldKind
-from .okey101 import (
+from ..classic.bots import usefulness
+from ..commands import Command, Discard, Draw, TakeDiscard
+from ..melds import MeldKind
+from ..okey101 import (
     PAIR_OPENER_ADDS,
     AddTile,
     Opening,
@@ -23,8 +23,8 @@ from .okey101 import (
     run_opening,
     take_option,
 )
-from .okey101.scoring import tile_points
-from .racks import effective_table
+from ..okey101.scoring import tile_points
+from ..racks import effective_table
 
 __all__ = ["Strategy101", "GreedyBot101", "STRATEGIES_101"]
 

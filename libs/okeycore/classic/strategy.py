@@ -17,11 +17,11 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .bots import FULL_DECK, GreedyBot, RandomBot, Strategy, may_show_indicator
-from .classic import SeatView, Stage, check_finish, effective_table, finishing_tiles, rack_packed
-from .classic.scoring import colored_finish, finish_multiplier
-from .commands import Command, DeclarePairs, Discard, Draw, Finish, Pass, ShowIndicator, TakeDiscard, TurnToOkey
-from .handeval import (
+from ..classic import SeatView, Stage, check_finish, effective_table, finishing_tiles, rack_packed
+from ..classic.bots import FULL_DECK, GreedyBot, RandomBot, Strategy, may_show_indicator
+from ..classic.scoring import colored_finish, finish_multiplier
+from ..commands import Command, DeclarePairs, Discard, Draw, Finish, Pass, ShowIndicator, TakeDiscard, TurnToOkey
+from ..handeval import (
     Visible,
     meld_distance,
     meld_distances,
@@ -31,9 +31,9 @@ from .handeval import (
     pair_distances,
     waits_without,
 )
-from .melds import can_cover
-from .options import PairsDeclaration
-from .racks import is_real_okey
+from ..melds import can_cover
+from ..options import PairsDeclaration
+from ..racks import is_real_okey
 
 __all__ = ["StrongBot", "STRATEGIES", "strategy", "DiscardChoice"]
 

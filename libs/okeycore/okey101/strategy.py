@@ -17,12 +17,11 @@ import math
 import random
 from collections.abc import Callable
 
-from .bots import usefulness
-from .bots101 import GreedyBot101, Strategy101
-from .commands import Command, Discard, Draw, TakeDiscard
-from .handeval import Visible
-from .melds import MeldKind, best_points, count_pairs
-from .okey101 import (
+from ..classic.bots import usefulness
+from ..commands import Command, Discard, Draw, TakeDiscard
+from ..handeval import Visible
+from ..melds import MeldKind, best_points, count_pairs
+from ..okey101 import (
     Opening,
     OpenMelds,
     ReturnSideTile,
@@ -33,8 +32,9 @@ from .okey101 import (
     penalty_reason,
     run_opening,
 )
-from .okey101.scoring import tile_points
-from .racks import effective_table, rack_packed
+from ..okey101.bots import GreedyBot101, Strategy101
+from ..okey101.scoring import tile_points
+from ..racks import effective_table, rack_packed
 
 __all__ = ["RandomBot101", "StrongBot101", "STRATEGIES_101", "strategy101", "penalised"]
 
