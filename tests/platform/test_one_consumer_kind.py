@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PLATFORM_CONSUMER = "libs/okeyplatform/consumer.py"
+PLATFORM_CONSUMER = "libs/okeyplatform/consumer"
 # The production code: a bench or a test may read the stream to measure or check it.
 SOURCES = sorted(p for d in ("libs", "services", "tools") for p in (ROOT / d).rglob("*.py") if ".venv" not in p.parts)
 
@@ -25,6 +25,10 @@ CARRY_OVER = {"services/scoring/store.py"}
 
 def _rel(p: Path) -> str:
     return p.relative_to(ROOT).as_posix()
+
+
+def _in_platform_consumer(rel: str) -> bool:
+    return rel.startswith(f"{PLATFORM_CONSUMER}/")
 
 
 def _names_used(tree: ast.AST) -> set[str]:
@@ -44,7 +48,7 @@ def test_only_okeyplatform_decodes_table_events_and_runs_the_consumer_loop() -> 
     offenders = {}
     for p in SOURCES:
         rel = _rel(p)
-        if rel in (PLATFORM_CONSUMER, "libs/okeyplatform/contract.py"):
+        if _in_platform_consumer(rel) or rel == "libs/okeyplatform/contract.py":
             continue
         got = _names_used(ast.parse(p.read_text(encoding="utf-8"))) & PLATFORM_ONLY
         if got:
@@ -90,4 +94,27 @@ def test_one_applied_version_record_and_one_parking_table_in_the_tree() -> None:
         rel = _rel(p)
         text = p.read_text(encoding="utf-8")
         if re.search(r"(INSERT INTO|UPDATE|DELETE FROM) okey_consumer_(versions|parked)", text):
-            assert rel == PLATFORM_CONSUMER or rel in CARRY_OVER, f"{rel} writes the consumers' record"
+            assert _in_platform_consumer(rel) or rel in CARRY_OVER, f"{rel} writes the consumers' record"
+
+
+def test_inside_the_package_each_job_has_one_module() -> None:
+    """One decoder, one writer of the record, one of the parking table, one schema: a second copy
+    inside okeyplatform.consumer is as much a fork as one in a service."""
+    package = sorted((ROOT / PLATFORM_CONSUMER).glob("*.py"))
+    owners: dict[str, set[str]] = {"decode_envelope(": set(), "versions": set(), "parked": set(), "CREATE TABLE": set()}
+    for p in package:
+        text = p.read_text(encoding="utf-8")
+        if "decode_envelope(" in text:
+            owners["decode_envelope("].add(p.name)
+        for table in ("versions", "parked"):
+            if re.search(rf"(INSERT INTO|UPDATE|DELETE FROM) okey_consumer_{table}", text):
+                owners[table].add(p.name)
+        if "CREATE TABLE" in text:
+            owners["CREATE TABLE"].add(p.name)
+        assert len(text.splitlines()) <= 600, f"{_rel(p)}: a module of one job stays under 600 lines"
+    assert owners == {
+        "decode_envelope(": {"decoding.py"},
+        "versions": {"versions.py"},
+        "parked": {"parking.py"},
+        "CREATE TABLE": {"schema.py"},
+    }
