@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import replace
 
 import asyncpg
 from okeyplatform.consumer import PROJECTION_LINGER_S, ConsumerSpec, Item, LogSource, TableEventConsumer
@@ -60,8 +61,13 @@ def projector(
     stream: str = TABLE_STREAM,
     log: LogSource | None = None,
     on_applied: Callable[[Sequence[Item]], None] | None = None,
+    batch: int | None = None,
 ) -> TableEventConsumer:
-    """Scoring's consumer; ``run`` raises the error that stopped it, if any."""
+    """Scoring's consumer; ``run`` raises the error that stopped it, if any. ``batch``: at most
+    that many messages a fetch (the spec's default when None; a test takes them one at a time)."""
+    spec = projection_spec(store)
+    if batch is not None:
+        spec = replace(spec, batch=batch)
     return TableEventConsumer(
-        projection_spec(store), store.pool, nats_url, durable=durable, stream=stream, log=log, on_applied=on_applied
+        spec, store.pool, nats_url, durable=durable, stream=stream, log=log, on_applied=on_applied
     )

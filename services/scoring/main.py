@@ -42,6 +42,7 @@ class ScoringConfig:
     durable: str = DURABLE
     stream: str = TABLE_STREAM
     on_applied: Callable[[Sequence[Item]], None] | None = None
+    batch: int | None = None  # messages a fetch; None: the consumer's default
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> ScoringConfig:
@@ -77,7 +78,9 @@ def bootstrap(config: ScoringConfig) -> ServiceHost[ScoringParts]:
         host.on_close(store.close)
         host.on_close(lambda: events[0].close() if events else None)
         app = ScoringApp(store)
-        consumer = projector(store, config.nats_url, config.durable, config.stream, log, config.on_applied)
+        consumer = projector(
+            store, config.nats_url, config.durable, config.stream, log, config.on_applied, config.batch
+        )
         host.serve(pb_grpc.add_ScoringServiceServicer_to_server, ScoringServicer(app), SERVICE_NAME)
         host.background(consumer, critical=True)
         consumer.serve_parked_health(host)
@@ -97,6 +100,7 @@ class ScoringService(InProcess[Any]):
     stream: str = TABLE_STREAM
     on_applied: Callable[[Sequence[Item]], None] | None = None
     events_url: str | None = None  # the event log (OKEY_DATABASE_URL); default: database_url
+    batch: int | None = None  # messages a fetch; None: the consumer's default
     port: int = 0
     host: ServiceHost[ScoringParts] | None = field(default=None, repr=False)
     _failed: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
@@ -112,6 +116,7 @@ class ScoringService(InProcess[Any]):
                     self.durable,
                     self.stream,
                     self.on_applied,
+                    self.batch,
                 )
             )
         )

@@ -324,10 +324,11 @@ async def test_a_gap_is_filled_from_the_stream_when_the_missing_event_is_already
     order = [1, 2, 4, 3, *range(5, len(sc.events) + 1)]  # v4 sits before v3 in the stream
     for v in order:
         await publish(js, "fill", v, sc.events[v - 1])
-    svc = ScoringService(fresh_database_url, embedded_nats.url, "127.0.0.1:0")
+    # One message a fetch from the first: v4 arrives alone, ahead of its gap (set after the start,
+    # a first fetch of 500 could take v3 with it and leave no gap to fill).
+    svc = ScoringService(fresh_database_url, embedded_nats.url, "127.0.0.1:0", batch=1)
     await svc.start()
-    assert svc.projector is not None
-    svc.projector.batch = 1  # v4 arrives alone, ahead of its gap
+    assert svc.projector is not None and svc.projector.batch == 1
     try:
         assert svc.store is not None
         await wait_version(svc.store, "fill", len(sc.events), timeout=5)  # no nak delay needed
