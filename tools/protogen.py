@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 PROTOS = ROOT / "protos"
 OUT = ROOT / "libs" / "okeyproto"
 BASELINE = PROTOS / "baseline.binpb"

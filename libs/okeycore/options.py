@@ -24,7 +24,11 @@ __all__ = [
     "options_of",
     "RULES_VERSION",
     "BOUNDS",
+    "CHOICES",
     "MAX_CHIPS",
+    "OptionKind",
+    "OptionSpec",
+    "OPTION_SPECS",
 ]
 
 MAX_CHIPS = 1_000_000_000
@@ -38,9 +42,16 @@ BOUNDS: dict[str, tuple[int, int]] = {
     "stake": (0, MAX_CHIPS),
     "hand_prize": (0, MAX_CHIPS),
 }
-"""The inclusive range of every whole-number option (RULES.md section 5); ``seats`` and
-``rounds`` take listed values. The table service enforces them (the authority); the lobby, the
-protos' docs and the web form follow this table."""
+"""The inclusive range of every whole-number option (RULES.md section 5). The table service
+enforces them (the authority); the lobby's kinder messages and the protos' docs follow this table,
+and clients read it from ``TableService.GetOptionSpec`` (:data:`OPTION_SPECS`)."""
+
+CHOICES: dict[str, tuple[int, ...]] = {
+    "seats": (2, 4),
+    "rounds": (3, 5, 7, 9, 11),
+}
+"""The whole-number options that take listed values only (RULES.md section 5, [O-DEAL-2]),
+checked by ``validated()`` as :data:`BOUNDS` are."""
 
 RULES_VERSION = 3
 """The version of the rules a new table is created under, recorded in ``TableCreated``. A table
@@ -208,11 +219,11 @@ class TableOptions:
                     "history, so it binds the declarer to seven pairs [C-PAIR-3]; choose pairs_declaration=BINDING "
                     "or discard_history=ALL"
                 )
-        else:
-            if self.seats not in (2, 4):
-                raise OptionsError("an Okey 101 table has 2 or 4 seats")
-            if self.rounds not in (3, 5, 7, 9, 11):
-                raise OptionsError("rounds must be 3, 5, 7, 9 or 11")
+        for name, allowed in CHOICES.items():
+            value = getattr(self, name)
+            if name in own and value not in allowed:
+                listed = ", ".join(str(v) for v in allowed[:-1]) + f" or {allowed[-1]}"
+                raise OptionsError(f"{name}: a table has {listed} {name}, got {value}")
         return self
 
     def to_dict(self) -> dict[str, Any]:
@@ -265,3 +276,46 @@ def _foreign(name: str, game: Game) -> str:
     other = "classic Okey (OKEY)" if game is Game.OKEY101 else "Okey 101 (OKEY101)"
     this = "an Okey 101" if game is Game.OKEY101 else "a classic Okey"
     return f"{name} is an option of {other}, not of {this} table [D-9]; leave it out"
+
+
+class OptionKind(StrEnum):
+    """What values an option takes: a whole number in :data:`BOUNDS`, true or false, one member of
+    an enum, or one of the listed :data:`CHOICES`."""
+
+    INT = "INT"
+    BOOL = "BOOL"
+    ENUM = "ENUM"
+    CHOICE = "CHOICE"
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    """One option as a client draws it: its games, its kind, its default and the values it may
+    take (``bounds`` for INT, ``choices`` for CHOICE, the enum's members for ENUM)."""
+
+    name: str
+    games: tuple[Game, ...]
+    kind: OptionKind
+    default: int | bool | Enum
+    bounds: tuple[int, int] | None = None
+    choices: tuple[int, ...] = ()
+    values: tuple[Enum, ...] = ()
+
+
+def _spec(name: str, default: Any) -> OptionSpec:
+    games = tuple(g for g in Game if name in options_of(g))
+    if isinstance(default, Enum):
+        return OptionSpec(name, games, OptionKind.ENUM, default, values=tuple(type(default)))
+    if isinstance(default, bool):
+        return OptionSpec(name, games, OptionKind.BOOL, default)
+    if name in CHOICES:
+        return OptionSpec(name, games, OptionKind.CHOICE, default, choices=CHOICES[name])
+    return OptionSpec(name, games, OptionKind.INT, default, bounds=BOUNDS[name])
+
+
+OPTION_SPECS: tuple[OptionSpec, ...] = tuple(
+    _spec(f.name, getattr(TableOptions(), f.name)) for f in fields(TableOptions) if f.name != "game"
+)
+"""Every option of RULES.md section 5 (``TableOptions``' order, which keeps each game's order of
+:func:`options_of`), read from this module's tables and defaults: what ``GetOptionSpec`` serves,
+so a client draws its form and its cards from the rules rather than from a copy."""

@@ -3,7 +3,8 @@
 The one mapper between okeycore and the wire. Events, seat views, hints and options map to
 their messages field by field, by name, through one plan per (dataclass, message) built once
 from the dataclass's type hints and the message's descriptor (:func:`_plan`), so encoding and
-decoding are a loop over a short list. The same rules hold everywhere: where the message field
+decoding are a loop over a short list; okeycore's option spec goes out as ``GetOptionSpec``
+answers it (:func:`option_spec_pb`). The same rules hold everywhere: where the message field
 is a ``Tile`` (or ``TileGroup``) a tile id becomes a Tile (id + code) and a hidden tile (-1)
 keeps id -1 and an empty code (:func:`tile_pb`, the one tile table); an okeycore enum member is
 the buf-prefixed proto value of its name (``DrawSource.DECK`` <-> ``DRAW_SOURCE_DECK``,
@@ -40,7 +41,7 @@ from okey.v1 import common_pb2, events_pb2, table_service_pb2
 from okeycore.classic import public_event as _spectator
 from okeycore.events import EVENT_TYPES, Event, event_from_dict, to_move
 from okeycore.okey101 import SeatView101
-from okeycore.options import OptionsError, TableOptions
+from okeycore.options import OPTION_SPECS, Game, OptionKind, OptionsError, OptionSpec, TableOptions
 from okeycore.tiles import TILE_COUNT, face_of_id
 
 from .eventstore import BadEnvelope, StoredEvent, UnknownEvent, UnreadableEvent
@@ -59,6 +60,7 @@ __all__ = [
     "enum_codec",
     "options_pb",
     "options_from_pb",
+    "option_spec_pb",
     "from_pb",
     "event_pb",
     "event_from_pb",
@@ -199,6 +201,44 @@ def _stored_options(data: bytes) -> TableOptions:
 def _options_msg(opts: TableOptions) -> common_pb2.TableOptions:
     """A table's options as a message, made once per distinct options (they never change)."""
     return options_pb(opts)
+
+
+def _enum_name(fd: Any, member: Enum) -> str:
+    """An okeycore enum member as the proto enum value's name of the options field ``fd``."""
+    return str(fd.enum_type.values_by_number[_enum_values(fd.enum_type)[0][str(member.value)]].name)
+
+
+def _option_spec_msg(spec: OptionSpec) -> table_service_pb2.OptionSpec:
+    fd = _OPTION_FIELDS[spec.name]
+    games, _ = enum_codec(Game, common_pb2.Game.DESCRIPTOR)
+    kinds, _ = enum_codec(OptionKind, table_service_pb2.OptionKind.DESCRIPTOR)
+    msg = table_service_pb2.OptionSpec(
+        name=spec.name,
+        json_name=fd.json_name,
+        games=[games[g] for g in spec.games],
+        kind=kinds[spec.kind],
+        choices=spec.choices,
+        enum_values=[_enum_name(fd, v) for v in spec.values],
+    )
+    if spec.values:
+        msg.enum_prefix = _enum_name(fd, spec.values[0]).removesuffix(str(spec.values[0].value))
+    if spec.bounds is not None:
+        msg.min, msg.max = spec.bounds
+    if isinstance(spec.default, Enum):
+        msg.default_enum = _enum_name(fd, spec.default)
+    elif isinstance(spec.default, bool):
+        msg.default_bool = spec.default
+    else:
+        msg.default_int = spec.default
+    return msg
+
+
+@functools.cache
+def option_spec_pb() -> table_service_pb2.GetOptionSpecResponse:
+    """okeycore's option spec (:data:`okeycore.options.OPTION_SPECS`) as ``GetOptionSpec``
+    answers it, made once (a caller copies it): names and JSON names from the ``TableOptions``
+    message, enums by its value names."""
+    return table_service_pb2.GetOptionSpecResponse(options=[_option_spec_msg(s) for s in OPTION_SPECS])
 
 
 # ------------------------------------------------------------------ the plan: dataclass <-> message

@@ -18,7 +18,15 @@ from okeycore.events import Event
 from okeycore.kernel.state import Phase
 from okeycore.melds import MeldKind
 from okeyplatform.auth import Identity, identity_from_metadata, still_valid
-from okeyplatform.contract import enum_codec, envelope_pb, hints_pb, options_from_pb, valid_traceparent, view_pb
+from okeyplatform.contract import (
+    enum_codec,
+    envelope_pb,
+    hints_pb,
+    option_spec_pb,
+    options_from_pb,
+    valid_traceparent,
+    view_pb,
+)
 from okeyplatform.errors import InvalidArgument, ResourceExhausted
 from okeyplatform.eventstore import StoredEvent
 from okeyplatform.tracing import current_traceparent
@@ -187,6 +195,16 @@ class TableServicer(pb_grpc.TableServiceServicer):
         loaded = await self._seat_access(request.table_id, request.seat, identity)
         # Hints see only the seat's view; worked out once a version, however often asked [39.8].
         return pb.GetHintsResponse(hints=hints_pb(loaded.seat_hints(request.seat)))
+
+    async def GetOptionSpec(self, request: pb.GetOptionSpecRequest, context: Any) -> pb.GetOptionSpecResponse:
+        # The rules' own data, the same for everyone: no token needed, so a client draws its form
+        # before signing in. A token that comes is checked all the same, as the gateway checks it:
+        # a bad one is refused alike on every route.
+        if any(k == "authorization" for k, _ in context.invocation_metadata() or ()):
+            _identity(context)
+        resp = pb.GetOptionSpecResponse()
+        resp.CopyFrom(option_spec_pb())
+        return resp
 
     async def Watch(self, request: pb.WatchRequest, context: Any) -> AsyncIterator[pb.WatchResponse]:
         identity = _identity(context)

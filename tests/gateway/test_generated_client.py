@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from google.rpc import error_details_pb2
+from okeycore.options import OPTION_SPECS
 from okeytools.stack import Stack
 from tools_setup import buf_tool, connect_es
 
@@ -139,3 +140,6 @@ def test_buf_curl_makes_the_same_calls(services: Stack, protocol: str) -> None:
     # no token: unauthenticated, in the protocol's shape
     anonymous = _curl(services, protocol, "TableService/Act", other)
     assert dict(anonymous["error"])["code"] == "unauthenticated", anonymous  # type: ignore[call-overload]
+    # ... but the rules' option spec needs none (docs/api.md, "Table options")
+    spec = _curl(services, protocol, "TableService/GetOptionSpec", {})
+    assert [o["name"] for o in spec["options"]] == [s.name for s in OPTION_SPECS], spec  # type: ignore[attr-defined]

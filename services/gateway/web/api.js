@@ -19,8 +19,10 @@ let onUnauthorized = () => {};
 /** What to do when the gateway refuses the token and the session cannot renew it (set at boot: sign out). */
 export function whenUnauthorized(fn) { onUnauthorized = fn; }
 
-// What a page without a session may still ask: the sign-in page's calls (they need no token).
-const SIGN_IN = new Set(["SignInGuest", "SignInEmail", "SignInWithLinkCode"]);
+// What a page without a session may still ask (the calls that need no token): the sign-in
+// page's, and the table options' spec the create form is drawn from.
+const NO_TOKEN = new Set(["LobbyService/SignInGuest", "LobbyService/SignInEmail", "LobbyService/SignInWithLinkCode",
+  "TableService/GetOptionSpec"]);
 /** The token was refused (by an API call or the watch): renew it, else sign out; true when renewed. */
 export async function unauthorized() {
   if (await refreshSession()) return true;
@@ -33,7 +35,7 @@ export async function unauthorized() {
  * token for one sensitive call, see account.js); such a call is not renewed and retried.
  */
 export async function api(service, method, body = {}, retried = false, token = null) {
-  if (!token && !S.token && !(service === "LobbyService" && SIGN_IN.has(method))) {
+  if (!token && !S.token && !NO_TOKEN.has(`${service}/${method}`)) {
     // The session ended (or was never there): a poll, a timer or a late await asks nothing more
     // of the gateway, whose answer would be a refusal; the sign-in page is showing.
     throw new ApiError(401, { code: "UNAUTHENTICATED", reason: "BAD_TOKEN" });

@@ -1,7 +1,7 @@
 // The Okey web client's entry point (index.html loads it as a module; native ES modules, no
-// build step): it holds the table-option spec the create form is drawn from, wires the screens'
-// listeners, routes by the URL's hash, and boots. What each module owns: docs/design.md,
-// "The web client".
+// build step): it wires the screens' listeners, routes by the URL's hash, and boots, asking
+// first for the rules' option spec the create form and the cards are drawn from (options.js).
+// What each module owns: docs/design.md, "The web client".
 import { $, $$, store, toast } from "./dom.js";
 import { setLang, tr, translateStatic } from "./i18n.js";
 import { S, hintsKey } from "./state.js";
@@ -20,39 +20,7 @@ import { rackHint } from "./fits.js";
 import { currentTable, rememberTable } from "./resume.js";
 import { tableLabel } from "./rooms.js";
 import { bindStaff, showStaff, staffRole } from "./staff.js";
-
-// Every option of RULES.md section 5, in that order: its JSON name, its games, its kind;
-// `short`: in the create form's short part (the rest is under "more options").
-const OPTIONS = [
-  { name: "match_points", json: "matchPoints", games: ["OKEY"], type: "int", min: 1, max: 1000, def: 20, short: true },
-  { name: "indicator", json: "indicator", games: ["OKEY"], type: "bool", def: true },
-  { name: "indicator_scoring", json: "indicatorScoring", games: ["OKEY"], type: "enum", prefix: "INDICATOR_SCORING_",
-    values: ["OTHERS_MINUS_1", "SHOWER_PLUS_1"] },
-  { name: "indicator_timing", json: "indicatorTiming", games: ["OKEY"], type: "enum", prefix: "INDICATOR_TIMING_",
-    values: ["BEFORE_FIRST_MOVE", "FIRST_TURN"] },
-  { name: "colored", json: "colored", games: ["OKEY"], type: "bool", def: false },
-  { name: "partners", json: "partners", games: ["OKEY"], type: "bool", def: false },
-  { name: "duel", json: "duel", games: ["OKEY"], type: "bool", def: false },
-  { name: "penalties", json: "penalties", games: ["OKEY"], type: "bool", def: false },
-  { name: "discard_history", json: "discardHistory", games: ["OKEY"], type: "enum", prefix: "DISCARD_HISTORY_",
-    values: ["ALL", "PAIRS_ONLY"] },
-  { name: "pairs_declaration", json: "pairsDeclaration", games: ["OKEY"], type: "enum", prefix: "PAIRS_DECLARATION_",
-    values: ["MARKER", "BINDING"] },
-  { name: "deck_end", json: "deckEnd", games: ["OKEY"], type: "enum", prefix: "DECK_END_", values: ["DEAD_HAND", "LAST_CHANCE"] },
-  { name: "turn_seconds", json: "turnSeconds", games: ["OKEY", "OKEY101"], type: "int", min: 5, max: 120, def: 20 },
-  { name: "hand_break_seconds", json: "handBreakSeconds", games: ["OKEY", "OKEY101"], type: "int", min: 0, max: 30, def: 6 },
-  { name: "seats", json: "seats", games: ["OKEY101"], type: "choice", values: [4, 2], short: true },
-  { name: "wrap", json: "wrap", games: ["OKEY101"], type: "bool", def: false },
-  { name: "mode", json: "mode", games: ["OKEY101"], type: "enum", prefix: "MODE_", values: ["PLAIN", "FOLDING"] },
-  { name: "rounds", json: "rounds", games: ["OKEY101"], type: "choice", values: [5, 3, 7, 9, 11], short: true },
-  { name: "discard_penalty", json: "discardPenalty", games: ["OKEY101"], type: "bool", def: true },
-  { name: "stake", json: "stake", games: ["OKEY", "OKEY101"], type: "int", min: 0, max: 1000000000, def: 0, short: true },
-  { name: "hand_prize", json: "handPrize", games: ["OKEY101"], type: "int", min: 0, max: 1000000000, def: 0 },
-  { name: "bot_level", json: "botLevel", games: ["OKEY", "OKEY101"], type: "enum", prefix: "BOT_LEVEL_",
-    values: ["HARD", "NORMAL", "EASY"] },
-  { name: "bot_pace", json: "botPace", games: ["OKEY", "OKEY101"], type: "enum", prefix: "BOT_PACE_",
-    values: ["AUTO", "HUMAN", "INSTANT"] },
-];
+import { loadOptionSpec } from "./options.js";
 
 // Every string on the page follows a language switch: the static ones and each screen's.
 function applyLang() {
@@ -105,7 +73,7 @@ async function boot() {
   whenUnauthorized(ended);
   whenSessionEnds(ended);
   bindSignin();
-  bindLobby(OPTIONS);
+  bindLobby();
   bindTable();
   setRackHints(rackHint);
   bindReport();
@@ -118,11 +86,13 @@ async function boot() {
     if (!$("#screen-staff").hidden && !staffRole()) showLobby();
   });
   applyLang();
+  const spec = loadOptionSpec(); // needs no token: asked while the methods and the session are
   await loadMethods();
   const token = store.get("okey.token");
   const claims = decodeToken(token);
   if (claims && (!claims.exp || claims.exp * 1000 > Date.now())) useToken(token);
   else if (claims && (await refreshSession())) useToken(S.token); // expired while away: the session renews it
+  if (await spec) renderCreateOptions();
   route();
 }
 

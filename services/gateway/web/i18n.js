@@ -176,7 +176,7 @@ const STRINGS = {
     "game.OKEY101": "Okey 101",
 
     "opt.match_points": "Masa puanı",
-    "opt.match_points.help": "Herkes bu puanla başlar ve aşağı sayar; biri 0'a inince maç biter (1–1000).",
+    "opt.match_points.help": "Herkes bu puanla başlar ve aşağı sayar; biri 0'a inince maç biter ({min}–{max}).",
     "opt.indicator": "Göstergeli",
     "opt.indicator.help": "Göstergenin eşini tutan oyuncu, ilk hamlesinden önce onu gösterebilir (elde bir kez).",
     "opt.indicator_scoring": "Gösterge puanı",
@@ -209,7 +209,7 @@ const STRINGS = {
     "opt.deck_end.DEAD_HAND": "El puansız biter",
     "opt.deck_end.LAST_CHANCE": "Son şans: yandan taş yalnız bitmek için alınır",
     "opt.turn_seconds": "Hamle süresi (sn)",
-    "opt.turn_seconds.help": "Her hamlenin süresi (5–120 saniye); süre bitince hamle sizin yerinize oynanır, üç kez üst üste olursa otomatik oyuna geçilir.",
+    "opt.turn_seconds.help": "Her hamlenin süresi ({min}–{max} saniye); süre bitince hamle sizin yerinize oynanır, üç kez üst üste olursa otomatik oyuna geçilir.",
     "opt.seats": "Oyuncu sayısı",
     "opt.seats.help": "101 iki ya da dört kişiyle oynanır.",
     "opt.wrap": "12-13-1 serisi",
@@ -721,7 +721,7 @@ const STRINGS = {
     "err.UNAUTHENTICATED": "Oturum geçersiz; yeniden giriş yapın.",
     // --- the end-of-hand screen and the break between hands (issue 18.1, 18.6: pacing) ---
     "opt.hand_break_seconds": "Eller arası mola (sn)",
-    "opt.hand_break_seconds.help": "Bir el bitince sonucu görmek için mola (0–30 saniye); herkes “Hazır” derse yeni el hemen dağıtılır. Yalnız botların oynadığı masada mola verilmez.",
+    "opt.hand_break_seconds.help": "Bir el bitince sonucu görmek için mola ({min}–{max} saniye); herkes “Hazır” derse yeni el hemen dağıtılır. Yalnız botların oynadığı masada mola verilmez.",
     "handend.title": "{hand}. el bitti",
     "handend.indicator": "Gösterge",
     "handend.okey": "Okey",
@@ -934,7 +934,7 @@ const STRINGS = {
     "game.OKEY101": "Okey 101",
 
     "opt.match_points": "Match points",
-    "opt.match_points.help": "Everyone starts with this many and counts down; the match ends when someone reaches 0 (1–1000).",
+    "opt.match_points.help": "Everyone starts with this many and counts down; the match ends when someone reaches 0 ({min}–{max}).",
     "opt.indicator": "Indicator",
     "opt.indicator.help": "A player holding the indicator's twin may show it before their first move (once per hand).",
     "opt.indicator_scoring": "Indicator scoring",
@@ -967,7 +967,7 @@ const STRINGS = {
     "opt.deck_end.DEAD_HAND": "The hand ends with no points",
     "opt.deck_end.LAST_CHANCE": "Last chance: the side tile may be taken only to finish",
     "opt.turn_seconds": "Turn time (s)",
-    "opt.turn_seconds.help": "Time for each move (5–120 seconds); when it runs out your move is played for you, after three in a row you go on autopilot.",
+    "opt.turn_seconds.help": "Time for each move ({min}–{max} seconds); when it runs out your move is played for you, after three in a row you go on autopilot.",
     "opt.seats": "Players",
     "opt.seats.help": "101 is played by two or four.",
     "opt.wrap": "12-13-1 runs",
@@ -1479,7 +1479,7 @@ const STRINGS = {
     "err.UNAUTHENTICATED": "Your session is not valid; please sign in again.",
     // --- the end-of-hand screen and the break between hands (issue 18.1, 18.6: pacing) ---
     "opt.hand_break_seconds": "Break between hands (s)",
-    "opt.hand_break_seconds.help": "A pause to see the result when a hand ends (0–30 seconds); when everyone presses “Ready” the next hand is dealt at once. A table of bots only takes no break.",
+    "opt.hand_break_seconds.help": "A pause to see the result when a hand ends ({min}–{max} seconds); when everyone presses “Ready” the next hand is dealt at once. A table of bots only takes no break.",
     "handend.title": "Hand {hand} is over",
     "handend.indicator": "Indicator",
     "handend.okey": "Okey",

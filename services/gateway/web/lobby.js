@@ -1,8 +1,8 @@
 // The lobby screen: the tables (the lobby service's list and my own tables, refreshed every
 // 5 s; seating.js draws my tables' waiting rooms and opens a table I wait at when it starts),
 // the rooms that filter them and their readable cards (rooms.js), joining them, the short
-// create-table form (the common choices, the rest under "more options") drawn from the
-// table-option spec, and a table by its id.
+// create-table form (the common choices, the rest under "more options") drawn from the rules'
+// option spec (options.js), and a table by its id.
 import { $, $$, h, num, toast } from "./dom.js";
 import { tr } from "./i18n.js";
 import { S, mySeatAt, show } from "./state.js";
@@ -12,15 +12,19 @@ import { startChat } from "./chat.js";
 import { confirmStake, keepChipsCurrent, quotePot } from "./wallet.js";
 import { creatorName, fullRules, headlineRules, inRoom, practiceNote, renderRooms, stakeText, tableLabel } from "./rooms.js";
 import { bindSeating, fillWithBots, openWithoutLobby, gameName, joinListed, leaveWaiting, refreshMyTables, renderMyTables, seatLine, statusName } from "./seating.js";
+import { helpText, loadOptionSpec, optionsOf, valueText } from "./options.js";
 
-// The table-option spec (app.js's OPTIONS, one per option of RULES.md section 5), set at boot.
-let OPTIONS = [];
+// The options in the create form's short part (the match's length, the seats, the stake): a
+// choice of layout; every other option of the spec is under "more options".
+const SHORT = new Set(["match_points", "seats", "rounds", "stake"]);
 
 export function showLobby() {
   leaveTable();
   show("lobby");
   document.title = tr("app.title");
   renderCreateOptions();
+  // The spec did not come at boot (the table service was away): the form comes with it.
+  loadOptionSpec().then((here) => { if (here && !$("#create-options").childElementCount) renderCreateOptions(); });
   resetStake();
   refreshLobby();
   keepChipsCurrent();
@@ -117,8 +121,8 @@ function tableCard(t) {
 
 // ------------------------------------------------------------------ creating a table
 
-// The short form holds the options marked `short` in the spec (the match's length, the seats,
-// the stake); every other one is under "more options" (#create-more, a closed <details>).
+// The short form holds the SHORT options of the game's spec; every other one is under "more
+// options" (#create-more, a closed <details>). Bounds, values and defaults are the spec's.
 export function renderCreateOptions() {
   const box = $("#create-options");
   const short = $("#create-short");
@@ -128,10 +132,7 @@ export function renderCreateOptions() {
   for (const el of $$("[data-opt]", $("#create-form"))) previous[el.dataset.opt] = el.type === "checkbox" ? el.checked : el.value;
   box.replaceChildren();
   short.replaceChildren();
-  for (const o of OPTIONS) {
-    if (!o.games.includes(game)) continue;
-    (o.short ? short : box).append(optionField(o, previous[o.name]));
-  }
+  for (const o of optionsOf(game)) (SHORT.has(o.name) ? short : box).append(optionField(o, previous[o.name]));
   $("#create-form").onchange = syncCreateConstraints;
   syncCreateConstraints();
 }
@@ -140,24 +141,23 @@ function optionField(o, previous) {
   const id = "opt-" + o.name;
   const helpId = id + "-help";
   let input;
-  if (o.type === "bool") {
+  if (o.kind === "bool") {
     input = h("input", { type: "checkbox", id, "data-opt": o.name, "aria-describedby": helpId });
     input.checked = previous !== undefined ? previous : o.def;
-  } else if (o.type === "int") {
+  } else if (o.kind === "int") {
     input = h("input", { type: "number", id, "data-opt": o.name, min: o.min, max: o.max, step: 1, inputmode: "numeric", "aria-describedby": helpId,
       list: o.name === "stake" ? "stake-choices" : null });
     input.value = previous !== undefined ? previous : o.def;
   } else {
+    const values = o.kind === "enum" ? o.values : o.choices;
     input = h("select", { id, "data-opt": o.name, "aria-describedby": helpId },
-      o.values.map((v) => h("option", { value: String(v) }, o.type === "enum" ? tr(`opt.${o.name}.${v}`) : String(v))));
-    if (previous !== undefined) input.value = previous;
+      values.map((v) => h("option", { value: String(v) }, valueText(o, v))));
+    input.value = previous !== undefined ? previous : String(o.def);
   }
-  const def = o.type === "bool" ? tr(o.def ? "opt.on" : "opt.off")
-    : o.type === "enum" ? tr(`opt.${o.name}.${o.values[0]}`) : String(o.type === "choice" ? o.values[0] : o.def);
-  return h("div", { class: "option " + (o.type === "bool" ? "bool" : "") },
+  return h("div", { class: "option " + (o.kind === "bool" ? "bool" : "") },
     h("label", { for: id }, tr("opt." + o.name)),
     input,
-    h("p", { id: helpId, class: "help" }, tr(`opt.${o.name}.help`), " ", h("span", { class: "def" }, "(" + tr("create.default", { value: def }) + ")")));
+    h("p", { id: helpId, class: "help" }, helpText(o), " ", h("span", { class: "def" }, "(" + tr("create.default", { value: valueText(o) }) + ")")));
 }
 
 // Combinations the rules refuse are not offered: PAIRS_ONLY history needs a binding pairs
@@ -181,14 +181,12 @@ function syncCreateConstraints() {
 
 function readOptions(game) {
   const options = { game: "GAME_" + game };
-  for (const o of OPTIONS) {
-    if (!o.games.includes(game)) continue;
+  for (const o of optionsOf(game)) {
     const el = $(`[data-opt="${o.name}"]`);
     if (!el) continue;
-    if (o.type === "bool") options[o.json] = el.checked;
-    else if (o.type === "int") options[o.json] = Number(el.value);
-    else if (o.type === "choice") options[o.json] = Number(el.value);
-    else options[o.json] = o.prefix + el.value;
+    if (o.kind === "bool") options[o.json] = el.checked;
+    else if (o.kind === "enum") options[o.json] = o.prefix + el.value;
+    else options[o.json] = Number(el.value);
   }
   return options;
 }
@@ -242,8 +240,7 @@ async function createTable(ev) {
   }
 }
 
-export function bindLobby(options) {
-  OPTIONS = options;
+export function bindLobby() {
   $("#lobby-refresh").addEventListener("click", refreshLobby);
   $("#include-playing").addEventListener("change", refreshLobby);
   $("#create-game").addEventListener("change", renderCreateOptions);

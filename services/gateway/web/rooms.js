@@ -1,9 +1,11 @@
 // The lobby's rooms and its readable table cards (issue 18.7): the rooms by game and stake
 // (Okey / Okey 101 × no stake, 100, 500, 1K, 5K) that filter the table list, a table's readable
 // name ("Masa 482", and who opened it), the two or three rules that matter on its card, and
-// every rule behind a disclosure one click away. No option key or table id is shown.
+// every rule behind a disclosure one click away, read against the rules' option spec (what is
+// usual is the spec's default). No option key or table id is shown.
 import { h, num, store } from "./dom.js";
-import { currentLang, hasString, tr } from "./i18n.js";
+import { hasString, tr } from "./i18n.js";
+import { optionSpec, optionsOf, ruleValue, valueText } from "./options.js";
 
 export const ROOM_GAMES = ["", "OKEY", "OKEY101"]; // "": every game
 export const ROOM_STAKES = ["", "0", "100", "500", "1000", "5000"]; // "": every stake
@@ -60,38 +62,49 @@ function ruleMap(t) {
   return m;
 }
 
-// What makes a table differ from the usual one, in the order that matters most; then what
-// every table of the game says when nothing differs.
+// The rules a card may name, in the order that matters most: first those that differ from the
+// usual table (the spec's default), then those of USUAL that do not, which every table of the
+// game says when nothing differs. Which ones matter is the card's choice; what is usual, the rules'.
 const NOTABLE = {
-  OKEY: [["partners", "on"], ["duel", "on"], ["colored", "on"], ["indicator", "off"], ["penalties", "on"],
-    ["deck_end", "LAST_CHANCE"], ["discard_history", "PAIRS_ONLY"], ["pairs_declaration", "BINDING"]],
-  OKEY101: [["seats", "2"], ["mode", "FOLDING"], ["wrap", "on"], ["discard_penalty", "off"]],
+  OKEY: ["partners", "duel", "colored", "indicator", "penalties", "deck_end", "discard_history", "pairs_declaration"],
+  OKEY101: ["seats", "mode", "wrap", "discard_penalty"],
 };
-const PLAIN = { OKEY: [["indicator", "on"]], OKEY101: [["mode", "PLAIN"], ["seats", "4"]] };
+const USUAL = { OKEY: ["indicator"], OKEY101: ["mode", "seats"] };
+
+/** Is the table's value of ``name`` the rules' default? null when the spec or the value is missing. */
+function isDefault(m, name) {
+  const o = optionSpec(name);
+  return o && m[name] !== undefined ? m[name] === ruleValue(o) : null;
+}
 
 /** The two or three rules a card shows, as short phrases ("20 puan", "Eşli", "Hamle 30 sn"). */
 export function headlineRules(t) {
   const game = gameOf(t);
   const m = ruleMap(t);
   const out = [];
+  const say = (opt) => { if (hasString(`rooms.rule.${opt}.${m[opt]}`)) out.push(tr(`rooms.rule.${opt}.${m[opt]}`)); };
   if (game === "OKEY" && m.match_points) out.push(tr("rooms.rule.points", { n: m.match_points }));
   if (game === "OKEY101" && m.rounds) out.push(tr("rooms.rule.rounds", { n: m.rounds }));
-  for (const [opt, value] of NOTABLE[game] || []) if (m[opt] === value) out.push(tr(`rooms.rule.${opt}.${value}`));
+  for (const opt of NOTABLE[game] || []) if (isDefault(m, opt) === false) say(opt);
   if (game === "OKEY101" && num(m.hand_prize)) out.push(tr("rooms.rule.hand_prize", { n: m.hand_prize }));
-  if (m.turn_seconds && m.turn_seconds !== "20") out.push(tr("rooms.rule.turn", { n: m.turn_seconds }));
-  for (const [opt, value] of PLAIN[game] || []) if (m[opt] === value) out.push(tr(`rooms.rule.${opt}.${value}`));
-  if (m.turn_seconds === "20") out.push(tr("rooms.rule.turn", { n: m.turn_seconds }));
+  if (isDefault(m, "turn_seconds") === false) out.push(tr("rooms.rule.turn", { n: m.turn_seconds }));
+  for (const opt of USUAL[game] || []) if (isDefault(m, opt)) say(opt);
+  if (isDefault(m, "turn_seconds")) out.push(tr("rooms.rule.turn", { n: m.turn_seconds }));
   return out.slice(0, 3);
 }
 
-/** One rule of the full list, as a player reads it (the lobby's Turkish label, or its EN words). */
-function ruleText(rule) {
-  if (currentLang() === "tr" && rule.label) return rule.label;
-  const title = hasString("opt." + rule.option) ? tr("opt." + rule.option) : tr("rooms.rule");
-  let value = rule.value;
-  if (value === "on" || value === "off") value = tr("opt." + value);
-  else if (hasString(`opt.${rule.option}.${value}`)) value = tr(`opt.${rule.option}.${value}`);
-  return `${title}: ${value}`;
+/** The table's rules as players read them, in the rules' order: "Eşli: Açık" (texts: i18n's). */
+function ruleTexts(t) {
+  const m = ruleMap(t);
+  const known = optionsOf(gameOf(t)).filter((o) => m[o.name] !== undefined);
+  if (known.length) return known.map((o) => `${tr("opt." + o.name)}: ${valueText(o, m[o.name])}`);
+  // No spec yet (the table service did not answer): the lobby's values, worded as i18n can.
+  return (t.rules || []).map((r) => {
+    const title = hasString("opt." + r.option) ? tr("opt." + r.option) : tr("rooms.rule");
+    const value = r.value === "on" || r.value === "off" ? tr("opt." + r.value)
+      : hasString(`opt.${r.option}.${r.value}`) ? tr(`opt.${r.option}.${r.value}`) : r.value;
+    return `${title}: ${value}`;
+  });
 }
 
 /** The lobby's word that the table is practice (unranked: fewer than two people), or null. */
@@ -106,7 +119,7 @@ export function fullRules(t) {
   const id = t.tableId;
   const box = h("details", { class: "card-rules", dataset: { rules: id } },
     h("summary", {}, tr("rooms.allRules")),
-    h("ul", { class: "rules" }, (t.rules || []).map((r) => h("li", {}, ruleText(r)))));
+    h("ul", { class: "rules" }, ruleTexts(t).map((text) => h("li", {}, text))));
   box.open = rulesOpen.has(id);
   box.addEventListener("toggle", () => { if (box.open) rulesOpen.add(id); else rulesOpen.delete(id); });
   return box;

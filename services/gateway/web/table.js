@@ -15,6 +15,7 @@ import { refreshHands, renderHands, renderLastHand } from "./results.js";
 import { startChat, stopChat } from "./chat.js";
 import { renderHandEnd } from "./handend.js";
 import { tableLabel } from "./rooms.js";
+import { optionSpec } from "./options.js";
 
 export function leaveTable() {
   const t = S.t;
@@ -143,7 +144,8 @@ function tick() {
   el.textContent = tr("table.timer", { s });
   el.setAttribute("aria-label", tr("table.timer.aria", { s }));
   el.classList.toggle("low", s <= 5);
-  const total = (num(t.view.options && t.view.options.turnSeconds) || 20) * 1000;
+  // A view's options carry every option of its game; the rules' default only if one had none.
+  const total = (num(t.view.options && t.view.options.turnSeconds) || num(optionSpec("turn_seconds")?.def)) * 1000;
   const fill = $(".seat-panel.turn .turn-fill");
   if (fill) fill.style.width = `${Math.min(100, (100 * left) / total)}%`;
 }

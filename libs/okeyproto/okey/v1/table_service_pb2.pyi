@@ -9,6 +9,14 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class OptionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    OPTION_KIND_UNSPECIFIED: _ClassVar[OptionKind]
+    OPTION_KIND_INT: _ClassVar[OptionKind]
+    OPTION_KIND_BOOL: _ClassVar[OptionKind]
+    OPTION_KIND_ENUM: _ClassVar[OptionKind]
+    OPTION_KIND_CHOICE: _ClassVar[OptionKind]
+
 class Phase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     PHASE_UNSPECIFIED: _ClassVar[Phase]
@@ -25,6 +33,11 @@ class Stage(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     STAGE_LAST_CHANCE: _ClassVar[Stage]
     STAGE_LAST_CHANCE_TAKEN: _ClassVar[Stage]
     STAGE_PLAY: _ClassVar[Stage]
+OPTION_KIND_UNSPECIFIED: OptionKind
+OPTION_KIND_INT: OptionKind
+OPTION_KIND_BOOL: OptionKind
+OPTION_KIND_ENUM: OptionKind
+OPTION_KIND_CHOICE: OptionKind
 PHASE_UNSPECIFIED: Phase
 PHASE_NEW: Phase
 PHASE_PLAYING: Phase
@@ -36,6 +49,44 @@ STAGE_DISCARD: Stage
 STAGE_LAST_CHANCE: Stage
 STAGE_LAST_CHANCE_TAKEN: Stage
 STAGE_PLAY: Stage
+
+class GetOptionSpecRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GetOptionSpecResponse(_message.Message):
+    __slots__ = ("options",)
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    options: _containers.RepeatedCompositeFieldContainer[OptionSpec]
+    def __init__(self, options: _Optional[_Iterable[_Union[OptionSpec, _Mapping]]] = ...) -> None: ...
+
+class OptionSpec(_message.Message):
+    __slots__ = ("name", "json_name", "games", "kind", "min", "max", "choices", "enum_values", "default_int", "default_bool", "default_enum", "enum_prefix")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    JSON_NAME_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    MIN_FIELD_NUMBER: _ClassVar[int]
+    MAX_FIELD_NUMBER: _ClassVar[int]
+    CHOICES_FIELD_NUMBER: _ClassVar[int]
+    ENUM_VALUES_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_INT_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_BOOL_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_ENUM_FIELD_NUMBER: _ClassVar[int]
+    ENUM_PREFIX_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    json_name: str
+    games: _containers.RepeatedScalarFieldContainer[_common_pb2.Game]
+    kind: OptionKind
+    min: int
+    max: int
+    choices: _containers.RepeatedScalarFieldContainer[int]
+    enum_values: _containers.RepeatedScalarFieldContainer[str]
+    default_int: int
+    default_bool: bool
+    default_enum: str
+    enum_prefix: str
+    def __init__(self, name: _Optional[str] = ..., json_name: _Optional[str] = ..., games: _Optional[_Iterable[_Union[_common_pb2.Game, str]]] = ..., kind: _Optional[_Union[OptionKind, str]] = ..., min: _Optional[int] = ..., max: _Optional[int] = ..., choices: _Optional[_Iterable[int]] = ..., enum_values: _Optional[_Iterable[str]] = ..., default_int: _Optional[int] = ..., default_bool: _Optional[bool] = ..., default_enum: _Optional[str] = ..., enum_prefix: _Optional[str] = ...) -> None: ...
 
 class GetHintsRequest(_message.Message):
     __slots__ = ("table_id", "seat")

@@ -71,6 +71,11 @@ class TableServiceStub:
                 request_serializer=okey_dot_v1_dot_table__service__pb2.GetHintsRequest.SerializeToString,
                 response_deserializer=okey_dot_v1_dot_table__service__pb2.GetHintsResponse.FromString,
                 _registered_method=True)
+        self.GetOptionSpec = channel.unary_unary(
+                '/okey.v1.TableService/GetOptionSpec',
+                request_serializer=okey_dot_v1_dot_table__service__pb2.GetOptionSpecRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_table__service__pb2.GetOptionSpecResponse.FromString,
+                _registered_method=True)
 
 
 class TableServiceServicer:
@@ -126,6 +131,15 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetOptionSpec(self, request, context):
+        """Every table option of RULES.md section 5 as the rules define it (okeycore.options): its
+        games, kind, bounds or values and default. Needs no token; clients draw their create form
+        and their table cards from it instead of keeping a copy.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TableServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -158,6 +172,11 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.GetHints,
                     request_deserializer=okey_dot_v1_dot_table__service__pb2.GetHintsRequest.FromString,
                     response_serializer=okey_dot_v1_dot_table__service__pb2.GetHintsResponse.SerializeToString,
+            ),
+            'GetOptionSpec': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetOptionSpec,
+                    request_deserializer=okey_dot_v1_dot_table__service__pb2.GetOptionSpecRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_table__service__pb2.GetOptionSpecResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -329,6 +348,33 @@ class TableService:
             '/okey.v1.TableService/GetHints',
             okey_dot_v1_dot_table__service__pb2.GetHintsRequest.SerializeToString,
             okey_dot_v1_dot_table__service__pb2.GetHintsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetOptionSpec(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.TableService/GetOptionSpec',
+            okey_dot_v1_dot_table__service__pb2.GetOptionSpecRequest.SerializeToString,
+            okey_dot_v1_dot_table__service__pb2.GetOptionSpecResponse.FromString,
             options,
             channel_credentials,
             insecure,
