@@ -18,14 +18,19 @@ Servers start lazily, once per session, and only for tests that ask for them:
 - ``make_stack`` / ``make_module_stack``: THE way a test runs two or more services. Each call
   ``make_stack(services=("table", "lobby"), env={...}, database_url=..., nats_url=...)`` starts
   those services as processes (``okeytools.stack.Stack``: ``python -m services.<name>.main`` on
-  free ports, health-checked) on the session's servers (a fresh database per stack unless
-  ``database_url`` is given) and returns the started :class:`Stack` (``start=False``: wired but
-  not started, for a test that starts them one by one; ``private_nats=True``: on an embedded NATS
-  of its own, with the production durable names; on the session's NATS each stack's consumers
-  get durables of their own, deleted at its end with its tables' subjects); each service's output goes
-  to ``<tmp>/<label>/<name>.log``; everything is stopped (and the fresh database dropped) at the
-  end of the test, or of the module for ``make_module_stack`` (share a stack across a module's
-  tests where they allow it, with unique table ids: a process costs 1-2 s to start).
+  free ports, health-checked) on the session's servers (a fresh database per stack, a copy of
+  ``migrated_template``, unless ``database_url`` is given) and returns the started
+  :class:`Stack` (``start=False``: wired but not started, for a test that starts them one by
+  one; ``private_nats=True``: on an embedded NATS of its own, with the production durable names;
+  on the session's NATS each stack's consumers get durables of their own, deleted at its end
+  with its tables' subjects); each service's output goes to ``<tmp>/<label>/<name>.log``;
+  everything is stopped (and the fresh database dropped) at the end of the test, or of the
+  module for ``make_module_stack`` (share a stack across a module's tests where they allow it,
+  with unique table ids: a process costs 1-2 s to start).
+
+Every test is marked with exactly one kind at collection (``unit``, ``integration``, ``e2e``,
+``tools``, ``browser``: :data:`KINDS`), from the fixtures it uses and :data:`PROCESS_TESTS`;
+``pytest -m unit`` is the inner loop (docs/testing.md).
 
 Async tests and fixtures run on pytest-asyncio (``asyncio_mode = "auto"`` in pyproject.toml).
 
@@ -40,11 +45,14 @@ axe-core, prometheus) are installed once after collection, only when such tests 
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Hashable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from types import CodeType
 from typing import Any
 
 import asyncpg
@@ -222,19 +230,23 @@ def embedded_nats() -> Iterator[EmbeddedNats]:
 
 
 @pytest.fixture
-def make_stack(database_url: str, nats_url: str, tmp_path: Path) -> Iterator[StackFactory]:
+def make_stack(database_url: str, nats_url: str, migrated_template: str, tmp_path: Path) -> Iterator[StackFactory]:
     """Stacks for one test (logs under its tmp_path), stopped at its end."""
-    with stack_factory(database_url, nats_url, tmp_path / "services") as make:
+    with stack_factory(database_url, nats_url, tmp_path / "services", migrated_template) as make:
         yield make
 
 
 @pytest.fixture(scope="module")
 def make_module_stack(
-    database_url: str, nats_url: str, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+    database_url: str,
+    nats_url: str,
+    migrated_template: str,
+    tmp_path_factory: pytest.TempPathFactory,
+    request: pytest.FixtureRequest,
 ) -> Iterator[StackFactory]:
     """Stacks shared by a module's tests, stopped after its last one."""
     logs = tmp_path_factory.mktemp(f"{request.module.__name__.rsplit('.', 1)[-1]}-services")
-    with stack_factory(database_url, nats_url, logs) as make:
+    with stack_factory(database_url, nats_url, logs, migrated_template) as make:
         yield make
 
 
@@ -272,22 +284,211 @@ def pytest_configure(config: pytest.Config) -> None:
         config.option.hypothesis_seed = secrets.randbelow(2**32)
 
 
-# ------------------------------------------------------------------ slow tests and warnings
+# ------------------------------------------------------------------ each test's kind, and warnings
 
-SLOW_FIXTURES = frozenset({"make_stack", "make_module_stack", "browser", "compiled_site"})
-"""A test that uses one of these (directly or through another fixture) starts services as
-processes (1-2 s each), a browser or a mypyc build of okeycore: it is ``slow``. So are the
-resilience tests (one whole stack on private servers, tests/resilience/conftest.py), and tests
-that start ``okey up`` by hand say it themselves (``pytest.mark.slow``). ``-m "not slow"`` is
-the rest: the README's quick loop."""
+KINDS = ("unit", "integration", "e2e", "tools", "browser")
+"""The markers a test gets at collection, exactly one each (pyproject.toml registers them; the
+README's test section and docs/testing.md say what each means). When a test is more than one
+kind, the later in this tuple wins: a whole stack with prometheus is ``tools``, with Chromium
+``browser``."""
+
+KIND_FIXTURES = {
+    "integration": frozenset(
+        {"database_url", "nats_url", "migrated_template", "embedded_postgres", "embedded_nats"}
+    ),  # and every fixture built on them: fresh_database_url, pg_conn, jetstream, lobby_store, ...
+    "e2e": frozenset({"make_stack", "make_module_stack", "resilience_stack"}),
+    "tools": frozenset({"compiled_site", "tools_lookup"}),  # compiled_site: a mypyc build (a C compiler)
+    "browser": frozenset({"browser", "browser_lookup"}),
+}
+"""A test is of the kind of the fixtures it uses, directly or through other fixtures
+(``item.fixturenames``); ``resilience_stack`` stands for tests/resilience's session ``stack``,
+a whole stack on private servers (:func:`_fixtures_of`); ``tools_lookup`` and
+``browser_lookup`` for a program of tests/tools_setup.py that the test, a fixture of its or a
+helper they call looks up (Chromium, Playwright and axe-core make it ``browser``; buf,
+prometheus and the rest ``tools``: :func:`_tools_looked_up`). A test that uses none of them, and
+is not in :data:`PROCESS_TESTS`, is ``unit``."""
+
+PROCESS_TESTS = {
+    # okey up, okey demo through the stack, okey bench table: whole stacks of services
+    "tests/cli/test_admin.py::test_okey_admin_runs_the_staff_work_against_okey_up": "e2e",
+    "tests/cli/test_backup.py::*": "e2e",
+    "tests/cli/test_up_data.py::*": "e2e",
+    "tests/cli/test_readme_snippets.py::*": "e2e",
+    "tests/cli/test_temp_folders.py::*": "e2e",
+    "tests/cli/test_cli.py::test_demo_runs_the_stack_*": "e2e",
+    "tests/cli/test_cli.py::test_bench_table_*": "e2e",
+    "tests/cli/test_demo_lines.py::test_the_server_demo_prints_hands_that_add_up": "e2e",
+    "tests/observability/test_log_format.py::test_every_line_of_every_service_*": "e2e",
+    # one process of our own (the okey command, a service, python -c) or a server of its own
+    "tests/cli/test_admin.py::test_every_admin_subcommand_has_help*": "integration",
+    "tests/cli/test_admin.py::test_without_a_token_secret_or_a_lobby_it_says_so_in_one_line": "integration",
+    "tests/cli/test_bench_record.py::test_a_bench_with_recording_on_*": "integration",
+    "tests/cli/test_cli.py::test_every_subcommand_has_help*": "integration",
+    "tests/cli/test_cli.py::test_demo_in_process_*": "integration",
+    "tests/cli/test_cli.py::test_demo_rejects_a_bad_option_with_a_hint": "integration",
+    "tests/cli/test_cli.py::test_D_9_demo_in_process_*": "integration",
+    "tests/cli/test_cli.py::test_solve_answers_each_line_and_survives_bad_ones": "integration",
+    "tests/cli/test_cli.py::test_each_benchmark_s_help_lists_only_its_own_options*": "integration",
+    "tests/cli/test_cli.py::test_a_restore_of_a_file_that_is_no_backup_*": "integration",
+    "tests/cli/test_cli_usage.py::test_okey_demo_bogus_as_a_user_runs_it": "integration",
+    "tests/cli/test_demo_lines.py::*": "integration",  # okey demo --in-process
+    "tests/cli/test_export_all.py::test_a_database_that_cannot_be_reached_*": "integration",
+    "tests/cli/test_tools_apart.py::test_building_the_okey_command_imports_no_service": "integration",
+    "tests/cli/test_tools_apart.py::test_okey_serve_without_the_urls_says_which_to_set": "integration",
+    "tests/cli/test_top.py::test_okey_top_*": "integration",
+    "tests/deploy/test_dockerfile.py::test_the_image_generates_the_protobuf_code_*": "integration",
+    "tests/lobby/test_collusion.py::test_okey_review_collusion_has_help": "integration",
+    "tests/observability/test_log_format.py::test_every_kind_of_line_*": "integration",
+    "tests/observability/test_log_format.py::test_okey_log_format_overrides_the_terminal_rule*": "integration",
+    "tests/observability/test_metrics.py::test_table_workers_with_their_metrics_port_taken_*": "integration",
+    "tests/observability/test_metrics.py::test_okey_metrics_off_records_and_serves_nothing": "integration",
+    "tests/platform/test_embedded.py::*": "integration",  # embedded servers of its own
+    "tests/platform/test_eventstore_contract.py::*postgres*": "integration",  # getfixturevalue("database_url")
+    "tests/platform/test_service_gc.py::*": "integration",
+    "tests/test_docs.py::test_the_readmes_fast_subset_*": "integration",  # pytest --collect-only
+    "tests/test_markers.py::test_every_*": "integration",  # pytest --collect-only
+    # programs that are not the project's Python (installed by tests/tools_setup.py, or the linters)
+    "tests/cli/test_bench_record.py::test_write_appends_*": "tools",  # git
+    "tests/deploy/test_alerts.py::test_promtool_*": "tools",
+    "tests/deploy/test_manifests.py::*[[]*": "tools",  # the overlays [dev] and [prod], rendered by kubectl
+    "tests/deploy/test_manifests.py::test_promtool_*": "tools",
+    "tests/observability/test_prometheus.py::*": "tools",  # prometheus, scraping a whole stack
+    "tests/test_lint.py::*": "tools",  # ruff, mypy
+    "tests/test_protos.py::test_buf_*": "tools",
+    "tests/test_protos.py::test_the_baseline_catches_a_removed_field": "tools",
+}
+"""Tests that start processes themselves, or ask for a server while they run
+(``request.getfixturevalue``), with the kind they are (fnmatch patterns of node ids; a pattern
+raises a test's kind, never lowers it). A ``unit`` test that starts a process fails, saying to
+add it here (:func:`pytest_runtest_call`); tests/test_markers.py checks every pattern still
+matches a test."""
+
+
+def _fixtures_of(item: pytest.Item) -> set[str]:
+    names = set(getattr(item, "fixturenames", ()))
+    if "stack" in names:  # tests/resilience's session stack is a whole stack
+        defs = _fixture_defs(item).get("stack", ())
+        if defs and Path(defs[-1].func.__code__.co_filename).parent.name == "resilience":
+            names.add("resilience_stack")
+    return names
+
+
+def _fixture_defs(item: pytest.Item) -> dict[str, Any]:
+    info = getattr(item, "_fixtureinfo", None)
+    return dict(info.name2fixturedefs) if info is not None else {}
+
+
+def _code_names(code: CodeType) -> frozenset[str]:
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            names |= _code_names(const)
+    return frozenset(names)
+
+
+def _lookup_kinds() -> dict[Any, str]:
+    """tests/tools_setup.py's lookups, each with the kind of a test that calls it."""
+    import tools_setup
+
+    lookups = {getattr(tools_setup, name) for name in tools_setup.__all__} - {ensure_for, needed_by}
+    browser = {tools_setup.chromium, tools_setup.playwright, tools_setup.axe_script}
+    return {lookup: "browser" if lookup in browser else "tools" for lookup in lookups}
+
+
+_LOOKUP_KINDS = _lookup_kinds()
+_TESTS = Path(__file__).resolve().parent
+
+
+def _tools_looked_up(item: pytest.Item) -> set[str]:
+    """The kinds (``tools``, ``browser``) of the programs of tests/tools_setup.py that the test
+    or one of its fixtures looks up: a lookup (``buf_tool()``, ``chromium()``, ...) its code
+    names, or a helper of the tests' that names one (``open_signin_page`` launches Chromium)."""
+    functions = [getattr(item, "function", None)]
+    functions += [defs[-1].func for defs in _fixture_defs(item).values() if defs]
+    kinds: set[str] = set()
+    for function in functions:
+        kinds |= _kinds_named(function, frozenset())
+    return kinds
+
+
+@functools.cache
+def _kinds_named(function: Any, seen: frozenset[Any]) -> frozenset[str]:
+    code = getattr(function, "__code__", None)
+    if code is None or function in seen:
+        return frozenset()
+    kinds: set[str] = set()
+    found = function.__globals__
+    for name in _code_names(code):
+        value = found.get(name)
+        if not callable(value) or not isinstance(value, Hashable):
+            continue
+        if value in _LOOKUP_KINDS:
+            kinds.add(_LOOKUP_KINDS[value])
+        elif str(getattr(getattr(value, "__code__", None), "co_filename", "")).startswith(str(_TESTS)):
+            kinds |= _kinds_named(value, seen | {function})  # a helper of the tests'
+    return frozenset(kinds)
+
+
+def kind_of(item: pytest.Item) -> str:
+    """The one kind (marker) of ``item``: from its fixtures and the programs it looks up, raised
+    by :data:`PROCESS_TESTS`."""
+    import fnmatch
+
+    names = _fixtures_of(item)
+    names |= {f"{kind}_lookup" for kind in _tools_looked_up(item)}
+    rank = 0
+    for i, kind in enumerate(KINDS):
+        if KIND_FIXTURES.get(kind, frozenset()) & names:
+            rank = max(rank, i)
+    for pattern, kind in PROCESS_TESTS.items():
+        if fnmatch.fnmatchcase(item.nodeid, pattern):
+            rank = max(rank, KINDS.index(kind))
+    return KINDS[rank]
 
 
 @pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by marker
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    resilience = Path(__file__).resolve().parent / "resilience"
     for item in items:
-        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())) or item.path.is_relative_to(resilience):
-            item.add_marker(pytest.mark.slow)
+        item.add_marker(kind_of(item))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    """A ``unit`` test, its fixtures included, runs with starting a process refused: one that
+    starts one fails, saying to add it to :data:`PROCESS_TESTS`."""
+    with _no_processes(item):
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    with _no_processes(item):
+        return (yield)
+
+
+@contextlib.contextmanager
+def _no_processes(item: pytest.Item) -> Iterator[None]:
+    if item.get_closest_marker("unit") is None:
+        yield
+        return
+    import _posixsubprocess
+    import subprocess
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError(
+            f"{item.nodeid} is a unit test and started a process: add it to PROCESS_TESTS in tests/conftest.py "
+            "with its kind (integration: a process of ours or a server; e2e: a whole stack; tools: another program)"
+        )
+
+    saved = [(subprocess, "_fork_exec"), (_posixsubprocess, "fork_exec"), (os, "fork"), (os, "posix_spawn")]
+    saved = [(home, name, getattr(home, name)) for home, name in saved if hasattr(home, name)]
+    for home, name, _ in saved:
+        setattr(home, name, refuse)
+    try:
+        yield
+    finally:
+        for home, name, was in saved:
+            setattr(home, name, was)
 
 
 def _warnings_from_the_tests_are_errors(config: pytest.Config) -> None:

@@ -97,9 +97,13 @@ async def leave_nats_clean(nats_url: str, durables: Sequence[str], database_urls
 
 
 @contextmanager
-def stack_factory(server_database_url: str, server_nats_url: str, log_root: Path) -> Iterator[StackFactory]:
+def stack_factory(
+    server_database_url: str, server_nats_url: str, log_root: Path, template: str | None = None
+) -> Iterator[StackFactory]:
     """Starts stacks on demand; stops every one (last first) and drops their fresh databases on exit.
-    Also used as it is by the resilience suite (its own private servers) -- one construction path."""
+    A fresh database is a copy of ``template`` (a database on that server with every service's
+    schema: the services' own migrations at start then find nothing to do), else empty. Also used
+    as it is by the resilience suite (its own private servers) -- one construction path."""
     made: list[Stack] = []
     databases: list[str] = []
     servers: list[EmbeddedNats] = []
@@ -118,7 +122,7 @@ def stack_factory(server_database_url: str, server_nats_url: str, log_root: Path
         url = database_url
         if url is None:  # a fresh database on the session's server, so a stack sees only its own data
             name = f"okey_stack_{uuid.uuid4().hex[:16]}"
-            _admin(server_database_url, f'CREATE DATABASE "{name}"')
+            _admin(server_database_url, f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else ""))
             databases.append(name)
             url = with_database(server_database_url, name)
         if private_nats:  # a NATS of its own: nothing another stack published, the production durables

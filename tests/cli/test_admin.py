@@ -61,7 +61,6 @@ def test_without_a_token_secret_or_a_lobby_it_says_so_in_one_line(tmp_path: Path
     _one_line_error(okey(away, "admin", "token", "--ttl", "5"), "--ttl")
 
 
-@pytest.mark.slow  # okey up
 def test_okey_admin_runs_the_staff_work_against_okey_up() -> None:
     data = reachable_dir("okey-admin-")
     try:

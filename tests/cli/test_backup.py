@@ -16,12 +16,9 @@ import sys
 import time
 
 import httpx
-import pytest
 from okey_up import boards, bot_match, call, down, free_ports, ranked_match, reachable_dir, up, up_env
 from okeybench.books import check_log_and_stream
 from okeytools.embedded import EmbeddedNats
-
-pytestmark = pytest.mark.slow  # okey up, stopped and started
 
 
 def _okey(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:

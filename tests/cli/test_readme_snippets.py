@@ -17,10 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from okey_up import down, free_ports, reachable_dir, up, up_env
-
-pytestmark = pytest.mark.slow  # okey up, twice
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNNABLE = re.compile(r"^<!-- runnable\b[^\n]*-->\n```(?:sh|bash)\n(.*?)^```$", re.M | re.S)

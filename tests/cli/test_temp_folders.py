@@ -11,10 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from okey_up import free_ports, reachable_dir, up, up_env
-
-pytestmark = pytest.mark.slow  # each test starts okey up or okey demo: whole processes
 
 
 def _demo(env: dict[str, str]) -> subprocess.CompletedProcess[str]:

@@ -8,10 +8,7 @@ from __future__ import annotations
 import shutil
 
 import httpx
-import pytest
 from okey_up import boards, bot_match, call, down, free_ports, ranked_match, reachable_dir, up, up_env
-
-pytestmark = pytest.mark.slow  # okey up, stopped and started
 
 
 def test_okey_up_stopped_and_started_again_keeps_players_chips_results_and_standings() -> None:

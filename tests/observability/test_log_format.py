@@ -23,8 +23,6 @@ import pytest
 from okeytools.embedded import free_port
 from okeytools.stack import ADDR_ENV, ALL_SERVICES, METRICS_ENV
 
-pytestmark = pytest.mark.slow  # each test starts okey up or okey demo: whole processes
-
 # What `okey up` itself prints for the person who ran it (its report on stdout), as opposed to
 # the services' log lines on the same output.
 _UP_OWN = ("okey up", "  ", "ready.")
