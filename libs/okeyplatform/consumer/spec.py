@@ -18,6 +18,13 @@ PROJECTION_LINGER_S = 0.1
 fetches: a batch of ~12 events at 500 events/s becomes one of ~50, in one transaction; they are
 at most this much later. The bots do not linger (a bot's turn waits on its consumer)."""
 
+ACK_WAIT_S = 10.0
+"""How long a killed replica's batch waits before JetStream hands it to another (or to the same
+service restarted). A live replica keeps its batch in progress every third of it, however long
+the batch takes, and a redelivered event is a duplicate by its version, so it only bounds the
+failover."""
+
+
 U = TypeVar("U")
 
 
@@ -64,7 +71,7 @@ class ConsumerSpec(Generic[U]):
     subject: str = "okey.table.>"
     batch: int = 500
     in_flight: int = 1
-    ack_wait_s: float = 60.0
+    ack_wait_s: float = ACK_WAIT_S
     deliver: DeliverPolicy = DeliverPolicy.ALL
     max_retries: int = 20
     linger_s: float = 0.0
