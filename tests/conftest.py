@@ -48,6 +48,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import sys
 import uuid
 from collections.abc import AsyncIterator, Hashable, Iterator
 from contextlib import asynccontextmanager
@@ -503,6 +504,12 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     """The programs the collected tests need (Chromium, Playwright, axe-core, prometheus), once,
     before any test runs: installed when missing, else the run stops with what to install."""
     modules = {item.module for item in session.items if isinstance(item, pytest.Function) and item.module}
+    for item in session.items:  # and the modules of the fixtures they use (the browser fixture's conftest)
+        info = getattr(item, "_fixtureinfo", None)
+        for defs in info.name2fixturedefs.values() if info is not None else ():
+            home = sys.modules.get(getattr(defs[-1].func, "__module__", "") or "")
+            if home is not None:
+                modules.add(home)
     names = needed_by(modules)
     if names and not session.config.option.collectonly:
         problems = ensure_for(names)

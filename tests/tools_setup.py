@@ -182,7 +182,8 @@ def needed_by(modules: Iterable[ModuleType]) -> set[str]:
         seen[module.__name__] = module
         for value in vars(module).values():
             home = sys.modules.get(getattr(value, "__module__", "") or "")
-            if home is not None and callable(value) and str(getattr(home, "__file__", "")).startswith(_TESTS):
+            helper = home is not None and home.__name__ != __name__  # a lookup itself names only its tool
+            if helper and callable(value) and str(getattr(home, "__file__", "")).startswith(_TESTS):
                 seen.setdefault(home.__name__, home)
     names: set[str] = set()
     for module in seen.values():
