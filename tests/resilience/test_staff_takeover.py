@@ -23,6 +23,8 @@ import httpx
 from gateway_calls import lobby_post
 from resilience_stack import ResilienceStack
 
+from services.lobby.moderation import NameRejected, check_display_name
+
 HTTP_TIMEOUT_S = 10.0
 
 
@@ -38,8 +40,13 @@ def _refused(r: httpx.Response, status: int, reason: str) -> None:
 
 
 def _guest(http: httpx.Client, name: str) -> dict[str, Any]:
-    tag = "".join(random.choices(string.ascii_lowercase, k=6))
-    return _ok(http, "SignInGuest", {"displayName": f"{name} {tag}", "deviceId": uuid.uuid4().hex})
+    while True:  # six random letters can spell a word the lobby refuses: keep one it accepts
+        shown = f"{name} {''.join(random.choices(string.ascii_lowercase, k=6))}"
+        try:
+            check_display_name(shown)
+        except NameRejected:
+            continue
+        return _ok(http, "SignInGuest", {"displayName": shown, "deviceId": uuid.uuid4().hex})
 
 
 def _staff(http: httpx.Client, operator: str, name: str, role: str) -> tuple[str, str]:
