@@ -51,13 +51,14 @@ class Simulator(Table):
         table_id: str = "sim",
         on_event: Callable[[Any, Event], None] | None = None,
         now_ms: int = 0,
+        players: Sequence[str] = (),
     ) -> None:
         def track(state: Any, e: Event) -> None:
             self.record.state = state
             if on_event:
                 on_event(state, e)
 
-        super().__init__(options, table_id, track)
+        super().__init__(options, table_id, track, players=players)
         if len(strategies) != options.seat_count:
             raise SimulationError(f"{options.seat_count} seats need {options.seat_count} strategies")
         self.rng = random.Random(seed)
@@ -68,7 +69,9 @@ class Simulator(Table):
     def deal_random(self) -> None:
         order = list(range(TILE_COUNT))
         self.rng.shuffle(order)
-        self.apply(StartHand(order=tuple(order), now_ms=self.now_ms))
+        # A table with people seated waits out the break between hands [P-BREAK-3].
+        now = max(self.now_ms, self.state.break_due_ms) if self.state.in_break else self.now_ms
+        self.apply(StartHand(order=tuple(order), now_ms=now))
         self.record.hands += 1
 
     def play_turns(self, max_moves: int | None = None) -> None:

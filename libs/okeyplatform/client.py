@@ -63,6 +63,8 @@ def command_request(table_id: str, command: C.Command, command_id: str | None = 
     elif isinstance(command, okey101.TakeOkey):
         req.take_okey.tile_id = command.tile
         req.take_okey.meld = command.meld
+    elif isinstance(command, C.SetConnection):  # the edge's, with a service credential [D-11]
+        req.set_connection.connected = command.connected
     else:
         raise ValueError(f"{type(command).__name__} is not a seat command")
     return req

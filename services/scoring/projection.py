@@ -26,8 +26,10 @@ from okeycore.events import (
     MatchEnded,
     PairsDeclared,
     PenaltyApplied,
+    SeatDisconnected,
     SeatLeft,
     SeatReady,
+    SeatReconnected,
     TableCreated,
     TileDiscarded,
     TileDrawn,
@@ -69,6 +71,8 @@ IGNORED: frozenset[type[Event]] = frozenset(
         okey101.OkeyTaken,
         BreakStarted,  # the pause between hands [P-BREAK-1]
         SeatReady,
+        SeatDisconnected,  # a person's connection [D-11]: autopilot comes with TurnTimedOut, as ever
+        SeatReconnected,
     }
 )
 """Event classes known to change no score: they only move the table's applied version. Any

@@ -81,6 +81,9 @@ def _command(req: pb.ActRequest) -> Callable[[int], C.Command]:
         return lambda now: okey101.TakeOkey(seat=seat, tile=t.tile_id, meld=t.meld, now_ms=now)
     if kind == "return_side_tile":
         return lambda now: okey101.ReturnSideTile(seat=seat, now_ms=now)
+    if kind == "set_connection":  # the edge's: a service credential only (TableApp.act) [D-11]
+        connected = req.set_connection.connected
+        return lambda now: C.SetConnection(seat=seat, connected=connected, now_ms=now)
     simple: dict[str, type[Any]] = {
         "show_indicator": C.ShowIndicator,
         "declare_pairs": C.DeclarePairs,

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from okeycore.commands import Command, CreateTable, StartHand
+from okeycore.commands import Command, CreateTable, SetConnection, StartHand
 from okeycore.errors import RuleViolation
 from okeycore.events import Event, TableCreated, event_to_dict
 from okeycore.games import Engine, Shuffle, engine_for
@@ -360,6 +360,8 @@ class TableApp:
                 if identity is not None and seat is not None:
                     self.authorize(loaded, identity, seat)
                 command = make(self.clock())
+                if identity is not None:
+                    _edge_only(command, identity)
                 game = loaded.state.options.game.value
                 kind = type(command).__name__
                 t0 = time.perf_counter()
@@ -379,6 +381,19 @@ class TableApp:
                     log.info("command_refused", code=got.code, hand=loaded.state.hand)
                     M.child(M.TABLE_COMMANDS, game, kind, "refused").inc()
                     raise RuleError(got)
+                if not got:
+                    # Accepted with nothing to append (a connection the table already knows [D-11]),
+                    # as a refusal is: a retry gets its first result, and only the table as it is
+                    # in the store says so. Nothing is written.
+                    earlier = await self.store.find_command(table_id, command_id)
+                    if earlier is not None:
+                        M.child(M.TABLE_COMMANDS, game, kind, "duplicate").inc()
+                        return await self._replay_result(table_id, earlier)
+                    if not fresh:
+                        fresh = True
+                        continue
+                    M.child(M.TABLE_COMMANDS, game, kind, "applied").inc()
+                    return ActResult(loaded.state.version, [])
                 try:
                     res = await self._commit(table_id, loaded, loaded.engine, got, command_id, traceparent)
                 except VersionConflict:
@@ -505,6 +520,18 @@ def _count_events(game: str, events: list[Event]) -> None:
             M.child(M.TABLE_HANDS, game, finish).inc()
         elif kind == "MatchEnded":
             M.child(M.TABLE_MATCHES, game).inc()
+
+
+EDGE_COMMANDS = (SetConnection,)
+"""Commands only the edge sends, with a service credential: whether a person is connected [D-11]."""
+
+
+def _edge_only(command: Command, identity: Identity) -> None:
+    """A person (a player, staff) may not send the edge's commands: PERMISSION_DENIED SERVICE_ONLY."""
+    if isinstance(command, EDGE_COMMANDS) and identity.role != "service":
+        raise Forbidden(
+            f"only a service may send {type(command).__name__}: the edge says who is connected", "SERVICE_ONLY"
+        )
 
 
 def _command_key(identity: Identity | None, seat: int | None, command_id: str) -> str:

@@ -33,6 +33,7 @@ from okeycore.commands import (
     Finish,
     ForceMove,
     Pass,
+    SetConnection,
     ShowIndicator,
     StartHand,
     TakeBack,
@@ -523,10 +524,24 @@ ARRANGEMENTS = st.one_of(
 def odd_commands(draw: st.DrawFn) -> Any:
     kind = draw(
         st.sampled_from(
-            [Draw, TakeDiscard, Discard, Finish, ShowIndicator, DeclarePairs, TurnToOkey, Pass, TakeBack, "sys"]
+            [
+                Draw,
+                TakeDiscard,
+                Discard,
+                Finish,
+                ShowIndicator,
+                DeclarePairs,
+                TurnToOkey,
+                Pass,
+                TakeBack,
+                SetConnection,
+                "sys",
+            ]
         )
     )
     seat = draw(st.one_of(st.integers(0, 3), ODD_VALUES))
+    if kind is SetConnection:  # the edge's: a person lost their connection, or is back [D-11]
+        return SetConnection(seat=seat, connected=draw(st.one_of(st.booleans(), ODD_VALUES)))
     if kind == "sys":
         return draw(
             st.sampled_from(
@@ -548,7 +563,11 @@ def odd_commands(draw: st.DrawFn) -> Any:
 @settings(max_examples=500, deadline=None)
 @given(seed=st.integers(0, 10**6), moves=st.integers(0, 60), commands=st.lists(odd_commands(), max_size=6))
 def test_decide_never_raises_and_its_events_always_apply(seed: int, moves: int, commands: list[Any]) -> None:
-    sim = Simulator(TableOptions(penalties=True, deck_end=DeckEnd.LAST_CHANCE), bots([True] * 4, seed), seed)
+    opts = TableOptions(penalties=True, deck_end=DeckEnd.LAST_CHANCE)
+    # Half the tables seat people (who may lose their connection [D-11], and take a break between
+    # hands) beside a bot; the others bots only, dealt again at once between hands.
+    people = ("p-0", "p-1", "", "p-3") if seed % 2 else ()
+    sim = Simulator(opts, bots([True] * 4, seed), seed, players=people)
     if moves > 55:
         sim.play_hand()  # fuzz a table between hands too
     state = sim.record.state

@@ -43,9 +43,9 @@ PACING_IDS = SECTIONS["pacing"]
 
 # Rules stated in RULES.md that the engine does not enforce yet, each with the issue that builds
 # it. A pending id must have no test named after it: once one exists, it leaves this list.
-# (D-10, leaving mid-match as a table event, left it with issue 16: SeatLeft in the kernel.)
+# (D-10, leaving mid-match as a table event, left it with issue 16: SeatLeft in the kernel; D-11,
+# a disconnected seat, with issue 44: SetConnection, SeatDisconnected and SeatReconnected.)
 PENDING: dict[str, str] = {
-    "D-11": "issue 44 (presence: a disconnected seat as table events)",
     "D-12": "issue 46 (replays of finished hands)",
 }
 

@@ -545,8 +545,9 @@ def _act_strategy(edge: Edge, exclude: set[str]) -> st.SearchStrategy[Message]:
 def test_commands_out_of_turn_or_for_another_seat_are_refused_and_change_nothing(edge: Edge) -> None:
     """Every seated player sends any command for any seat number: another player's seat is
     PERMISSION_DENIED, a seat that does not exist INVALID_ARGUMENT, their own seat out of turn
-    FAILED_PRECONDITION with the engine's reason; the player whose turn it is (they must draw)
-    sends anything but a draw and is refused too. Nothing changes."""
+    FAILED_PRECONDITION with the engine's reason, but the edge's set_connection PERMISSION_DENIED
+    SERVICE_ONLY; the player whose turn it is (they must draw) sends anything but a draw and is
+    refused too. Nothing changes."""
     before = edge.snapshot()
     turn = edge.view(None).turn
     n0 = sum(TALLY.cases.values())
@@ -567,7 +568,10 @@ def test_commands_out_of_turn_or_for_another_seat_are_refused_and_change_nothing
             assert out.body.duplicate, (actor, req)
             return
         seat = req.seat  # type: ignore[attr-defined]
-        if 0 <= seat < 4 and seat != actor:
+        if req.WhichOneof("command") == "set_connection" and seat == actor:
+            # the edge's to say, never a person's, not even of their own seat [D-11]
+            assert out.code in ("PERMISSION_DENIED", "403") and out.reason == "SERVICE_ONLY", (actor, req, out)
+        elif 0 <= seat < 4 and seat != actor:
             # another player's seat: refused before the rules are asked (a malformed command first)
             assert out.code in ("PERMISSION_DENIED", "403", "INVALID_ARGUMENT", "400"), (actor, req, out)
         elif not 0 <= seat < 4:

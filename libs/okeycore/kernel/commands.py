@@ -21,6 +21,7 @@ __all__ = [
     "TakeBack",
     "LeaveSeat",
     "Ready",
+    "SetConnection",
 ]
 
 
@@ -93,3 +94,12 @@ class LeaveSeat(SeatCommand):
 @dataclass(frozen=True, slots=True)
 class Ready(SeatCommand):
     """The person at the seat is ready for the next hand, during the break [P-BREAK-2]."""
+
+
+@dataclass(frozen=True, slots=True)
+class SetConnection(SeatCommand):
+    """The edge (the gateway, a service) tells the table whether the person at the seat has a
+    connection: ``connected=False`` after a short grace without one, True when they are back [D-11].
+    Not a person's to send; saying the same twice changes nothing (no event)."""
+
+    connected: bool = True

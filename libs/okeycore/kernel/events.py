@@ -25,6 +25,8 @@ __all__ = [
     "MatchEnded",
     "BreakStarted",
     "SeatReady",
+    "SeatDisconnected",
+    "SeatReconnected",
     "KERNEL_EVENTS",
     "to_move",
     "gives_turn",
@@ -195,6 +197,25 @@ class SeatReady(SeatEvent):
     to_move_field: ClassVar[str] = ""
 
 
+@dataclass(frozen=True, slots=True)
+class SeatDisconnected(SeatEvent):
+    """The person at ``seat`` has no connection (the edge says so after a short grace): every
+    seat sees them marked so, and their next turn that times out puts the seat on autopilot at
+    once [D-11]. Nobody has to move after it."""
+
+    type: ClassVar[str] = "SeatDisconnected"
+    to_move_field: ClassVar[str] = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatReconnected(SeatEvent):
+    """The person at ``seat`` is connected again [D-11]; a seat put on autopilot meanwhile stays
+    so until they take it back [D-5]. Nobody has to move after it."""
+
+    type: ClassVar[str] = "SeatReconnected"
+    to_move_field: ClassVar[str] = ""
+
+
 KERNEL_EVENTS: tuple[type[Event], ...] = (
     TableCreated,
     HandStarted,
@@ -207,6 +228,8 @@ KERNEL_EVENTS: tuple[type[Event], ...] = (
     SeatLeft,
     BreakStarted,
     SeatReady,
+    SeatDisconnected,
+    SeatReconnected,
 )
 """The kernel's events, in the order the registry lists them."""
 

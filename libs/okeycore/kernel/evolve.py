@@ -16,8 +16,10 @@ from .events import (
     Event,
     HandStarted,
     MatchEnded,
+    SeatDisconnected,
     SeatLeft,
     SeatReady,
+    SeatReconnected,
     TableCreated,
     TileDiscarded,
     TurnTimedOut,
@@ -92,6 +94,8 @@ class Evolver(Generic[S]):
             SeatLeft: _seat_left,
             BreakStarted: _break_started,
             SeatReady: _seat_ready,
+            SeatDisconnected: _seat_disconnected,
+            SeatReconnected: _seat_reconnected,
             TableCreated: self._created,
         }
         self._steps: dict[type[Event], Step[S]] = {**kernel, **own.by_event}
@@ -153,9 +157,17 @@ class Evolver(Generic[S]):
         )
 
     def _hand_started(self, s: S, e: HandStarted) -> S:
-        # Scores, timeouts, autopilot and a leave carry over from hand to hand; the rest of a seat is new.
+        # Scores, timeouts, autopilot, a leave and a lost connection carry over from hand to hand;
+        # the rest of a seat is new.
         seats = tuple(
-            type(old)(rack=e.racks[i], score=old.score, timeouts=old.timeouts, autopilot=old.autopilot, left=old.left)
+            type(old)(
+                rack=e.racks[i],
+                score=old.score,
+                timeouts=old.timeouts,
+                autopilot=old.autopilot,
+                left=old.left,
+                disconnected=old.disconnected,
+            )
             for i, old in enumerate(s.seats)
         )
         return update(
@@ -198,8 +210,9 @@ def _match_ended(s: S, e: MatchEnded) -> S:
 
 
 def _seat_left(s: S, e: SeatLeft) -> S:
-    """The seat is a bot's from now on: nobody may act for its player any more [D-10]."""
-    seats = set_seat(s.seats, e.seat, update(s.seats[e.seat], left=True))
+    """The seat is a bot's from now on: nobody may act for its player any more [D-10]; no person
+    sits there, so none is away either [D-11]."""
+    seats = set_seat(s.seats, e.seat, update(s.seats[e.seat], left=True, disconnected=False))
     players = tuple("" if i == e.seat else p for i, p in enumerate(s.players))
     return update(s, seats=seats, players=players, version=s.version + 1)
 
@@ -210,3 +223,13 @@ def _break_started(s: S, e: BreakStarted) -> S:
 
 def _seat_ready(s: S, e: SeatReady) -> S:
     return update(s, version=s.version + 1, ready=(*s.ready, e.seat))  # [P-BREAK-2]
+
+
+def _seat_disconnected(s: S, e: SeatDisconnected) -> S:
+    seats = set_seat(s.seats, e.seat, update(s.seats[e.seat], disconnected=True))  # [D-11]
+    return update(s, seats=seats, version=s.version + 1)
+
+
+def _seat_reconnected(s: S, e: SeatReconnected) -> S:
+    seats = set_seat(s.seats, e.seat, update(s.seats[e.seat], disconnected=False))  # [D-11]
+    return update(s, seats=seats, version=s.version + 1)

@@ -32,6 +32,7 @@ class Seat:
     timeouts: int = 0  # consecutive timed-out turns [C-TIME-2]
     autopilot: bool = False
     left: bool = False  # its player left the match: a bot plays it to the end [D-10]
+    disconnected: bool = False  # its person has no connection now, as the edge said [D-11]
 
 
 SeatT = TypeVar("SeatT", bound=Seat)
@@ -73,7 +74,8 @@ class TableState(Generic[SeatT]):
     def bot_seats(self) -> int:
         """The seats a bot plays now, as a mask (bit i: seat i): no player (an empty seat, a
         duel's side seat, a player who left [D-10]), on autopilot [C-TIME-2], or the seat whose
-        turn timed out [C-TIME-1] [D-4]. The table keeps it with each event, so the bots know
+        turn timed out [C-TIME-1] [D-4]. A disconnected person's seat is not one until its turn
+        times out (which puts it on autopilot at once [D-11]). The table keeps it with each event, so the bots know
         whom an event calls without asking the table."""
         mask = 0
         for i, p in enumerate(self.players):

@@ -1,8 +1,8 @@
 """The table's own rules, the same in both games, and the one dispatcher.
 
 ``decide`` runs the kernel's checks (is there a table, is the match over), then the command's
-decider: the kernel's own for creating the table, dealing, timers, autopilot, take-back and leaving,
-the game's table for the rest. A game is data and deciders on top (``GameRules``).
+decider: the kernel's own for creating the table, dealing, timers, autopilot, take-back, leaving and a
+person's connection, the game's table for the rest. A game is data and deciders on top (``GameRules``).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from .commands import (
     LeaveSeat,
     Ready,
     SeatCommand,
+    SetConnection,
     StartHand,
     TakeBack,
     TimeOut,
@@ -34,8 +35,10 @@ from .events import (
     HandEnd,
     HandStarted,
     MatchEnded,
+    SeatDisconnected,
     SeatLeft,
     SeatReady,
+    SeatReconnected,
     TableCreated,
     TurnTimedOut,
 )
@@ -230,6 +233,7 @@ class Dispatcher(Generic[S]):
             TakeBack: (check_seat, self._take_back),
             LeaveSeat: (check_seat, self._leave_seat),
             Ready: (check_seat, self._ready),
+            SetConnection: (check_seat, self._set_connection),
         }
         self._deciders = {**kernel, **rules.deciders.by_command}
         self._seat_commands: dict[str, SeatCheck[S]] = {
@@ -331,7 +335,9 @@ class Dispatcher(Generic[S]):
             return violation("NOT_DUE", "the turn's time has not run out yet")
         seat = state.seats[state.turn]
         n = seat.timeouts + 1
-        timed_out = TurnTimedOut(state.turn, n, seat.autopilot or n >= 3, cmd.now_ms + max(0, cmd.grace_ms))
+        # Autopilot on the third timeout in a row [C-TIME-2]; at once when the person is away [D-11].
+        autopilot = seat.autopilot or n >= 3 or seat.disconnected
+        timed_out = TurnTimedOut(state.turn, n, autopilot, cmd.now_ms + max(0, cmd.grace_ms))
         return [timed_out, *self.rules.after_time_out(state)]  # [C-TIME-1] [C-TIME-2]
 
     def _force_move(self, state: S, cmd: ForceMove) -> Decision:
@@ -369,6 +375,23 @@ class Dispatcher(Generic[S]):
         if not player:
             return violation("BOT_SEAT", "a bot plays this seat: there is no player to leave it")
         return [SeatLeft(cmd.seat, player)]
+
+    def _set_connection(self, state: S, cmd: SetConnection) -> Decision:
+        """The edge says the person at the seat lost their connection or is back [D-11]: at any
+        time the match is not over, between hands too. Only a person's seat has one (a seat left
+        is ``SEAT_LEFT`` [D-10], a bot's ``BOT_SEAT``); saying what is already so is accepted
+        with no event, since the edge may say it twice."""
+        if type(cmd.connected) is not bool:
+            return violation("UNKNOWN_COMMAND", f"SetConnection needs connected=True or False, got {cmd.connected!r}")
+        seat = state.seats[cmd.seat]
+        if seat.left:
+            return violation("SEAT_LEFT", "the player left this seat; a bot plays it to the end [D-10]")
+        if cmd.seat >= len(state.players) or not state.players[cmd.seat]:
+            return violation("BOT_SEAT", "a bot plays this seat: no person is connected to it")
+        away = not cmd.connected
+        if seat.disconnected is away:
+            return []  # already so: the edge said it twice
+        return [SeatDisconnected(cmd.seat) if away else SeatReconnected(cmd.seat)]
 
 
 # ------------------------------------------------------------ which seat commands a seat may send

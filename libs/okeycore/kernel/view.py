@@ -80,6 +80,7 @@ class SeatPublicBase:
     autopilot: bool
     rack: tuple[int, ...] | None  # revealed only once the hand has ended
     left: bool = False  # its player left the match: a bot plays it to the end [D-10]
+    disconnected: bool = False  # its person has no connection now; every seat sees it [D-11]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -165,6 +166,7 @@ def seat_public(i: int, s: Seat, hidden: bool) -> dict[str, Any]:
         "autopilot": s.autopilot,
         "rack": None if hidden else s.rack,
         "left": s.left,
+        "disconnected": s.disconnected,
     }
 
 

@@ -28,6 +28,8 @@ function flags(pub, v) {
   if (pub.turnedToOkey) out.push(h("span", { class: "flag okey", title: tr("table.flag.okey") }, tr("table.flag.okey.short")));
   if (pub.left) out.push(h("span", { class: "flag left", title: tr("table.flag.left") }, tr("table.flag.left.short")));
   else if (pub.autopilot) out.push(h("span", { class: "flag auto", title: tr("table.flag.autopilot") }, tr("table.flag.autopilot.short")));
+  // [D-11]: the edge told the table this person has no connection.
+  if (pub.disconnected && !pub.left) out.push(h("span", { class: "flag offline", title: tr("table.flag.disconnected") }, tr("table.flag.disconnected.short")));
   if (is101(v)) {
     const o = String(pub.opening || "OPENING_NONE").replace("OPENING_", "");
     if (o === "RUNS" || o === "PAIRS") out.push(h("span", { class: "flag opened" }, tr("table.flag.opened." + o, { n: num(pub.openingValue) })));

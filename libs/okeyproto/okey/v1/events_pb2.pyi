@@ -52,7 +52,7 @@ OPENING_RUNS: Opening
 OPENING_PAIRS: Opening
 
 class TableEvent(_message.Message):
-    __slots__ = ("table_id", "version", "hand", "time", "kind", "to_move", "traceparent", "bot_seats", "table_created", "hand_started", "tile_drawn", "tile_returned", "tile_discarded", "indicator_shown", "pairs_declared", "turned_to_okey", "turn_timed_out", "autopilot_ended", "penalty_applied", "hand_ended", "match_ended", "melds_opened", "tile_added", "okey_taken", "hand_ended101", "hand_voided", "seat_left", "break_started", "seat_ready")
+    __slots__ = ("table_id", "version", "hand", "time", "kind", "to_move", "traceparent", "bot_seats", "table_created", "hand_started", "tile_drawn", "tile_returned", "tile_discarded", "indicator_shown", "pairs_declared", "turned_to_okey", "turn_timed_out", "autopilot_ended", "penalty_applied", "hand_ended", "match_ended", "melds_opened", "tile_added", "okey_taken", "hand_ended101", "hand_voided", "seat_left", "break_started", "seat_ready", "seat_disconnected", "seat_reconnected")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     HAND_FIELD_NUMBER: _ClassVar[int]
@@ -82,6 +82,8 @@ class TableEvent(_message.Message):
     SEAT_LEFT_FIELD_NUMBER: _ClassVar[int]
     BREAK_STARTED_FIELD_NUMBER: _ClassVar[int]
     SEAT_READY_FIELD_NUMBER: _ClassVar[int]
+    SEAT_DISCONNECTED_FIELD_NUMBER: _ClassVar[int]
+    SEAT_RECONNECTED_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     version: int
     hand: int
@@ -111,7 +113,9 @@ class TableEvent(_message.Message):
     seat_left: SeatLeft
     break_started: BreakStarted
     seat_ready: SeatReady
-    def __init__(self, table_id: _Optional[str] = ..., version: _Optional[int] = ..., hand: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., kind: _Optional[str] = ..., to_move: _Optional[int] = ..., traceparent: _Optional[str] = ..., bot_seats: _Optional[int] = ..., table_created: _Optional[_Union[TableCreated, _Mapping]] = ..., hand_started: _Optional[_Union[HandStarted, _Mapping]] = ..., tile_drawn: _Optional[_Union[TileDrawn, _Mapping]] = ..., tile_returned: _Optional[_Union[TileReturned, _Mapping]] = ..., tile_discarded: _Optional[_Union[TileDiscarded, _Mapping]] = ..., indicator_shown: _Optional[_Union[IndicatorShown, _Mapping]] = ..., pairs_declared: _Optional[_Union[PairsDeclared, _Mapping]] = ..., turned_to_okey: _Optional[_Union[TurnedToOkey, _Mapping]] = ..., turn_timed_out: _Optional[_Union[TurnTimedOut, _Mapping]] = ..., autopilot_ended: _Optional[_Union[AutopilotEnded, _Mapping]] = ..., penalty_applied: _Optional[_Union[PenaltyApplied, _Mapping]] = ..., hand_ended: _Optional[_Union[HandEnded, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., melds_opened: _Optional[_Union[MeldsOpened, _Mapping]] = ..., tile_added: _Optional[_Union[TileAdded, _Mapping]] = ..., okey_taken: _Optional[_Union[OkeyTaken, _Mapping]] = ..., hand_ended101: _Optional[_Union[HandEnded101, _Mapping]] = ..., hand_voided: _Optional[_Union[HandVoided, _Mapping]] = ..., seat_left: _Optional[_Union[SeatLeft, _Mapping]] = ..., break_started: _Optional[_Union[BreakStarted, _Mapping]] = ..., seat_ready: _Optional[_Union[SeatReady, _Mapping]] = ...) -> None: ...
+    seat_disconnected: SeatDisconnected
+    seat_reconnected: SeatReconnected
+    def __init__(self, table_id: _Optional[str] = ..., version: _Optional[int] = ..., hand: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., kind: _Optional[str] = ..., to_move: _Optional[int] = ..., traceparent: _Optional[str] = ..., bot_seats: _Optional[int] = ..., table_created: _Optional[_Union[TableCreated, _Mapping]] = ..., hand_started: _Optional[_Union[HandStarted, _Mapping]] = ..., tile_drawn: _Optional[_Union[TileDrawn, _Mapping]] = ..., tile_returned: _Optional[_Union[TileReturned, _Mapping]] = ..., tile_discarded: _Optional[_Union[TileDiscarded, _Mapping]] = ..., indicator_shown: _Optional[_Union[IndicatorShown, _Mapping]] = ..., pairs_declared: _Optional[_Union[PairsDeclared, _Mapping]] = ..., turned_to_okey: _Optional[_Union[TurnedToOkey, _Mapping]] = ..., turn_timed_out: _Optional[_Union[TurnTimedOut, _Mapping]] = ..., autopilot_ended: _Optional[_Union[AutopilotEnded, _Mapping]] = ..., penalty_applied: _Optional[_Union[PenaltyApplied, _Mapping]] = ..., hand_ended: _Optional[_Union[HandEnded, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., melds_opened: _Optional[_Union[MeldsOpened, _Mapping]] = ..., tile_added: _Optional[_Union[TileAdded, _Mapping]] = ..., okey_taken: _Optional[_Union[OkeyTaken, _Mapping]] = ..., hand_ended101: _Optional[_Union[HandEnded101, _Mapping]] = ..., hand_voided: _Optional[_Union[HandVoided, _Mapping]] = ..., seat_left: _Optional[_Union[SeatLeft, _Mapping]] = ..., break_started: _Optional[_Union[BreakStarted, _Mapping]] = ..., seat_ready: _Optional[_Union[SeatReady, _Mapping]] = ..., seat_disconnected: _Optional[_Union[SeatDisconnected, _Mapping]] = ..., seat_reconnected: _Optional[_Union[SeatReconnected, _Mapping]] = ...) -> None: ...
 
 class TableCreated(_message.Message):
     __slots__ = ("table_id", "options", "rules_version", "players")
@@ -398,6 +402,18 @@ class BreakStarted(_message.Message):
     def __init__(self, hand: _Optional[int] = ..., due_ms: _Optional[int] = ...) -> None: ...
 
 class SeatReady(_message.Message):
+    __slots__ = ("seat",)
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    def __init__(self, seat: _Optional[int] = ...) -> None: ...
+
+class SeatDisconnected(_message.Message):
+    __slots__ = ("seat",)
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    def __init__(self, seat: _Optional[int] = ...) -> None: ...
+
+class SeatReconnected(_message.Message):
     __slots__ = ("seat",)
     SEAT_FIELD_NUMBER: _ClassVar[int]
     seat: int

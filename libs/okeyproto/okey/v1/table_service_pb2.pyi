@@ -235,7 +235,7 @@ class TakeBackCommand(_message.Message):
     def __init__(self) -> None: ...
 
 class ActRequest(_message.Message):
-    __slots__ = ("table_id", "command_id", "seat", "return_view", "allowed_query", "return_next_view", "draw", "take_discard", "discard", "finish", "show_indicator", "declare_pairs", "turn_to_okey", "take_back", "open_melds", "add_tile", "take_okey", "return_side_tile", "leave_seat", "ready")
+    __slots__ = ("table_id", "command_id", "seat", "return_view", "allowed_query", "return_next_view", "draw", "take_discard", "discard", "finish", "show_indicator", "declare_pairs", "turn_to_okey", "take_back", "open_melds", "add_tile", "take_okey", "return_side_tile", "leave_seat", "ready", "set_connection")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -257,6 +257,7 @@ class ActRequest(_message.Message):
     RETURN_SIDE_TILE_FIELD_NUMBER: _ClassVar[int]
     LEAVE_SEAT_FIELD_NUMBER: _ClassVar[int]
     READY_FIELD_NUMBER: _ClassVar[int]
+    SET_CONNECTION_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     command_id: str
     seat: int
@@ -277,7 +278,8 @@ class ActRequest(_message.Message):
     return_side_tile: ReturnSideTileCommand
     leave_seat: LeaveSeatCommand
     ready: ReadyCommand
-    def __init__(self, table_id: _Optional[str] = ..., command_id: _Optional[str] = ..., seat: _Optional[int] = ..., return_view: _Optional[bool] = ..., allowed_query: _Optional[_Union[AllowedQuery, _Mapping]] = ..., return_next_view: _Optional[bool] = ..., draw: _Optional[_Union[DrawCommand, _Mapping]] = ..., take_discard: _Optional[_Union[TakeDiscardCommand, _Mapping]] = ..., discard: _Optional[_Union[DiscardCommand, _Mapping]] = ..., finish: _Optional[_Union[FinishCommand, _Mapping]] = ..., show_indicator: _Optional[_Union[ShowIndicatorCommand, _Mapping]] = ..., declare_pairs: _Optional[_Union[DeclarePairsCommand, _Mapping]] = ..., turn_to_okey: _Optional[_Union[TurnToOkeyCommand, _Mapping]] = ..., take_back: _Optional[_Union[TakeBackCommand, _Mapping]] = ..., open_melds: _Optional[_Union[OpenMeldsCommand, _Mapping]] = ..., add_tile: _Optional[_Union[AddTileCommand, _Mapping]] = ..., take_okey: _Optional[_Union[TakeOkeyCommand, _Mapping]] = ..., return_side_tile: _Optional[_Union[ReturnSideTileCommand, _Mapping]] = ..., leave_seat: _Optional[_Union[LeaveSeatCommand, _Mapping]] = ..., ready: _Optional[_Union[ReadyCommand, _Mapping]] = ..., **kwargs) -> None: ...
+    set_connection: SetConnectionCommand
+    def __init__(self, table_id: _Optional[str] = ..., command_id: _Optional[str] = ..., seat: _Optional[int] = ..., return_view: _Optional[bool] = ..., allowed_query: _Optional[_Union[AllowedQuery, _Mapping]] = ..., return_next_view: _Optional[bool] = ..., draw: _Optional[_Union[DrawCommand, _Mapping]] = ..., take_discard: _Optional[_Union[TakeDiscardCommand, _Mapping]] = ..., discard: _Optional[_Union[DiscardCommand, _Mapping]] = ..., finish: _Optional[_Union[FinishCommand, _Mapping]] = ..., show_indicator: _Optional[_Union[ShowIndicatorCommand, _Mapping]] = ..., declare_pairs: _Optional[_Union[DeclarePairsCommand, _Mapping]] = ..., turn_to_okey: _Optional[_Union[TurnToOkeyCommand, _Mapping]] = ..., take_back: _Optional[_Union[TakeBackCommand, _Mapping]] = ..., open_melds: _Optional[_Union[OpenMeldsCommand, _Mapping]] = ..., add_tile: _Optional[_Union[AddTileCommand, _Mapping]] = ..., take_okey: _Optional[_Union[TakeOkeyCommand, _Mapping]] = ..., return_side_tile: _Optional[_Union[ReturnSideTileCommand, _Mapping]] = ..., leave_seat: _Optional[_Union[LeaveSeatCommand, _Mapping]] = ..., ready: _Optional[_Union[ReadyCommand, _Mapping]] = ..., set_connection: _Optional[_Union[SetConnectionCommand, _Mapping]] = ..., **kwargs) -> None: ...
 
 class OpenMeldsCommand(_message.Message):
     __slots__ = ("melds", "kinds")
@@ -316,6 +318,12 @@ class LeaveSeatCommand(_message.Message):
 class ReadyCommand(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
+
+class SetConnectionCommand(_message.Message):
+    __slots__ = ("connected",)
+    CONNECTED_FIELD_NUMBER: _ClassVar[int]
+    connected: bool
+    def __init__(self, connected: _Optional[bool] = ...) -> None: ...
 
 class ActResponse(_message.Message):
     __slots__ = ("version", "events", "duplicate", "view", "next_view")
@@ -394,7 +402,7 @@ class WatchResponse(_message.Message):
     def __init__(self, snapshot: _Optional[_Union[SeatView, _Mapping]] = ..., event: _Optional[_Union[_events_pb2.TableEvent, _Mapping]] = ..., view: _Optional[_Union[SeatView, _Mapping]] = ...) -> None: ...
 
 class SeatPublic(_message.Message):
-    __slots__ = ("seat", "tiles", "pile", "pile_size", "score", "declared_pairs", "turned_to_okey", "autopilot", "rack", "player_id", "penalties", "opening", "opening_value", "left")
+    __slots__ = ("seat", "tiles", "pile", "pile_size", "score", "declared_pairs", "turned_to_okey", "autopilot", "rack", "player_id", "penalties", "opening", "opening_value", "left", "disconnected")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     TILES_FIELD_NUMBER: _ClassVar[int]
     PILE_FIELD_NUMBER: _ClassVar[int]
@@ -409,6 +417,7 @@ class SeatPublic(_message.Message):
     OPENING_FIELD_NUMBER: _ClassVar[int]
     OPENING_VALUE_FIELD_NUMBER: _ClassVar[int]
     LEFT_FIELD_NUMBER: _ClassVar[int]
+    DISCONNECTED_FIELD_NUMBER: _ClassVar[int]
     seat: int
     tiles: int
     pile: _containers.RepeatedCompositeFieldContainer[_common_pb2.Tile]
@@ -423,7 +432,8 @@ class SeatPublic(_message.Message):
     opening: _events_pb2.Opening
     opening_value: int
     left: bool
-    def __init__(self, seat: _Optional[int] = ..., tiles: _Optional[int] = ..., pile: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., pile_size: _Optional[int] = ..., score: _Optional[int] = ..., declared_pairs: _Optional[bool] = ..., turned_to_okey: _Optional[bool] = ..., autopilot: _Optional[bool] = ..., rack: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., player_id: _Optional[str] = ..., penalties: _Optional[int] = ..., opening: _Optional[_Union[_events_pb2.Opening, str]] = ..., opening_value: _Optional[int] = ..., left: _Optional[bool] = ...) -> None: ...
+    disconnected: bool
+    def __init__(self, seat: _Optional[int] = ..., tiles: _Optional[int] = ..., pile: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., pile_size: _Optional[int] = ..., score: _Optional[int] = ..., declared_pairs: _Optional[bool] = ..., turned_to_okey: _Optional[bool] = ..., autopilot: _Optional[bool] = ..., rack: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., player_id: _Optional[str] = ..., penalties: _Optional[int] = ..., opening: _Optional[_Union[_events_pb2.Opening, str]] = ..., opening_value: _Optional[int] = ..., left: _Optional[bool] = ..., disconnected: _Optional[bool] = ...) -> None: ...
 
 class SeatView(_message.Message):
     __slots__ = ("table_id", "version", "options", "phase", "hand", "seat", "rack", "indicator", "okey", "deck_count", "turn", "stage", "deadline_ms", "timed_out", "indicator_shown", "side_tile", "seats", "last_hand", "result", "melds", "run_threshold", "pair_threshold", "held_side_tile", "can_return_side", "table_moved", "run_adds", "last_hand101", "last_void", "rules_version", "moved", "allowed", "break_due_ms", "ready", "last_hand_indicator", "last_hand_okey", "last_hand_breakdown")
