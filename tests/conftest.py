@@ -517,6 +517,18 @@ def pytest_collection_finish(session: pytest.Session) -> None:
             raise pytest.UsageError("; ".join(problems))
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto`` (pyproject.toml's addopts): one worker per core, at least two and at most four.
+    A serial run spends most of its time waiting on processes it started (services, Chromium, the
+    ``okey`` command), so even one core gains from a second worker; each worker starts its own
+    PostgreSQL, NATS and stacks, so more than four costs memory for little. PYTEST_XDIST_AUTO_NUM_WORKERS
+    sets the number outright."""
+    chosen = os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS", "")
+    if chosen.isdigit():
+        return int(chosen)
+    return max(2, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 2))
+
+
 def pytest_report_header(config: pytest.Config) -> str:
     seed = getattr(config.option, "hypothesis_seed", None)
     if _FUZZ == "explore":

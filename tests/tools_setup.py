@@ -15,13 +15,16 @@ missing stops the run with one line naming what to install. The lookups themselv
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import importlib
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -207,13 +210,32 @@ def _run(cmd: list[str], deadline: float) -> None:
         pass
 
 
+@contextlib.contextmanager
+def _one_installer_at_a_time() -> Iterator[None]:
+    """Held while installing: the suite's workers (pytest-xdist) each collect and call
+    :func:`ensure_for`; the first installs, the others wait and then find the tools there."""
+    with (Path(tempfile.gettempdir()) / "okey-tools-setup.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 def ensure_for(names: Iterable[str], timeout_s: float | None = None) -> list[str]:
     """Install what of ``names`` is missing, within ``timeout_s`` in all; the one-line messages
-    of what still is missing (empty: everything is here)."""
+    of what still is missing (empty: everything is here). One process installs at a time."""
     budget = timeout_s if timeout_s is not None else float(os.environ.get("OKEY_TOOLS_TIMEOUT_S", "600"))
     deadline = time.monotonic() + budget
-    missing = sorted(n for n in names if not _PRESENT[n]())
-    if not missing:
+    names = list(names)
+    if all(_PRESENT[n]() for n in names):
+        return []
+    with _one_installer_at_a_time():
+        return _install(sorted(n for n in names if not _PRESENT[n]()), budget, deadline)
+
+
+def _install(missing: list[str], budget: float, deadline: float) -> list[str]:
+    if not missing:  # another worker installed them while this one waited
         return []
     apt = [_APT[n] for n in missing if n in _APT]
     if {"axe-core", "buf", "connect-es"} & set(missing) and shutil.which("npm") is None:
