@@ -49,10 +49,14 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from .app import Caller, Method, RateLimiter, StreamCaps, Upstreams, caller_from_token
 from .app import forward_metadata as _forward_metadata
 from .connect import CONNECT_REQUEST_HEADERS, CONNECT_RESPONSE_HEADERS, SERVICE_PATH, ConnectProxy, Wire, refusal
+from .presence import Presence, Watch
 
-__all__ = ["GrpcProxy", "build_http_app", "HTTP_STATUS", "MAX_BODY_BYTES"]  # HTTP_STATUS: okeyplatform.errors
+# HTTP_STATUS: okeyplatform.errors
+__all__ = ["GrpcProxy", "build_http_app", "HTTP_STATUS", "MAX_BODY_BYTES", "MAX_PRESENCE_PLAYERS"]
 
 MAX_BODY_BYTES = 64 * 1024
+MAX_PRESENCE_PLAYERS = 100
+MAX_PLAYER_ID = 128
 UPSTREAM_TIMEOUT_S = 10.0
 WEB_DIR = Path(__file__).parent / "web"
 
@@ -77,12 +81,20 @@ def _error_info(err: grpc.aio.AioRpcError) -> tuple[str, dict[str, str]]:
 
 class GrpcProxy(grpc.GenericRpcHandler):
     """Forwards every public method as raw bytes to its upstream, after checking the token and
-    the caller's rate; upstream errors (with their rich details) pass through unchanged."""
+    the caller's rate; upstream errors (with their rich details) pass through unchanged. Each
+    call and stream it lets through is the caller's presence."""
 
-    def __init__(self, upstreams: Upstreams, limiter: RateLimiter, streams: StreamCaps | None = None) -> None:
+    def __init__(
+        self,
+        upstreams: Upstreams,
+        limiter: RateLimiter,
+        streams: StreamCaps | None = None,
+        presence: Presence | None = None,
+    ) -> None:
         self.upstreams = upstreams
         self.limiter = limiter
         self.streams = streams or StreamCaps(0, 0)
+        self.presence = presence or Presence()
 
     def service(self, handler_call_details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler | None:
         m = self.upstreams.methods.get(handler_call_details.method)  # type: ignore[attr-defined]
@@ -106,7 +118,8 @@ class GrpcProxy(grpc.GenericRpcHandler):
 
     def _unary_handler(self, m: Method) -> Callable[[bytes, Any], Awaitable[bytes]]:
         async def handle(request: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> bytes:
-            md, _ = await self._admit(m, context)
+            md, caller = await self._admit(m, context)
+            self.presence.call(caller)
             call = self.upstreams.channel(m.service).unary_unary(m.path)
             try:
                 resp: bytes = await call(request, metadata=md, timeout=UPSTREAM_TIMEOUT_S)
@@ -126,12 +139,15 @@ class GrpcProxy(grpc.GenericRpcHandler):
             call = self.upstreams.channel(m.service).unary_stream(m.path)(request, metadata=md)
             streams = M.GATEWAY_CONNECTIONS.labels("stream")
             streams.inc()
+            watch = self.presence.watch(caller, m.path, request)
             try:
                 async for item in call:
+                    watch.item(item)
                     yield item
             except grpc.aio.AioRpcError as err:
                 await context.abort(err.code(), err.details() or "", tuple(err.trailing_metadata() or ()))
             finally:
+                watch.close()
                 call.cancel()
                 streams.dec()
                 self.streams.close(caller)
@@ -164,7 +180,7 @@ def _http_span(scope: Scope, method: str, route: str) -> trace.Span:
 def _route(path: str) -> str:
     """The route template of a path, for the metrics' ``route`` label (a bounded set: a caller
     choosing paths cannot make new series)."""
-    if path in ("/healthz", "/api"):
+    if path in ("/healthz", "/api", "/api/presence"):
         return path
     if path.startswith("/api/"):
         return "/api/{service}/{method}"
@@ -332,9 +348,14 @@ register_url_convertor("rpcservice", _ServiceName())
 
 
 def build_http_app(
-    upstreams: Upstreams, limiter: RateLimiter, cors_origins: list[str], streams: StreamCaps | None = None
+    upstreams: Upstreams,
+    limiter: RateLimiter,
+    cors_origins: list[str],
+    streams: StreamCaps | None = None,
+    presence: Presence | None = None,
 ) -> Starlette:
     caps = streams or StreamCaps(0, 0)
+    seen = presence or Presence()
 
     async def rpc(request: Request) -> Response:
         path = f"/{request.path_params['service']}/{request.path_params['method']}"
@@ -354,6 +375,7 @@ def build_http_app(
         refused = limiter.admit(caller)
         if refused:
             return _refusal(ResourceExhausted(limiter.refusal(refused), "RATE_LIMITED"))
+        seen.call(caller)
         body = await request.body()
         req: Message = m.request_cls()
         try:
@@ -413,12 +435,16 @@ def build_http_app(
             await ws.send_text(json.dumps({"error": error}))
             await ws.close(code=4429, reason=_close_reason(f"TOO_MANY_STREAMS: {message}"))
             return
+        watching = seen.watch(caller, m.path, req)
         try:
-            await _pump(ws, upstreams, m, req, token, caller)
+            await _pump(ws, upstreams, m, req, token, caller, watching)
         finally:
+            watching.close()
             caps.close(caller)
 
-    async def _pump(ws: WebSocket, upstreams: Upstreams, m: Method, req: Message, token: str, caller: Caller) -> None:
+    async def _pump(
+        ws: WebSocket, upstreams: Upstreams, m: Method, req: Message, token: str, caller: Caller, watching: Watch
+    ) -> None:
         """The upstream stream to the WebSocket until either ends."""
         md = _forward_metadata([("authorization", f"Bearer {token}" if token else "")], caller)
         call = upstreams.channel(m.service).unary_stream(
@@ -427,6 +453,7 @@ def build_http_app(
 
         async def pump() -> None:
             async for item in call:
+                watching.item(item)
                 await ws.send_text(json_format.MessageToJson(item, indent=None))
 
         async def until_closed() -> None:
@@ -452,6 +479,28 @@ def build_http_app(
             for t in (pumping, closing):
                 t.cancel()
 
+    async def presence_of(request: Request) -> Response:
+        """``GET /api/presence?players=a,b``: each player's state on the merged board of every
+        gateway replica (at most MAX_PRESENCE_PLAYERS ids, for a signed-in caller)."""
+        try:
+            caller = caller_from_token(request.headers.get("authorization"), _peer(request))
+        except TokenError as exc:
+            return _refusal(Unauthenticated(str(exc)))
+        if caller.identity is None:
+            return _refusal(Unauthenticated("sign in first: send 'authorization: Bearer <token>'"))
+        refused = limiter.admit(caller)
+        if refused:
+            return _refusal(ResourceExhausted(limiter.refusal(refused), "RATE_LIMITED"))
+        seen.call(caller)
+        asked = list(dict.fromkeys(p.strip() for p in request.query_params.get("players", "").split(",") if p.strip()))
+        if not asked:
+            return _refusal(InvalidArgument(f"name the players: ?players=a,b (at most {MAX_PRESENCE_PLAYERS})"))
+        if len(asked) > MAX_PRESENCE_PLAYERS:
+            return _refusal(InvalidArgument(f"at most {MAX_PRESENCE_PLAYERS} players at once, not {len(asked)}"))
+        if any(len(p) > MAX_PLAYER_ID for p in asked):
+            return _refusal(InvalidArgument(f"a player id has at most {MAX_PLAYER_ID} characters"))
+        return JSONResponse({"players": seen.lookup(asked)})
+
     async def health(_: Request) -> Response:
         return JSONResponse({"status": "SERVING", "services": sorted(upstreams.addresses)})
 
@@ -473,17 +522,18 @@ def build_http_app(
             return PlainTextResponse(
                 str(getattr(exc, "detail", "")), status_code=status, headers=getattr(exc, "headers", None)
             )
-        if path == "/api" or path[len("/api") :] in upstreams.methods:  # a route, with another HTTP method
+        if path in ("/api", "/api/presence") or path[len("/api") :] in upstreams.methods:  # another HTTP method
             return _error(405, "INVALID_ARGUMENT", "METHOD_NOT_ALLOWED", f"{request.method} is not allowed here")
         return _refusal(NotFound("no such public RPC: GET /api lists them", "UNKNOWN_METHOD"))
 
     routes = [
         Route("/healthz", health),
         Route("/api", methods),
+        Route("/api/presence", presence_of, methods=["GET"]),
         Route("/api/{service}/{method}", rpc, methods=["POST"]),
         WebSocketRoute("/ws/{service}/{method}", watch),
     ]
-    connect = ConnectProxy(upstreams, limiter, caps, MAX_BODY_BYTES, UPSTREAM_TIMEOUT_S)
+    connect = ConnectProxy(upstreams, limiter, caps, MAX_BODY_BYTES, UPSTREAM_TIMEOUT_S, seen)
     routes.append(Route("/{service:rpcservice}/{method}", connect, methods=None))
     if WEB_DIR.exists():
         routes.append(Mount("/", StaticFiles(directory=WEB_DIR, html=True), name="web"))

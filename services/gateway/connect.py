@@ -34,6 +34,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from .app import Method, RateLimiter, StreamCaps, Upstreams, caller_from_token, forward_metadata
+from .presence import Presence, Watch
 
 __all__ = [
     "CONNECT_REQUEST_HEADERS",
@@ -269,13 +270,20 @@ class ConnectProxy:
     """The ASGI app of ``POST /<service>/<method>`` in Connect and gRPC-Web."""
 
     def __init__(
-        self, upstreams: Upstreams, limiter: RateLimiter, streams: StreamCaps, max_bytes: int, timeout_s: float
+        self,
+        upstreams: Upstreams,
+        limiter: RateLimiter,
+        streams: StreamCaps,
+        max_bytes: int,
+        timeout_s: float,
+        presence: Presence | None = None,
     ) -> None:
         self.upstreams = upstreams
         self.timeout_s = timeout_s
         self.limiter = limiter
         self.streams = streams
         self.max_bytes = max_bytes
+        self.presence = presence or Presence()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
@@ -331,6 +339,7 @@ class ConnectProxy:
         md = forward_metadata(sent, caller)
         timeout = _timeout(request.headers, wire)
         if not m.server_streaming:
+            self.presence.call(caller)
             call = self.upstreams.channel(m.service).unary_unary(m.path)
             try:
                 got: bytes = await call(payload, metadata=md, timeout=min(timeout or self.timeout_s, self.timeout_s))
@@ -345,11 +354,13 @@ class ConnectProxy:
         if capped:  # streams at once per player and address [issue 39.8]
             raise _Refused(ResourceExhausted(self.streams.refusal(capped), "TOO_MANY_STREAMS", limit=capped))
         ends.append(lambda: self.streams.close(caller))
+        watch = self.presence.watch(caller, m.path, payload)
+        ends.append(watch.close)
         stream = self.upstreams.channel(m.service).unary_stream(m.path)(payload, metadata=md, timeout=timeout)
         ends.append(stream.cancel)
-        return StreamingResponse(self._frames(wire, m, stream), media_type=wire.content_type)
+        return StreamingResponse(self._frames(wire, m, stream, watch), media_type=wire.content_type)
 
-    async def _frames(self, wire: Wire, m: Method, call: Any) -> AsyncIterator[bytes]:
+    async def _frames(self, wire: Wire, m: Method, call: Any, watch: Watch) -> AsyncIterator[bytes]:
         """The upstream stream as the wire's frames, closed by its end (or its error)."""
         gauge = M.GATEWAY_CONNECTIONS.labels("stream")
         gauge.inc()
@@ -357,6 +368,7 @@ class ConnectProxy:
         try:
             try:
                 async for item in call:
+                    watch.item(item)
                     frame = _envelope(_DATA, self._encode(wire, m, item))
                     yield base64.b64encode(frame) if wire.text else frame
             except grpc.aio.AioRpcError as err:

@@ -11,6 +11,7 @@ from typing import Any
 
 import h11
 import uvicorn
+from okeyplatform.auth import ServiceCredential
 from okeyplatform.host import InProcess, Part, ServiceHost, run_service
 from okeyplatform.logs import get_logger
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -18,6 +19,7 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 
 from .api import GrpcProxy, build_http_app
 from .app import RateLimiter, StreamCaps, Upstreams
+from .presence import Presence, table_act
 
 __all__ = ["Gateway", "GatewayParts", "bootstrap", "DEFAULT_GRPC_ADDR", "DEFAULT_HTTP_ADDR", "main"]
 
@@ -111,13 +113,15 @@ class GatewayParts:
     limiter: RateLimiter
     http: HttpServer
     streams: StreamCaps | None = None
+    presence: Presence | None = None
 
 
 def bootstrap(
     environ: Mapping[str, str] | None = None, grpc_address: str | None = None, http_address: str | None = None
 ) -> ServiceHost[GatewayParts]:
     """The gateway, configured from ``environ`` (default: the process's): OKEY_*_ADDR of the
-    upstreams, rate limits, CORS origins, trusted proxies, HTTP limits."""
+    upstreams, rate limits, CORS origins, trusted proxies, HTTP limits, and OKEY_NATS_URL for
+    presence shared with the other replicas (without it, presence is this replica's alone)."""
     env = dict(os.environ if environ is None else environ)
     grpc_address = grpc_address or env.get("OKEY_GATEWAY_GRPC_ADDR", DEFAULT_GRPC_ADDR)
     http_address = http_address or env.get("OKEY_GATEWAY_HTTP_ADDR", DEFAULT_HTTP_ADDR)
@@ -139,7 +143,14 @@ def bootstrap(
         streams = StreamCaps(
             int(env.get("OKEY_MAX_STREAMS_PER_PLAYER", "16")), int(env.get("OKEY_MAX_STREAMS_PER_ADDRESS", "64"))
         )
-        host.serve_generic(GrpcProxy(upstreams, limiter, streams))
+        # Who is connected [D-11]: the table is told with the gateway's own service credential.
+        table = "okey.v1.TableService"
+        act = None
+        if table in upstreams.addresses:
+            act = table_act(lambda: upstreams.channel(table), ServiceCredential("gateway"))
+        presence = Presence(nats_url=env.get("OKEY_NATS_URL") or None, act=act)
+        host.background(presence)
+        host.serve_generic(GrpcProxy(upstreams, limiter, streams, presence))
         origins = [o.strip() for o in env.get("OKEY_CORS_ORIGINS", "").split(",") if o.strip()]
         hhost, _, hport = http_address.rpartition(":")
         guarded = type(
@@ -147,7 +158,7 @@ def bootstrap(
         )
         trusted = ",".join(p.strip() for p in env.get("OKEY_TRUSTED_PROXIES", "").split(",") if p.strip())
         config = uvicorn.Config(
-            build_http_app(upstreams, limiter, origins, streams),
+            build_http_app(upstreams, limiter, origins, streams, presence),
             host=hhost,
             port=int(hport),
             log_level="warning",
@@ -164,7 +175,7 @@ def bootstrap(
         )
         http = HttpServer(config, http_address)
         host.background(http, ready=http.ready)
-        return GatewayParts(upstreams, limiter, http, streams)
+        return GatewayParts(upstreams, limiter, http, streams, presence)
 
     names = list(upstreams.addresses)
     return ServiceHost("gateway", grpc_address, setup, reflection_names=names, health_names=names)
@@ -191,6 +202,7 @@ class Gateway(InProcess[Any]):
         )
 
     upstreams = Part("upstreams")
+    presence = Part("presence")
 
 
 def main() -> int:

@@ -16,6 +16,7 @@ import grpc
 import httpx
 import pytest
 from google.rpc import error_details_pb2, status_pb2
+from in_process import start_gateway, upstream_server
 from okey.v1 import lobby_service_pb2 as lpb
 from okey.v1 import lobby_service_pb2_grpc as lpb_grpc
 from okey.v1 import scoring_service_pb2 as spb
@@ -65,29 +66,13 @@ class _Scoring(spb_grpc.ScoringServiceServicer):
 
 @pytest.fixture
 async def upstream() -> AsyncIterator[int]:
-    server = grpc.aio.server()
-    lpb_grpc.add_LobbyServiceServicer_to_server(_Lobby(), server)
-    tpb_grpc.add_TableServiceServicer_to_server(_Table(), server)
-    spb_grpc.add_ScoringServiceServicer_to_server(_Scoring(), server)
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    try:
+    async with upstream_server(lobby=_Lobby(), table=_Table(), scoring=_Scoring()) as port:
         yield port
-    finally:
-        await server.stop(0)
-
-
-async def _gateway(port: int, **env: str) -> Gateway:
-    addr = f"127.0.0.1:{port}"
-    base = {"OKEY_TABLE_ADDR": addr, "OKEY_SCORING_ADDR": addr, "OKEY_LOBBY_ADDR": addr}
-    gw = Gateway("127.0.0.1:0", "127.0.0.1:0", environ=base | env)
-    await gw.start()
-    return gw
 
 
 @pytest.fixture
 async def gw(upstream: int) -> AsyncIterator[Gateway]:
-    gw = await _gateway(upstream, OKEY_RATE_LIMIT="1000", OKEY_RATE_BURST="1000")
+    gw = await start_gateway(upstream, OKEY_RATE_LIMIT="1000", OKEY_RATE_BURST="1000")
     try:
         yield gw
     finally:
@@ -313,7 +298,7 @@ async def test_the_metrics_count_connect_and_grpc_web_as_the_api_route(gw: Gatew
 async def test_the_limits_hold_over_every_protocol(upstream: int) -> None:
     """One rate-limit bucket for /api, Connect and gRPC-Web; one stream cap for Connect and
     gRPC-Web Watch (and gRPC, WebSocket); a closed stream gives its place back."""
-    gw = await _gateway(
+    gw = await start_gateway(
         upstream,
         OKEY_RATE_LIMIT="0.01",
         OKEY_RATE_BURST="6",

@@ -12,6 +12,7 @@ import grpc
 import httpx
 import pytest
 import websockets
+from in_process import start_gateway, upstream_server
 from okey.v1 import lobby_service_pb2 as lpb
 from okey.v1 import lobby_service_pb2_grpc as lpb_grpc
 from okey.v1 import scoring_service_pb2 as spb
@@ -129,24 +130,8 @@ class _Scoring(spb_grpc.ScoringServiceServicer):
 
 @pytest.fixture
 async def upstream() -> AsyncIterator[int]:
-    server = grpc.aio.server()
-    lpb_grpc.add_LobbyServiceServicer_to_server(_Lobby(), server)
-    tpb_grpc.add_TableServiceServicer_to_server(_Table(), server)
-    spb_grpc.add_ScoringServiceServicer_to_server(_Scoring(), server)
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    try:
+    async with upstream_server(lobby=_Lobby(), table=_Table(), scoring=_Scoring()) as port:
         yield port
-    finally:
-        await server.stop(0)
-
-
-async def _gateway(port: int, **env: str) -> Gateway:
-    addr = f"127.0.0.1:{port}"
-    base = {"OKEY_TABLE_ADDR": addr, "OKEY_SCORING_ADDR": addr, "OKEY_LOBBY_ADDR": addr}
-    gw = Gateway("127.0.0.1:0", "127.0.0.1:0", environ=base | env)
-    await gw.start()
-    return gw
 
 
 def _http(gw: Gateway, source: str = "127.0.0.1") -> httpx.AsyncClient:
@@ -165,7 +150,7 @@ async def _ws_first(gw: Gateway, token: str, source: str, **headers: str) -> Any
 
 
 async def test_the_gateway_passes_the_real_peer_address_upstream_on_every_route(upstream: int) -> None:
-    gw = await _gateway(upstream)
+    gw = await start_gateway(upstream)
     try:
         spoof = {CLIENT_ADDRESS_KEY: "10.66.66.66", "x-forwarded-for": "10.77.77.77"}
         async with _http(gw, "127.0.0.42") as http:
@@ -181,7 +166,7 @@ async def test_the_gateway_passes_the_real_peer_address_upstream_on_every_route(
     finally:
         await gw.stop(grace_s=1.0)
     # behind a trusted proxy, the forwarded client is the address (an IPv6 one as its /64)
-    gw = await _gateway(upstream, OKEY_TRUSTED_PROXIES="127.0.0.1")
+    gw = await start_gateway(upstream, OKEY_TRUSTED_PROXIES="127.0.0.1")
     try:
         async with _http(gw) as http:
             for forwarded, want in (("198.51.100.8", "198.51.100.8"), ("2001:db8:5:6::99", "2001:db8:5:6::/64")):
@@ -197,7 +182,7 @@ async def test_three_tokens_of_one_address_share_its_bucket_on_grpc_http_and_web
     """Per player 1/s with bursts of 10, per address 0.5/s with bursts of 12: three players
     calling 10 times each (gRPC, HTTP) get about 12 through between them, not 30; then the
     address's WebSocket watch is refused too (4429), while another address is served."""
-    gw = await _gateway(
+    gw = await start_gateway(
         upstream,
         OKEY_RATE_LIMIT="1",
         OKEY_RATE_BURST="10",
