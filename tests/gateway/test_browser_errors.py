@@ -44,6 +44,12 @@ WS_PROBE_JS = """(() => {
 })();"""
 LIVE_JS = "() => { const t = okeyApp.state.t; return !!(t && t.view && t.live); }"
 NAMES = iter("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+# The table's events after a version, as the page's seat may see them (each cut to 300 characters).
+EVENTS_AFTER_JS = """async ([table, seat, after]) => {
+  const { api } = await import('/api.js');
+  const r = await api('TableService', 'GetEvents', {tableId: table, seat, afterVersion: after});
+  return (r.events || []).map((e) => JSON.stringify(e).slice(0, 300));
+}"""
 # The page's own text for a reason, from its i18n module (the same strings the toast uses).
 TR_JS = "async ([key, p]) => (await import('/i18n.js')).tr(key, p || {})"
 
@@ -247,4 +253,7 @@ async def test_a_refused_move_shows_the_rule_s_reason(seated: tuple[Any, Any, li
     assert not RULE_ID.search(text) and not TILE_ID.search(text), text
     assert (await page.get_attribute("#toast", "class") or "").split() == ["toast", "error"]
     now = await page.evaluate(STATE_JS)
-    assert now["version"] == st["version"] and now["rack"] == 15 and not now["busy"]
+    if now["version"] != st["version"]:  # what moved the table meanwhile, for the failure's message
+        moved = await page.evaluate(EVENTS_AFTER_JS, [now["id"], now["seat"], st["version"]])
+        raise AssertionError(f"the table moved from version {st['version']} during the refusal: {moved}")
+    assert now["rack"] == 15 and not now["busy"], now
