@@ -149,6 +149,7 @@ def message_pb(m: MessageRow) -> pb.ChatMessage:
         display_name=m.display_name,
         text=m.text,
         sent_at=_ts(m.sent_at),
+        emote=m.emote,
     )
 
 
@@ -405,6 +406,11 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):
         who = self._who(context)
         msg = await self.app.send_message(who, request.table_id, request.text)
         return pb.SendMessageResponse(message=message_pb(msg))
+
+    async def SendEmote(self, request: pb.SendEmoteRequest, context: Any) -> pb.SendEmoteResponse:
+        who = self._who(context)
+        msg = await self.app.send_emote(who, request.table_id, request.emote)
+        return pb.SendEmoteResponse(message=message_pb(msg))
 
     async def ListMessages(self, request: pb.ListMessagesRequest, context: Any) -> pb.ListMessagesResponse:
         who = self._who(context)

@@ -89,6 +89,7 @@ class LobbyApp:
         self.seat_left = seating.seat_left
         # chat and moderation
         self.send_message = chat.send_message
+        self.send_emote = chat.send_emote
         self.list_messages = chat.list_messages
         self.mute = chat.mute
         # reports and bans

@@ -1,6 +1,6 @@
 """Chat under the house rules: a table's channel (its seated players read and write it) and the
-lobby's; the text rules (moderation.py), mutes, flood and repeat limits; and each player's own
-mutes of others."""
+lobby's; the text rules (moderation.py), mutes, flood and repeat limits; each player's own
+mutes of others; and the quick emotes of a table (issue 44.6), which are messages of its chat."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 from datetime import datetime
 
+from okey.v1.lobby_service_pb2 import Emote
 from okeyplatform import metrics as M
 from okeyplatform.auth import Identity, can
 from okeyplatform.errors import AppError
@@ -20,7 +21,11 @@ from .players import active_player
 from .policy import Limits, when
 from .store import LobbyStore, Unit
 
-__all__ = ["Chat", "text_key"]
+__all__ = ["Chat", "EMOTES", "text_key"]
+
+# The quick emotes: okey.v1.Emote is their one list (number -> name, UNSPECIFIED left out); the
+# lobby stores the number, clients show the name's text.
+EMOTES: dict[int, str] = {v.number: v.name for v in Emote.DESCRIPTOR.values if v.number != 0}
 
 
 class Chat:
@@ -57,11 +62,7 @@ class Chat:
         now = self.clock()
         async with self.store.unit() as uow:
             player = await active_player(uow, who, now, lock=True)  # one send at a time per player
-            if player.muted_until is not None and player.muted_until > now:
-                raise Refused(
-                    f"Sohbetin {when(player.muted_until)} tarihine kadar kapalı. (You are muted until then.)",
-                    "MUTED",
-                )
+            _not_muted(player.muted_until, now)
             if table_id:
                 await self._seated_at(uow, table_id, who)
             recent = await uow.chat.recent_messages(
@@ -74,6 +75,22 @@ class Chat:
             if repeats >= self.limits.repeat_max:
                 raise Flood("Aynı mesajı tekrar tekrar yazma. (Do not repeat the same message.)", "FLOOD")
             return await uow.chat.insert_message(table_id, who.subject, text, key, now)
+
+    async def send_emote(self, who: Identity, table_id: str, emote: int) -> MessageRow:
+        """A quick emote at a table the caller sits at (staff: any table), into its chat: no free
+        text, so no text rule, but the sanctions, the seat and a limit of its own."""
+        if emote not in EMOTES:
+            raise Invalid(f"no emote {emote}: one of okey.v1.Emote", "UNKNOWN_EMOTE")
+        if not table_id:
+            raise Invalid("an emote is sent at a table: table_id", "INVALID_ARGUMENT")
+        now = self.clock()
+        async with self.store.unit() as uow:
+            player = await active_player(uow, who, now, lock=True)  # one send at a time per player
+            _not_muted(player.muted_until, now)
+            await self._seated_at(uow, table_id, who)
+            if await uow.chat.recent_emotes(who.subject, now - self.limits.emote_window) >= self.limits.emote_max:
+                raise Flood("Çok sık ifade gönderiyorsun; biraz bekle. (Too many emotes: wait a moment.)", "FLOOD")
+            return await uow.chat.insert_emote(table_id, who.subject, emote, now)
 
     async def _seated_at(self, uow: Unit, table_id: str, who: Identity) -> None:
         if can(who, "tables.inspect"):
@@ -101,6 +118,12 @@ class Chat:
                 await uow.chat.mute(who.subject, player_id, self.clock())
             else:
                 await uow.chat.unmute(who.subject, player_id)
+
+
+def _not_muted(muted_until: datetime | None, now: datetime) -> None:
+    """A player muted by staff sends neither texts nor emotes (MUTED)."""
+    if muted_until is not None and muted_until > now:
+        raise Refused(f"Sohbetin {when(muted_until)} tarihine kadar kapalı. (You are muted until then.)", "MUTED")
 
 
 def text_key(text: str) -> str:

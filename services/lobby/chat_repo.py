@@ -1,5 +1,6 @@
 """Chat (``lobby_messages``: a table's channel, or the lobby's with channel "") and each player's
-mutes of others (``lobby_mutes``)."""
+mutes of others (``lobby_mutes``). A message is a text or a quick emote (``emote``: the number of
+okey.v1.Emote, its text ''); the reports' evidence and context are texts only."""
 
 from __future__ import annotations
 
@@ -22,14 +23,17 @@ class MessageRow:
     display_name: str
     text: str
     sent_at: datetime
+    emote: int = 0  # okey.v1.Emote's number; 0 for a text
 
 
 def _message(r: asyncpg.Record) -> MessageRow:
-    return MessageRow(r["message_id"], r["channel"], r["player_id"], r["display_name"], r["text"], r["sent_at"])
+    return MessageRow(
+        r["message_id"], r["channel"], r["player_id"], r["display_name"], r["text"], r["sent_at"], r["emote"] or 0
+    )
 
 
 _MESSAGE_SELECT = """
-    SELECT m.message_id, m.channel, m.player_id, p.display_name, m.text, m.sent_at
+    SELECT m.message_id, m.channel, m.player_id, p.display_name, m.text, m.sent_at, m.emote
     FROM lobby_messages m JOIN lobby_players p ON p.player_id = m.player_id
 """
 
@@ -39,7 +43,7 @@ class ChatRepo(Repository):
         r = await self.conn.fetchrow(
             "WITH m AS (INSERT INTO lobby_messages (channel, player_id, text, text_key, sent_at) "
             "VALUES ($1, $2, $3, $4, $5) RETURNING *) "
-            "SELECT m.message_id, m.channel, m.player_id, p.display_name, m.text, m.sent_at "
+            "SELECT m.message_id, m.channel, m.player_id, p.display_name, m.text, m.sent_at, m.emote "
             "FROM m JOIN lobby_players p ON p.player_id = m.player_id",
             channel,
             player_id,
@@ -49,17 +53,43 @@ class ChatRepo(Repository):
         )
         return _message(r)
 
+    async def insert_emote(self, channel: str, player_id: str, emote: int, now: datetime) -> MessageRow:
+        r = await self.conn.fetchrow(
+            "WITH m AS (INSERT INTO lobby_messages (channel, player_id, text, text_key, sent_at, emote) "
+            "VALUES ($1, $2, '', '', $3, $4) RETURNING *) "
+            "SELECT m.message_id, m.channel, m.player_id, p.display_name, m.text, m.sent_at, m.emote "
+            "FROM m JOIN lobby_players p ON p.player_id = m.player_id",
+            channel,
+            player_id,
+            now,
+            emote,
+        )
+        return _message(r)
+
     async def recent_messages(self, player_id: str, since: datetime) -> list[tuple[str, datetime]]:
+        """A player's texts since ``since`` (their keys and times): the text flood limits'."""
         rows = await self.conn.fetch(
-            "SELECT text_key, sent_at FROM lobby_messages WHERE player_id = $1 AND sent_at > $2 ORDER BY sent_at",
+            "SELECT text_key, sent_at FROM lobby_messages WHERE player_id = $1 AND sent_at > $2 AND emote IS NULL "
+            "ORDER BY sent_at",
             player_id,
             since,
         )
         return [(r["text_key"], r["sent_at"]) for r in rows]
 
+    async def recent_emotes(self, player_id: str, since: datetime) -> int:
+        """How many emotes a player sent since ``since``: the emote limit's."""
+        return int(
+            await self.conn.fetchval(
+                "SELECT count(*) FROM lobby_messages WHERE player_id = $1 AND sent_at > $2 AND emote IS NOT NULL",
+                player_id,
+                since,
+            )
+        )
+
     async def messages(self, channel: str, after_id: int, limit: int, viewer: str) -> list[MessageRow]:
         rows = await self.conn.fetch(
-            _MESSAGE_SELECT + "WHERE m.channel = $1 AND m.message_id > $2 AND m.text <> '' AND NOT EXISTS ("
+            _MESSAGE_SELECT + "WHERE m.channel = $1 AND m.message_id > $2 AND (m.text <> '' OR m.emote IS NOT NULL) "
+            "AND NOT EXISTS ("
             "SELECT 1 FROM lobby_mutes u WHERE u.player_id = $4 AND u.muted_id = m.player_id) "
             "ORDER BY m.message_id LIMIT $3",
             channel,
@@ -70,14 +100,16 @@ class ChatRepo(Repository):
         return [_message(r) for r in rows]
 
     async def messages_by_id(self, ids: Sequence[int]) -> list[MessageRow]:
-        rows = await self.conn.fetch(_MESSAGE_SELECT + "WHERE m.message_id = ANY($1::bigint[])", list(ids))
+        rows = await self.conn.fetch(
+            _MESSAGE_SELECT + "WHERE m.message_id = ANY($1::bigint[]) AND m.emote IS NULL", list(ids)
+        )
         return [_message(r) for r in rows]
 
     async def messages_around(self, channel: str, message_id: int, span: int) -> list[MessageRow]:
         rows = await self.conn.fetch(
-            "(" + _MESSAGE_SELECT + "WHERE m.channel = $1 AND m.message_id <= $2 ORDER BY m.message_id DESC "
-            "LIMIT $3) UNION (" + _MESSAGE_SELECT + "WHERE m.channel = $1 AND m.message_id > $2 "
-            "ORDER BY m.message_id LIMIT $3) ORDER BY message_id",
+            "(" + _MESSAGE_SELECT + "WHERE m.channel = $1 AND m.message_id <= $2 AND m.emote IS NULL "
+            "ORDER BY m.message_id DESC LIMIT $3) UNION (" + _MESSAGE_SELECT + "WHERE m.channel = $1 "
+            "AND m.message_id > $2 AND m.emote IS NULL ORDER BY m.message_id LIMIT $3) ORDER BY message_id",
             channel,
             message_id,
             span,
@@ -86,7 +118,8 @@ class ChatRepo(Repository):
 
     async def latest_messages_of(self, player_id: str, limit: int) -> list[MessageRow]:
         rows = await self.conn.fetch(
-            "SELECT * FROM (" + _MESSAGE_SELECT + "WHERE m.player_id = $1 ORDER BY m.message_id DESC LIMIT $2) x "
+            "SELECT * FROM (" + _MESSAGE_SELECT + "WHERE m.player_id = $1 AND m.emote IS NULL "
+            "ORDER BY m.message_id DESC LIMIT $2) x "
             "ORDER BY message_id",
             player_id,
             limit,

@@ -39,7 +39,7 @@ class ErasureRepo(Repository):
         ):
             await conn.execute(f"DELETE FROM {table} WHERE player_id = $1", p)
         await conn.execute("DELETE FROM lobby_mutes WHERE player_id = $1 OR muted_id = $1", p)
-        await conn.execute("UPDATE lobby_messages SET text = '', text_key = '' WHERE player_id = $1", p)
+        await conn.execute("UPDATE lobby_messages SET text = '', text_key = '', emote = NULL WHERE player_id = $1", p)
         await conn.execute("UPDATE lobby_reports SET details = '' WHERE reporter_id = $1", p)
         await conn.execute("UPDATE lobby_seats SET device_id = '' WHERE player_id = $1", p)
         if device_id:

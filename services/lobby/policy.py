@@ -49,6 +49,9 @@ class Limits:
     flood_max: int = 5  # messages per window
     repeat_window: timedelta = timedelta(seconds=60)
     repeat_max: int = 2  # the same message this often per repeat window
+    # Quick emotes at a table (issue 44.6), counted apart from text: this many per window.
+    emote_window: timedelta = timedelta(seconds=10)
+    emote_max: int = 3
     details_max: int = 500
     # Reports one player files per Turkish day (issue 39.6; 0: no limit): past it, RESOURCE_EXHAUSTED
     # TOO_MANY_REPORTS, so one account cannot flood the moderators' queue.

@@ -345,6 +345,15 @@ MIGRATIONS: list[tuple[int, str]] = [
         );
         """,
     ),
+    (
+        13,
+        # Quick emotes at a table (issue 44.6): a message is a text, or an emote (the number of
+        # okey.v1.Emote, their one list; its text and text_key are ''). An erased player's emotes
+        # are NULLed as their texts are emptied, and chat lists skip both.
+        """
+        ALTER TABLE lobby_messages ADD COLUMN emote SMALLINT CHECK (emote > 0);
+        """,
+    ),
 ]
 
 

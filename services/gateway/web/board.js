@@ -8,6 +8,7 @@ import { hasMethod } from "./api.js";
 import { dragTile, tileEl } from "./rack.js";
 import { doDiscard, doDraw, doTake } from "./actions.js";
 import { openReport } from "./chat.js";
+import { seatBubble } from "./emotes.js";
 import { playerTileName } from "./refusals.js";
 
 function positions(count, mine) {
@@ -43,7 +44,7 @@ function renderSeat(v, seat, where) {
   const pub = (v.seats || [])[seat] || {};
   const turn = v.phase === "PHASE_PLAYING" && num(v.turn) === seat;
   const name = seatName(seat);
-  const panel = h("section", { class: `seat-panel ${turn ? "turn" : ""} ${seat === t.seat ? "me" : ""}`, "aria-label": name, "data-seat": seat },
+  const panel = h("section", { class: `seat-panel ${turn ? "turn" : ""} ${seat === t.seat ? "me" : ""}`, "aria-label": name, "data-seat": seat, "data-player": pub.playerId || null },
     h("div", { class: "seat-name" }, h("span", { class: "seat-no", "aria-hidden": "true" }, seat + 1), " ", h("strong", {}, name), " ", flags(pub, v)),
     h("div", { class: "seat-meta" },
       tr("table.tiles", { n: num(pub.tiles) }), " · ",
@@ -56,6 +57,8 @@ function renderSeat(v, seat, where) {
   if ((pub.rack || []).length) {
     panel.append(h("div", { class: "revealed" }, pub.rack.map((x) => tileEl(x, { small: true }))));
   }
+  const bubble = seatBubble(pub.playerId); // a quick emote of the seat's player, for a few seconds
+  if (bubble) panel.append(bubble);
   return h("div", { class: "seat-area pos-" + where }, panel, renderPile(v, seat));
 }
 

@@ -1,9 +1,13 @@
 // Chat (the lobby's and the open table's, polled from the lobby service), muting a player, and
-// the report dialog.
+// the report dialog. A table's chat carries its quick emotes too (emotes.js).
 import { $, h, num, toast } from "./dom.js";
 import { tr, translateStatic } from "./i18n.js";
 import { S } from "./state.js";
 import { api, errText, hasMethod, serviceMissing } from "./api.js";
+import { emoteLine, emoteName, hideEmotesOf, mountEmotes, relabelEmotes, showEmote } from "./emotes.js";
+
+// How often a chat asks for new messages: a table's emote reaches the other seats within this.
+export const CHAT_POLL_MS = 2500;
 
 function chatSlot(kind) { return $(`.chat-slot[data-chat="${kind}"]`); }
 
@@ -19,9 +23,10 @@ export function startChat(kind, tableId) {
   const c = { kind, tableId, after: 0, messages: [], timer: null, note: "", slot };
   S.chats[kind] = c;
   $(".chat-form", slot).addEventListener("submit", (ev) => { ev.preventDefault(); sendChat(c); });
+  if (kind === "table") mountEmotes(slot, tableId, () => pollChat(c), (e) => { c.note = errText(e); renderChat(c); });
   if (!hasMethod("LobbyService", "ListMessages")) { c.note = tr("chat.unavailable"); renderChat(c); return; }
   pollChat(c);
-  c.timer = setInterval(() => pollChat(c), 2500);
+  c.timer = setInterval(() => pollChat(c), CHAT_POLL_MS);
 }
 
 export function stopChat(kind) {
@@ -38,7 +43,10 @@ async function pollChat(c) {
     if (msgs.length) {
       c.messages = c.messages.concat(msgs).slice(-100);
       c.after = num(msgs[msgs.length - 1].messageId);
+      // The emotes sent since the chat opened show at their seats; the earlier ones only in the log.
+      if (c.loaded) for (const m of msgs) if (emoteName(m.emote)) showEmote(m);
     }
+    c.loaded = true;
     if (c.note) c.note = "";
     if (msgs.length || c.rendered === undefined) renderChat(c);
   } catch (e) {
@@ -58,16 +66,19 @@ function renderChat(c) {
   if (!c.messages.length) log.append(h("li", { class: "empty" }, tr("chat.none")));
   for (const m of c.messages) {
     const mine = S.me && m.playerId === S.me.id;
-    const item = h("li", { class: mine ? "mine" : "" },
-      h("strong", {}, m.displayName || m.playerId), ": ", m.text);
+    const emote = emoteName(m.emote);
+    const item = h("li", { class: (mine ? "mine" : "") + (emote ? " emote" : "") },
+      h("strong", {}, m.displayName || m.playerId), ": ", emote ? emoteLine(m) : m.text);
     if (!mine && m.playerId) {
+      // An emote is a fixed phrase: no evidence for a report (the lobby takes texts only).
       item.append(" ", h("span", { class: "msg-actions" },
-        h("button", { type: "button", class: "link", onclick: () => openReport(m.playerId, m.displayName, [num(m.messageId)]) }, tr("chat.report")),
+        emote ? null : h("button", { type: "button", class: "link", onclick: () => openReport(m.playerId, m.displayName, [num(m.messageId)]) }, tr("chat.report")),
         h("button", { type: "button", class: "link", onclick: () => mute(m.playerId, m.displayName) }, tr("chat.mute"))));
     }
     log.append(item);
   }
   log.scrollTop = log.scrollHeight;
+  relabelEmotes(c.slot);
   const note = $(".chat-note", c.slot);
   note.textContent = c.note;
   note.hidden = !c.note;
@@ -92,6 +103,7 @@ async function mute(playerId, name) {
     await api("LobbyService", "MutePlayer", { playerId });
     toast(tr("chat.muted", { name: name || playerId }), "info");
     for (const c of Object.values(S.chats)) { c.messages = c.messages.filter((m) => m.playerId !== playerId); renderChat(c); }
+    hideEmotesOf(playerId);
   } catch (e) { toast(errText(e)); }
 }
 

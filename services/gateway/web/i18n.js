@@ -25,6 +25,9 @@ export function tr(key, params) {
 
 export const hasString = (key) => STRINGS[lang][key] !== undefined;
 
+/** The keys that start with ``prefix``, in the tables' order (the emote palette is i18n's emote.*). */
+export const stringKeys = (prefix) => Object.keys(STRINGS.tr).filter((k) => k.startsWith(prefix));
+
 /** The static page (index.html and cloned templates) follows the language: data-i18n attributes. */
 export function translateStatic(root = document) {
   if (root === document) document.documentElement.lang = lang;
@@ -353,6 +356,26 @@ const STRINGS = {
     "chat.report": "Şikâyet et",
     "chat.mute": "Sustur",
     "chat.muted": "{name} susturuldu.",
+    "emote.open": "Hızlı ifade gönder",
+    "emote.palette": "Hızlı ifadeler",
+    "emote.bubble": "{name}: {text}",
+    "emote.other": "Bir ifade",
+    "emote.KOLAY_GELSIN": "Kolay gelsin!",
+    "emote.KOLAY_GELSIN.icon": "👋",
+    "emote.BOL_SANS": "Bol şans!",
+    "emote.BOL_SANS.icon": "🍀",
+    "emote.TEBRIKLER": "Tebrikler!",
+    "emote.TEBRIKLER.icon": "👏",
+    "emote.CAY": "Çaylar benden!",
+    "emote.CAY.icon": "🍵",
+    "emote.HADI_BAKALIM": "Hadi bakalım!",
+    "emote.HADI_BAKALIM.icon": "⏳",
+    "emote.EYVALLAH": "Eyvallah!",
+    "emote.EYVALLAH.icon": "🙏",
+    "emote.GECMIS_OLSUN": "Geçmiş olsun!",
+    "emote.GECMIS_OLSUN.icon": "🤕",
+    "emote.IYI_OYUNLAR": "İyi oyunlar!",
+    "emote.IYI_OYUNLAR.icon": "🤝",
 
     "report.title": "Oyuncuyu şikâyet et",
     "report.player": "Şikâyet edilen: {name}",
@@ -587,6 +610,7 @@ const STRINGS = {
     "err.MUTED": "Susturuldun; bir süre mesaj yazamazsın.",
     "err.FLOOD": "Çok sık ya da aynı mesajı gönderiyorsun; biraz bekle.",
     "err.EMPTY_MESSAGE": "Boş mesaj gönderilemez.",
+    "err.UNKNOWN_EMOTE": "Bu ifade artık yok; sayfayı yenile.",
     "err.MESSAGE_TOO_LONG": "Mesaj çok uzun; kısaltıp yeniden gönder.",
     "err.PROFANITY": "Mesaj gönderilmedi: küfür yasak.",
     "err.INSULT": "Mesaj gönderilmedi: hakaret yasak.",
@@ -1115,6 +1139,26 @@ const STRINGS = {
     "chat.report": "Report",
     "chat.mute": "Mute",
     "chat.muted": "{name} is muted.",
+    "emote.open": "Send a quick emote",
+    "emote.palette": "Quick emotes",
+    "emote.bubble": "{name}: {text}",
+    "emote.other": "An emote",
+    "emote.KOLAY_GELSIN": "May it go easy!",
+    "emote.KOLAY_GELSIN.icon": "👋",
+    "emote.BOL_SANS": "Good luck!",
+    "emote.BOL_SANS.icon": "🍀",
+    "emote.TEBRIKLER": "Congratulations!",
+    "emote.TEBRIKLER.icon": "👏",
+    "emote.CAY": "Tea's on me!",
+    "emote.CAY.icon": "🍵",
+    "emote.HADI_BAKALIM": "Come on, then!",
+    "emote.HADI_BAKALIM.icon": "⏳",
+    "emote.EYVALLAH": "Thanks!",
+    "emote.EYVALLAH.icon": "🙏",
+    "emote.GECMIS_OLSUN": "Hard luck!",
+    "emote.GECMIS_OLSUN.icon": "🤕",
+    "emote.IYI_OYUNLAR": "Good game!",
+    "emote.IYI_OYUNLAR.icon": "🤝",
 
     "report.title": "Report a player",
     "report.player": "Reporting: {name}",
@@ -1349,6 +1393,7 @@ const STRINGS = {
     "err.MUTED": "You are muted and cannot write for a while.",
     "err.FLOOD": "You are sending messages too often, or the same one again; wait a moment.",
     "err.EMPTY_MESSAGE": "An empty message cannot be sent.",
+    "err.UNKNOWN_EMOTE": "There is no such emote any more; reload the page.",
     "err.MESSAGE_TOO_LONG": "The message is too long; shorten it.",
     "err.PROFANITY": "Not sent: swearing is not allowed.",
     "err.INSULT": "Not sent: insults are not allowed.",

@@ -56,6 +56,18 @@ class SettlementStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     SETTLEMENT_STATUS_HELD: _ClassVar[SettlementStatus]
     SETTLEMENT_STATUS_SETTLED: _ClassVar[SettlementStatus]
     SETTLEMENT_STATUS_REFUNDED: _ClassVar[SettlementStatus]
+
+class Emote(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    EMOTE_UNSPECIFIED: _ClassVar[Emote]
+    EMOTE_KOLAY_GELSIN: _ClassVar[Emote]
+    EMOTE_BOL_SANS: _ClassVar[Emote]
+    EMOTE_TEBRIKLER: _ClassVar[Emote]
+    EMOTE_CAY: _ClassVar[Emote]
+    EMOTE_HADI_BAKALIM: _ClassVar[Emote]
+    EMOTE_EYVALLAH: _ClassVar[Emote]
+    EMOTE_GECMIS_OLSUN: _ClassVar[Emote]
+    EMOTE_IYI_OYUNLAR: _ClassVar[Emote]
 TABLE_VISIBILITY_UNSPECIFIED: TableVisibility
 TABLE_VISIBILITY_PUBLIC: TableVisibility
 TABLE_VISIBILITY_PRIVATE: TableVisibility
@@ -84,6 +96,15 @@ SETTLEMENT_STATUS_UNSPECIFIED: SettlementStatus
 SETTLEMENT_STATUS_HELD: SettlementStatus
 SETTLEMENT_STATUS_SETTLED: SettlementStatus
 SETTLEMENT_STATUS_REFUNDED: SettlementStatus
+EMOTE_UNSPECIFIED: Emote
+EMOTE_KOLAY_GELSIN: Emote
+EMOTE_BOL_SANS: Emote
+EMOTE_TEBRIKLER: Emote
+EMOTE_CAY: Emote
+EMOTE_HADI_BAKALIM: Emote
+EMOTE_EYVALLAH: Emote
+EMOTE_GECMIS_OLSUN: Emote
+EMOTE_IYI_OYUNLAR: Emote
 
 class PlayerProfile(_message.Message):
     __slots__ = ("player_id", "display_name", "chips", "next_daily_chips_at", "muted_until", "banned_until", "warnings", "created_at", "deleted", "staff_role", "daily_chips_reason", "daily_chips_limit")
@@ -680,20 +701,22 @@ class FillWithBotsResponse(_message.Message):
     def __init__(self, table: _Optional[_Union[LobbyTable, _Mapping]] = ...) -> None: ...
 
 class ChatMessage(_message.Message):
-    __slots__ = ("message_id", "table_id", "player_id", "display_name", "text", "sent_at")
+    __slots__ = ("message_id", "table_id", "player_id", "display_name", "text", "sent_at", "emote")
     MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     SENT_AT_FIELD_NUMBER: _ClassVar[int]
+    EMOTE_FIELD_NUMBER: _ClassVar[int]
     message_id: int
     table_id: str
     player_id: str
     display_name: str
     text: str
     sent_at: _timestamp_pb2.Timestamp
-    def __init__(self, message_id: _Optional[int] = ..., table_id: _Optional[str] = ..., player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., text: _Optional[str] = ..., sent_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    emote: Emote
+    def __init__(self, message_id: _Optional[int] = ..., table_id: _Optional[str] = ..., player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., text: _Optional[str] = ..., sent_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., emote: _Optional[_Union[Emote, str]] = ...) -> None: ...
 
 class SendMessageRequest(_message.Message):
     __slots__ = ("table_id", "text")
@@ -704,6 +727,20 @@ class SendMessageRequest(_message.Message):
     def __init__(self, table_id: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
 
 class SendMessageResponse(_message.Message):
+    __slots__ = ("message",)
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    message: ChatMessage
+    def __init__(self, message: _Optional[_Union[ChatMessage, _Mapping]] = ...) -> None: ...
+
+class SendEmoteRequest(_message.Message):
+    __slots__ = ("table_id", "emote")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    EMOTE_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    emote: Emote
+    def __init__(self, table_id: _Optional[str] = ..., emote: _Optional[_Union[Emote, str]] = ...) -> None: ...
+
+class SendEmoteResponse(_message.Message):
     __slots__ = ("message",)
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
     message: ChatMessage

@@ -42,7 +42,7 @@ class LobbyServiceStub:
 
     Errors carry a google.rpc.ErrorInfo (domain okey.v1) whose reason is stable and whose
     message is what the player should read (Turkish, then English in brackets):
-    INVALID_ARGUMENT: INVALID_NAME, INVALID_OPTIONS, EMPTY_MESSAGE, MESSAGE_TOO_LONG,
+    INVALID_ARGUMENT: INVALID_NAME, INVALID_OPTIONS, EMPTY_MESSAGE, MESSAGE_TOO_LONG, UNKNOWN_EMOTE,
     REASON_REQUIRED (a staff action without a reason), INVALID_ARGUMENT;
     ALREADY_EXISTS: NAME_TAKEN;
     NOT_FOUND: TABLE_NOT_FOUND, PLAYER_NOT_FOUND, REPORT_NOT_FOUND;
@@ -52,8 +52,8 @@ class LobbyServiceStub:
     reports (ALREADY_REPORTED, ALREADY_RESOLVED), staff (NOT_BANNED, NOT_STAFF,
     INSUFFICIENT_CHIPS when chips taken back would overdraw the player), accounts
     (REAUTH_REQUIRED: a sensitive call without a recent proof, see Reauthenticate; NOT_LINKED);
-    RESOURCE_EXHAUSTED: FLOOD (too many messages, or the same one repeated), TOO_MANY_REPORTS (a
-    player's reports of the day: 20 by default), LOGIN_LOCKED (failed
+    RESOURCE_EXHAUSTED: FLOOD (too many messages, or the same one repeated, or too many emotes),
+    TOO_MANY_REPORTS (a player's reports of the day: 20 by default), LOGIN_LOCKED (failed
     e-mail logins: per e-mail and address, per address, and per e-mail from the addresses the
     account never signed in from; retry_after_s);
     PERMISSION_DENIED: STAFF_ONLY (a moderator's call), ADMIN_ONLY (an admin's call),
@@ -214,6 +214,11 @@ class LobbyServiceStub:
                 request_serializer=okey_dot_v1_dot_lobby__service__pb2.ListMessagesRequest.SerializeToString,
                 response_deserializer=okey_dot_v1_dot_lobby__service__pb2.ListMessagesResponse.FromString,
                 _registered_method=True)
+        self.SendEmote = channel.unary_unary(
+                '/okey.v1.LobbyService/SendEmote',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.SendEmoteRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.SendEmoteResponse.FromString,
+                _registered_method=True)
         self.MutePlayer = channel.unary_unary(
                 '/okey.v1.LobbyService/MutePlayer',
                 request_serializer=okey_dot_v1_dot_lobby__service__pb2.MutePlayerRequest.SerializeToString,
@@ -293,7 +298,7 @@ class LobbyServiceServicer:
 
     Errors carry a google.rpc.ErrorInfo (domain okey.v1) whose reason is stable and whose
     message is what the player should read (Turkish, then English in brackets):
-    INVALID_ARGUMENT: INVALID_NAME, INVALID_OPTIONS, EMPTY_MESSAGE, MESSAGE_TOO_LONG,
+    INVALID_ARGUMENT: INVALID_NAME, INVALID_OPTIONS, EMPTY_MESSAGE, MESSAGE_TOO_LONG, UNKNOWN_EMOTE,
     REASON_REQUIRED (a staff action without a reason), INVALID_ARGUMENT;
     ALREADY_EXISTS: NAME_TAKEN;
     NOT_FOUND: TABLE_NOT_FOUND, PLAYER_NOT_FOUND, REPORT_NOT_FOUND;
@@ -303,8 +308,8 @@ class LobbyServiceServicer:
     reports (ALREADY_REPORTED, ALREADY_RESOLVED), staff (NOT_BANNED, NOT_STAFF,
     INSUFFICIENT_CHIPS when chips taken back would overdraw the player), accounts
     (REAUTH_REQUIRED: a sensitive call without a recent proof, see Reauthenticate; NOT_LINKED);
-    RESOURCE_EXHAUSTED: FLOOD (too many messages, or the same one repeated), TOO_MANY_REPORTS (a
-    player's reports of the day: 20 by default), LOGIN_LOCKED (failed
+    RESOURCE_EXHAUSTED: FLOOD (too many messages, or the same one repeated, or too many emotes),
+    TOO_MANY_REPORTS (a player's reports of the day: 20 by default), LOGIN_LOCKED (failed
     e-mail logins: per e-mail and address, per address, and per e-mail from the addresses the
     account never signed in from; retry_after_s);
     PERMISSION_DENIED: STAFF_ONLY (a moderator's call), ADMIN_ONLY (an admin's call),
@@ -533,6 +538,18 @@ class LobbyServiceServicer:
 
     def ListMessages(self, request, context):
         """Messages of a table or of the lobby after an id, without those of players the caller muted.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SendEmote(self, request, context):
+        """A quick emote at a table (issue 44.6): one of the fixed set Emote, no free text. Only a
+        person seated at the table (or staff) sends one, as with its chat (NOT_SEATED); it is stored
+        in the table's chat, so ListMessages returns it (ChatMessage.emote, empty text) and a player
+        the caller muted is not seen sending any. At most 3 a player per 10 s (RESOURCE_EXHAUSTED
+        FLOOD), counted apart from text; a player muted by staff is refused (MUTED); UNSPECIFIED or
+        a number not in Emote is INVALID_ARGUMENT UNKNOWN_EMOTE.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -770,6 +787,11 @@ def add_LobbyServiceServicer_to_server(servicer, server):
                     request_deserializer=okey_dot_v1_dot_lobby__service__pb2.ListMessagesRequest.FromString,
                     response_serializer=okey_dot_v1_dot_lobby__service__pb2.ListMessagesResponse.SerializeToString,
             ),
+            'SendEmote': grpc.unary_unary_rpc_method_handler(
+                    servicer.SendEmote,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.SendEmoteRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.SendEmoteResponse.SerializeToString,
+            ),
             'MutePlayer': grpc.unary_unary_rpc_method_handler(
                     servicer.MutePlayer,
                     request_deserializer=okey_dot_v1_dot_lobby__service__pb2.MutePlayerRequest.FromString,
@@ -855,7 +877,7 @@ class LobbyService:
 
     Errors carry a google.rpc.ErrorInfo (domain okey.v1) whose reason is stable and whose
     message is what the player should read (Turkish, then English in brackets):
-    INVALID_ARGUMENT: INVALID_NAME, INVALID_OPTIONS, EMPTY_MESSAGE, MESSAGE_TOO_LONG,
+    INVALID_ARGUMENT: INVALID_NAME, INVALID_OPTIONS, EMPTY_MESSAGE, MESSAGE_TOO_LONG, UNKNOWN_EMOTE,
     REASON_REQUIRED (a staff action without a reason), INVALID_ARGUMENT;
     ALREADY_EXISTS: NAME_TAKEN;
     NOT_FOUND: TABLE_NOT_FOUND, PLAYER_NOT_FOUND, REPORT_NOT_FOUND;
@@ -865,8 +887,8 @@ class LobbyService:
     reports (ALREADY_REPORTED, ALREADY_RESOLVED), staff (NOT_BANNED, NOT_STAFF,
     INSUFFICIENT_CHIPS when chips taken back would overdraw the player), accounts
     (REAUTH_REQUIRED: a sensitive call without a recent proof, see Reauthenticate; NOT_LINKED);
-    RESOURCE_EXHAUSTED: FLOOD (too many messages, or the same one repeated), TOO_MANY_REPORTS (a
-    player's reports of the day: 20 by default), LOGIN_LOCKED (failed
+    RESOURCE_EXHAUSTED: FLOOD (too many messages, or the same one repeated, or too many emotes),
+    TOO_MANY_REPORTS (a player's reports of the day: 20 by default), LOGIN_LOCKED (failed
     e-mail logins: per e-mail and address, per address, and per e-mail from the addresses the
     account never signed in from; retry_after_s);
     PERMISSION_DENIED: STAFF_ONLY (a moderator's call), ADMIN_ONLY (an admin's call),
@@ -1649,6 +1671,33 @@ class LobbyService:
             '/okey.v1.LobbyService/ListMessages',
             okey_dot_v1_dot_lobby__service__pb2.ListMessagesRequest.SerializeToString,
             okey_dot_v1_dot_lobby__service__pb2.ListMessagesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SendEmote(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/SendEmote',
+            okey_dot_v1_dot_lobby__service__pb2.SendEmoteRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.SendEmoteResponse.FromString,
             options,
             channel_credentials,
             insecure,
