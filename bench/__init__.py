@@ -48,6 +48,12 @@ def _soak(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def _presence(args: argparse.Namespace) -> int:
+    from .presence import run
+
+    return run(args)
+
+
 BENCHES: dict[str, Callable[[argparse.Namespace], int]] = {
     "solver": _solver,
     "table": _table,
@@ -55,6 +61,7 @@ BENCHES: dict[str, Callable[[argparse.Namespace], int]] = {
     "bots": _bots,
     "soak": _soak,
     "envelope": _envelope,
+    "presence": _presence,
 }
 
 
@@ -67,6 +74,8 @@ BENCH_HELP: dict[str, str] = {
     "bots": "the strategies against each other (strong, greedy, easy; classic and 101) and their decision times",
     "soak": "many concurrent all-bot tables through the gateway for minutes; --faults kills and restarts parts",
     "envelope": "encoding and decoding table events for NATS: the protobuf envelope against JSON",
+    "presence": "the gateway's presence over NATS per connected player, by players and gateway replicas, and "
+    "how soon a killed replica's players show OFFLINE",
 }
 """One line per benchmark, for ``okey bench NAME --help`` (the modules load only when run)."""
 

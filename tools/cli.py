@@ -112,6 +112,38 @@ def _bench_parser(sub: Any) -> None:
     soak.add_argument(
         "--nats-down-seconds", type=float, default=None, help="with --faults: how long NATS stays down (default 30)"
     )
+    presence = parsers["presence"]
+    presence.add_argument(
+        "--players",
+        default=None,
+        metavar="N,N",
+        help="players connected in all, one level each, comma separated (default 1000,10000; --quick 100,1000)",
+    )
+    presence.add_argument(
+        "--replicas",
+        default=None,
+        metavar="N,N",
+        help="gateway replicas the players are spread over, one level each with every --players "
+        "(default 1,2,4; --quick 1,2)",
+    )
+    presence.add_argument(
+        "--seconds", type=float, default=None, help="seconds measured per level (default 12; --quick 5)"
+    )
+    presence.add_argument(
+        "--changes",
+        type=float,
+        default=None,
+        help="presence changes per player per minute: a table joined or left (default 1)",
+    )
+    presence.add_argument(
+        "--calls", type=float, default=None, help="calls per player per minute: a lobby refresh or a move (default 6)"
+    )
+    presence.add_argument(
+        "--table-messages",
+        type=float,
+        default=None,
+        help="messages a minute on a seat's watch while at a table (default 12: a table at 0.2 moves/s)",
+    )
     parsers["envelope"].add_argument(
         "--events",
         type=int,

@@ -213,6 +213,7 @@ def _options_the_bench_reads(name: str) -> set[str]:
         ("replay", ["--quick", "--seed", "--record"], ["--faults", "--tables"]),
         ("bots", ["--quick", "--seed", "--record", "--tables"], ["--faults", "--minutes"]),
         ("envelope", ["--quick", "--events", "--record"], ["--seed", "--faults", "--tables"]),
+        ("presence", ["--quick", "--players", "--replicas", "--record"], ["--seed", "--faults", "--tables"]),
     ],
 )
 def test_each_benchmark_s_help_lists_only_its_own_options(name: str, own: list[str], foreign: list[str]) -> None:
