@@ -133,6 +133,17 @@ async def _only(page: Any, *methods: str) -> AsyncIterator[list[tuple[str, int, 
         await page.unroute_all(behavior="wait")
 
 
+async def _answered(answers: list[tuple[str, int, str]], answer: tuple[str, int, str], timeout_s: float = 10.0) -> None:
+    """Wait (bounded) until ``_only`` has recorded ``answer``: it records one when the server's
+    answer reaches this side, and the watch may bring the page the move's event before that."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout_s
+    while answer not in answers:
+        if loop.time() > end:
+            raise AssertionError(f"no {answer} among the page's answers: {answers}")
+        await asyncio.sleep(0.05)
+
+
 async def _drop_watch_until_4401(page: Any) -> tuple[str, int]:
     """Give the page an expired token, drop the watch (it reconnects with the token the page
     holds) and wait for the gateway's 4401 close, the page's other calls held meanwhile.
@@ -171,6 +182,8 @@ async def test_an_expired_token_is_renewed_for_a_call_and_for_the_watch(seated: 
             await page.locator("#rack button.tile:not(.okey)").last.click()
             await page.click('[data-act="discard"]')
         await page.wait_for_function(f"() => okeyApp.version() > {st['version']}", timeout=10_000)
+        # The watch may bring the move's event before the route here records the call's answer.
+        await _answered(answers, ("Act", 200, ""))
     # refused for the token, renewed, the same move sent again and applied
     assert [a for a in answers if a[0] == "Act"] == [("Act", 401, "BAD_TOKEN"), ("Act", 200, "")], answers
     assert ("RefreshSession", 200, "") in answers, answers
