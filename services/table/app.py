@@ -368,32 +368,23 @@ class TableApp:
                 with internal_span("okey.table", "decide", **{"okey.game": game, "okey.command": kind}):
                     got = loaded.engine.decide(loaded.state, command)
                 M.child(M.TABLE_DECIDE, game).observe(time.perf_counter() - t0)
-                if isinstance(got, RuleViolation):
+                if isinstance(got, RuleViolation) or not got:
+                    # A refusal, or nothing to append (a connection the table already knows
+                    # [D-11]): a retry gets its first result, and only the table as it is in the
+                    # store says so (the cache may be behind another replica's writes).
                     earlier = await self.store.find_command(table_id, command_id)
                     if earlier is not None:
                         M.child(M.TABLE_COMMANDS, game, kind, "duplicate").inc()
                         return await self._replay_result(table_id, earlier)
                     if not fresh:
-                        # The cache may be behind another replica's writes: refuse only on
-                        # the table as it is in the store.
                         fresh = True
                         continue
+                    if not got:  # accepted; nothing is written
+                        M.child(M.TABLE_COMMANDS, game, kind, "applied").inc()
+                        return ActResult(loaded.state.version, [])
                     log.info("command_refused", code=got.code, hand=loaded.state.hand)
                     M.child(M.TABLE_COMMANDS, game, kind, "refused").inc()
                     raise RuleError(got)
-                if not got:
-                    # Accepted with nothing to append (a connection the table already knows [D-11]),
-                    # as a refusal is: a retry gets its first result, and only the table as it is
-                    # in the store says so. Nothing is written.
-                    earlier = await self.store.find_command(table_id, command_id)
-                    if earlier is not None:
-                        M.child(M.TABLE_COMMANDS, game, kind, "duplicate").inc()
-                        return await self._replay_result(table_id, earlier)
-                    if not fresh:
-                        fresh = True
-                        continue
-                    M.child(M.TABLE_COMMANDS, game, kind, "applied").inc()
-                    return ActResult(loaded.state.version, [])
                 try:
                     res = await self._commit(table_id, loaded, loaded.engine, got, command_id, traceparent)
                 except VersionConflict:
