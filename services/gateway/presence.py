@@ -24,7 +24,7 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 from google.protobuf.message import DecodeError, Message
@@ -53,6 +53,7 @@ from .app import Caller
 __all__ = ["Presence", "Tracker", "Stream", "SeatNotifier", "Watch", "WATCH_PATH", "replica_id", "table_act", "GRACE_S"]
 
 WATCH_PATH = "/okey.v1.TableService/Watch"
+_M = TypeVar("_M", bound=Message)
 GRACE_S = 2.0
 """How long a seat may have no watch before the table is told it is disconnected [D-11]."""
 ONLINE_S = 60.0
@@ -279,6 +280,19 @@ def table_act(channel: Callable[[], grpc.aio.Channel], credential: ServiceCreden
 # ------------------------------------------------------------------ one watch
 
 
+def _parsed(cls: type[_M], item: bytes | Message) -> _M | None:
+    """``item`` as a ``cls`` message: itself (the WebSocket route's), decoded from the gRPC
+    proxy's bytes, or None (another message, bytes that do not decode)."""
+    if isinstance(item, cls):
+        return item
+    if isinstance(item, bytes):
+        try:
+            return cls.FromString(item)
+        except DecodeError:
+            return None
+    return None
+
+
 class Watch:
     """Presence's side of one open stream: :meth:`item` for each message it passes on, and
     :meth:`close` once at its end. A stream of nobody's (no token, a service's) is this no-op."""
@@ -299,14 +313,8 @@ class _PlayerWatch(Watch):
     def item(self, item: bytes | Message) -> None:
         if self.seat is None:
             return
-        if isinstance(item, pb.WatchResponse):
-            msg = item
-        elif isinstance(item, bytes):
-            try:
-                msg = pb.WatchResponse.FromString(item)
-            except DecodeError:
-                return
-        else:
+        msg = _parsed(pb.WatchResponse, item)
+        if msg is None:
             return
         view = msg.snapshot if msg.HasField("snapshot") else msg.view
         table_id, seat = self.seat
@@ -384,15 +392,8 @@ class Presence:
             return Watch()
         seat: SeatKey | None = None
         if path == WATCH_PATH:
-            req = pb.WatchRequest()
-            if isinstance(request, pb.WatchRequest):
-                req = request
-            elif isinstance(request, bytes):
-                try:
-                    req = pb.WatchRequest.FromString(request)
-                except DecodeError:
-                    pass
-            if req.HasField("seat") and req.table_id:
+            req = _parsed(pb.WatchRequest, request)
+            if req is not None and req.HasField("seat") and req.table_id:
                 seat = (req.table_id, req.seat)
         return _PlayerWatch(self, self.tracker.opened(player), seat)
 
