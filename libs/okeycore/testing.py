@@ -281,3 +281,10 @@ def mixed_bots(game: Game, seats: int, seed: int) -> list[Any]:
     if game is Game.OKEY:
         return [(GreedyBot if (seed >> i) & 1 else RandomBot)(seed + i) for i in range(seats)]
     return [(GreedyBot101 if (seed >> i) & 1 else RandomBot101)(seed + i) for i in range(seats)]
+
+
+def table_tiles(state: Any) -> list[int]:
+    """Every tile of a table's state: racks, discard piles, the deck, the indicator and (101) the
+    table melds; 106 of them, each once, in any state of a hand."""
+    out = [t for s in state.seats for t in (*s.rack, *s.pile)] + list(state.deck) + [state.indicator]
+    return out + [t for m in getattr(state, "melds", ()) for t in m.tiles]

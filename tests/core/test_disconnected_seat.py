@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -31,7 +30,7 @@ from okeycore.events import (
 from okeycore.games import engine_for
 from okeycore.kernel.state import Phase
 from okeycore.options import Game, TableOptions
-from okeycore.testing import Table, mixed_bots
+from okeycore.testing import Table, mixed_bots, table_tiles
 from okeycore.tiles import TILE_COUNT
 
 PLAYERS = ("ali", "ayse", "mehmet", "zeynep")
@@ -237,12 +236,6 @@ def test_D_11_the_events_are_registered_in_the_proto_shape() -> None:
         assert event_from_dict({"type": cls.type, "seat": 2}) == cls(2)
 
 
-def _tiles(state: Any) -> list[int]:
-    """Every tile of the table: racks, discard piles, the deck, the indicator and the table melds."""
-    out = [t for s in state.seats for t in (*s.rack, *s.pile)] + list(state.deck) + [state.indicator]
-    return out + [t for m in getattr(state, "melds", ()) for t in m.tiles]
-
-
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     game=st.sampled_from([Game.OKEY, Game.OKEY101]),
@@ -304,7 +297,7 @@ def test_D_11_random_games_with_lost_connections_and_timeouts_keep_106_tiles_and
                 for e in got:
                     incremental = engine.evolve(incremental, e)
             if t.state.phase is Phase.PLAYING:
-                assert sorted(_tiles(t.state)) == list(range(TILE_COUNT))
+                assert sorted(table_tiles(t.state)) == list(range(TILE_COUNT))
             views = [t.view(v) for v in (*range(n), None)]
             assert all([p.disconnected for p in v.seats] == [s.disconnected for s in t.state.seats] for v in views)
         assert t.state.phase is not Phase.PLAYING, "a hand did not end"

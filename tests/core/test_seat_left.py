@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -18,7 +17,7 @@ from okeycore.events import EVENT_TYPES, SeatLeft, event_from_dict, event_to_dic
 from okeycore.games import engine_for
 from okeycore.kernel.state import Phase
 from okeycore.options import Game, TableOptions
-from okeycore.testing import Table, mixed_bots
+from okeycore.testing import Table, mixed_bots, table_tiles
 from okeycore.tiles import TILE_COUNT
 
 PLAYERS = ("ali", "ayse", "mehmet", "zeynep")
@@ -112,12 +111,6 @@ def test_D_10_seat_left_is_a_registered_event_of_the_proto_shape() -> None:
     assert list(event_to_dict(SeatLeft(2, "p-2"))) == ["type", "seat", "player"]  # okey.v1: seat int, player string
 
 
-def _tiles(state: Any) -> list[int]:
-    """Every tile of the table: racks, discard piles, the deck, the indicator and the table melds."""
-    out = [t for s in state.seats for t in (*s.rack, *s.pile)] + list(state.deck) + [state.indicator]
-    return out + [t for m in getattr(state, "melds", ()) for t in m.tiles]
-
-
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     game=st.sampled_from([Game.OKEY, Game.OKEY101]),
@@ -160,7 +153,7 @@ def test_D_10_random_games_with_random_leaves_keep_106_tiles_and_replay_exactly(
                 for e in got:
                     incremental = engine.evolve(incremental, e)
             if t.state.phase is Phase.PLAYING:
-                assert sorted(_tiles(t.state)) == list(range(TILE_COUNT))
+                assert sorted(table_tiles(t.state)) == list(range(TILE_COUNT))
         assert t.state.phase is not Phase.PLAYING, "a hand did not end"
         left = [i for i, s in enumerate(t.state.seats) if s.left]
         assert [p for i, p in enumerate(t.state.players) if i in left] == [""] * len(left)
