@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from okeytools import stack as okeystack
 from test_browser import ARTIFACTS, STATE_JS
-from test_browser_seating import Person
+from test_browser_seating import Person, two_at_a_private_table
 
 TIMEOUT_MS = 15_000
 SHOWN_WITHIN_MS = 5_000  # the gateway's grace (2 s), the table's round trip, the event to the page
@@ -53,23 +53,9 @@ async def _at_table(person: Person, table_id: str) -> int:
 async def test_D_11_a_closed_page_is_shown_disconnected_to_the_other_person_and_back_when_reopened(
     base: str, browser: Any
 ) -> None:
-    ayse = await Person.sign_in(browser, base, "Ayşe Bağlı")
-    page = ayse.page
     # ---- Ayşe opens a private table without bots; Barış joins it by its code; Ayşe starts it
-    await page.select_option("#create-visibility", "TABLE_VISIBILITY_PRIVATE")
-    await page.uncheck("#create-fill")
-    await page.click("#create-submit")
-    await page.wait_for_selector("#my-tables-panel:not([hidden]) .invite-code", timeout=TIMEOUT_MS)
-    code = (await page.text_content("#my-tables .invite-code") or "").replace(" ", "").strip()
-    (table,) = await ayse.my_tables()
-    table_id = table["tableId"]
-    baris = await Person.sign_in(browser, base, "Barış Kopan")
-    await baris.page.fill("#code-input", code)
-    await baris.page.click("#code-submit")
-    await baris.page.wait_for_selector(f'#my-tables article[data-table="{table_id}"]', timeout=TIMEOUT_MS)
-    await page.wait_for_function(
-        "() => document.querySelector('#my-tables').textContent.includes('Barış Kopan')", timeout=TIMEOUT_MS
-    )
+    ayse, baris, table_id = await two_at_a_private_table(browser, base, "Ayşe Bağlı", "Barış Kopan")
+    page = ayse.page
     await page.click(f'#my-tables article[data-table="{table_id}"] button.primary')  # start, with bots
     mine = await _at_table(ayse, table_id)
     seat = await _at_table(baris, table_id)

@@ -18,7 +18,7 @@ from okey.v1 import lobby_service_pb2 as pb
 from okeytools import stack as okeystack
 from refusal_codes import strings
 from test_browser import ARTIFACTS
-from test_browser_seating import Person
+from test_browser_seating import Person, two_at_a_private_table
 
 WEB = Path(__file__).resolve().parents[2] / "services" / "gateway" / "web"
 TIMEOUT_MS = 15_000
@@ -66,21 +66,7 @@ def base(emote_stack: okeystack.Stack) -> str:
 async def _at_one_table(browser: Any, base: str) -> tuple[Person, Person, str]:
     """Ayşe opens a private table without a stake, Barış joins by its code, Ayşe starts it with
     bots: both are at the table, with its chat."""
-    ayse = await Person.sign_in(browser, base, "Ayşe Selam")
-    await ayse.page.select_option("#create-visibility", "TABLE_VISIBILITY_PRIVATE")
-    await ayse.page.uncheck("#create-fill")
-    await ayse.page.click("#create-submit")
-    await ayse.page.wait_for_selector("#my-tables-panel:not([hidden]) .invite-code", timeout=TIMEOUT_MS)
-    code = (await ayse.page.text_content("#my-tables .invite-code") or "").replace(" ", "").strip()
-    (table,) = await ayse.my_tables()
-    tid = table["tableId"]
-    baris = await Person.sign_in(browser, base, "Barış Selam")
-    await baris.page.fill("#code-input", code)
-    await baris.page.click("#code-submit")
-    await baris.page.wait_for_selector(f'#my-tables article[data-table="{tid}"]', timeout=TIMEOUT_MS)
-    await ayse.page.wait_for_function(
-        "() => document.querySelector('#my-tables').textContent.includes('Barış Selam')", timeout=TIMEOUT_MS
-    )
+    ayse, baris, tid = await two_at_a_private_table(browser, base, "Ayşe Selam", "Barış Selam")
     await ayse.page.click(f'#my-tables article[data-table="{tid}"] button.primary')
     for who in (ayse, baris):
         await who.page.wait_for_selector("#screen-table:not([hidden])", timeout=TIMEOUT_MS)

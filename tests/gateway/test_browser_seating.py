@@ -34,6 +34,29 @@ def base(seat_stack: okeystack.Stack) -> str:
     return f"http://{seat_stack.http_address}"
 
 
+async def two_at_a_private_table(browser: Any, base: str, host: str, guest: str) -> tuple[Person, Person, str]:
+    """``host`` opens a private table without a stake or bots and ``guest`` joins it by its
+    invite code; both see the guest on the host's card. Returns (host, guest, table id); the
+    table is not started."""
+    first = await Person.sign_in(browser, base, host)
+    page = first.page
+    await page.select_option("#create-visibility", "TABLE_VISIBILITY_PRIVATE")
+    await page.uncheck("#create-fill")
+    await page.click("#create-submit")
+    await page.wait_for_selector("#my-tables-panel:not([hidden]) .invite-code", timeout=TIMEOUT_MS)
+    code = (await page.text_content("#my-tables .invite-code") or "").replace(" ", "").strip()
+    (table,) = await first.my_tables()
+    table_id = table["tableId"]
+    second = await Person.sign_in(browser, base, guest)
+    await second.page.fill("#code-input", code)
+    await second.page.click("#code-submit")
+    await second.page.wait_for_selector(f'#my-tables article[data-table="{table_id}"]', timeout=TIMEOUT_MS)
+    await page.wait_for_function(
+        "(name) => document.querySelector('#my-tables').textContent.includes(name)", arg=guest, timeout=TIMEOUT_MS
+    )
+    return first, second, table_id
+
+
 class Person:
     """One guest in a browser context of their own (their own storage, so their own device id)."""
 
