@@ -3,76 +3,30 @@
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Any
 
 import grpc
-from google.protobuf.timestamp_pb2 import Timestamp
 from okey.v1 import common_pb2
 from okey.v1 import lobby_service_pb2 as pb
 from okey.v1 import lobby_service_pb2_grpc as pb_grpc
 from okeyplatform import metrics as M
 from okeyplatform.auth import Identity, client_address_from_metadata, identity_from_metadata
-from okeyplatform.contract import options_from_pb, options_pb
+from okeyplatform.contract import options_from_pb
 
 from .app import LobbyApp
-from .cards import rule_lines
 from .chat_repo import MessageRow
-from .ledger import PotQuote
 from .ledger_repo import EntryRow, SettlementRow
+from .messages import _ts, blocked_pb, found_pb, friend_pb, notification_pb, person_pb, quote_pb, table_pb
 from .players import Profile, Session, SignedIn
 from .reports_repo import ReportRow
 from .settlement import seat_net
 from .staff_repo import AuditRow
-from .tables import TableCard
 
 __all__ = ["LobbyServicer", "SERVICE_NAME"]
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["LobbyService"].full_name
-
-
-def _ts(value: datetime | None) -> Timestamp | None:
-    if value is None:
-        return None
-    ts = Timestamp()
-    ts.FromDatetime(value)
-    return ts
-
-
-def table_pb(card: TableCard) -> pb.LobbyTable:
-    t = card.table
-    msg = pb.LobbyTable(
-        table_id=t.table_id,
-        game=common_pb2.Game.Value(f"GAME_{t.game}"),
-        options=options_pb(card.options),
-        stake=t.stake,
-        visibility=pb.TABLE_VISIBILITY_PRIVATE if t.private else pb.TABLE_VISIBILITY_PUBLIC,
-        status=f"LOBBY_TABLE_STATUS_{t.status}",
-        seats_taken=card.seats_taken,
-        seat_count=card.options.seat_count,
-        creator_id=t.creator_id,
-        invite_code=(t.invite_code or "") if card.show_invite else "",
-        created_at=_ts(t.created_at),
-        pot=card.pot,
-        practice=card.practice,
-        quote=quote_pb(card.quote) if card.quote is not None else None,
-    )
-    for line in rule_lines(card.options):
-        msg.rules.add(option=line.option, value=line.value, label=line.label)
-    by_seat = {s.seat: s for s in card.seats}
-    for i in range(card.options.seat_count):
-        s = by_seat.get(i)
-        if s is None:
-            msg.seats.add(seat=i)
-        else:
-            msg.seats.add(seat=i, player_id=s.player_id or "", display_name=s.display_name, bot=s.bot, left=s.left)
-    return msg
-
-
-def quote_pb(q: PotQuote) -> pb.PotQuote:
-    return pb.PotQuote(
-        stake=q.stake, people=q.people, bots=q.bots, pot=q.pot, max_win=q.max_win, hand_prize=q.hand_prize
-    )
 
 
 def _lines(lines: list[dict[str, Any]]) -> list[pb.SettlementLine]:
@@ -490,3 +444,102 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):
     async def ListAuditLog(self, request: pb.ListAuditLogRequest, context: Any) -> pb.ListAuditLogResponse:
         rows = await self.app.audit_log(self._who(context), request.limit, request.target_id)
         return pb.ListAuditLogResponse(entries=[audit_pb(a) for a in rows])
+
+    # ------------------------------------------------------------ friends
+
+    async def FindPlayers(self, request: pb.FindPlayersRequest, context: Any) -> pb.FindPlayersResponse:
+        found = await self.app.find_players(self._who(context), request.prefix)
+        return pb.FindPlayersResponse(players=[found_pb(f) for f in found])
+
+    async def SendFriendRequest(
+        self, request: pb.SendFriendRequestRequest, context: Any
+    ) -> pb.SendFriendRequestResponse:
+        accepted = await self.app.send_friend_request(self._who(context), request.player_id)
+        return pb.SendFriendRequestResponse(accepted=accepted)
+
+    async def AcceptFriendRequest(
+        self, request: pb.AcceptFriendRequestRequest, context: Any
+    ) -> pb.AcceptFriendRequestResponse:
+        friend = await self.app.accept_friend_request(self._who(context), request.player_id)
+        return pb.AcceptFriendRequestResponse(friend=friend_pb(friend))
+
+    async def DeclineFriendRequest(
+        self, request: pb.DeclineFriendRequestRequest, context: Any
+    ) -> pb.DeclineFriendRequestResponse:
+        await self.app.decline_friend_request(self._who(context), request.player_id)
+        return pb.DeclineFriendRequestResponse()
+
+    async def CancelFriendRequest(
+        self, request: pb.CancelFriendRequestRequest, context: Any
+    ) -> pb.CancelFriendRequestResponse:
+        await self.app.cancel_friend_request(self._who(context), request.player_id)
+        return pb.CancelFriendRequestResponse()
+
+    async def RemoveFriend(self, request: pb.RemoveFriendRequest, context: Any) -> pb.RemoveFriendResponse:
+        await self.app.remove_friend(self._who(context), request.player_id)
+        return pb.RemoveFriendResponse()
+
+    async def BlockPlayer(self, request: pb.BlockPlayerRequest, context: Any) -> pb.BlockPlayerResponse:
+        await self.app.block(self._who(context), request.player_id)
+        return pb.BlockPlayerResponse()
+
+    async def UnblockPlayer(self, request: pb.UnblockPlayerRequest, context: Any) -> pb.UnblockPlayerResponse:
+        await self.app.unblock(self._who(context), request.player_id)
+        return pb.UnblockPlayerResponse()
+
+    async def ListFriends(self, request: pb.ListFriendsRequest, context: Any) -> pb.ListFriendsResponse:
+        lists = await self.app.list_friends(self._who(context))
+        return pb.ListFriendsResponse(
+            friends=[friend_pb(f) for f in lists.friends],
+            incoming=[person_pb(p) for p in lists.incoming],
+            outgoing=[person_pb(p) for p in lists.outgoing],
+            blocked=[blocked_pb(p) for p in lists.blocked],
+            friends_max=self.app.limits.friends_max,
+            pending_max=self.app.limits.pending_max,
+        )
+
+    async def InviteToTable(self, request: pb.InviteToTableRequest, context: Any) -> pb.InviteToTableResponse:
+        sent = await self.app.invite(self._who(context), request.player_id, request.table_id)
+        return pb.InviteToTableResponse(notification=notification_pb(sent))
+
+    async def JoinFriend(self, request: pb.JoinFriendRequest, context: Any) -> pb.JoinFriendResponse:
+        who = self._who(context)
+        card, seat, started = await self.app.join_friend(who, request.player_id, request.invite_code)
+        return pb.JoinFriendResponse(table=table_pb(card), seat=seat, started=started)
+
+    # ------------------------------------------------------------ notifications and watching
+
+    async def ListNotifications(
+        self, request: pb.ListNotificationsRequest, context: Any
+    ) -> pb.ListNotificationsResponse:
+        who = self._who(context)
+        views, unread = await self.app.list_notifications(
+            who, request.before_notification_id, request.limit, request.unread_only
+        )
+        return pb.ListNotificationsResponse(notifications=[notification_pb(v) for v in views], unread=unread)
+
+    async def MarkNotificationsRead(
+        self, request: pb.MarkNotificationsReadRequest, context: Any
+    ) -> pb.MarkNotificationsReadResponse:
+        who = self._who(context)
+        unread = await self.app.mark_notifications_read(
+            who, list(request.notification_ids), request.up_to_notification_id
+        )
+        return pb.MarkNotificationsReadResponse(unread=unread)
+
+    async def WatchNotifications(
+        self, request: pb.WatchNotificationsRequest, context: Any
+    ) -> AsyncIterator[pb.WatchNotificationsResponse]:
+        stream = self.app.watch_notifications(self._who(context), request.after_notification_id)
+        try:
+            async for view, unread in stream:
+                if view is None:  # the first message: the unread count alone
+                    yield pb.WatchNotificationsResponse(unread=unread)
+                else:
+                    yield pb.WatchNotificationsResponse(notification=notification_pb(view), unread=unread)
+        finally:
+            await stream.aclose()  # the stream's seat in the hub is given back at once
+
+    async def AuthorizeWatch(self, request: pb.AuthorizeWatchRequest, context: Any) -> pb.AuthorizeWatchResponse:
+        most = await self.app.authorize_watch(self._who(context), request.table_id)
+        return pb.AuthorizeWatchResponse(spectators_max=most)

@@ -1,7 +1,7 @@
 """The lobby's use cases behind one object: ``LobbyApp`` builds the use-case objects of each
 subdomain over one store (players.py, logins.py, erasure.py, ledger.py, tables.py, chat.py,
-reports.py, staff.py) and offers their calls under one name each, as api.py and consumer.py
-call them. The rules live in those modules; this is only their composition."""
+reports.py, staff.py, friends.py, notifications.py) and offers their calls under one name each,
+as api.py and consumer.py call them. The rules live in those modules; this is only their composition."""
 
 from __future__ import annotations
 
@@ -10,8 +10,11 @@ from datetime import datetime
 
 from .chat import Chat
 from .erasure import Erasure, PlayerForgetter
+from .friends import Friends
 from .ledger import Ledger
 from .logins import Logins
+from .notifications import Notifications
+from .notify_bus import NotificationHub
 from .players import Players
 from .policy import Limits, utcnow
 from .reports import Reports
@@ -44,6 +47,11 @@ class LobbyApp:
         self.chat = Chat(store, clock, limits)
         self.reporting = Reports(store, self.players, self.tables, clock, limits)
         self.staffing = Staff(store, self.players, clock)
+        # the open WatchNotifications streams of this process, and what a committed unit adds
+        self.hub = NotificationHub(limits.notification_streams_max)
+        store.on_notified = self.hub.published
+        self.notifications = Notifications(store, self.tables, self.hub, clock, limits)
+        self.friends = Friends(store, self.tables, self.notifications, clock, limits)
 
         players, ledger, seating, chat, reporting = self.players, self.ledger, self.tables, self.chat, self.reporting
         # players and accounts
@@ -106,8 +114,29 @@ class LobbyApp:
         self.staff = staffing.staff
         self.adjust_chips = staffing.adjust_chips
         self.audit_log = staffing.audit_log
+        # friends, blocks, invitations and watching
+        friends = self.friends
+        self.find_players = friends.find_players
+        self.send_friend_request = friends.send_request
+        self.accept_friend_request = friends.accept_request
+        self.decline_friend_request = friends.decline_request
+        self.cancel_friend_request = friends.cancel_request
+        self.remove_friend = friends.remove_friend
+        self.block = friends.block
+        self.unblock = friends.unblock
+        self.list_friends = friends.list_friends
+        self.invite = friends.invite
+        self.join_friend = friends.join_friend
+        self.authorize_watch = friends.authorize_watch
+        # notifications
+        self.list_notifications = self.notifications.list
+        self.mark_notifications_read = self.notifications.mark_read
+        self.watch_notifications = self.notifications.watch
 
     async def forget_old_quotas(self) -> int:
-        """The daily quotas of days gone, expired refresh tokens, idle failed-login counts and
-        known addresses unused for long: what the lobby's timer prunes."""
-        return await self.players.forget_old_quotas() + await self.logins.forget_old()
+        """The daily quotas of days gone, expired refresh tokens, idle failed-login counts,
+        known addresses unused for long and notifications past notification_keep_days: what the
+        lobby's timer prunes."""
+        return (
+            await self.players.forget_old_quotas() + await self.logins.forget_old() + await self.notifications.prune()
+        )

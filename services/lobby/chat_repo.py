@@ -1,5 +1,6 @@
 """Chat (``lobby_messages``: a table's channel, or the lobby's with channel "") and each player's
-mutes of others (``lobby_mutes``). A message is a text or a quick emote (``emote``: the number of
+mutes of others (``lobby_mutes``); a list leaves out what the reader muted and what a block
+(``lobby_blocks``, either way) hides. A message is a text or a quick emote (``emote``: the number of
 okey.v1.Emote, its text ''); the reports' evidence and context are texts only."""
 
 from __future__ import annotations
@@ -91,6 +92,9 @@ class ChatRepo(Repository):
             _MESSAGE_SELECT + "WHERE m.channel = $1 AND m.message_id > $2 AND (m.text <> '' OR m.emote IS NOT NULL) "
             "AND NOT EXISTS ("
             "SELECT 1 FROM lobby_mutes u WHERE u.player_id = $4 AND u.muted_id = m.player_id) "
+            # a block hides both ways (friends_repo): neither reads the other
+            "AND NOT EXISTS (SELECT 1 FROM lobby_blocks b WHERE (b.player_id = $4 AND b.blocked_id = m.player_id) "
+            "OR (b.player_id = m.player_id AND b.blocked_id = $4)) "
             "ORDER BY m.message_id LIMIT $3",
             channel,
             after_id,

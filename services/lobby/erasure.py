@@ -1,8 +1,9 @@
 """Deleting an account (issue 19.4, KVKK and GDPR's right to erasure) in a log that never
 changes: the event log names players only by opaque id, so what identifies a person lives in
 the lobby and goes. The player's row stays as a tombstone with no name and no device; the
-device credentials, sessions, linked e-mail and password, link codes, mutes and daily quotas of
-the device go; the player's chat messages and the texts of their reports are emptied (the
+device credentials, sessions, linked e-mail and password, link codes, mutes, friends, friend
+requests, blocks, notifications (the player's and those they sent) and daily quotas of the
+device go; the player's chat messages and the texts of their reports are emptied (the
 rows stay, so moderation history keeps its shape); every token ends. The ledger keeps its
 amounts (chips are money-like records: their entries name the opaque account) and the seats
 and match results keep the opaque id. The scoring service drops the player's stats and

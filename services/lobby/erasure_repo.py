@@ -1,5 +1,6 @@
 """What deleting an account does to the lobby's rows (issue 19.4): the names, contact data,
-credentials, chat texts and report texts of the player go; the rows others need (the ledger's
+credentials, chat texts and report texts of the player go, and their friendships, friend
+requests, blocks and notifications (sent and received); the rows others need (the ledger's
 amounts, the seats and reports by opaque id) stay; ``lobby_erasures`` keeps what the other
 services still have to forget."""
 
@@ -39,6 +40,11 @@ class ErasureRepo(Repository):
         ):
             await conn.execute(f"DELETE FROM {table} WHERE player_id = $1", p)
         await conn.execute("DELETE FROM lobby_mutes WHERE player_id = $1 OR muted_id = $1", p)
+        # friends, requests, blocks and notifications, as owner and as the other side
+        await conn.execute("DELETE FROM lobby_friends WHERE player_a = $1 OR player_b = $1", p)
+        await conn.execute("DELETE FROM lobby_friend_requests WHERE from_id = $1 OR to_id = $1", p)
+        await conn.execute("DELETE FROM lobby_blocks WHERE player_id = $1 OR blocked_id = $1", p)
+        await conn.execute("DELETE FROM lobby_notifications WHERE player_id = $1 OR from_id = $1", p)
         await conn.execute("UPDATE lobby_messages SET text = '', text_key = '', emote = NULL WHERE player_id = $1", p)
         await conn.execute("UPDATE lobby_reports SET details = '' WHERE reporter_id = $1", p)
         await conn.execute("UPDATE lobby_seats SET device_id = '' WHERE player_id = $1", p)

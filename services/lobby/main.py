@@ -1,7 +1,7 @@
 """The lobby service's composition root: ``bootstrap`` declares its parts (its store, the event
 log it catches up from, the table service client with its renewing credential, the use cases,
-the revocation publisher, the match-result consumer, the timers and the gRPC servicer) on an
-okeyplatform ServiceHost, which runs them."""
+the revocation publisher, the notifications' relay, the match-result consumer, the timers and
+the gRPC servicer) on an okeyplatform ServiceHost, which runs them."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from .api import SERVICE_NAME, LobbyServicer
 from .app import LobbyApp
 from .consumer import DURABLE, match_consumer
 from .ledger_repo import BANK
+from .notify_bus import NotifyRelay
 from .policy import Limits
 from .starter import GrpcScoringForgetter, GrpcTableStarter
 from .store import LobbyStore
@@ -57,6 +58,7 @@ def limits_from_env(env: Mapping[str, str]) -> Limits:
         grants_per_device=int(env.get("OKEY_DAILY_GRANTS_PER_DEVICE", str(d.grants_per_device))),
         grants_per_address=int(env.get("OKEY_DAILY_GRANTS_PER_ADDRESS", str(d.grants_per_address))),
         reports_per_day=int(env.get("OKEY_MAX_REPORTS_PER_DAY", str(d.reports_per_day))),
+        spectators_max=int(env.get("OKEY_MAX_SPECTATORS_PER_TABLE", str(d.spectators_max))),
     )
 
 
@@ -125,6 +127,9 @@ def bootstrap(config: LobbyConfig) -> ServiceHost[LobbyParts]:
         publisher.start()
         host.on_close(publisher.stop)
         app.players.on_revoked = publisher.publish
+        # New notifications reach the WatchNotifications streams of every replica over NATS core.
+        relay = NotifyRelay(config.nats_url, app.hub)
+        host.background(relay)
         host.serve(pb_grpc.add_LobbyServiceServicer_to_server, LobbyServicer(app, config.token_secret), SERVICE_NAME)
         # Critical: a lobby that cannot apply match results says so (NOT_SERVING, exit 1)
         # instead of serving chips that are no longer true.

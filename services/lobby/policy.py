@@ -66,6 +66,24 @@ class Limits:
     accounts_per_address: int = 10
     grants_per_device: int = 1  # daily chip grants (at sign-in and by ClaimDailyChips)
     grants_per_address: int = 5
+    # Friends (issue 44.3), per player (0: no limit for the per-day ones): friends on a list;
+    # outgoing requests not yet answered; requests sent and table invitations sent a Turkish day
+    # (lobby_quotas); players blocked; the same friend invited to the same table again only
+    # after invite_repeat_window.
+    friends_max: int = 200
+    pending_max: int = 50
+    friend_requests_per_day: int = 30
+    blocks_max: int = 500
+    invites_per_day: int = 100
+    invite_repeat_window: timedelta = timedelta(seconds=60)
+    # Notifications (issue 44.4): the newest notification_max of a player, none older than
+    # notification_keep_days; WatchNotifications streams one player may hold open on one lobby
+    # process (TOO_MANY_STREAMS past it).
+    notification_max: int = 100
+    notification_keep_days: int = 14
+    notification_streams_max: int = 5
+    # Watching (issue 44.5): the most spectators a table takes at once (the gateway counts them).
+    spectators_max: int = 50
 
 
 def utcnow() -> datetime:

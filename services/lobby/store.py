@@ -1,11 +1,13 @@
 """The lobby's PostgreSQL schema (tables prefixed ``lobby_``, migrated with ``okey migrate`` or at
 the service's start) and its unit of work. Each subdomain keeps its SQL in its own repository
-(players_repo, ledger_repo, tables_repo, chat_repo, reports_repo, staff_repo); a ``Unit`` is one transaction
+(players_repo, ledger_repo, tables_repo, chat_repo, reports_repo, staff_repo, friends_repo,
+notifications_repo); a ``Unit`` is one transaction
 on one connection that gives every repository that same connection, so a use case that touches
 several subdomains (a ban frees seats, a match start holds stakes) commits or fails as one.
 
 Lock order, kept by every unit so no two deadlock: quick play's advisory lock (taken before any
-unit, by ``LobbyStore.serialized``), table rows, then quota rows (in the order of
+unit, by ``LobbyStore.serialized``), a pair of players' advisory lock (friends: the first thing
+a unit that takes it does), table rows, then quota rows (in the order of
 the list given to :meth:`PlayersRepo.take_quotas`: a device's before an address's, accounts
 before chip grants), then ledger accounts sorted by name (``bank`` < ``house`` < ``player:*`` <
 ``pot:*``)."""
@@ -15,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
 import asyncpg
@@ -24,8 +26,10 @@ from okeyplatform.eventstore import migrate, open_pool
 
 from .chat_repo import ChatRepo
 from .erasure_repo import ErasureRepo
+from .friends_repo import FriendsRepo
 from .ledger_repo import LedgerRepo
 from .logins_repo import LoginsRepo
+from .notifications_repo import NotificationsRepo
 from .players_repo import PlayersRepo
 from .reports_repo import ReportsRepo
 from .staff_repo import StaffRepo
@@ -354,6 +358,57 @@ MIGRATIONS: list[tuple[int, str]] = [
         ALTER TABLE lobby_messages ADD COLUMN emote SMALLINT CHECK (emote > 0);
         """,
     ),
+    (
+        14,
+        # Friends, blocks and notifications (issue 44.3, 44.4). A friendship is one row per pair,
+        # its two ids in order (player_a < player_b), so two requests crossing become one row; a
+        # request is one row per direction; a block is one player's. A notification is one row
+        # per recipient (its kind, who sent it, the table and, for an invitation to a private
+        # table, its invite code), read_at once read. FindPlayers searches names by prefix, any
+        # case, through an index on lower(display_name).
+        """
+        CREATE TABLE lobby_friends (
+            player_a TEXT NOT NULL REFERENCES lobby_players (player_id),
+            player_b TEXT NOT NULL REFERENCES lobby_players (player_id),
+            since    TIMESTAMPTZ NOT NULL,
+            PRIMARY KEY (player_a, player_b),
+            CONSTRAINT lobby_friends_ordered CHECK (player_a < player_b)
+        );
+        CREATE INDEX lobby_friends_b ON lobby_friends (player_b);
+        CREATE TABLE lobby_friend_requests (
+            from_id TEXT NOT NULL REFERENCES lobby_players (player_id),
+            to_id   TEXT NOT NULL REFERENCES lobby_players (player_id),
+            sent_at TIMESTAMPTZ NOT NULL,
+            PRIMARY KEY (from_id, to_id),
+            CHECK (from_id <> to_id)
+        );
+        CREATE INDEX lobby_friend_requests_to ON lobby_friend_requests (to_id, sent_at);
+        CREATE TABLE lobby_blocks (
+            player_id  TEXT NOT NULL REFERENCES lobby_players (player_id),
+            blocked_id TEXT NOT NULL REFERENCES lobby_players (player_id),
+            created_at TIMESTAMPTZ NOT NULL,
+            PRIMARY KEY (player_id, blocked_id)
+        );
+        CREATE INDEX lobby_blocks_blocked ON lobby_blocks (blocked_id);
+        CREATE TABLE lobby_notifications (
+            notification_id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            player_id       TEXT NOT NULL REFERENCES lobby_players (player_id),
+            kind            TEXT NOT NULL,
+            from_id         TEXT NOT NULL DEFAULT '',
+            table_id        TEXT NOT NULL DEFAULT '',
+            invite_code     TEXT NOT NULL DEFAULT '',
+            created_at      TIMESTAMPTZ NOT NULL,
+            read_at         TIMESTAMPTZ
+        );
+        CREATE INDEX lobby_notifications_player ON lobby_notifications (player_id, notification_id);
+        CREATE INDEX lobby_notifications_unread ON lobby_notifications (player_id, notification_id)
+            WHERE read_at IS NULL;
+        CREATE INDEX lobby_notifications_created ON lobby_notifications (created_at);
+        CREATE INDEX lobby_notifications_from ON lobby_notifications (from_id) WHERE from_id <> '';
+        CREATE INDEX lobby_players_name_prefix ON lobby_players (lower(display_name) text_pattern_ops)
+            WHERE deleted_at IS NULL;
+        """,
+    ),
 ]
 
 
@@ -371,6 +426,8 @@ class Unit:
         self.chat = ChatRepo(conn)
         self.reports = ReportsRepo(conn)
         self.staff = StaffRepo(conn)
+        self.friends = FriendsRepo(conn)
+        self.notifications = NotificationsRepo(conn)
 
 
 async def migrate_schema(conn: asyncpg.Connection) -> str:
@@ -384,6 +441,8 @@ async def migrate_schema(conn: asyncpg.Connection) -> str:
 class LobbyStore:
     def __init__(self, pool: asyncpg.Pool) -> None:
         self.pool = pool
+        # (recipient, notification id) of each notification a committed unit added
+        self.on_notified: Callable[[list[tuple[str, int]]], Awaitable[None]] | None = None
 
     @classmethod
     async def connect(cls, dsn: str, min_size: int = 2, max_size: int = 10) -> LobbyStore:
@@ -395,12 +454,18 @@ class LobbyStore:
     @asynccontextmanager
     async def unit(self, within: Unit | None = None) -> AsyncIterator[Unit]:
         """A new unit of work; or, ``within`` one already open (the event consumer's, whose
-        transaction also records the applied version), that one: its caller commits it."""
+        transaction also records the applied version), that one: its caller commits it. Once a
+        new unit has committed, the notifications it added are handed to ``on_notified`` (their
+        live delivery); a notification of a ``within`` unit reaches its streams by their poll."""
         if within is not None:
             yield within
             return
         async with self.pool.acquire() as conn, conn.transaction():
-            yield Unit(conn)
+            uow = Unit(conn)
+            yield uow
+        added = uow.notifications.added
+        if added and self.on_notified is not None:
+            await self.on_notified(added)
 
     @asynccontextmanager
     async def serialized(self, key: str, wait_s: float = 2.0) -> AsyncIterator[bool]:

@@ -21,6 +21,7 @@ from . import ledger
 from .cards import human_seats, is_practice
 from .errors import Flood, Forbidden, Invalid, NotFound, Refused, StartFailed, UniqueTaken
 from .ledger_repo import SettlementRow, player_account, pot_account
+from .notifications_repo import TABLE_STARTING
 from .players import active_player
 from .policy import Limits
 from .settlement import open_settlement
@@ -37,12 +38,17 @@ __all__ = [
     "PLAYING",
     "FINISHED",
     "CANCELLED",
+    "BLOCKED_TEXT",
 ]
 
 WAITING, STARTING, PLAYING, FINISHED, CANCELLED = "WAITING", "STARTING", "PLAYING", "FINISHED", "CANCELLED"
 QUICK_CANDIDATES = 20  # waiting tables quick play tries, and the caller's own tables it looks at
 MY_TABLES_MAX = 50
 QUICK_LOCK = "quick-play:"  # the key prefix of quick play's lock, one lock per set of options
+# Quick play passes over a table that refuses the caller for these (and tries the next)
+_TAKES_NOT = ("SEAT_TAKEN", "TABLE_FULL", "NOT_WAITING", "SAME_DEVICE", "ALREADY_SEATED", "BLOCKED")
+# A block, worded alike both ways: the blocked player does not learn who blocked whom.
+BLOCKED_TEXT = "Bu oyuncuyla birlikte olamazsın. (You cannot play or talk with this player.)"
 
 
 class TableStarter(Protocol):
@@ -162,7 +168,7 @@ class Tables:
             await uow.tables.insert_seat(table.table_id, chosen, who.subject, who.device or player.device_id)
             started = False
             if fill_with_bots:
-                short = await self._start(uow, table, now, fill=True)
+                short = await self._start(uow, table, now, fill=True, actor=who.subject)
                 if short:
                     raise Refused("not enough chips for the stake", "INSUFFICIENT_CHIPS")
                 started = True
@@ -234,6 +240,8 @@ class Tables:
             device = who.device or player.device_id
             if device and any(s.device_id == device for s in seats):
                 raise Refused("another account from your device sits at this table", "SAME_DEVICE")
+            if await uow.friends.blocked_between(who.subject, [s.player_id for s in seats if s.player_id]):
+                raise Refused(BLOCKED_TEXT, "BLOCKED")  # a block with a person seated, either way
             taken = {s.seat for s in seats}
             free = [s for s in human_seats(options) if s not in taken]
             if seat is not None:
@@ -255,7 +263,7 @@ class Tables:
                 raise _seat_conflict(exc) from None
             started = False
             if len(free) == 1:  # this was the last open seat
-                short = await self._start(uow, table, now)
+                short = await self._start(uow, table, now, actor=who.subject)
                 started = not short
         if who.subject in short:
             raise Refused("not enough chips for the stake", "INSUFFICIENT_CHIPS")
@@ -263,9 +271,11 @@ class Tables:
             await self.launch(table_id)
         return await self.table_card(who, table_id), chosen, started
 
-    async def _start(self, uow: Unit, table: TableRow, now: datetime, fill: bool = False) -> list[str]:
+    async def _start(self, uow: Unit, table: TableRow, now: datetime, fill: bool = False, actor: str = "") -> list[str]:
         """Hold every player's stake in the table's pot, in one transaction, and mark the table
-        STARTING; players who cannot cover it are unseated instead and returned (nothing held)."""
+        STARTING; players who cannot cover it are unseated instead and returned (nothing held).
+        Each person seated but ``actor`` (whose own call started it, and who hears so in its
+        answer) gets a TABLE_STARTING notification."""
         seats = await uow.tables.seats(table.table_id)
         humans = [s.player_id for s in seats if s.player_id is not None]
         short = await ledger.short_of(uow, humans, table.stake)
@@ -282,6 +292,12 @@ class Tables:
             await uow.tables.hold_stakes(table.table_id, table.stake)
         await open_settlement(uow, table.table_id, table.stake, await uow.tables.seats(table.table_id), now)
         await uow.tables.set_status(table.table_id, STARTING, now)
+        kept_since = now - timedelta(days=self.limits.notification_keep_days)
+        for p in humans:
+            if p != actor:
+                await uow.notifications.add(
+                    p, TABLE_STARTING, now, self.limits.notification_max, kept_since, table_id=table.table_id
+                )
         return []
 
     async def fill_with_bots(self, who: Identity, table_id: str) -> TableCard:
@@ -294,7 +310,7 @@ class Tables:
                 raise Refused("only the table's creator may fill it with bots", "NOT_CREATOR")
             if table.status != WAITING:
                 raise Refused("the match has started or the table is closed", "NOT_WAITING")
-            short = await self._start(uow, table, now, fill=True)
+            short = await self._start(uow, table, now, fill=True, actor=who.subject)
         if short:
             raise Refused(
                 f"{len(short)} player(s) could not cover the stake and were unseated; try again", "INSUFFICIENT_CHIPS"
@@ -336,10 +352,17 @@ class Tables:
                     card, seat, started = await self.join(who, t.table_id)
                     return QuickPlayed(card, seat, False, started)
                 except Refused as exc:
-                    if exc.reason not in ("SEAT_TAKEN", "TABLE_FULL", "NOT_WAITING", "SAME_DEVICE", "ALREADY_SEATED"):
+                    if exc.reason not in _TAKES_NOT:
                         raise
             card, seat = await self.open_table(who, options)
             return QuickPlayed(card, seat, True, False)
+
+    async def cards(self, uow: Unit, table_ids: Sequence[str], who: Identity | None) -> dict[str, TableCard]:
+        """The cards of those of ``table_ids`` the lobby lists, as ``who`` sees them."""
+        rows = await uow.tables.tables_by_ids(sorted(set(table_ids)))
+        seats = await uow.tables.seats_of_tables([t.table_id for t in rows])
+        pots = await uow.ledger.balances([pot_account(t.table_id) for t in rows])
+        return {t.table_id: self._make_card(t, seats[t.table_id], pots[pot_account(t.table_id)], who) for t in rows}
 
     async def my_tables(self, who: Identity, limit: int = 0) -> list[TableCard]:
         """The caller's own tables (a seat not left) that wait, start or are being played,

@@ -97,6 +97,13 @@ class TablesRepo(Repository):
         r = await self.conn.fetchrow(sql, table_id)
         return _table(r) if r else None
 
+    async def tables_by_ids(self, table_ids: Sequence[str]) -> list[TableRow]:
+        rows = await self.conn.fetch(
+            f"SELECT {_TABLE_COLS} FROM lobby_tables WHERE table_id = ANY($1::text[]) ORDER BY table_id",
+            list(table_ids),
+        )
+        return [_table(r) for r in rows]
+
     async def table_by_invite(self, code: str) -> TableRow | None:
         r = await self.conn.fetchrow(f"SELECT {_TABLE_COLS} FROM lobby_tables WHERE invite_code = $1", code)
         return _table(r) if r else None

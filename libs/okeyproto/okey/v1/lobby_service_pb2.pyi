@@ -68,6 +68,14 @@ class Emote(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     EMOTE_EYVALLAH: _ClassVar[Emote]
     EMOTE_GECMIS_OLSUN: _ClassVar[Emote]
     EMOTE_IYI_OYUNLAR: _ClassVar[Emote]
+
+class NotificationKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    NOTIFICATION_KIND_UNSPECIFIED: _ClassVar[NotificationKind]
+    NOTIFICATION_KIND_FRIEND_REQUEST: _ClassVar[NotificationKind]
+    NOTIFICATION_KIND_FRIEND_ACCEPTED: _ClassVar[NotificationKind]
+    NOTIFICATION_KIND_TABLE_INVITE: _ClassVar[NotificationKind]
+    NOTIFICATION_KIND_TABLE_STARTING: _ClassVar[NotificationKind]
 TABLE_VISIBILITY_UNSPECIFIED: TableVisibility
 TABLE_VISIBILITY_PUBLIC: TableVisibility
 TABLE_VISIBILITY_PRIVATE: TableVisibility
@@ -105,6 +113,11 @@ EMOTE_HADI_BAKALIM: Emote
 EMOTE_EYVALLAH: Emote
 EMOTE_GECMIS_OLSUN: Emote
 EMOTE_IYI_OYUNLAR: Emote
+NOTIFICATION_KIND_UNSPECIFIED: NotificationKind
+NOTIFICATION_KIND_FRIEND_REQUEST: NotificationKind
+NOTIFICATION_KIND_FRIEND_ACCEPTED: NotificationKind
+NOTIFICATION_KIND_TABLE_INVITE: NotificationKind
+NOTIFICATION_KIND_TABLE_STARTING: NotificationKind
 
 class PlayerProfile(_message.Message):
     __slots__ = ("player_id", "display_name", "chips", "next_daily_chips_at", "muted_until", "banned_until", "warnings", "created_at", "deleted", "staff_role", "daily_chips_reason", "daily_chips_limit")
@@ -1021,3 +1034,265 @@ class ListAuditLogResponse(_message.Message):
     ENTRIES_FIELD_NUMBER: _ClassVar[int]
     entries: _containers.RepeatedCompositeFieldContainer[AuditEntry]
     def __init__(self, entries: _Optional[_Iterable[_Union[AuditEntry, _Mapping]]] = ...) -> None: ...
+
+class FoundPlayer(_message.Message):
+    __slots__ = ("player_id", "display_name", "friend", "request_pending")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    FRIEND_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_PENDING_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    display_name: str
+    friend: bool
+    request_pending: bool
+    def __init__(self, player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., friend: _Optional[bool] = ..., request_pending: _Optional[bool] = ...) -> None: ...
+
+class FindPlayersRequest(_message.Message):
+    __slots__ = ("prefix",)
+    PREFIX_FIELD_NUMBER: _ClassVar[int]
+    prefix: str
+    def __init__(self, prefix: _Optional[str] = ...) -> None: ...
+
+class FindPlayersResponse(_message.Message):
+    __slots__ = ("players",)
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    players: _containers.RepeatedCompositeFieldContainer[FoundPlayer]
+    def __init__(self, players: _Optional[_Iterable[_Union[FoundPlayer, _Mapping]]] = ...) -> None: ...
+
+class Friend(_message.Message):
+    __slots__ = ("player_id", "display_name", "since", "table")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    SINCE_FIELD_NUMBER: _ClassVar[int]
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    display_name: str
+    since: _timestamp_pb2.Timestamp
+    table: LobbyTable
+    def __init__(self, player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., table: _Optional[_Union[LobbyTable, _Mapping]] = ...) -> None: ...
+
+class FriendRequest(_message.Message):
+    __slots__ = ("player_id", "display_name", "sent_at")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    SENT_AT_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    display_name: str
+    sent_at: _timestamp_pb2.Timestamp
+    def __init__(self, player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., sent_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class BlockedPlayer(_message.Message):
+    __slots__ = ("player_id", "display_name", "since")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    SINCE_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    display_name: str
+    since: _timestamp_pb2.Timestamp
+    def __init__(self, player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class SendFriendRequestRequest(_message.Message):
+    __slots__ = ("player_id",)
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    def __init__(self, player_id: _Optional[str] = ...) -> None: ...
+
+class SendFriendRequestResponse(_message.Message):
+    __slots__ = ("accepted",)
+    ACCEPTED_FIELD_NUMBER: _ClassVar[int]
+    accepted: bool
+    def __init__(self, accepted: _Optional[bool] = ...) -> None: ...
+
+class AcceptFriendRequestRequest(_message.Message):
+    __slots__ = ("player_id",)
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    def __init__(self, player_id: _Optional[str] = ...) -> None: ...
+
+class AcceptFriendRequestResponse(_message.Message):
+    __slots__ = ("friend",)
+    FRIEND_FIELD_NUMBER: _ClassVar[int]
+    friend: Friend
+    def __init__(self, friend: _Optional[_Union[Friend, _Mapping]] = ...) -> None: ...
+
+class DeclineFriendRequestRequest(_message.Message):
+    __slots__ = ("player_id",)
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    def __init__(self, player_id: _Optional[str] = ...) -> None: ...
+
+class DeclineFriendRequestResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class CancelFriendRequestRequest(_message.Message):
+    __slots__ = ("player_id",)
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    def __init__(self, player_id: _Optional[str] = ...) -> None: ...
+
+class CancelFriendRequestResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class RemoveFriendRequest(_message.Message):
+    __slots__ = ("player_id",)
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    def __init__(self, player_id: _Optional[str] = ...) -> None: ...
+
+class RemoveFriendResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class BlockPlayerRequest(_message.Message):
+    __slots__ = ("player_id",)
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    def __init__(self, player_id: _Optional[str] = ...) -> None: ...
+
+class BlockPlayerResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class UnblockPlayerRequest(_message.Message):
+    __slots__ = ("player_id",)
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    def __init__(self, player_id: _Optional[str] = ...) -> None: ...
+
+class UnblockPlayerResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListFriendsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListFriendsResponse(_message.Message):
+    __slots__ = ("friends", "incoming", "outgoing", "blocked", "friends_max", "pending_max")
+    FRIENDS_FIELD_NUMBER: _ClassVar[int]
+    INCOMING_FIELD_NUMBER: _ClassVar[int]
+    OUTGOING_FIELD_NUMBER: _ClassVar[int]
+    BLOCKED_FIELD_NUMBER: _ClassVar[int]
+    FRIENDS_MAX_FIELD_NUMBER: _ClassVar[int]
+    PENDING_MAX_FIELD_NUMBER: _ClassVar[int]
+    friends: _containers.RepeatedCompositeFieldContainer[Friend]
+    incoming: _containers.RepeatedCompositeFieldContainer[FriendRequest]
+    outgoing: _containers.RepeatedCompositeFieldContainer[FriendRequest]
+    blocked: _containers.RepeatedCompositeFieldContainer[BlockedPlayer]
+    friends_max: int
+    pending_max: int
+    def __init__(self, friends: _Optional[_Iterable[_Union[Friend, _Mapping]]] = ..., incoming: _Optional[_Iterable[_Union[FriendRequest, _Mapping]]] = ..., outgoing: _Optional[_Iterable[_Union[FriendRequest, _Mapping]]] = ..., blocked: _Optional[_Iterable[_Union[BlockedPlayer, _Mapping]]] = ..., friends_max: _Optional[int] = ..., pending_max: _Optional[int] = ...) -> None: ...
+
+class InviteToTableRequest(_message.Message):
+    __slots__ = ("player_id", "table_id")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    table_id: str
+    def __init__(self, player_id: _Optional[str] = ..., table_id: _Optional[str] = ...) -> None: ...
+
+class InviteToTableResponse(_message.Message):
+    __slots__ = ("notification",)
+    NOTIFICATION_FIELD_NUMBER: _ClassVar[int]
+    notification: Notification
+    def __init__(self, notification: _Optional[_Union[Notification, _Mapping]] = ...) -> None: ...
+
+class JoinFriendRequest(_message.Message):
+    __slots__ = ("player_id", "invite_code")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    INVITE_CODE_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    invite_code: str
+    def __init__(self, player_id: _Optional[str] = ..., invite_code: _Optional[str] = ...) -> None: ...
+
+class JoinFriendResponse(_message.Message):
+    __slots__ = ("table", "seat", "started")
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    STARTED_FIELD_NUMBER: _ClassVar[int]
+    table: LobbyTable
+    seat: int
+    started: bool
+    def __init__(self, table: _Optional[_Union[LobbyTable, _Mapping]] = ..., seat: _Optional[int] = ..., started: _Optional[bool] = ...) -> None: ...
+
+class Notification(_message.Message):
+    __slots__ = ("notification_id", "kind", "from_player_id", "from_display_name", "table", "created_at", "expires_at", "expired", "read")
+    NOTIFICATION_ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    FROM_PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    FROM_DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    EXPIRED_FIELD_NUMBER: _ClassVar[int]
+    READ_FIELD_NUMBER: _ClassVar[int]
+    notification_id: int
+    kind: NotificationKind
+    from_player_id: str
+    from_display_name: str
+    table: LobbyTable
+    created_at: _timestamp_pb2.Timestamp
+    expires_at: _timestamp_pb2.Timestamp
+    expired: bool
+    read: bool
+    def __init__(self, notification_id: _Optional[int] = ..., kind: _Optional[_Union[NotificationKind, str]] = ..., from_player_id: _Optional[str] = ..., from_display_name: _Optional[str] = ..., table: _Optional[_Union[LobbyTable, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., expired: _Optional[bool] = ..., read: _Optional[bool] = ...) -> None: ...
+
+class ListNotificationsRequest(_message.Message):
+    __slots__ = ("before_notification_id", "limit", "unread_only")
+    BEFORE_NOTIFICATION_ID_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    UNREAD_ONLY_FIELD_NUMBER: _ClassVar[int]
+    before_notification_id: int
+    limit: int
+    unread_only: bool
+    def __init__(self, before_notification_id: _Optional[int] = ..., limit: _Optional[int] = ..., unread_only: _Optional[bool] = ...) -> None: ...
+
+class ListNotificationsResponse(_message.Message):
+    __slots__ = ("notifications", "unread")
+    NOTIFICATIONS_FIELD_NUMBER: _ClassVar[int]
+    UNREAD_FIELD_NUMBER: _ClassVar[int]
+    notifications: _containers.RepeatedCompositeFieldContainer[Notification]
+    unread: int
+    def __init__(self, notifications: _Optional[_Iterable[_Union[Notification, _Mapping]]] = ..., unread: _Optional[int] = ...) -> None: ...
+
+class MarkNotificationsReadRequest(_message.Message):
+    __slots__ = ("notification_ids", "up_to_notification_id")
+    NOTIFICATION_IDS_FIELD_NUMBER: _ClassVar[int]
+    UP_TO_NOTIFICATION_ID_FIELD_NUMBER: _ClassVar[int]
+    notification_ids: _containers.RepeatedScalarFieldContainer[int]
+    up_to_notification_id: int
+    def __init__(self, notification_ids: _Optional[_Iterable[int]] = ..., up_to_notification_id: _Optional[int] = ...) -> None: ...
+
+class MarkNotificationsReadResponse(_message.Message):
+    __slots__ = ("unread",)
+    UNREAD_FIELD_NUMBER: _ClassVar[int]
+    unread: int
+    def __init__(self, unread: _Optional[int] = ...) -> None: ...
+
+class WatchNotificationsRequest(_message.Message):
+    __slots__ = ("after_notification_id",)
+    AFTER_NOTIFICATION_ID_FIELD_NUMBER: _ClassVar[int]
+    after_notification_id: int
+    def __init__(self, after_notification_id: _Optional[int] = ...) -> None: ...
+
+class WatchNotificationsResponse(_message.Message):
+    __slots__ = ("notification", "unread")
+    NOTIFICATION_FIELD_NUMBER: _ClassVar[int]
+    UNREAD_FIELD_NUMBER: _ClassVar[int]
+    notification: Notification
+    unread: int
+    def __init__(self, notification: _Optional[_Union[Notification, _Mapping]] = ..., unread: _Optional[int] = ...) -> None: ...
+
+class AuthorizeWatchRequest(_message.Message):
+    __slots__ = ("table_id",)
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    def __init__(self, table_id: _Optional[str] = ...) -> None: ...
+
+class AuthorizeWatchResponse(_message.Message):
+    __slots__ = ("spectators_max",)
+    SPECTATORS_MAX_FIELD_NUMBER: _ClassVar[int]
+    spectators_max: int
+    def __init__(self, spectators_max: _Optional[int] = ...) -> None: ...

@@ -45,17 +45,19 @@ class LobbyServiceStub:
     INVALID_ARGUMENT: INVALID_NAME, INVALID_OPTIONS, EMPTY_MESSAGE, MESSAGE_TOO_LONG, UNKNOWN_EMOTE,
     REASON_REQUIRED (a staff action without a reason), INVALID_ARGUMENT;
     ALREADY_EXISTS: NAME_TAKEN;
-    NOT_FOUND: TABLE_NOT_FOUND, PLAYER_NOT_FOUND, REPORT_NOT_FOUND;
+    NOT_FOUND: TABLE_NOT_FOUND, PLAYER_NOT_FOUND, REPORT_NOT_FOUND, REQUEST_NOT_FOUND;
     FAILED_PRECONDITION: seating (SEAT_TAKEN, TABLE_FULL, NOT_WAITING, ALREADY_SEATED,
     SAME_DEVICE, INSUFFICIENT_CHIPS, NOT_SEATED, NOT_CREATOR), sanctions (BANNED, MUTED),
     the house rules of chat (PROFANITY, INSULT, PERSONAL_INFO, LINK, ADVERTISING),
     reports (ALREADY_REPORTED, ALREADY_RESOLVED), staff (NOT_BANNED, NOT_STAFF,
     INSUFFICIENT_CHIPS when chips taken back would overdraw the player), accounts
-    (REAUTH_REQUIRED: a sensitive call without a recent proof, see Reauthenticate; NOT_LINKED);
+    (REAUTH_REQUIRED: a sensitive call without a recent proof, see Reauthenticate; NOT_LINKED),
+    friends (ALREADY_FRIENDS, REQUEST_PENDING, NOT_FRIENDS, BLOCKED, CANNOT_FRIEND_SELF);
     RESOURCE_EXHAUSTED: FLOOD (too many messages, or the same one repeated, or too many emotes),
     TOO_MANY_REPORTS (a player's reports of the day: 20 by default), LOGIN_LOCKED (failed
     e-mail logins: per e-mail and address, per address, and per e-mail from the addresses the
-    account never signed in from; retry_after_s);
+    account never signed in from; retry_after_s), friends (TOO_MANY_REQUESTS, TOO_MANY_PENDING,
+    TOO_MANY_FRIENDS, TOO_MANY_BLOCKS, TOO_MANY_INVITES);
     PERMISSION_DENIED: STAFF_ONLY (a moderator's call), ADMIN_ONLY (an admin's call),
     OUTRANKED (a staff action against staff of the caller's rank or above),
     INVITE_REQUIRED, BANNED (signing in from a banned device);
@@ -279,6 +281,81 @@ class LobbyServiceStub:
                 request_serializer=okey_dot_v1_dot_lobby__service__pb2.ListAuditLogRequest.SerializeToString,
                 response_deserializer=okey_dot_v1_dot_lobby__service__pb2.ListAuditLogResponse.FromString,
                 _registered_method=True)
+        self.FindPlayers = channel.unary_unary(
+                '/okey.v1.LobbyService/FindPlayers',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.FindPlayersRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.FindPlayersResponse.FromString,
+                _registered_method=True)
+        self.SendFriendRequest = channel.unary_unary(
+                '/okey.v1.LobbyService/SendFriendRequest',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.SendFriendRequestRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.SendFriendRequestResponse.FromString,
+                _registered_method=True)
+        self.AcceptFriendRequest = channel.unary_unary(
+                '/okey.v1.LobbyService/AcceptFriendRequest',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.AcceptFriendRequestRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.AcceptFriendRequestResponse.FromString,
+                _registered_method=True)
+        self.DeclineFriendRequest = channel.unary_unary(
+                '/okey.v1.LobbyService/DeclineFriendRequest',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.DeclineFriendRequestRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.DeclineFriendRequestResponse.FromString,
+                _registered_method=True)
+        self.CancelFriendRequest = channel.unary_unary(
+                '/okey.v1.LobbyService/CancelFriendRequest',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.CancelFriendRequestRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.CancelFriendRequestResponse.FromString,
+                _registered_method=True)
+        self.RemoveFriend = channel.unary_unary(
+                '/okey.v1.LobbyService/RemoveFriend',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.RemoveFriendRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.RemoveFriendResponse.FromString,
+                _registered_method=True)
+        self.BlockPlayer = channel.unary_unary(
+                '/okey.v1.LobbyService/BlockPlayer',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.BlockPlayerRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.BlockPlayerResponse.FromString,
+                _registered_method=True)
+        self.UnblockPlayer = channel.unary_unary(
+                '/okey.v1.LobbyService/UnblockPlayer',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.UnblockPlayerRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.UnblockPlayerResponse.FromString,
+                _registered_method=True)
+        self.ListFriends = channel.unary_unary(
+                '/okey.v1.LobbyService/ListFriends',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.ListFriendsRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.ListFriendsResponse.FromString,
+                _registered_method=True)
+        self.InviteToTable = channel.unary_unary(
+                '/okey.v1.LobbyService/InviteToTable',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.InviteToTableRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.InviteToTableResponse.FromString,
+                _registered_method=True)
+        self.JoinFriend = channel.unary_unary(
+                '/okey.v1.LobbyService/JoinFriend',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.JoinFriendRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.JoinFriendResponse.FromString,
+                _registered_method=True)
+        self.ListNotifications = channel.unary_unary(
+                '/okey.v1.LobbyService/ListNotifications',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.ListNotificationsRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.ListNotificationsResponse.FromString,
+                _registered_method=True)
+        self.MarkNotificationsRead = channel.unary_unary(
+                '/okey.v1.LobbyService/MarkNotificationsRead',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.MarkNotificationsReadRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.MarkNotificationsReadResponse.FromString,
+                _registered_method=True)
+        self.WatchNotifications = channel.unary_stream(
+                '/okey.v1.LobbyService/WatchNotifications',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.WatchNotificationsRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.WatchNotificationsResponse.FromString,
+                _registered_method=True)
+        self.AuthorizeWatch = channel.unary_unary(
+                '/okey.v1.LobbyService/AuthorizeWatch',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.AuthorizeWatchRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.AuthorizeWatchResponse.FromString,
+                _registered_method=True)
 
 
 class LobbyServiceServicer:
@@ -301,17 +378,19 @@ class LobbyServiceServicer:
     INVALID_ARGUMENT: INVALID_NAME, INVALID_OPTIONS, EMPTY_MESSAGE, MESSAGE_TOO_LONG, UNKNOWN_EMOTE,
     REASON_REQUIRED (a staff action without a reason), INVALID_ARGUMENT;
     ALREADY_EXISTS: NAME_TAKEN;
-    NOT_FOUND: TABLE_NOT_FOUND, PLAYER_NOT_FOUND, REPORT_NOT_FOUND;
+    NOT_FOUND: TABLE_NOT_FOUND, PLAYER_NOT_FOUND, REPORT_NOT_FOUND, REQUEST_NOT_FOUND;
     FAILED_PRECONDITION: seating (SEAT_TAKEN, TABLE_FULL, NOT_WAITING, ALREADY_SEATED,
     SAME_DEVICE, INSUFFICIENT_CHIPS, NOT_SEATED, NOT_CREATOR), sanctions (BANNED, MUTED),
     the house rules of chat (PROFANITY, INSULT, PERSONAL_INFO, LINK, ADVERTISING),
     reports (ALREADY_REPORTED, ALREADY_RESOLVED), staff (NOT_BANNED, NOT_STAFF,
     INSUFFICIENT_CHIPS when chips taken back would overdraw the player), accounts
-    (REAUTH_REQUIRED: a sensitive call without a recent proof, see Reauthenticate; NOT_LINKED);
+    (REAUTH_REQUIRED: a sensitive call without a recent proof, see Reauthenticate; NOT_LINKED),
+    friends (ALREADY_FRIENDS, REQUEST_PENDING, NOT_FRIENDS, BLOCKED, CANNOT_FRIEND_SELF);
     RESOURCE_EXHAUSTED: FLOOD (too many messages, or the same one repeated, or too many emotes),
     TOO_MANY_REPORTS (a player's reports of the day: 20 by default), LOGIN_LOCKED (failed
     e-mail logins: per e-mail and address, per address, and per e-mail from the addresses the
-    account never signed in from; retry_after_s);
+    account never signed in from; retry_after_s), friends (TOO_MANY_REQUESTS, TOO_MANY_PENDING,
+    TOO_MANY_FRIENDS, TOO_MANY_BLOCKS, TOO_MANY_INVITES);
     PERMISSION_DENIED: STAFF_ONLY (a moderator's call), ADMIN_ONLY (an admin's call),
     OUTRANKED (a staff action against staff of the caller's rank or above),
     INVITE_REQUIRED, BANNED (signing in from a banned device);
@@ -639,6 +718,139 @@ class LobbyServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def FindPlayers(self, request, context):
+        """Friends (issue 44.3). Players whose display name starts with `prefix` (2 to 20 characters,
+        any case), to send a friend request to: at most 20, never the caller, a deleted player, a
+        bot, or a player in a block with the caller (either way).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SendFriendRequest(self, request, context):
+        """Ask a player to be friends; they get a FRIEND_REQUEST notification. If they had asked the
+        caller already, this accepts theirs. FAILED_PRECONDITION ALREADY_FRIENDS, REQUEST_PENDING,
+        BLOCKED (a block either way: worded alike, so a blocked player does not learn who blocked
+        whom), CANNOT_FRIEND_SELF; NOT_FOUND PLAYER_NOT_FOUND; RESOURCE_EXHAUSTED
+        TOO_MANY_REQUESTS (requests sent in a day), TOO_MANY_PENDING (outgoing requests not yet
+        answered), TOO_MANY_FRIENDS (either side's list is full). Limits: lobby policy.Limits.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AcceptFriendRequest(self, request, context):
+        """Accept a request the player sent the caller; they get a FRIEND_ACCEPTED notification.
+        NOT_FOUND REQUEST_NOT_FOUND.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeclineFriendRequest(self, request, context):
+        """Decline a request the player sent the caller (they are not told). NOT_FOUND REQUEST_NOT_FOUND.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CancelFriendRequest(self, request, context):
+        """Take back a request the caller sent. NOT_FOUND REQUEST_NOT_FOUND.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RemoveFriend(self, request, context):
+        """End a friendship, for both. FAILED_PRECONDITION NOT_FRIENDS.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def BlockPlayer(self, request, context):
+        """Block a player: ends a friendship and the requests between the two, and from then on,
+        both ways, no friend request, no invitation, no seat together through JoinTable, QuickPlay
+        or an invitation, no watching the other's table, and neither sees the other's chat
+        messages or emotes. Blocking again is a no-op. RESOURCE_EXHAUSTED TOO_MANY_BLOCKS.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UnblockPlayer(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListFriends(self, request, context):
+        """The caller's friends (each with the table they sit at, if any), the requests to and from
+        them and the players they blocked. Presence (online, at a table) is the gateway's:
+        GET /api/presence?players=...
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def InviteToTable(self, request, context):
+        """Invite a friend to a table the caller sits at that has a free seat: the friend gets a
+        TABLE_INVITE notification (kept while they are offline) carrying the table, with its invite
+        code for a private table. FAILED_PRECONDITION NOT_FRIENDS, BLOCKED, NOT_SEATED, NOT_WAITING,
+        TABLE_FULL, ALREADY_SEATED (the friend sits there); RESOURCE_EXHAUSTED TOO_MANY_INVITES (the
+        same friend to the same table again within a minute, or too many invitations in a day).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def JoinFriend(self, request, context):
+        """Sit at the free seat of a friend's waiting public table (a private one needs the invite
+        code an invitation carries: PERMISSION_DENIED INVITE_REQUIRED). As JoinTable otherwise;
+        FAILED_PRECONDITION NOT_FRIENDS, BLOCKED, NOT_SEATED (the friend sits at no waiting table).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListNotifications(self, request, context):
+        """Notifications (issue 44.4): one list per player (friend requests, acceptances, table
+        invitations, a table of theirs starting), newest first, kept for notification_keep_days
+        (at most notification_max a player, the oldest dropped first). An invitation expires when
+        its table is no longer waiting.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def MarkNotificationsRead(self, request, context):
+        """Mark notifications read: those listed, or every one up to up_to_notification_id.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WatchNotifications(self, request, context):
+        """The caller's notifications as they arrive: first a message with the unread count alone (no
+        notification: the stream is open), then those after after_notification_id that are unread,
+        oldest first, then each new one live. An open stream counts as the player being online.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AuthorizeWatch(self, request, context):
+        """Watching (issue 44.5): may the caller watch this table as a spectator (no seat)? The
+        gateway asks before it opens a spectator's Watch. A public table: anyone; a private one:
+        whoever sits or sat at it, a friend of a person seated, a player invited to it, and staff;
+        never a player in a block with a person seated (FAILED_PRECONDITION BLOCKED). A table the
+        lobby does not list (opened on the table service directly) is allowed. PERMISSION_DENIED
+        INVITE_REQUIRED for a private table otherwise.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LobbyServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -852,6 +1064,81 @@ def add_LobbyServiceServicer_to_server(servicer, server):
                     request_deserializer=okey_dot_v1_dot_lobby__service__pb2.ListAuditLogRequest.FromString,
                     response_serializer=okey_dot_v1_dot_lobby__service__pb2.ListAuditLogResponse.SerializeToString,
             ),
+            'FindPlayers': grpc.unary_unary_rpc_method_handler(
+                    servicer.FindPlayers,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.FindPlayersRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.FindPlayersResponse.SerializeToString,
+            ),
+            'SendFriendRequest': grpc.unary_unary_rpc_method_handler(
+                    servicer.SendFriendRequest,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.SendFriendRequestRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.SendFriendRequestResponse.SerializeToString,
+            ),
+            'AcceptFriendRequest': grpc.unary_unary_rpc_method_handler(
+                    servicer.AcceptFriendRequest,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.AcceptFriendRequestRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.AcceptFriendRequestResponse.SerializeToString,
+            ),
+            'DeclineFriendRequest': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeclineFriendRequest,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.DeclineFriendRequestRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.DeclineFriendRequestResponse.SerializeToString,
+            ),
+            'CancelFriendRequest': grpc.unary_unary_rpc_method_handler(
+                    servicer.CancelFriendRequest,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.CancelFriendRequestRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.CancelFriendRequestResponse.SerializeToString,
+            ),
+            'RemoveFriend': grpc.unary_unary_rpc_method_handler(
+                    servicer.RemoveFriend,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.RemoveFriendRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.RemoveFriendResponse.SerializeToString,
+            ),
+            'BlockPlayer': grpc.unary_unary_rpc_method_handler(
+                    servicer.BlockPlayer,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.BlockPlayerRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.BlockPlayerResponse.SerializeToString,
+            ),
+            'UnblockPlayer': grpc.unary_unary_rpc_method_handler(
+                    servicer.UnblockPlayer,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.UnblockPlayerRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.UnblockPlayerResponse.SerializeToString,
+            ),
+            'ListFriends': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListFriends,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.ListFriendsRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.ListFriendsResponse.SerializeToString,
+            ),
+            'InviteToTable': grpc.unary_unary_rpc_method_handler(
+                    servicer.InviteToTable,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.InviteToTableRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.InviteToTableResponse.SerializeToString,
+            ),
+            'JoinFriend': grpc.unary_unary_rpc_method_handler(
+                    servicer.JoinFriend,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.JoinFriendRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.JoinFriendResponse.SerializeToString,
+            ),
+            'ListNotifications': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListNotifications,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.ListNotificationsRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.ListNotificationsResponse.SerializeToString,
+            ),
+            'MarkNotificationsRead': grpc.unary_unary_rpc_method_handler(
+                    servicer.MarkNotificationsRead,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.MarkNotificationsReadRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.MarkNotificationsReadResponse.SerializeToString,
+            ),
+            'WatchNotifications': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchNotifications,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.WatchNotificationsRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.WatchNotificationsResponse.SerializeToString,
+            ),
+            'AuthorizeWatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.AuthorizeWatch,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.AuthorizeWatchRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.AuthorizeWatchResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'okey.v1.LobbyService', rpc_method_handlers)
@@ -880,17 +1167,19 @@ class LobbyService:
     INVALID_ARGUMENT: INVALID_NAME, INVALID_OPTIONS, EMPTY_MESSAGE, MESSAGE_TOO_LONG, UNKNOWN_EMOTE,
     REASON_REQUIRED (a staff action without a reason), INVALID_ARGUMENT;
     ALREADY_EXISTS: NAME_TAKEN;
-    NOT_FOUND: TABLE_NOT_FOUND, PLAYER_NOT_FOUND, REPORT_NOT_FOUND;
+    NOT_FOUND: TABLE_NOT_FOUND, PLAYER_NOT_FOUND, REPORT_NOT_FOUND, REQUEST_NOT_FOUND;
     FAILED_PRECONDITION: seating (SEAT_TAKEN, TABLE_FULL, NOT_WAITING, ALREADY_SEATED,
     SAME_DEVICE, INSUFFICIENT_CHIPS, NOT_SEATED, NOT_CREATOR), sanctions (BANNED, MUTED),
     the house rules of chat (PROFANITY, INSULT, PERSONAL_INFO, LINK, ADVERTISING),
     reports (ALREADY_REPORTED, ALREADY_RESOLVED), staff (NOT_BANNED, NOT_STAFF,
     INSUFFICIENT_CHIPS when chips taken back would overdraw the player), accounts
-    (REAUTH_REQUIRED: a sensitive call without a recent proof, see Reauthenticate; NOT_LINKED);
+    (REAUTH_REQUIRED: a sensitive call without a recent proof, see Reauthenticate; NOT_LINKED),
+    friends (ALREADY_FRIENDS, REQUEST_PENDING, NOT_FRIENDS, BLOCKED, CANNOT_FRIEND_SELF);
     RESOURCE_EXHAUSTED: FLOOD (too many messages, or the same one repeated, or too many emotes),
     TOO_MANY_REPORTS (a player's reports of the day: 20 by default), LOGIN_LOCKED (failed
     e-mail logins: per e-mail and address, per address, and per e-mail from the addresses the
-    account never signed in from; retry_after_s);
+    account never signed in from; retry_after_s), friends (TOO_MANY_REQUESTS, TOO_MANY_PENDING,
+    TOO_MANY_FRIENDS, TOO_MANY_BLOCKS, TOO_MANY_INVITES);
     PERMISSION_DENIED: STAFF_ONLY (a moderator's call), ADMIN_ONLY (an admin's call),
     OUTRANKED (a staff action against staff of the caller's rank or above),
     INVITE_REQUIRED, BANNED (signing in from a banned device);
@@ -2022,6 +2311,411 @@ class LobbyService:
             '/okey.v1.LobbyService/ListAuditLog',
             okey_dot_v1_dot_lobby__service__pb2.ListAuditLogRequest.SerializeToString,
             okey_dot_v1_dot_lobby__service__pb2.ListAuditLogResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def FindPlayers(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/FindPlayers',
+            okey_dot_v1_dot_lobby__service__pb2.FindPlayersRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.FindPlayersResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SendFriendRequest(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/SendFriendRequest',
+            okey_dot_v1_dot_lobby__service__pb2.SendFriendRequestRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.SendFriendRequestResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AcceptFriendRequest(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/AcceptFriendRequest',
+            okey_dot_v1_dot_lobby__service__pb2.AcceptFriendRequestRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.AcceptFriendRequestResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeclineFriendRequest(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/DeclineFriendRequest',
+            okey_dot_v1_dot_lobby__service__pb2.DeclineFriendRequestRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.DeclineFriendRequestResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CancelFriendRequest(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/CancelFriendRequest',
+            okey_dot_v1_dot_lobby__service__pb2.CancelFriendRequestRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.CancelFriendRequestResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RemoveFriend(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/RemoveFriend',
+            okey_dot_v1_dot_lobby__service__pb2.RemoveFriendRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.RemoveFriendResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def BlockPlayer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/BlockPlayer',
+            okey_dot_v1_dot_lobby__service__pb2.BlockPlayerRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.BlockPlayerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UnblockPlayer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/UnblockPlayer',
+            okey_dot_v1_dot_lobby__service__pb2.UnblockPlayerRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.UnblockPlayerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListFriends(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/ListFriends',
+            okey_dot_v1_dot_lobby__service__pb2.ListFriendsRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.ListFriendsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def InviteToTable(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/InviteToTable',
+            okey_dot_v1_dot_lobby__service__pb2.InviteToTableRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.InviteToTableResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def JoinFriend(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/JoinFriend',
+            okey_dot_v1_dot_lobby__service__pb2.JoinFriendRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.JoinFriendResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListNotifications(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/ListNotifications',
+            okey_dot_v1_dot_lobby__service__pb2.ListNotificationsRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.ListNotificationsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def MarkNotificationsRead(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/MarkNotificationsRead',
+            okey_dot_v1_dot_lobby__service__pb2.MarkNotificationsReadRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.MarkNotificationsReadResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchNotifications(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/okey.v1.LobbyService/WatchNotifications',
+            okey_dot_v1_dot_lobby__service__pb2.WatchNotificationsRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.WatchNotificationsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AuthorizeWatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/AuthorizeWatch',
+            okey_dot_v1_dot_lobby__service__pb2.AuthorizeWatchRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.AuthorizeWatchResponse.FromString,
             options,
             channel_credentials,
             insecure,
