@@ -222,6 +222,7 @@ GATEWAY_RATE_LIMITED = _counter(
     "okey_gateway_rate_limited_total", "Requests refused by a rate limit or quota.", ("limit",)
 )
 GATEWAY_REFUSED = _counter("okey_gateway_refused_total", "Requests refused at the edge, by reason.", ("reason",))
+GATEWAY_SPECTATORS = _gauge("okey_gateway_spectators", "Spectators' watches (no seat) open now.")
 
 # ---------------------------------------------------------------- lobby
 SIGN_INS = _counter("okey_lobby_sign_ins_total", "Sign-ins, by method and outcome.", ("method", "outcome"))

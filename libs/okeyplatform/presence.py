@@ -10,7 +10,11 @@ it. A player's state is the best any live replica gives: AT_TABLE > ONLINE > AWA
 
 A board also follows the seats being watched, for the edge's disconnected-seat signal [D-11]:
 when the last watch of a seat closes on every replica (or dies with its replica), the seat is a
-:class:`Vacancy` until a watch of it opens again."""
+:class:`Vacancy` until a watch of it opens again. And the tables watched by spectators (a watch
+with no seat), so that the edge counts a table's distinct spectators over every live replica
+(:meth:`Board.spectators`): a player's account lists them under ``watching`` only when there are
+some, so a beat costs nothing more for the players who watch none, and a replica that does not
+know the field is read as watching nothing."""
 
 from __future__ import annotations
 
@@ -67,14 +71,15 @@ SeatKey = tuple[str, int]
 @dataclass(frozen=True, slots=True)
 class PlayerPresence:
     """One replica's account of one player: the state, the table of an AT_TABLE (the seat
-    watched last), every seat it holds a watch of, and when that account last changed (unix ms
-    on the replica's clock)."""
+    watched last), every seat it holds a watch of, the tables it watches as a spectator, and when
+    that account last changed (unix ms on the replica's clock)."""
 
     player: str
     state: State
     table_id: str = ""
     seats: tuple[SeatKey, ...] = ()
     at_ms: int = 0
+    watching: tuple[str, ...] = ()
 
     def encode(self) -> bytes:
         """As a beat lists it (a replica keeps each player's, made once per change)."""
@@ -86,6 +91,8 @@ class PlayerPresence:
             out["table_id"] = self.table_id
         if self.seats:
             out["seats"] = [[t, s] for t, s in self.seats]
+        if self.watching:
+            out["watching"] = list(self.watching)
         return out
 
     @staticmethod
@@ -104,7 +111,10 @@ class PlayerPresence:
         for pair in item.get("seats") or ():
             if isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str) and type(pair[1]) is int:
                 seats.append((pair[0], pair[1]))
-        return PlayerPresence(player, State[state], table_id if isinstance(table_id, str) else "", tuple(seats), at_ms)
+        listed = item.get("watching")
+        watching = tuple(t for t in listed if isinstance(t, str) and t) if isinstance(listed, list) else ()
+        table = table_id if isinstance(table_id, str) else ""
+        return PlayerPresence(player, State[state], table, tuple(seats), at_ms, tuple(dict.fromkeys(watching)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +245,7 @@ class Board:
         self.dead_after_s = dead_after_s
         self._replicas: dict[str, _Replica] = {replica: _Replica(now)}
         self._holders: dict[SeatKey, dict[str, str]] = {}  # seat -> {replica: player}
+        self._spectators: dict[str, dict[str, set[str]]] = {}  # table -> {player: replicas watching}
         self.vacancies: dict[SeatKey, Vacancy] = {}
 
     # ------------------------------------------------------------ what it knows
@@ -262,6 +273,14 @@ class Board:
     def holders(self, seat: SeatKey) -> dict[str, str]:
         """The replicas holding a watch of ``seat``, with the player of each."""
         return dict(self._holders.get(seat, {}))
+
+    def spectators(self, table_id: str, excluding: str = "") -> int:
+        """How many distinct players watch ``table_id`` as spectators on the live replicas
+        (``excluding`` one of them: a player already watching is not one more)."""
+        watchers = self._spectators.get(table_id)
+        if not watchers:
+            return 0
+        return len(watchers) - (excluding in watchers)
 
     def players_of(self, replica: str) -> dict[str, PlayerPresence]:
         r = self._replicas.get(replica)
@@ -362,3 +381,16 @@ class Board:
         for seat in after - before:
             self._holders.setdefault(seat, {})[replica] = presence.player
             self.vacancies.pop(seat, None)
+        was = set(old.watching) if old is not None else set()
+        now_watching = set(presence.watching) if presence.state is not State.OFFLINE else set()
+        for table_id in was - now_watching:
+            watchers = self._spectators.get(table_id, {})
+            replicas = watchers.get(presence.player)
+            if replicas is not None:
+                replicas.discard(replica)
+                if not replicas:
+                    del watchers[presence.player]
+            if not watchers:
+                self._spectators.pop(table_id, None)
+        for table_id in now_watching - was:
+            self._spectators.setdefault(table_id, {}).setdefault(presence.player, set()).add(replica)

@@ -1,12 +1,10 @@
 """The public edge: a gRPC proxy for the public services, HTTP/JSON for every public RPC
-(protobuf's JSON mapping), and a WebSocket carrying a seat's watch stream."""
+(protobuf's JSON mapping), and a WebSocket carrying each server stream (a table's watch, the notifications)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-import re
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -15,8 +13,6 @@ import grpc
 from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import DecodeError, Message
-from google.rpc import error_details_pb2
-from grpc_status import rpc_status
 from okeyplatform import metrics as M
 from okeyplatform.auth import TokenError
 from okeyplatform.errors import (
@@ -29,11 +25,7 @@ from okeyplatform.errors import (
     http_status,
     ws_close_code,
 )
-from okeyplatform.logs import get_logger
-from okeyplatform.tracing import parent_context, start_span, valid_traceparent
-from opentelemetry import context as otel_context
 from opentelemetry import trace
-from opentelemetry.trace import SpanKind, Status, StatusCode
 from starlette.applications import Starlette
 from starlette.convertors import Convertor, register_url_convertor
 from starlette.datastructures import Headers
@@ -49,31 +41,28 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from .app import Caller, Method, RateLimiter, StreamCaps, Upstreams, caller_from_token
 from .app import forward_metadata as _forward_metadata
 from .connect import CONNECT_REQUEST_HEADERS, CONNECT_RESPONSE_HEADERS, SERVICE_PATH, ConnectProxy, Wire, refusal
+from .middleware import RPC_PATH, AccessLog, SecurityHeaders
 from .presence import Presence, Watch
+from .spectators import SpectatorGate
+from .spectators import error_info as _error_info
 
 # HTTP_STATUS: okeyplatform.errors
-__all__ = ["GrpcProxy", "build_http_app", "HTTP_STATUS", "MAX_BODY_BYTES", "MAX_PRESENCE_PLAYERS"]
+__all__ = [
+    "GrpcProxy",
+    "build_http_app",
+    "HTTP_STATUS",
+    "MAX_BODY_BYTES",
+    "MAX_PRESENCE_PLAYERS",
+    "MAX_PRESENCE_TABLES",
+]
 
 MAX_BODY_BYTES = 64 * 1024
 MAX_PRESENCE_PLAYERS = 100
 MAX_PLAYER_ID = 128
 UPSTREAM_TIMEOUT_S = 10.0
 WEB_DIR = Path(__file__).parent / "web"
-
-
-log = get_logger(component="gateway")
-
-
-def _error_info(err: grpc.aio.AioRpcError) -> tuple[str, dict[str, str]]:
-    """The refusal's stable reason and its ErrorInfo metadata (what a client may show: a
-    password's ``why``, a lockout's ``retry_after_s``); the status name when it has none."""
-    st = rpc_status.from_call(err)  # type: ignore[arg-type]
-    if st is not None:
-        for d in st.details:
-            info = error_details_pb2.ErrorInfo()
-            if d.Unpack(info):
-                return str(info.reason), dict(info.metadata)
-    return err.code().name, {}
+MAX_PRESENCE_TABLES = 20
+MAX_TABLE_ID = 128
 
 
 # ------------------------------------------------------------------ gRPC
@@ -82,7 +71,8 @@ def _error_info(err: grpc.aio.AioRpcError) -> tuple[str, dict[str, str]]:
 class GrpcProxy(grpc.GenericRpcHandler):
     """Forwards every public method as raw bytes to its upstream, after checking the token and
     the caller's rate; upstream errors (with their rich details) pass through unchanged. Each
-    call and stream it lets through is the caller's presence."""
+    call and stream it lets through is the caller's presence; a spectator's watch opens only
+    past the :class:`SpectatorGate`."""
 
     def __init__(
         self,
@@ -90,11 +80,13 @@ class GrpcProxy(grpc.GenericRpcHandler):
         limiter: RateLimiter,
         streams: StreamCaps | None = None,
         presence: Presence | None = None,
+        gate: SpectatorGate | None = None,
     ) -> None:
         self.upstreams = upstreams
         self.limiter = limiter
         self.streams = streams or StreamCaps(0, 0)
         self.presence = presence or Presence()
+        self.gate = gate or SpectatorGate(upstreams, self.presence)
 
     def service(self, handler_call_details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler | None:
         m = self.upstreams.methods.get(handler_call_details.method)  # type: ignore[attr-defined]
@@ -136,6 +128,11 @@ class GrpcProxy(grpc.GenericRpcHandler):
             capped = self.streams.open(caller)
             if capped:  # streams at once per player and address [issue 39.8]
                 raise ResourceExhausted(self.streams.refusal(capped), "TOO_MANY_STREAMS", limit=capped)
+            try:
+                await self.gate.admit(caller, m.path, request, md)
+            except AppError:
+                self.streams.close(caller)
+                raise  # the host's AppErrors make it the status
             call = self.upstreams.channel(m.service).unary_stream(m.path)(request, metadata=md)
             streams = M.GATEWAY_CONNECTIONS.labels("stream")
             streams.inc()
@@ -165,79 +162,10 @@ def _error(status: int, code: str, reason: str, message: str, metadata: dict[str
     return JSONResponse(body, status_code=status)
 
 
-def _http_span(scope: Scope, method: str, route: str) -> trace.Span:
-    """A SERVER span for one HTTP/JSON call, its parent the client's ``traceparent`` header (a
-    valid one): the upstream call then carries the gateway's span, so the table's Act hangs
-    under it. Named by the route template (bounded); the handler adds the public RPC it called."""
-    sent = next((v for k, v in scope.get("headers") or () if k == b"traceparent"), b"")
-    parent = parent_context(valid_traceparent(sent.decode("latin-1")))
-    span = start_span("okey.gateway", f"{method} {route}", parent, SpanKind.SERVER)
-    if span.is_recording():
-        span.set_attributes({"http.request.method": method, "http.route": route})
-    return span
-
-
-def _route(path: str) -> str:
-    """The route template of a path, for the metrics' ``route`` label (a bounded set: a caller
-    choosing paths cannot make new series)."""
-    if path in ("/healthz", "/api", "/api/presence"):
-        return path
-    if path.startswith("/api/"):
-        return "/api/{service}/{method}"
-    if path.startswith("/ws/"):
-        return "/ws/{service}/{method}"
-    if _RPC_PATH.fullmatch(path):
-        return "/{service}/{method}"  # Connect and gRPC-Web
-    return "static"
-
-
-_RPC_PATH = re.compile(rf"/{SERVICE_PATH}/[^/]+")
-
-
 def _refusal(err: AppError) -> JSONResponse:
     """An AppError in the API's JSON error shape, its HTTP status from the one table."""
     M.GATEWAY_REFUSED.labels(err.reason).inc()
     return _error(http_status(err.status), err.status.name, err.reason, err.message)
-
-
-SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
-    # The web client is its own files only: no inline script or style, no frames, no plugins;
-    # it talks to this origin (HTTP and the WebSocket watch). Icons may be data: URLs.
-    (
-        b"content-security-policy",
-        b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-        b"connect-src 'self' ws: wss:; object-src 'none'; base-uri 'none'; form-action 'self'; "
-        b"frame-ancestors 'none'",
-    ),
-    (b"x-frame-options", b"DENY"),
-    (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
-    (b"cross-origin-opener-policy", b"same-origin"),
-    (b"permissions-policy", b"camera=(), microphone=(), geolocation=(), payment=()"),
-)
-
-
-class SecurityHeaders:
-    """Every HTTP answer carries the headers above (the page cannot be framed, sniffed into
-    another type, or made to run script from elsewhere), unless the app set one itself."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def with_headers(message: Any) -> None:
-            if message["type"] == "http.response.start":
-                headers = list(message.get("headers") or [])
-                have = {k.lower() for k, _ in headers}
-                headers += [(k, v) for k, v in SECURITY_HEADERS if k not in have]
-                message = {**message, "headers": headers}
-            await send(message)
-
-        await self.app(scope, receive, with_headers)
 
 
 class BodyLimit:
@@ -275,61 +203,13 @@ class BodyLimit:
         """413 in the /api shape; at a Connect or gRPC-Web path, that protocol's
         ``resource_exhausted`` (the code gRPC gives a message over its limit)."""
         wire = Wire.of(Headers(scope=scope).get("content-type"))
-        if wire is not None and _RPC_PATH.fullmatch(scope.get("path") or ""):
+        if wire is not None and RPC_PATH.fullmatch(scope.get("path") or ""):
             return refusal(wire, ResourceExhausted(f"request body over {self.limit} bytes", "REQUEST_TOO_LARGE"))
         return _error(413, "INVALID_ARGUMENT", "REQUEST_TOO_LARGE", f"request body over {self.limit} bytes")
 
 
 class _TooLarge(Exception):
     pass
-
-
-class AccessLog:
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] not in ("http", "websocket"):
-            await self.app(scope, receive, send)
-            return
-        t0 = time.perf_counter()
-        status = {"code": 0}
-        kind = "http" if scope["type"] == "http" else "websocket"
-        method, route = scope.get("method", "WS"), _route(scope.get("path") or "")
-        open_now = M.GATEWAY_CONNECTIONS.labels(kind)
-
-        async def capture(msg: Any) -> None:
-            if msg["type"] == "http.response.start":
-                status["code"] = msg["status"]
-            await send(msg)
-
-        open_now.inc()
-        traced = kind == "http" and route in ("/api/{service}/{method}", "/{service}/{method}")
-        span = _http_span(scope, method, route) if traced else None
-        token = otel_context.attach(trace.set_span_in_context(span)) if span is not None else None
-        try:
-            await self.app(scope, receive, capture)
-        finally:
-            if span is not None and token is not None:
-                otel_context.detach(token)
-                if span.is_recording():
-                    span.set_attribute("http.response.status_code", status["code"])
-                    if status["code"] >= 500:
-                        span.set_status(Status(StatusCode.ERROR))
-                span.end()
-            open_now.dec()
-            elapsed = time.perf_counter() - t0
-            code = status["code"] or (101 if kind == "websocket" else 0)  # an accepted WebSocket sends no status
-            M.HTTP_REQUESTS.labels(method, route, str(code)).inc()
-            M.HTTP_SECONDS.labels(method, route).observe(elapsed)
-            log.info(
-                "access",
-                method=scope.get("method", "WS"),
-                path=scope.get("path"),
-                status=status["code"],
-                ms=round((time.perf_counter() - t0) * 1000, 2),
-                client=(scope.get("client") or ("", 0))[0],
-            )
 
 
 class _ServiceName(Convertor[str]):
@@ -353,9 +233,11 @@ def build_http_app(
     cors_origins: list[str],
     streams: StreamCaps | None = None,
     presence: Presence | None = None,
+    gate: SpectatorGate | None = None,
 ) -> Starlette:
     caps = streams or StreamCaps(0, 0)
     seen = presence or Presence()
+    spectators = gate or SpectatorGate(upstreams, seen)
 
     async def rpc(request: Request) -> Response:
         path = f"/{request.path_params['service']}/{request.path_params['method']}"
@@ -435,18 +317,26 @@ def build_http_app(
             await ws.send_text(json.dumps({"error": error}))
             await ws.close(code=4429, reason=_close_reason(f"TOO_MANY_STREAMS: {message}"))
             return
+        md = _forward_metadata([("authorization", f"Bearer {token}" if token else "")], caller)
+        try:
+            await spectators.admit(caller, m.path, req, md)
+        except AppError as err:
+            caps.close(caller)
+            error = {"code": err.status.name, "reason": err.reason, "message": err.message}
+            await ws.send_text(json.dumps({"error": error}))
+            await ws.close(code=ws_close_code(err.status), reason=_close_reason(f"{err.reason}: {err.message}"))
+            return
         watching = seen.watch(caller, m.path, req)
         try:
-            await _pump(ws, upstreams, m, req, token, caller, watching)
+            await _pump(ws, upstreams, m, req, md, watching)
         finally:
             watching.close()
             caps.close(caller)
 
     async def _pump(
-        ws: WebSocket, upstreams: Upstreams, m: Method, req: Message, token: str, caller: Caller, watching: Watch
+        ws: WebSocket, upstreams: Upstreams, m: Method, req: Message, md: list[tuple[str, str]], watching: Watch
     ) -> None:
         """The upstream stream to the WebSocket until either ends."""
-        md = _forward_metadata([("authorization", f"Bearer {token}" if token else "")], caller)
         call = upstreams.channel(m.service).unary_stream(
             m.path, request_serializer=m.request_cls.SerializeToString, response_deserializer=m.response_cls.FromString
         )(req, metadata=md)
@@ -480,8 +370,10 @@ def build_http_app(
                 t.cancel()
 
     async def presence_of(request: Request) -> Response:
-        """``GET /api/presence?players=a,b``: each player's state on the merged board of every
-        gateway replica (at most MAX_PRESENCE_PLAYERS ids, for a signed-in caller)."""
+        """``GET /api/presence?players=a,b&tables=c,d``: each player's state on the merged board
+        of every gateway replica (a table only for the caller themselves), and each table's
+        spectators (at most MAX_PRESENCE_PLAYERS and MAX_PRESENCE_TABLES ids, for a signed-in
+        caller; either list, or both)."""
         try:
             caller = caller_from_token(request.headers.get("authorization"), _peer(request))
         except TokenError as exc:
@@ -492,14 +384,28 @@ def build_http_app(
         if refused:
             return _refusal(ResourceExhausted(limiter.refusal(refused), "RATE_LIMITED"))
         seen.call(caller)
-        asked = list(dict.fromkeys(p.strip() for p in request.query_params.get("players", "").split(",") if p.strip()))
-        if not asked:
-            return _refusal(InvalidArgument(f"name the players: ?players=a,b (at most {MAX_PRESENCE_PLAYERS})"))
+        asked, tables = _ids(request, "players"), _ids(request, "tables")
+        if not asked and not tables:
+            return _refusal(
+                InvalidArgument(
+                    f"name the players or the tables: ?players=a,b (at most {MAX_PRESENCE_PLAYERS})"
+                    f" &tables=c,d (at most {MAX_PRESENCE_TABLES})"
+                )
+            )
         if len(asked) > MAX_PRESENCE_PLAYERS:
             return _refusal(InvalidArgument(f"at most {MAX_PRESENCE_PLAYERS} players at once, not {len(asked)}"))
         if any(len(p) > MAX_PLAYER_ID for p in asked):
             return _refusal(InvalidArgument(f"a player id has at most {MAX_PLAYER_ID} characters"))
-        return JSONResponse({"players": seen.lookup(asked)})
+        if len(tables) > MAX_PRESENCE_TABLES:
+            return _refusal(InvalidArgument(f"at most {MAX_PRESENCE_TABLES} tables at once, not {len(tables)}"))
+        if any(len(t) > MAX_TABLE_ID for t in tables):
+            return _refusal(InvalidArgument(f"a table id has at most {MAX_TABLE_ID} characters"))
+        out: dict[str, Any] = {}
+        if asked or not tables:
+            out["players"] = seen.lookup(asked, asker=caller.identity.subject)
+        if tables:
+            out["tables"] = [{"tableId": t, "spectators": seen.spectators(t)} for t in tables]
+        return JSONResponse(out)
 
     async def health(_: Request) -> Response:
         return JSONResponse({"status": "SERVING", "services": sorted(upstreams.addresses)})
@@ -533,7 +439,7 @@ def build_http_app(
         Route("/api/{service}/{method}", rpc, methods=["POST"]),
         WebSocketRoute("/ws/{service}/{method}", watch),
     ]
-    connect = ConnectProxy(upstreams, limiter, caps, MAX_BODY_BYTES, UPSTREAM_TIMEOUT_S, seen)
+    connect = ConnectProxy(upstreams, limiter, caps, MAX_BODY_BYTES, UPSTREAM_TIMEOUT_S, seen, spectators)
     routes.append(Route("/{service:rpcservice}/{method}", connect, methods=None))
     if WEB_DIR.exists():
         routes.append(Mount("/", StaticFiles(directory=WEB_DIR, html=True), name="web"))
@@ -575,6 +481,11 @@ def _typed(params: dict[str, str], desc: Descriptor) -> dict[str, Any]:
         else:
             out[k] = v
     return out
+
+
+def _ids(request: Request, name: str) -> list[str]:
+    """A query parameter's comma-separated ids, each once, in order."""
+    return list(dict.fromkeys(p.strip() for p in request.query_params.get(name, "").split(",") if p.strip()))
 
 
 def _close_reason(text: str) -> str:

@@ -35,6 +35,7 @@ from starlette.types import Receive, Scope, Send
 
 from .app import Method, RateLimiter, StreamCaps, Upstreams, caller_from_token, forward_metadata
 from .presence import Presence, Watch
+from .spectators import SpectatorGate
 
 __all__ = [
     "CONNECT_REQUEST_HEADERS",
@@ -277,6 +278,7 @@ class ConnectProxy:
         max_bytes: int,
         timeout_s: float,
         presence: Presence | None = None,
+        gate: SpectatorGate | None = None,
     ) -> None:
         self.upstreams = upstreams
         self.timeout_s = timeout_s
@@ -284,6 +286,7 @@ class ConnectProxy:
         self.streams = streams
         self.max_bytes = max_bytes
         self.presence = presence or Presence()
+        self.gate = gate or SpectatorGate(upstreams, self.presence)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
@@ -354,6 +357,10 @@ class ConnectProxy:
         if capped:  # streams at once per player and address [issue 39.8]
             raise _Refused(ResourceExhausted(self.streams.refusal(capped), "TOO_MANY_STREAMS", limit=capped))
         ends.append(lambda: self.streams.close(caller))
+        try:
+            await self.gate.admit(caller, m.path, payload, md)
+        except AppError as err:  # counted by the gate when it is the gateway's own
+            return protocol_error(wire, RpcError.of_app(err))
         watch = self.presence.watch(caller, m.path, payload)
         ends.append(watch.close)
         stream = self.upstreams.channel(m.service).unary_stream(m.path)(payload, metadata=md, timeout=timeout)

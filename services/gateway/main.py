@@ -19,7 +19,9 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 
 from .api import GrpcProxy, build_http_app
 from .app import RateLimiter, StreamCaps, Upstreams
-from .presence import Presence, table_act
+from .presence import Presence
+from .seats import table_act
+from .spectators import SpectatorGate
 
 __all__ = ["Gateway", "GatewayParts", "bootstrap", "DEFAULT_GRPC_ADDR", "DEFAULT_HTTP_ADDR", "main"]
 
@@ -150,7 +152,9 @@ def bootstrap(
             act = table_act(lambda: upstreams.channel(table), ServiceCredential("gateway"))
         presence = Presence(nats_url=env.get("OKEY_NATS_URL") or None, act=act)
         host.background(presence)
-        host.serve_generic(GrpcProxy(upstreams, limiter, streams, presence))
+        # Spectators' watches: the lobby's word and the table's cap, one check for every route.
+        gate = SpectatorGate(upstreams, presence)
+        host.serve_generic(GrpcProxy(upstreams, limiter, streams, presence, gate))
         origins = [o.strip() for o in env.get("OKEY_CORS_ORIGINS", "").split(",") if o.strip()]
         hhost, _, hport = http_address.rpartition(":")
         guarded = type(
@@ -158,7 +162,7 @@ def bootstrap(
         )
         trusted = ",".join(p.strip() for p in env.get("OKEY_TRUSTED_PROXIES", "").split(",") if p.strip())
         config = uvicorn.Config(
-            build_http_app(upstreams, limiter, origins, streams, presence),
+            build_http_app(upstreams, limiter, origins, streams, presence, gate),
             host=hhost,
             port=int(hport),
             log_level="warning",

@@ -1,12 +1,14 @@
 """Presence at the edge: which players this replica holds (:class:`Tracker`), the board merged
 from every replica over NATS core (okeyplatform.presence), and the disconnected-seat signal the
-table gets from it [D-11] (:class:`SeatNotifier`); :class:`Presence` puts them together.
+table gets from it [D-11] (:class:`SeatNotifier`, in seats.py); :class:`Presence` puts them together.
 
 A player is ONLINE while a stream of theirs is open here or their last call came within
 ``online_s`` (60 s), AWAY until ``offline_s`` (5 min) after it, then OFFLINE; closing their last
-stream with no recent call makes them OFFLINE at once. AT_TABLE (with the table) while a watch of
-their own seat is open: counted from its first message, so a watch the table refuses never
-counts. A service's token is nobody's presence.
+stream with no recent call makes them OFFLINE at once. Any stream counts (a table's watch, the
+lobby's notifications). AT_TABLE (with the table) while a watch of their own seat is open:
+counted from its first message, so a watch the table refuses never counts; a watch with no seat
+(a spectator's) lists its table among those the player watches, from its first message too. A
+service's token is nobody's presence.
 
 [D-11]: when the last watch of a seat closes on every replica and none opens within
 ``grace_s`` (2 s), the replica that held it tells the table ``set_connection{connected: false}``;
@@ -22,16 +24,14 @@ import secrets
 import socket
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-import grpc
 from google.protobuf.message import DecodeError, Message
 from okey.v1 import table_service_pb2 as pb
-from okeyplatform.auth import ServiceCredential
+from okeyplatform import metrics as M
 from okeyplatform.bus import connect_nats, pause
-from okeyplatform.grpcserver import error_reason
 from okeyplatform.logs import get_logger
 from okeyplatform.presence import (
     BEAT_S,
@@ -49,11 +49,13 @@ from okeyplatform.presence import (
 )
 
 from .app import Caller
+from .seats import Act, SeatNotifier, table_act
 
 __all__ = ["Presence", "Tracker", "Stream", "SeatNotifier", "Watch", "WATCH_PATH", "replica_id", "table_act", "GRACE_S"]
 
 WATCH_PATH = "/okey.v1.TableService/Watch"
 _M = TypeVar("_M", bound=Message)
+_K = TypeVar("_K")
 GRACE_S = 2.0
 """How long a seat may have no watch before the table is told it is disconnected [D-11]."""
 ONLINE_S = 60.0
@@ -62,9 +64,6 @@ TICK_S = 0.25
 KEEP_S = 10.0
 """How long a board keeps a vacancy another replica is to tell: if that replica dies meanwhile,
 this one may have to tell it instead."""
-QUIET_REASONS = frozenset({"BOT_SEAT", "SEAT_LEFT", "MATCH_OVER", "TABLE_NOT_FOUND"})
-"""Refusals of set_connection that are normal (a bot's seat, a seat left, a match over, a table
-gone): logged at debug only."""
 
 log = get_logger(component="presence")
 
@@ -84,17 +83,20 @@ def _wall_ms() -> int:
 
 @dataclass(eq=False)
 class Stream:
-    """One open stream of a player on this replica; ``seat`` once its table let it watch one."""
+    """One open stream of a player on this replica; ``seat`` once its table let it watch one,
+    ``spectating`` (the table) once its table let it watch as a spectator."""
 
     player: str
     seat: SeatKey | None = None
     open: bool = True
+    spectating: str = ""
 
 
 @dataclass
 class _Held:
     streams: int = 0
     seats: dict[SeatKey, int] = field(default_factory=dict)  # open watches per seat; the last is the latest
+    watching: dict[str, int] = field(default_factory=dict)  # open spectators' watches per table
     last_call: float | None = None
     told: PlayerPresence | None = None
 
@@ -143,6 +145,15 @@ class Tracker:
         held.seats[stream.seat] = held.seats.pop(stream.seat, 0) + 1
         self._update(stream.player, held)
 
+    def spectating(self, stream: Stream, table_id: str) -> None:
+        """The stream's table let it watch ``table_id`` as a spectator (its first message came)."""
+        held = self._players.get(stream.player)
+        if not stream.open or stream.spectating or stream.seat is not None or held is None or not table_id:
+            return
+        stream.spectating = table_id
+        held.watching[table_id] = held.watching.get(table_id, 0) + 1
+        self._update(stream.player, held)
+
     def closed(self, stream: Stream) -> None:
         held = self._players.get(stream.player)
         if not stream.open or held is None:
@@ -150,12 +161,14 @@ class Tracker:
         stream.open = False
         held.streams -= 1
         if stream.seat is not None:
-            left = held.seats.get(stream.seat, 0) - 1
-            if left > 0:
-                held.seats[stream.seat] = left
-            else:
-                held.seats.pop(stream.seat, None)
+            _drop(held.seats, stream.seat)
+        if stream.spectating:
+            _drop(held.watching, stream.spectating)
         self._update(stream.player, held)
+
+    def spectators(self) -> int:
+        """Spectators' watches open on this replica (streams, not players)."""
+        return sum(sum(h.watching.values()) for h in self._players.values())
 
     def tick(self) -> None:
         """The changes time makes: ONLINE to AWAY to OFFLINE for a player with no stream open."""
@@ -186,95 +199,30 @@ class Tracker:
 
     def _update(self, player: str, held: _Held) -> None:
         state, table_id = self._state(held)
-        seats = tuple(held.seats)
+        seats, watching = tuple(held.seats), tuple(held.watching)
         told = held.told
         if state is State.OFFLINE and held.streams == 0:
             del self._players[player]
-        if told is not None and (told.state, told.table_id, told.seats) == (state, table_id, seats):
+        if told is not None and (told.state, told.table_id, told.seats, told.watching) == (
+            state,
+            table_id,
+            seats,
+            watching,
+        ):
             return
         if told is None and state is State.OFFLINE:
             return
-        held.told = PlayerPresence(player, state, table_id, seats, self.wall_ms())
+        held.told = PlayerPresence(player, state, table_id, seats, self.wall_ms(), watching)
         self.on_change(held.told)
 
 
-# ------------------------------------------------------------------ the table's signal [D-11]
-
-
-Act = Callable[[pb.ActRequest], Awaitable[pb.ActResponse]]
-
-
-class SeatNotifier:
-    """Sends ``set_connection`` for a seat, each (seat, direction, command id) once at a time,
-    retried on a transient failure (the command id makes a retry safe)."""
-
-    def __init__(self, act: Act, retries: int = 3) -> None:
-        self.act = act
-        self.retries = retries
-        self.sent: deque[tuple[str, int, bool, str]] = deque(maxlen=1000)  # the last told and accepted
-        self.connected_at: dict[SeatKey, int] = {}  # the version a connected=true answer came with
-        self._inflight: set[tuple[str, int, bool]] = set()
-        self._tasks: set[asyncio.Task[None]] = set()
-
-    def tell(self, table_id: str, seat: int, connected: bool, command_id: str) -> None:
-        key = (table_id, seat, connected)
-        if key in self._inflight:
-            return
-        self._inflight.add(key)
-        task = asyncio.get_running_loop().create_task(self._send(table_id, seat, connected, command_id))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _send(self, table_id: str, seat: int, connected: bool, command_id: str) -> None:
-        req = pb.ActRequest(table_id=table_id, seat=seat, command_id=command_id)
-        req.set_connection.connected = connected
-        bound = log.bind(table_id=table_id, seat=seat, command_id=command_id, connected=connected)
-        try:
-            for attempt in range(self.retries):
-                try:
-                    resp = await self.act(req)
-                except grpc.aio.AioRpcError as err:
-                    reason = error_reason(err) or err.code().name
-                    transient = err.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
-                    if transient and attempt + 1 < self.retries:
-                        await asyncio.sleep(0.5 * (attempt + 1))
-                        continue
-                    if reason in QUIET_REASONS:
-                        bound.debug("seat_connection_refused", reason=reason)
-                    else:
-                        bound.warning("seat_connection_failed", reason=reason, error=err.details())
-                    return
-                if connected:
-                    if len(self.connected_at) >= 10_000:
-                        self.connected_at.clear()  # only spares a second telling: forgetting is safe
-                    self.connected_at[(table_id, seat)] = resp.version
-                self.sent.append((table_id, seat, connected, command_id))
-                bound.info("seat_connection_told", version=resp.version, events=len(resp.events))
-                return
-        finally:
-            self._inflight.discard((table_id, seat, connected))
-
-    async def close(self) -> None:
-        for task in list(self._tasks):
-            task.cancel()
-        if self._tasks:
-            await asyncio.gather(*self._tasks, return_exceptions=True)
-
-
-def table_act(channel: Callable[[], grpc.aio.Channel], credential: ServiceCredential, timeout_s: float = 5.0) -> Act:
-    """Act on the table service with the gateway's own service credential; ``channel`` gives the
-    gateway's upstream channel (made at the first call)."""
-
-    async def act(req: pb.ActRequest) -> pb.ActResponse:
-        call = channel().unary_unary(
-            "/okey.v1.TableService/Act",
-            request_serializer=pb.ActRequest.SerializeToString,
-            response_deserializer=pb.ActResponse.FromString,
-        )
-        resp: pb.ActResponse = await call(req, metadata=credential.metadata(), timeout=timeout_s)
-        return resp
-
-    return act
+def _drop(counts: dict[_K, int], key: _K) -> None:
+    """One fewer of ``key`` (gone at none)."""
+    left = counts.get(key, 0) - 1
+    if left > 0:
+        counts[key] = left
+    else:
+        counts.pop(key, None)
 
 
 # ------------------------------------------------------------------ one watch
@@ -305,12 +253,21 @@ class Watch:
 
 
 class _PlayerWatch(Watch):
-    def __init__(self, presence: Presence, stream: Stream, seat: SeatKey | None) -> None:
+    def __init__(self, presence: Presence, stream: Stream, seat: SeatKey | None, spectating: str = "") -> None:
         self.presence = presence
         self.stream = stream
         self.seat = seat  # the seat it asks to watch (TableService.Watch only)
+        self.spectating = spectating  # the table it asks to watch as a spectator, until it may
+        self.counted = False
 
     def item(self, item: bytes | Message) -> None:
+        if self.spectating:
+            # Its first message: the table let it in (a refused watch never counts).
+            self.presence.tracker.spectating(self.stream, self.spectating)
+            self.spectating = ""
+            self.counted = True
+            M.GATEWAY_SPECTATORS.inc()
+            return
         if self.seat is None:
             return
         msg = _parsed(pb.WatchResponse, item)
@@ -331,6 +288,8 @@ class _PlayerWatch(Watch):
                 return
 
     def close(self) -> None:
+        if self.counted and self.stream.open:
+            M.GATEWAY_SPECTATORS.dec()
         self.presence.tracker.closed(self.stream)
 
 
@@ -391,19 +350,28 @@ class Presence:
         if player is None:
             return Watch()
         seat: SeatKey | None = None
+        spectating = ""
         if path == WATCH_PATH:
             req = _parsed(pb.WatchRequest, request)
             if req is not None and req.HasField("seat") and req.table_id:
                 seat = (req.table_id, req.seat)
-        return _PlayerWatch(self, self.tracker.opened(player), seat)
+            elif req is not None:
+                spectating = req.table_id
+        return _PlayerWatch(self, self.tracker.opened(player), seat, spectating)
 
-    def lookup(self, players: list[str]) -> list[dict[str, str]]:
-        """The merged board's answer for each of ``players``."""
+    def lookup(self, players: list[str], asker: str = "") -> list[dict[str, str]]:
+        """The merged board's answer for each of ``players``: the state of anyone, but the table
+        of an AT_TABLE only for ``asker`` themselves (a friend's table comes from the lobby's
+        ListFriends, which knows who is a friend; a stranger learns none)."""
         out = []
         for player in players:
             state, table_id = self.board.state_of(player)
-            out.append({"playerId": player, "state": state.name, "tableId": table_id})
+            out.append({"playerId": player, "state": state.name, "tableId": table_id if player == asker else ""})
         return out
+
+    def spectators(self, table_id: str, excluding: str = "") -> int:
+        """The distinct players who watch ``table_id`` as spectators on every live replica."""
+        return self.board.spectators(table_id, excluding)
 
     def over(self, table_id: str, seat: int) -> None:
         """A watch of the seat saw its match end: the table is not told when that watch closes."""

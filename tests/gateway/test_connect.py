@@ -40,6 +40,9 @@ class _Lobby(lpb_grpc.LobbyServiceServicer):
         got = dict(context.invocation_metadata() or ())
         return lpb.SignInGuestResponse(device_id=got.get(CLIENT_ADDRESS_KEY, "-"), token=request.display_name)
 
+    async def AuthorizeWatch(self, request: lpb.AuthorizeWatchRequest, context: Any) -> lpb.AuthorizeWatchResponse:
+        return lpb.AuthorizeWatchResponse()  # a spectator may watch (tests/gateway/test_spectators_edge.py)
+
 
 class _Table(tpb_grpc.TableServiceServicer):
     async def Act(self, request: tpb.ActRequest, context: Any) -> tpb.ActResponse:

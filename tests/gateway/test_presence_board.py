@@ -254,7 +254,7 @@ async def test_D_11_the_replica_that_held_the_watch_tells_the_table_after_the_gr
     clock, table = Clock(), FakeTable()
     a = _presence("a", clock, table)
     w = _watch(a, "ali", "t1", 2)
-    assert a.lookup(["ali"]) == [{"playerId": "ali", "state": "AT_TABLE", "tableId": "t1"}]
+    assert a.lookup(["ali"], asker="ali") == [{"playerId": "ali", "state": "AT_TABLE", "tableId": "t1"}]
     w.close()  # type: ignore[attr-defined]
     closed_ms = clock.ms()
     clock.advance(GRACE_S - 0.1)

@@ -16,6 +16,8 @@ import httpx
 import pytest
 import websockets
 from in_process import start_gateway, upstream_server
+from okey.v1 import lobby_service_pb2 as lpb
+from okey.v1 import lobby_service_pb2_grpc as lpb_grpc
 from okey.v1 import table_service_pb2 as tpb
 from okey.v1 import table_service_pb2_grpc as tpb_grpc
 from okeyplatform.auth import identity_from_metadata, issue_token
@@ -56,10 +58,17 @@ class _Table(tpb_grpc.TableServiceServicer):
         return [(r.table_id, r.seat, r.set_connection.connected, r.command_id) for _, _, r in self.acts]
 
 
+class _Lobby(lpb_grpc.LobbyServiceServicer):
+    """AuthorizeWatch: anyone may watch, as many as like."""
+
+    async def AuthorizeWatch(self, request: lpb.AuthorizeWatchRequest, context: Any) -> lpb.AuthorizeWatchResponse:
+        return lpb.AuthorizeWatchResponse()
+
+
 @pytest.fixture
 async def table() -> AsyncIterator[tuple[_Table, int]]:
     fake = _Table()
-    async with upstream_server(table=fake) as port:
+    async with upstream_server(lobby=_Lobby(), table=fake) as port:
         yield fake, port
 
 
@@ -87,10 +96,15 @@ def _bearer(player: str, role: str = "player") -> dict[str, str]:
 
 
 async def _states(gw: Gateway, *players: str) -> dict[str, tuple[str, str]]:
+    """Each player's state as another player sees it through the route (never a table id: that
+    is for the player themselves), with the table the player themselves would see (asked of the
+    board directly: asking through the route would be a call of theirs, making them ONLINE)."""
+    own = {p: gw.presence.lookup([p], asker=p)[0]["tableId"] for p in players}
     async with _http(gw) as http:
         r = await http.get("/api/presence", params={"players": ",".join(players)}, headers=_bearer("observer"))
     assert r.status_code == 200, r.text
-    return {p["playerId"]: (p["state"], p["tableId"]) for p in r.json()["players"]}
+    assert all(p["tableId"] == "" for p in r.json()["players"]), r.text
+    return {p["playerId"]: (p["state"], own[p["playerId"]]) for p in r.json()["players"]}
 
 
 async def _until(what: str, check: Callable[[], Awaitable[bool]], within_s: float = 5.0) -> None:

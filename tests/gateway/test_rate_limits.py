@@ -117,6 +117,9 @@ class _Lobby(lpb_grpc.LobbyServiceServicer):
     async def SignInGuest(self, request: lpb.SignInGuestRequest, context: Any) -> lpb.SignInGuestResponse:
         return lpb.SignInGuestResponse(device_id=_address(context))  # echoes the address it was given
 
+    async def AuthorizeWatch(self, request: lpb.AuthorizeWatchRequest, context: Any) -> lpb.AuthorizeWatchResponse:
+        return lpb.AuthorizeWatchResponse()  # a spectator may watch (tests/gateway/test_spectators_edge.py)
+
 
 class _Table(tpb_grpc.TableServiceServicer):
     async def Watch(self, request: tpb.WatchRequest, context: Any) -> AsyncIterator[tpb.WatchResponse]:
