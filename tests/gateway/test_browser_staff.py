@@ -147,10 +147,13 @@ async def test_a_moderator_sees_a_report_bans_with_a_reason_and_sees_the_audit_e
                 assert "Yasakla" in (await resolved.locator(".report-resolved").text_content() or "")
                 await page.screenshot(path=str(ARTIFACTS / "staff-page-audit.png"), full_page=True)
 
-                # The role taken away: the page's next call is refused, the session's next token
-                # is a player's, and the page goes back to the lobby without the link.
+                # The role taken away: the page learns it from its notifications stream (which the
+                # revocation ends) or from its next call, whichever comes first; the session's next
+                # token is a player's, and the page goes back to the lobby without the link.
                 _ok(http, LOBBY + "RevokeRole", {"playerId": me, "reason": "görev bitti"}, root)
-                await page.click("#staff-refresh")
+                await page.evaluate(
+                    "() => { const b = document.querySelector('#staff-refresh'); if (b && b.offsetParent) b.click(); }"
+                )
                 await page.wait_for_selector("#screen-lobby:not([hidden])", timeout=TIMEOUT_MS)
                 assert await page.is_hidden("#staff-open")
                 assert await page.evaluate("() => JSON.parse(atob(okeyApp.state.token.split('.')[1])).role") == "player"

@@ -81,10 +81,33 @@ export function serviceMissing(e) {
 /** A refusal in the page's language, by its reason code (refusals.js); ``ctx`` is what was sent. */
 export function errText(e, ctx) { return refusalText(e, ctx); }
 
-/** The live watch of a table from afterVersion on (a snapshot first, then each event with its view). */
-export function openWatch(tableId, seat, afterVersion) {
-  const q = new URLSearchParams({ tableId, afterVersion: String(afterVersion), token: S.token || "" });
-  if (seat !== null) q.set("seat", String(seat));
+/** A server stream of the gateway's as a WebSocket: /ws/okey.v1.<service>/<method>?<params>&token=.. */
+export function openStream(service, method, params) {
+  const q = new URLSearchParams({ ...params, token: S.token || "" });
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-  return new WebSocket(`${scheme}//${location.host}/ws/okey.v1.TableService/Watch?${q}`);
+  return new WebSocket(`${scheme}//${location.host}/ws/okey.v1.${service}/${method}?${q}`);
+}
+
+/** The live watch of a table from afterVersion on (a snapshot first, then each event with its view);
+ * without a seat, a spectator's (the gateway asks the lobby's AuthorizeWatch first). */
+export function openWatch(tableId, seat, afterVersion) {
+  const params = { tableId, afterVersion: String(afterVersion) };
+  if (seat !== null) params.seat = String(seat);
+  return openStream("TableService", "Watch", params);
+}
+
+/** The gateway's presence board: GET /api/presence?players=a,b (each player's state) or
+ * ?tables=t (each table's spectators), for a signed-in caller. */
+export async function getPresence(params) {
+  if (!S.token) throw new ApiError(401, { code: "UNAUTHENTICATED", reason: "BAD_TOKEN" });
+  let r;
+  try {
+    r = await fetch(`/api/presence?${new URLSearchParams(params)}`, { headers: { authorization: "Bearer " + S.token } });
+  } catch (e) {
+    throw new ApiError(0, { code: "UNAVAILABLE", reason: "NETWORK", message: String(e) });
+  }
+  let data = {};
+  try { data = await r.json(); } catch { data = {}; }
+  if (!r.ok) throw new ApiError(r.status, data);
+  return data;
 }

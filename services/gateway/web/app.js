@@ -21,6 +21,9 @@ import { currentTable, rememberTable } from "./resume.js";
 import { tableLabel } from "./rooms.js";
 import { bindStaff, showStaff, staffRole } from "./staff.js";
 import { loadOptionSpec } from "./options.js";
+import { bindFriends, renderFriends } from "./friends.js";
+import { bindNotifications, notificationsLive, renderNotifications, startNotifications } from "./notifications.js";
+import { keepPresence, relabelPresence } from "./presence.js";
 
 // Every string on the page follows a language switch: the static ones and each screen's.
 function applyLang() {
@@ -33,6 +36,9 @@ function applyLang() {
   if (S.t && !$("#screen-table").hidden) renderTable();
   if (!$("#screen-staff").hidden) showStaff();
   renderChats();
+  renderFriends();
+  renderNotifications();
+  relabelPresence();
 }
 
 // #/table/<id>/<seat>: a table; #/join/<code>: a friend's share link (signed out, the sign-in
@@ -41,6 +47,10 @@ function applyLang() {
 async function route() {
   if (!S.token) { showSignin(); return; }
   keepChipsCurrent();
+  // Signed in: the notifications' stream (once), the friends button, and the presence dots' poll.
+  startNotifications();
+  renderFriends();
+  keepPresence();
   const join = location.hash.match(/^#\/join\/([A-Za-z0-9-]{1,40})$/);
   if (join) {
     history.replaceState(null, "", "#/lobby");
@@ -80,6 +90,8 @@ async function boot() {
   bindProfile();
   bindAccount();
   bindStaff();
+  bindFriends();
+  bindNotifications();
   window.addEventListener("hashchange", route);
   window.addEventListener("okey-token-renewed", () => {
     renderWho(); // the moderators' link follows the token's role
@@ -104,6 +116,7 @@ window.okeyApp = {
   // Show a refusal as the page shows one, by its reason code ({reason, code, message}, and what
   // was sent: {command, body} or {name}); returns the text (the refusal test scans every code).
   showRefusal(err, ctx) { const text = errText(err, ctx); toast(text); return text; },
+  notificationsLive,
   hintsFresh() { return !!(S.t && S.t.view && S.t.hints && S.t.hintsKey === hintsKey(S.t)); },
 };
 

@@ -51,6 +51,12 @@ async function pollChat(c) {
     if (msgs.length || c.rendered === undefined) renderChat(c);
   } catch (e) {
     c.note = serviceMissing(e) ? tr("chat.unavailable") : errText(e);
+    if (e.reason === "NOT_SEATED") {
+      // A spectator (or a seat left): the table's chat is the seated people's; no form to fill.
+      c.note = tr("chat.seatedOnly");
+      const form = $(".chat-form", c.slot);
+      if (form) form.hidden = true;
+    }
     renderChat(c);
     if (serviceMissing(e) || e.reason === "NOT_SEATED") clearInterval(c.timer);
   } finally {
@@ -94,6 +100,12 @@ async function sendChat(c) {
     pollChat(c);
   } catch (e) {
     c.note = serviceMissing(e) ? tr("chat.unavailable") : errText(e);
+    if (e.reason === "NOT_SEATED") {
+      // A spectator (or a seat left): the table's chat is the seated people's; no form to fill.
+      c.note = tr("chat.seatedOnly");
+      const form = $(".chat-form", c.slot);
+      if (form) form.hidden = true;
+    }
     renderChat(c);
   }
 }

@@ -9,6 +9,7 @@ import { syncRack } from "./rack.js";
 import { logEvent } from "./log.js";
 import { refreshHands, showFinal } from "./results.js";
 import { refreshChipsSoon } from "./wallet.js";
+import { showRefusal, watchRefused } from "./spectators.js";
 
 function setConn(state) {
   const el = $("#conn");
@@ -31,6 +32,7 @@ export function connectWatch(t) {
     t.received++;
     if (d.error) {
       if (d.error.reason === "BAD_TOKEN" || d.error.code === "UNAUTHENTICATED") { renewAndReconnect(t); return; }
+      if (watchRefused(t, d.error)) { showRefusal(t, d.error); $("#conn").hidden = true; return; } // not to be asked again
       toast(errText(d.error));
       return;
     }
@@ -52,7 +54,7 @@ export function connectWatch(t) {
     if (t.ws !== ws) return;
     t.ws = null;
     t.live = false;
-    if (t.closing || S.t !== t) return;
+    if (t.closing || S.t !== t || t.refused) return;
     if (ev.code === 4401) { renewAndReconnect(t); return; }
     scheduleReconnect(t);
   };

@@ -13,6 +13,7 @@ import { confirmStake, keepChipsCurrent, quotePot } from "./wallet.js";
 import { creatorName, fullRules, headlineRules, inRoom, practiceNote, renderRooms, stakeText, tableLabel } from "./rooms.js";
 import { bindSeating, fillWithBots, openWithoutLobby, gameName, joinListed, leaveWaiting, refreshMyTables, renderMyTables, seatLine, statusName } from "./seating.js";
 import { helpText, loadOptionSpec, optionsOf, valueText } from "./options.js";
+import { presenceSoon } from "./presence.js";
 
 // The options in the create form's short part (the match's length, the seats, the stake): a
 // choice of layout; every other option of the spec is under "more options".
@@ -67,6 +68,7 @@ export function renderTables() {
     return;
   }
   for (const t of shown) box.append(tableCard(t));
+  presenceSoon();
 }
 
 // A room chosen: the list shows its tables, and quick play and the create form take its game
@@ -99,6 +101,9 @@ function tableCard(t) {
   }
   if (mine === null && status === "WAITING") {
     actions.append(h("button", { type: "button", class: "primary", "aria-describedby": titleId, onclick: () => joinListed(t) }, tr("lobby.join")));
+  }
+  if (mine === null && (status === "PLAYING" || status === "STARTING")) { // as a spectator: no seat, no rack
+    actions.append(h("button", { type: "button", "aria-describedby": titleId, onclick: () => { location.hash = `#/table/${id}`; } }, tr("friends.watch")));
   }
   const creator = creatorName(t);
   return h("article", { class: "card", "aria-labelledby": titleId, dataset: { table: id } },

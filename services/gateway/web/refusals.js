@@ -103,6 +103,10 @@ function details(reason, e, ctx) {
       return { ...p, variant: nameVariant(ctx.name) };
     case "WEAK_PASSWORD":
       return { ...p, variant: (e.metadata && e.metadata.why) || "" };
+    case "BLOCKED":
+    case "INVITE_REQUIRED":
+      if (ctx.watch) return { ...p, variant: "watch" }; // the gateway refused a spectator's watch
+      break;
     case "NOT_YOUR_TURN":
       if (v && is101(v) === false && ctx.command === "showIndicator") return { ...p, variant: "indicator" };
       break;

@@ -10,6 +10,8 @@ import { S, go, mySeatAt } from "./state.js";
 import { api, errText, hasMethod } from "./api.js";
 import { confirmStake, quotePot, refreshChips } from "./wallet.js";
 import { practiceNote, stakeText, tableLabel } from "./rooms.js";
+import { presenceDot, presenceSoon } from "./presence.js";
+import { invitePicker } from "./invite.js";
 
 let onChange = () => {}; // the lobby's refresh, set by bindSeating
 
@@ -41,12 +43,14 @@ export async function refreshMyTables() {
   return false;
 }
 
-/** One seat of a table card: its number, who sits there (me marked), left or open. */
+/** One seat of a table card: its number, who sits there (me marked, the others with their
+ * presence dot), left or open. */
 export function seatLine(s) {
   const mine = S.me && s.playerId === S.me.id;
   const who = s.bot ? tr("lobby.seat.bot") : s.playerId ? (s.displayName || tr("player.deleted")) : tr("lobby.seat.open");
+  const dot = s.playerId && !s.bot && !s.left && !mine ? [presenceDot(s.playerId), " "] : [];
   return h("li", { class: s.playerId ? "taken" : s.bot ? "bot" : "open" },
-    h("span", { class: "seat-no" }, num(s.seat) + 1), " ", who, mine ? ` (${tr("table.you")})` : "",
+    h("span", { class: "seat-no" }, num(s.seat) + 1), " ", dot, who, mine ? ` (${tr("table.you")})` : "",
     s.left ? ` (${tr("lobby.seat.left")})` : "");
 }
 
@@ -106,8 +110,10 @@ export function renderMyTables() {
       h("ul", { class: "card-seats waiting-seats", "aria-label": tr("seating.seats") }, (t.seats || []).map(seatLine)),
       practiceNote(t),
       t.inviteCode && status === "WAITING" ? inviteBox(t) : null,
+      status === "WAITING" && num(t.seatsTaken) < num(t.seatCount) ? invitePicker(t) : null,
       actions));
   }
+  presenceSoon();
 }
 
 export async function fillWithBots(id) {
@@ -144,11 +150,24 @@ function waitingQuote(card) {
   return card.quote ? { ...card.quote, full: statusName(card.status) === "WAITING" } : null;
 }
 
-/** Sit at a listed table (its card says the stake: asked first). */
+/** Sit at a listed table (its card says the stake: asked first); a private one's card carries
+ * its invite code when an invitation brought it. */
 export async function joinListed(t) {
   if (!(await confirmStake(t.stake, tr("game." + gameName(t.game)), waitingQuote(t)))) return;
   try {
-    const r = await api("LobbyService", "JoinTable", { tableId: t.tableId });
+    const body = { tableId: t.tableId };
+    if (t.inviteCode) body.inviteCode = t.inviteCode;
+    const r = await api("LobbyService", "JoinTable", body);
+    seated(r.table, r.seat, r.started);
+  } catch (e) { toast(errText(e)); onChange(); }
+}
+
+/** Sit at the free seat of a friend's waiting table (JoinFriend; its card says the stake: asked first). */
+export async function joinFriend(friend) {
+  const t = friend.table || {};
+  if (!(await confirmStake(t.stake, tr("game." + gameName(t.game)), waitingQuote(t)))) return;
+  try {
+    const r = await api("LobbyService", "JoinFriend", { playerId: friend.playerId });
     seated(r.table, r.seat, r.started);
   } catch (e) { toast(errText(e)); onChange(); }
 }

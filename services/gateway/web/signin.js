@@ -11,6 +11,10 @@ import { decodeToken, endSession, keepSession, scheduleRefresh } from "./session
 import { staffRole } from "./staff.js";
 import { stopChat } from "./chat.js";
 import { dailyFrom, stopChips } from "./wallet.js";
+import { stopNotifications } from "./notifications.js";
+import { resetFriendsPanel } from "./friends.js";
+import { resetFriends } from "./social.js";
+import { stopPresence } from "./presence.js";
 import { dailyRefusal } from "./profile.js";
 
 export function useToken(token, name, chips) {
@@ -29,9 +33,13 @@ export function signOut(message) {
   leaveTable();
   stopChat("lobby");
   stopChips();
+  stopNotifications();
+  stopPresence();
   $("#welcome-note").hidden = true;
   S.token = null;
   S.me = null;
+  resetFriends();
+  resetFriendsPanel();
   store.del("okey.token");
   endSession();
   renderWho();

@@ -16,6 +16,7 @@ export const S = {
   t: null, // the open table
   chats: {},
   lobbyTimer: null,
+  watchCard: null, // the lobby card a spectator came from (a friend's table): the seats' names
 };
 
 /** A fresh record for the table being opened (S.t). */

@@ -16,6 +16,7 @@ import { startChat, stopChat } from "./chat.js";
 import { renderHandEnd } from "./handend.js";
 import { tableLabel } from "./rooms.js";
 import { optionSpec } from "./options.js";
+import { renderSpectators, showRefusal, stopSpectators, watchSpectators } from "./spectators.js";
 
 export function leaveTable() {
   const t = S.t;
@@ -25,6 +26,7 @@ export function leaveTable() {
   clearTimeout(t.hintsTimer);
   if (t.ws) { try { t.ws.close(1000); } catch { /* closed already */ } }
   stopChat("table");
+  stopSpectators(t);
   S.t = null;
   document.body.classList.remove("my-turn");
   const d = $("#result-dialog");
@@ -62,13 +64,14 @@ export async function enterTable(id, seat) {
       // A lobby table is opened on the table service a moment after its last seat is taken.
       if ((e.code === "NOT_FOUND" || e.code === "UNAVAILABLE") && i < 40) { await sleep(300); continue; }
       if (e.code === "PERMISSION_DENIED" && t.seat !== null) { t.seat = null; continue; }
-      $("#board").replaceChildren(h("p", { class: "error" }, errText(e)));
+      $("#board").replaceChildren(h("p", { class: "error" }, errText(e, { watch: t.seat === null })));
       return;
     }
   }
   if (t.seat !== null) store.set("okey.seat." + id, String(t.seat));
   await loadHistory(t);
   connectWatch(t);
+  watchSpectators(t);
   startChat("table", id);
   refreshHands(t);
 }
@@ -89,7 +92,10 @@ async function loadHistory(t) {
 async function loadCard(t) {
   if (S.lobbyDown || !hasMethod("LobbyService", "GetTableCard")) return;
   try {
-    const r = await api("LobbyService", "GetTableCard", { tableId: t.id });
+    // A private table's card is its seated players' and those with its code; a friend watching it
+    // has the card ListFriends gave (no code), for the names.
+    const known = S.watchCard && S.watchCard.tableId === t.id ? S.watchCard : null;
+    const r = await api("LobbyService", "GetTableCard", { tableId: t.id }).catch((e) => { if (known) return { table: known }; throw e; });
     t.card = r.table || null;
     for (const s of (t.card && t.card.seats) || []) {
       if (s.displayName) t.names[num(s.seat)] = s.displayName;
@@ -101,6 +107,7 @@ async function loadCard(t) {
 export function renderTable() {
   const t = S.t;
   if (!t || !t.view) return;
+  if (t.refused) { showRefusal(t, t.refused); return; }
   const v = t.view;
   const active = document.activeElement;
   const focusKey = active && active.dataset ? active.dataset.focus : null;
@@ -127,6 +134,7 @@ export function renderTable() {
   renderHandEnd(v);
   renderHands();
   renderLog(t);
+  renderSpectators(t);
   tick();
   if (focusKey) {
     const el = document.querySelector(`[data-focus="${focusKey}"]`);
