@@ -43,7 +43,7 @@ from .app import forward_metadata as _forward_metadata
 from .connect import CONNECT_REQUEST_HEADERS, CONNECT_RESPONSE_HEADERS, SERVICE_PATH, ConnectProxy, Wire, refusal
 from .middleware import RPC_PATH, AccessLog, SecurityHeaders
 from .presence import Presence, Watch
-from .spectators import SpectatorGate
+from .spectators import LobbyRefusal, SpectatorGate
 from .spectators import error_info as _error_info
 
 # HTTP_STATUS: okeyplatform.errors
@@ -71,8 +71,8 @@ MAX_TABLE_ID = 128
 class GrpcProxy(grpc.GenericRpcHandler):
     """Forwards every public method as raw bytes to its upstream, after checking the token and
     the caller's rate; upstream errors (with their rich details) pass through unchanged. Each
-    call and stream it lets through is the caller's presence; a spectator's watch opens only
-    past the :class:`SpectatorGate`."""
+    call and stream it lets through is the caller's presence; a spectator's read of a table (a
+    Watch, GetView or GetEvents with no seat) goes upstream only past the :class:`SpectatorGate`."""
 
     def __init__(
         self,
@@ -112,6 +112,7 @@ class GrpcProxy(grpc.GenericRpcHandler):
         async def handle(request: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> bytes:
             md, caller = await self._admit(m, context)
             self.presence.call(caller)
+            await self.gate.admit(caller, m.path, request, md)  # a spectator's GetView, GetEvents
             call = self.upstreams.channel(m.service).unary_unary(m.path)
             try:
                 resp: bytes = await call(request, metadata=md, timeout=UPSTREAM_TIMEOUT_S)
@@ -270,6 +271,12 @@ def build_http_app(
                 InvalidArgument(f"request is not a valid {m.descriptor.input_type.name}: {exc}", "MALFORMED_JSON")
             )
         md = _forward_metadata([(k, request.headers.get(k, "")) for k in ("authorization", "traceparent")], caller)
+        try:
+            await spectators.admit(caller, m.path, req, md)  # a spectator's GetView, GetEvents
+        except LobbyRefusal as err:  # the lobby's, as it came (its metadata too)
+            return _error(http_status(err.status), err.status.name, err.reason, err.message, err.metadata)
+        except AppError as err:
+            return _refusal(err)
         call = upstreams.channel(m.service).unary_unary(
             m.path, request_serializer=m.request_cls.SerializeToString, response_deserializer=m.response_cls.FromString
         )

@@ -343,6 +343,10 @@ class ConnectProxy:
         timeout = _timeout(request.headers, wire)
         if not m.server_streaming:
             self.presence.call(caller)
+            try:
+                await self.gate.admit(caller, m.path, payload, md)  # a spectator's GetView, GetEvents
+            except AppError as err:  # counted by the gate when it is the gateway's own
+                return protocol_error(wire, RpcError.of_app(err))
             call = self.upstreams.channel(m.service).unary_unary(m.path)
             try:
                 got: bytes = await call(payload, metadata=md, timeout=min(timeout or self.timeout_s, self.timeout_s))

@@ -120,6 +120,13 @@ class Friends:
                 return True
             if await uow.friends.request_exists(who.subject, player_id):
                 raise Refused("İsteğin cevap bekliyor. (Your request is waiting for an answer.)", "REQUEST_PENDING")
+            window = self.limits.friend_request_repeat_window
+            if window and await uow.notifications.requested_since(who.subject, player_id, now - window):
+                raise Flood(
+                    "Bu oyuncuya yakın zamanda arkadaşlık isteği gönderdin; yarın yine dene. "
+                    "(You asked this player lately: try again tomorrow.)",
+                    "TOO_MANY_REQUESTS",
+                )
             await self._room_for_friend(uow, who.subject, player_id)
             cap = self.limits.pending_max
             if cap and await uow.friends.pending_from(who.subject) >= cap:
@@ -135,6 +142,7 @@ class Friends:
                     "TOO_MANY_REQUESTS",
                 )
             await uow.friends.add_request(who.subject, player_id, now)
+            await uow.notifications.drop_earlier(player_id, who.subject, FRIEND_REQUEST)
             await self._notify(uow, player_id, FRIEND_REQUEST, now, from_id=who.subject)
         return False
 
@@ -272,6 +280,7 @@ class Friends:
                     f"Bugün en çok {cap} davet gönderebilirsin. (At most {cap} invitations a day.)", "TOO_MANY_INVITES"
                 )
             code = (table.invite_code or "") if table.private else ""
+            await uow.notifications.drop_earlier(player_id, who.subject, TABLE_INVITE, table_id)
             nid = await self._notify(
                 uow, player_id, TABLE_INVITE, now, from_id=who.subject, table_id=table_id, invite_code=code
             )

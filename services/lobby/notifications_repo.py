@@ -174,6 +174,29 @@ class NotificationsRepo(Repository):
             )
         )
 
+    async def requested_since(self, from_id: str, to_id: str, since: datetime) -> bool:
+        """Did ``from_id`` send ``to_id`` a friend request (its notification still kept) after ``since``?"""
+        return bool(
+            await self.conn.fetchval(
+                "SELECT 1 FROM lobby_notifications WHERE player_id = $1 AND from_id = $2 "
+                "AND kind = 'FRIEND_REQUEST' AND created_at > $3 LIMIT 1",
+                to_id,
+                from_id,
+                since,
+            )
+        )
+
+    async def drop_earlier(self, player_id: str, from_id: str, kind: str, table_id: str = "") -> None:
+        """``player_id``'s notifications of ``kind`` from ``from_id`` (about ``table_id``): a new one
+        takes their place, so one sender holds one line of a player's list, however often they send."""
+        await self.conn.execute(
+            "DELETE FROM lobby_notifications WHERE player_id = $1 AND from_id = $2 AND kind = $3 AND table_id = $4",
+            player_id,
+            from_id,
+            kind,
+            table_id,
+        )
+
     async def invited(self, player_id: str, table_id: str) -> bool:
         """Has ``player_id`` an invitation to ``table_id`` (one not yet pruned)?"""
         return bool(

@@ -69,10 +69,13 @@ class Limits:
     # Friends (issue 44.3), per player (0: no limit for the per-day ones): friends on a list;
     # outgoing requests not yet answered; requests sent and table invitations sent a Turkish day
     # (lobby_quotas); players blocked; the same friend invited to the same table again only
-    # after invite_repeat_window.
+    # after invite_repeat_window; a friend request to the same player again (after a cancel or a
+    # decline) only after friend_request_repeat_window (0: at once), so that one sender cannot
+    # fill another's notifications with a day of requests.
     friends_max: int = 200
     pending_max: int = 50
     friend_requests_per_day: int = 30
+    friend_request_repeat_window: timedelta = timedelta(hours=24)
     blocks_max: int = 500
     invites_per_day: int = 100
     invite_repeat_window: timedelta = timedelta(seconds=60)

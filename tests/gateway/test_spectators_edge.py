@@ -1,10 +1,12 @@
 """Issue 44.5, watching, at the edge (a gateway in this process in front of fake upstreams): a
 spectator's watch (a table's Watch with no seat) opens only past the lobby's AuthorizeWatch,
 asked with the caller's own token, and the table's cap on distinct spectators (SPECTATORS_FULL),
-on every route (WebSocket, Connect, gRPC-Web, the gRPC proxy); a seat's watch and a service's are
-not checked; ``GET /api/presence?tables=`` counts a table's spectators; a notifications stream
-counts as the player being ONLINE. tests/gateway/test_watching.py runs the same against the real
-lobby and table service."""
+on every route (WebSocket, Connect, gRPC-Web, the gRPC proxy); a spectator's GetView and
+GetEvents (the same view, polled) go upstream only past the same question on every unary route
+(/api JSON, Connect, gRPC-Web, the gRPC proxy), with no cap; a seat's watch or read and a
+service's are not checked; ``GET /api/presence?tables=`` counts a table's spectators; a
+notifications stream counts as the player being ONLINE. tests/gateway/test_watching.py runs the
+same against the real lobby and table service."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ import pytest
 import websockets
 from google.rpc import error_details_pb2, status_pb2
 from in_process import start_gateway, upstream_server
+from okey.v1 import events_pb2 as epb
 from okey.v1 import lobby_service_pb2 as lpb
 from okey.v1 import lobby_service_pb2_grpc as lpb_grpc
 from okey.v1 import table_service_pb2 as tpb
@@ -33,6 +36,8 @@ from services.gateway.api import MAX_PRESENCE_TABLES
 from services.gateway.main import Gateway
 
 WATCH = "/okey.v1.TableService/Watch"
+GET_VIEW = "/okey.v1.TableService/GetView"
+GET_EVENTS = "/okey.v1.TableService/GetEvents"
 NOTIFICATIONS = "/okey.v1.LobbyService/WatchNotifications"
 CAP = 2
 
@@ -70,6 +75,12 @@ class _Table(tpb_grpc.TableServiceServicer):
     async def Watch(self, request: tpb.WatchRequest, context: Any) -> AsyncIterator[tpb.WatchResponse]:
         yield tpb.WatchResponse(snapshot=tpb.SeatView(table_id=request.table_id, version=1))
         await asyncio.Event().wait()  # open until cancelled
+
+    async def GetView(self, request: tpb.GetViewRequest, context: Any) -> tpb.GetViewResponse:
+        return tpb.GetViewResponse(view=tpb.SeatView(table_id=request.table_id, version=1))
+
+    async def GetEvents(self, request: tpb.GetEventsRequest, context: Any) -> tpb.GetEventsResponse:
+        return tpb.GetEventsResponse(events=[epb.TableEvent(table_id=request.table_id, version=1)])
 
 
 @pytest.fixture
@@ -233,6 +244,109 @@ async def test_a_seats_watch_and_a_services_watch_are_not_a_spectators_and_the_l
     async with _ws(gw, "bots", "private-2", role="service") as ws:
         assert "snapshot" in json.loads(await ws.recv())
     assert lobby.asked == []
+
+
+# ------------------------------------------------------------------ a spectator's unary reads
+
+
+_READS: dict[str, type[tpb.GetViewRequest] | type[tpb.GetEventsRequest]] = {
+    GET_VIEW: tpb.GetViewRequest,
+    GET_EVENTS: tpb.GetEventsRequest,
+}
+
+
+async def _unary_reads(
+    gw: Gateway, path: str, player: str, table_id: str, seat: int | None = None, role: str = "player"
+) -> dict[str, tuple[str, str]]:
+    """A read of ``table_id`` at ``path`` (GetView or GetEvents) on every unary route: for each
+    route, ("OK", "") when it was answered, else the refusal's code (as the route names it) and
+    reason."""
+    req = _READS[path](table_id=table_id, seat=seat) if seat is not None else _READS[path](table_id=table_id)
+    auth = {"authorization": f"Bearer {issue_token(player, role)}"}
+    out: dict[str, tuple[str, str]] = {}
+    async with _http(gw) as http:
+        body: dict[str, Any] = {"tableId": table_id} | ({"seat": seat} if seat is not None else {})
+        r = await http.post(f"/api{path}", json=body, headers=auth)
+        out["api"] = ("OK", "") if r.status_code == 200 else (r.json()["code"], r.json()["reason"])
+        for codec, payload in (("proto", req.SerializeToString()), ("json", json.dumps(body).encode())):
+            r = await http.post(path, content=payload, headers={"content-type": f"application/{codec}", **auth})
+            if r.status_code == 200:
+                out[f"connect+{codec}"] = ("OK", "")
+            else:
+                value = r.json()["details"][0]["value"]
+                reason = error_details_pb2.ErrorInfo.FromString(base64.b64decode(value + "=" * (-len(value) % 4)))
+                out[f"connect+{codec}"] = (r.json()["code"], reason.reason)
+        web = {"content-type": "application/grpc-web+proto", **auth}
+        r = await http.post(path, content=_envelope(req.SerializeToString()), headers=web)
+        frames = _frames(r.content)
+        lines = [line for line in frames[-1][1].decode().split("\r\n") if line]
+        trailers = {k.strip(): v.strip() for k, _, v in (line.partition(":") for line in lines)}
+        if trailers["grpc-status"] == "0":
+            assert frames[0][0] == 0x00, frames
+            out["grpc-web"] = ("OK", "")
+        else:
+            code = grpc.StatusCode(next(c for c in grpc.StatusCode if str(c.value[0]) == trailers["grpc-status"]))
+            out["grpc-web"] = (code.name, _reason_of_details(trailers["grpc-status-details-bin"]))
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{gw.grpc_port}") as ch:
+        stub = tpb_grpc.TableServiceStub(ch)
+        rpc = stub.GetView if path == GET_VIEW else stub.GetEvents
+        try:
+            await rpc(req, metadata=tuple(auth.items()), timeout=10)
+            out["grpc"] = ("OK", "")
+        except grpc.aio.AioRpcError as err:
+            out["grpc"] = (err.code().name, error_reason(err) or "")
+    return out
+
+
+ROUTES = ("api", "connect+proto", "connect+json", "grpc-web", "grpc")
+
+
+def _every(code: str, reason: str) -> dict[str, tuple[str, str]]:
+    """The same answer on each route, its code as that route names it (Connect: lower case)."""
+    return {r: (code.lower() if r.startswith("connect") and code != "OK" else code, reason) for r in ROUTES}
+
+
+async def test_a_spectators_get_view_and_get_events_ask_the_lobby_on_every_unary_route(
+    lobby_and_gw: tuple[_Lobby, Gateway],
+) -> None:
+    """The hole this closes: the lobby refused a blocked player's or a stranger's Watch, but the
+    same view came by polling GetView or GetEvents without a seat."""
+    lobby, gw = lobby_and_gw
+    for path in (GET_VIEW, GET_EVENTS):
+        assert await _unary_reads(gw, path, "stranger", "private-3") == _every("PERMISSION_DENIED", "INVITE_REQUIRED")
+        assert await _unary_reads(gw, path, "stranger", "blocked-3") == _every("FAILED_PRECONDITION", "BLOCKED")
+        assert await _unary_reads(gw, path, "stranger", "public-3") == _every("OK", "")
+    # asked each time, as the caller, with the address the gateway saw
+    asked = [t for t in ("private-3", "blocked-3", "public-3") for _ in ROUTES]
+    assert lobby.asked == [("stranger", "127.0.0.1", t) for t in asked * 2]
+
+
+async def test_a_seats_read_and_a_services_read_are_not_a_spectators_and_the_lobby_is_not_asked(
+    lobby_and_gw: tuple[_Lobby, Gateway],
+) -> None:
+    lobby, gw = lobby_and_gw
+    for path in (GET_VIEW, GET_EVENTS):
+        assert await _unary_reads(gw, path, "ali", "private-4", seat=0) == _every("OK", "")
+        assert await _unary_reads(gw, path, "bots", "private-4", role="service") == _every("OK", "")
+    assert lobby.asked == []
+
+
+async def test_a_spectators_unary_reads_need_a_token_and_are_not_held_by_the_cap(
+    lobby_and_gw: tuple[_Lobby, Gateway],
+) -> None:
+    lobby, gw = lobby_and_gw
+    async with _http(gw) as http:
+        r = await http.post(f"/api{GET_VIEW}", json={"tableId": "t-open"})
+        assert r.status_code == 401 and r.json()["code"] == "UNAUTHENTICATED", r.text
+        r = await http.post(GET_EVENTS, content=b"{}", headers={"content-type": "application/json"})
+        assert r.status_code == 401 and r.json()["code"] == "unauthenticated", r.text
+    assert lobby.asked == []
+    async with _ws(gw, "s1", "t-full") as a, _ws(gw, "s2", "t-full") as b:
+        assert "snapshot" in json.loads(await a.recv()) and "snapshot" in json.loads(await b.recv())
+        assert await _ws_refusal(gw, "s3", "t-full") == ("RESOURCE_EXHAUSTED", "SPECTATORS_FULL", 4429)
+        # a poll holds nothing open: the lobby's word alone (a stream of polls is the rate limit's)
+        assert await _unary_reads(gw, GET_VIEW, "s3", "t-full") == _every("OK", "")
+        assert (await _presence(gw, tables="t-full"))["tables"] == [{"tableId": "t-full", "spectators": CAP}]
 
 
 # ------------------------------------------------------------------ the cap

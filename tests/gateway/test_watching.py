@@ -3,7 +3,8 @@
 (no seat's tiles); ``GET /api/presence?tables=`` counts a table's spectators as they come and go,
 over two gateway replicas; the (cap+1)-th distinct spectator is refused with SPECTATORS_FULL; a
 private table refuses a stranger (INVITE_REQUIRED) and lets a friend of a seated player watch; a
-player in a block with a seated one is refused (BLOCKED); another player's table is no longer in
+player in a block with a seated one is refused (BLOCKED), and neither can poll the table with
+GetView or GetEvents instead; another player's table is no longer in
 ``/api/presence``; and notifications arrive live through the WebSocket and Connect, the stream
 counting as the player being ONLINE."""
 
@@ -256,6 +257,41 @@ async def test_a_player_in_a_block_with_a_seated_one_is_refused(stack: Stack) ->
         await host.call("BlockPlayer", {"playerId": blocked.player_id})
         got = await _refused(stack.http_address, blocked, table_id)
         assert got[1] == "BLOCKED" and got[0] == "FAILED_PRECONDITION", got
+
+
+async def _read_refused(guest: Guest, method: str, body: dict[str, Any]) -> tuple[int, str, str]:
+    """A TableService read over /api JSON, refused: the HTTP status, the code and the reason."""
+    r = await guest.http.post(
+        f"/api/okey.v1.TableService/{method}", json=body, headers={"authorization": f"Bearer {guest.token}"}
+    )
+    assert r.status_code != 200, (method, body, r.text)
+    return r.status_code, r.json()["code"], r.json()["reason"]
+
+
+async def test_a_refused_spectator_cannot_poll_the_table_with_get_view_or_get_events_instead(stack: Stack) -> None:
+    """GetView and GetEvents with no seat are a spectator's view too: the same lobby question as a
+    watch (the hole: the watch alone was asked about)."""
+    async with _http(stack.http_address) as http:
+        host, blocked, stranger, other = await _guests(http, "Ev Sahibi", "Engelli", "Yabanci", "Izleyici")
+        table_id, seat = await host.open_table()
+        private_id, _ = await host.open_table(private=True)
+        await host.call("BlockPlayer", {"playerId": blocked.player_id})
+        for method in ("GetView", "GetEvents"):
+            got = await _read_refused(blocked, method, {"tableId": table_id})
+            assert got == (409, "FAILED_PRECONDITION", "BLOCKED"), (method, got)
+            got = await _read_refused(stranger, method, {"tableId": private_id})
+            assert got == (403, "PERMISSION_DENIED", "INVITE_REQUIRED"), (method, got)
+        # a seat's read is the table's to allow; a player with no block reads the public table
+        table = "/api/okey.v1.TableService/"
+        mine = await _post(http, table + "GetView", {"tableId": table_id, "seat": seat}, host.token)
+        assert mine["view"]["rack"]
+        view = await _post(http, table + "GetView", {"tableId": table_id}, other.token)
+        assert _tiles_in(view) == [] and len(view["view"]["seats"]) == 4, view
+        events = await _post(http, table + "GetEvents", {"tableId": table_id, "limit": 5}, other.token)
+        assert events["events"] and _tiles_in(events) == [], events
+        # the blocked player reading someone else's seat is the table's refusal, not a way round
+        got = await _read_refused(blocked, "GetView", {"tableId": table_id, "seat": seat})
+        assert got[1] == "PERMISSION_DENIED", got
 
 
 # ------------------------------------------------------------------ two replicas

@@ -112,10 +112,34 @@ async def test_decline_tells_nobody_cancel_takes_back_remove_ends_for_both(app: 
     await app.cancel_friend_request(a, c.subject)
     assert (await app.list_friends(c)).incoming == []
     assert await _reason(app.accept_friend_request(c, a.subject), NotFound) == "REQUEST_NOT_FOUND"
-    await _friends(app, a, b)
+    await _friends(app, b, a)  # (a asking b again so soon: TOO_MANY_REQUESTS, see the flood test)
     await app.remove_friend(b, a.subject)
     assert (await app.list_friends(a)).friends == [] and (await app.list_friends(b)).friends == []
     assert await _reason(app.remove_friend(a, b.subject), Refused) == "NOT_FRIENDS"
+
+
+async def test_a_stranger_cannot_flood_one_player_by_sending_cancelling_and_sending_again(
+    app: LobbyApp, guest: Guest, clock: Clock
+) -> None:
+    """The hole: send, cancel (or have it declined), send again put a new FRIEND_REQUEST in the
+    recipient's list (and a live one on their stream) each time, up to the sender's whole day of
+    requests, pushing the recipient's other notifications out. Now a request to the same player
+    comes again only after friend_request_repeat_window, and their list holds one request of a
+    sender at a time."""
+    spammer, victim = await guest(), await guest()
+    await app.send_friend_request(spammer, victim.subject)
+    await app.cancel_friend_request(spammer, victim.subject)
+    assert await _reason(app.send_friend_request(spammer, victim.subject), Flood) == "TOO_MANY_REQUESTS"
+    await app.send_friend_request(victim, spammer.subject)  # the other way: theirs to make
+    await app.decline_friend_request(spammer, victim.subject)
+    clock.advance(seconds=Limits().friend_request_repeat_window.total_seconds() - 1)
+    assert await _reason(app.send_friend_request(spammer, victim.subject), Flood) == "TOO_MANY_REQUESTS"
+    clock.advance(seconds=2)
+    await app.send_friend_request(spammer, victim.subject)  # a window later: again, once
+    assert await _kinds(app, victim) == [("FRIEND_REQUEST", spammer.subject)]  # the newest alone
+    await app.decline_friend_request(victim, spammer.subject)
+    assert await _reason(app.send_friend_request(spammer, victim.subject), Flood) == "TOO_MANY_REQUESTS"
+    assert await _kinds(app, victim) == [("FRIEND_REQUEST", spammer.subject)]
 
 
 async def test_the_limits_on_friends_pending_requests_per_day_and_blocks(
@@ -279,6 +303,23 @@ async def test_invite_a_friend_to_a_table_with_its_code_when_private_and_every_r
     public, _ = await app.open_table(b, TableOptions(game=Game.OKEY, duel=True))
     await app.join(stranger, public.table.table_id)  # the last seat: the match starts
     assert await _reason(app.invite(b, a.subject, public.table.table_id), Refused) == "NOT_WAITING"
+
+
+async def test_a_friend_invited_again_to_the_same_table_holds_one_invitation(
+    app: LobbyApp, guest: Guest, clock: Clock
+) -> None:
+    host, friend = await guest(), await guest()
+    await _friends(app, host, friend)
+    card, _ = await app.open_table(host, OKEY)
+    other, _ = await app.open_table(host, OKEY)
+    tid = card.table.table_id
+    for _ in range(3):
+        await app.invite(host, friend.subject, tid)
+        clock.advance(seconds=Limits().invite_repeat_window.total_seconds() + 1)
+    await app.invite(host, friend.subject, other.table.table_id)
+    views, _ = await app.list_notifications(friend, 0, 100, False)
+    invites = [v.row.table_id for v in views if v.row.kind == "TABLE_INVITE"]
+    assert invites == [other.table.table_id, tid]  # the newest of each table's, one a table
 
 
 async def test_invitations_a_day_are_limited(lobby_store: LobbyStore, fake_tables: FakeTables, clock: Clock) -> None:

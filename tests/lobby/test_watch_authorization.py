@@ -1,8 +1,9 @@
 """Who may watch a table as a spectator (issue 44.5, AuthorizeWatch, which the gateway asks
-before a spectator's Watch): a public table anyone; a private one whoever sits or sat at it, a
-friend of a person seated, a player invited to it, and staff; never a player in a block with a
-person seated (BLOCKED); a table the lobby does not list, anyone. The answer carries the most
-spectators a table takes. On the lobby's use cases over a fresh PostgreSQL."""
+before a spectator's Watch, GetView or GetEvents): a public table anyone; a private one whoever
+sits at it or left it mid-match (not one who left it while it waited), a friend of a person
+seated, a player invited to it, and staff; never a player in a block with a person seated
+(BLOCKED); a table the lobby does not list, anyone. The answer carries the most spectators a
+table takes. On the lobby's use cases over a fresh PostgreSQL."""
 
 from __future__ import annotations
 
@@ -82,6 +83,19 @@ async def test_who_left_a_private_match_may_still_watch_it(app: LobbyApp, guest:
     _, forfeited = await app.leave(people[1], tid)  # mid-match: the seat is kept, marked left
     assert forfeited == 0
     assert await app.authorize_watch(people[1], tid) == MOST
+
+
+async def test_who_left_a_private_table_before_its_match_is_a_stranger_again(app: LobbyApp, guest: Guest) -> None:
+    """A seat "sat at" is one in its match (left mid-match, the seat kept): a seat given up while
+    the table waited is gone, and with it the right to watch (the invite code the player had is
+    a way to sit again, not to watch)."""
+    host, passer = await guest(), await guest()
+    card, _ = await app.open_table(host, OKEY, private=True)
+    tid = card.table.table_id
+    await app.join(passer, tid, card.table.invite_code or "")
+    assert await app.authorize_watch(passer, tid) == MOST
+    await app.leave(passer, tid)
+    assert await _refused(app, passer, tid) == "INVITE_REQUIRED"
 
 
 async def test_the_answer_carries_the_limit_and_the_api_answers_in_kind(
