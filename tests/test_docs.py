@@ -193,7 +193,19 @@ def test_the_readmes_fast_subset_selects_some_tests_but_not_all() -> None:
     assert subsets, 'the README names a fast subset (-m "not slow")'
     for expression in subsets:
         done = subprocess.run(
-            [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-m", expression],
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "--collect-only",
+                "-q",
+                "-n",
+                "0",
+                "-p",
+                "no:cacheprovider",
+                "-m",
+                expression,
+            ],
             cwd=ROOT,
             capture_output=True,
             text=True,

@@ -45,13 +45,26 @@ def pytest_collection_finish(session):
 
 @pytest.fixture(scope="module")
 def collected(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """The whole suite as a collecting pytest sees it (whatever subset this run selected)."""
+    """The whole suite as a collecting pytest sees it (whatever subset this run selected), in one
+    process: the suite's -n auto would have each xdist worker collect it all again."""
     where = tmp_path_factory.mktemp("markers")
     (where / "okey_markers_dump.py").write_text(DUMP, encoding="utf-8")
     out = where / "collected.json"
     env = {**os.environ, "PYTHONPATH": str(where), "OKEY_MARKERS_OUT": str(out)}
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-p", "okey_markers_dump"],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-n",
+            "0",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "okey_markers_dump",
+        ],
         cwd=ROOT,
         env=env,
         capture_output=True,
