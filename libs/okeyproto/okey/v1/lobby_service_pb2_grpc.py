@@ -732,7 +732,8 @@ class LobbyServiceServicer:
         caller already, this accepts theirs. FAILED_PRECONDITION ALREADY_FRIENDS, REQUEST_PENDING,
         BLOCKED (a block either way: worded alike, so a blocked player does not learn who blocked
         whom), CANNOT_FRIEND_SELF; NOT_FOUND PLAYER_NOT_FOUND; RESOURCE_EXHAUSTED
-        TOO_MANY_REQUESTS (requests sent in a day), TOO_MANY_PENDING (outgoing requests not yet
+        TOO_MANY_REQUESTS (requests sent in a day, or to the same player again within 24 hours:
+        a new request replaces the same sender's earlier one), TOO_MANY_PENDING (outgoing requests not yet
         answered), TOO_MANY_FRIENDS (either side's list is full). Limits: lobby policy.Limits.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -842,7 +843,8 @@ class LobbyServiceServicer:
     def AuthorizeWatch(self, request, context):
         """Watching (issue 44.5): may the caller watch this table as a spectator (no seat)? The
         gateway asks before it opens a spectator's Watch. A public table: anyone; a private one:
-        whoever sits or sat at it, a friend of a person seated, a player invited to it, and staff;
+        whoever sits at it or left it mid-match, a friend of a person seated, a player invited to
+        it, and staff;
         never a player in a block with a person seated (FAILED_PRECONDITION BLOCKED). A table the
         lobby does not list (opened on the table service directly) is allowed. PERMISSION_DENIED
         INVITE_REQUIRED for a private table otherwise.
