@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import os
 import sys
 import uuid
@@ -449,8 +450,24 @@ def kind_of(item: pytest.Item) -> str:
 
 @pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by marker
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Each test's kind as its marker; and the modules reordered, heavy first (a module's tests
+    keep their order). pytest-xdist's ``--dist loadfile`` hands out modules in collection order,
+    each to the next free worker: the long ones (browser, then tools and e2e, alternating so that
+    two Chromiums seldom run at once) start early and the short unit modules fill the end,
+    instead of a 60 s module starting last on one worker while the others sit idle."""
+    heaviest: dict[str, int] = {}
     for item in items:
-        item.add_marker(kind_of(item))
+        kind = kind_of(item)
+        item.add_marker(kind)
+        module = item.nodeid.split("::", 1)[0]
+        heaviest[module] = max(heaviest.get(module, 0), KINDS.index(kind))
+    browser, heavy = KINDS.index("browser"), KINDS.index("e2e")
+    firsts = [m for m, k in heaviest.items() if k == browser]
+    seconds = [m for m, k in heaviest.items() if heavy <= k < browser]
+    order = [m for pair in itertools.zip_longest(firsts, seconds) for m in pair if m is not None]
+    order += sorted((m for m, k in heaviest.items() if k < heavy), key=lambda m: -heaviest[m])
+    place = {m: i for i, m in enumerate(order)}
+    items.sort(key=lambda item: place[item.nodeid.split("::", 1)[0]])
 
 
 @pytest.hookimpl(wrapper=True)
