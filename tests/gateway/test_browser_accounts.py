@@ -57,6 +57,16 @@ PRACTICE_TABLE_JS = """async (me) => {
 }"""
 
 
+DISCARD_ENABLED_JS = """async () => {
+  for (let i = 0; i < 40; i++) {
+    const b = document.querySelector('[data-act="discard"]');
+    if (b && !b.disabled) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}"""
+
+
 async def _play_one_turn(page: Any, seconds: float = 30.0) -> bool:
     """The person's turn through the page: the deck, then a discard."""
     state = (
@@ -74,7 +84,14 @@ async def _play_one_turn(page: Any, seconds: float = 30.0) -> bool:
             await page.click("#deck")
             drew = True
         elif st[1] == "STAGE_DISCARD":
-            await page.locator("#rack button.tile:not(.okey)").last.click()
+            tile = page.locator("#rack button.tile:not(.okey)").last
+            if await tile.get_attribute("aria-pressed") != "true":
+                await tile.click()
+            # The button is enabled by the selection, unless the turn ended meanwhile (a timeout):
+            # then look again, a later turn of the person's starting from its draw.
+            if not await page.evaluate(DISCARD_ENABLED_JS):
+                drew = False
+                continue
             await page.click('[data-act="discard"]')
             await page.wait_for_function(
                 "() => { const t = okeyApp.state.t; return t.view.stage != 'STAGE_DISCARD' || t.view.turn != t.seat; }"
