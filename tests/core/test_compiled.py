@@ -107,15 +107,20 @@ def compiled_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return site
 
 
-def test_the_compiled_build_compiles_every_listed_module(compiled_site: Path) -> None:
-    got = _play(str(compiled_site))
-    assert got["compiled"] == list(native.COMPILED)
-    assert got["build"] == f"okeycore compiled by mypyc: {len(native.COMPILED)} modules"
+@pytest.fixture(scope="module")
+def compiled_play(compiled_site: Path) -> dict[str, object]:
+    """What the compiled build plays and answers (one run, which both tests below read)."""
+    return _play(str(compiled_site))
 
 
-def test_compiled_and_pure_modules_make_the_same_moves_and_answers(compiled_site: Path) -> None:
+def test_the_compiled_build_compiles_every_listed_module(compiled_play: dict[str, object]) -> None:
+    assert compiled_play["compiled"] == list(native.COMPILED)
+    assert compiled_play["build"] == f"okeycore compiled by mypyc: {len(native.COMPILED)} modules"
+
+
+def test_compiled_and_pure_modules_make_the_same_moves_and_answers(compiled_play: dict[str, object]) -> None:
     pure = _play(None)
-    compiled = _play(str(compiled_site))
+    compiled = compiled_play
     assert pure["compiled"] == [], "the tests run on the pure modules (an editable install)"
     assert pure["events"] == compiled["events"] and int(str(pure["events"])) > 500
     assert pure["digest"] == compiled["digest"]
