@@ -16,6 +16,7 @@ from okeyplatform.errors import InvalidArgument
 
 from .app import ScoringApp, average
 from .projection import Counters, FinishKind, HandRow, MatchRow, SeatRow, is_ranked
+from .rating import MatchRatingRow, RatingRow
 
 __all__ = ["ScoringServicer", "SERVICE_NAME"]
 
@@ -86,13 +87,26 @@ def hand_pb(h: HandRow) -> pb.HandRecord:
     )
 
 
-def match_pb(m: MatchRow, seats: list[SeatRow]) -> pb.MatchResult:
+def _change_pb(r: MatchRatingRow | None) -> pb.RatingChange | None:
+    if r is None:
+        return None
+    return pb.RatingChange(before=r.display_before, after=r.display_after, change=r.display_after - r.display_before)
+
+
+def match_pb(m: MatchRow, seats: list[SeatRow], ratings: dict[int, MatchRatingRow] | None = None) -> pb.MatchResult:
+    rated = ratings or {}
     return pb.MatchResult(
         table_id=m.table_id,
         game=_GAME_PB.get(m.game, common_pb2.GAME_UNSPECIFIED),
         standings=[
             pb.SeatStanding(
-                seat=s.seat, player_id=s.player_id, score=s.score, rank=s.rank, winner=s.winner, payout=s.payout
+                seat=s.seat,
+                player_id=s.player_id,
+                score=s.score,
+                rank=s.rank,
+                winner=s.winner,
+                payout=s.payout,
+                rating=_change_pb(rated.get(s.seat)),
             )
             for s in seats
         ],
@@ -106,7 +120,13 @@ def match_pb(m: MatchRow, seats: list[SeatRow]) -> pb.MatchResult:
     )
 
 
-def stats_pb(player_id: str, game: str, c: Counters) -> pb.PlayerStats:
+def rating_pb(r: RatingRow | None) -> pb.Rating | None:
+    if r is None:
+        return None
+    return pb.Rating(display=r.display, mu=r.mu, sigma=r.sigma, matches=r.matches)
+
+
+def stats_pb(player_id: str, game: str, c: Counters, rating: RatingRow | None = None) -> pb.PlayerStats:
     return pb.PlayerStats(
         player_id=player_id,
         game=_GAME_PB.get(game, common_pb2.GAME_UNSPECIFIED),
@@ -119,6 +139,7 @@ def stats_pb(player_id: str, game: str, c: Counters) -> pb.PlayerStats:
         chips_won=c.chips_won,
         indicator_shows=c.indicator_shows,
         penalty_points=c.penalty_points,
+        rating=rating_pb(rating),
     )
 
 
@@ -130,8 +151,8 @@ class ScoringServicer(pb_grpc.ScoringServiceServicer):
         _identity(context)
         if not request.table_id:
             raise InvalidArgument("table_id is required")
-        match, seats = await self.app.match_result(request.table_id)
-        return pb.GetMatchResultResponse(result=match_pb(match, seats))
+        match, seats, ratings = await self.app.match_result(request.table_id)
+        return pb.GetMatchResultResponse(result=match_pb(match, seats, ratings))
 
     async def ListHands(self, request: pb.ListHandsRequest, context: Any) -> pb.ListHandsResponse:
         _identity(context)
@@ -149,7 +170,7 @@ class ScoringServicer(pb_grpc.ScoringServiceServicer):
     async def GetPlayerStats(self, request: pb.GetPlayerStatsRequest, context: Any) -> pb.GetPlayerStatsResponse:
         _identity(context)
         got = await self.app.player_stats(request.player_id, _game(request.game, required=False))
-        return pb.GetPlayerStatsResponse(stats=[stats_pb(request.player_id, g, c) for g, c in got])
+        return pb.GetPlayerStatsResponse(stats=[stats_pb(request.player_id, g, c, r) for g, c, r in got])
 
     async def ForgetPlayer(self, request: pb.ForgetPlayerRequest, context: Any) -> pb.ForgetPlayerResponse:
         await self.app.forget_player(_identity(context), request.player_id)
@@ -160,7 +181,10 @@ class ScoringServicer(pb_grpc.ScoringServiceServicer):
         game = _game(request.game, required=True)
         assert game is not None
         weekly = request.period == pb.LEADERBOARD_PERIOD_WEEKLY
-        page = await self.app.leaderboard(game, weekly, request.week, request.page_size, request.page_token)
+        by_rating = request.order == pb.LEADERBOARD_ORDER_RATING
+        page = await self.app.leaderboard(
+            game, weekly, request.week, request.page_size, request.page_token, by_rating=by_rating
+        )
         return pb.GetLeaderboardResponse(
             entries=[
                 pb.LeaderboardEntry(
@@ -169,6 +193,9 @@ class ScoringServicer(pb_grpc.ScoringServiceServicer):
                     wins=e.wins,
                     matches=e.matches,
                     average_score=e.average_score,
+                    rating=e.rating,
+                    rating_change=e.rating_change,
+                    rated_matches=e.rated_matches,
                 )
                 for e in page.entries
             ],

@@ -12,6 +12,7 @@ from okeyplatform.errors import FailedPrecondition, InvalidArgument, NotFound, P
 from okeyplatform.logs import get_logger
 
 from .projection import Counters, HandRow, MatchRow, SeatRow, TableAcc, week_of
+from .rating import MatchRatingRow, RatingRow
 from .store import ScoringStore
 
 __all__ = [
@@ -33,6 +34,9 @@ class LeaderEntry:
     wins: int
     matches: int
     average_score: float
+    rating: int = 0  # rating boards only (rating.py's display value)
+    rating_change: int = 0  # weekly rating boards: the change over the week
+    rated_matches: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,10 +57,11 @@ class ScoringApp:
 
     # ------------------------------------------------------------ queries
 
-    async def match_result(self, table_id: str) -> tuple[MatchRow, list[SeatRow]]:
+    async def match_result(self, table_id: str) -> tuple[MatchRow, list[SeatRow], dict[int, MatchRatingRow]]:
+        """The result, its seats, and the rated seats' rating changes (by seat)."""
         got = await self.store.match(table_id)
         if got is not None:
-            return got
+            return got[0], got[1], await self.store.match_ratings(table_id)
         if await self.store.table(table_id) is None:
             raise NotFound(f"scoring knows no table {table_id!r}", "TABLE_NOT_FOUND")
         raise MatchInProgress(f"the match at table {table_id!r} is still being played")
@@ -76,16 +81,24 @@ class ScoringApp:
         await self.store.forget_player(player_id)
         self.log.info("player_erased", player_id=player_id)
 
-    async def player_stats(self, player_id: str, game: str | None) -> list[tuple[str, Counters]]:
+    async def player_stats(self, player_id: str, game: str | None) -> list[tuple[str, Counters, RatingRow | None]]:
+        """Per game: the counters and the rating (None before a first rated match)."""
         if not player_id:
             raise InvalidArgument("player_id is required")
         got = await self.store.player(player_id, game)
         if not got:
             raise NotFound(f"no finished hand or match of player {player_id!r}", "PLAYER_NOT_FOUND")
-        return got
+        ratings = await self.store.ratings(player_id, game)
+        return [(g, c, ratings.get(g)) for g, c in got]
 
     async def leaderboard(
-        self, game: str, weekly: bool, week: str = "", page_size: int = 20, page_token: str = ""
+        self,
+        game: str,
+        weekly: bool,
+        week: str = "",
+        page_size: int = 20,
+        page_token: str = "",
+        by_rating: bool = False,
     ) -> LeaderboardPage:
         size = 20 if page_size <= 0 else page_size
         if size > 100:
@@ -97,6 +110,8 @@ class ScoringApp:
             except ValueError:
                 raise InvalidArgument(f"week must be a date as YYYY-MM-DD, got {week!r}") from None
             start = week_of(datetime(day.year, day.month, day.day, tzinfo=UTC))
+        if by_rating:
+            return await self._rating_board(game, start, size, page_token)
         after, offset = _read_token(page_token)
         rows = await self.store.leaderboard(game, start, after, size + 1)
         more = len(rows) > size
@@ -110,6 +125,46 @@ class ScoringApp:
             last = rows[-1]
             token = _make_token((last[1], last[2], last[0]), offset + len(rows))
         return LeaderboardPage(entries, token, start)
+
+    async def _rating_board(self, game: str, start: date | None, size: int, page_token: str) -> LeaderboardPage:
+        after, offset = _read_rating_token(page_token)
+        rows = await self.store.rating_board(game, start, after, size + 1)
+        more = len(rows) > size
+        rows = rows[:size]
+        entries = [
+            LeaderEntry(
+                offset + i + 1,
+                r.player_id,
+                r.wins,
+                r.matches,
+                average(r.score_sum, r.matches),
+                r.rating,
+                r.change,
+                r.rated,
+            )
+            for i, r in enumerate(rows)
+        ]
+        token = ""
+        if more and rows:
+            raw = json.dumps(["rating", rows[-1].key, rows[-1].player_id, offset + len(rows)], separators=(",", ":"))
+            token = base64.urlsafe_b64encode(raw.encode("utf-8")).decode("ascii").rstrip("=")
+        return LeaderboardPage(entries, token, start)
+
+
+def _read_rating_token(token: str) -> tuple[tuple[int, str] | None, int]:
+    """A rating board's page token: ("rating", key, player_id, offset); the key may be negative
+    (a week's change)."""
+    if not token:
+        return None, 0
+    try:
+        kind, key, player, offset = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+        if kind != "rating" or not (isinstance(key, int) and isinstance(player, str) and isinstance(offset, int)):
+            raise ValueError
+        if not (-(2**31) < key < 2**31 and 0 <= offset < 2**31) or "\x00" in player:
+            raise ValueError
+        return (key, player), offset
+    except (ValueError, TypeError):
+        raise InvalidArgument("page_token is not one this service gave out") from None
 
 
 def _make_token(after: tuple[int, int, str], offset: int) -> str:

@@ -42,6 +42,8 @@ from okeycore.games import engine_for as engine
 from okeycore.options import Game
 from okeycore.ranking import competition_ranks
 
+from .rating import RatedMatch, rated_match
+
 __all__ = [
     "HANDLED",
     "IGNORED",
@@ -244,6 +246,7 @@ class Changes:
     seats: list[SeatRow] = field(default_factory=list)
     players: dict[tuple[str, str], Counters] = field(default_factory=dict)
     weekly: dict[tuple[date, str, str], Counters] = field(default_factory=dict)
+    rated: list[RatedMatch] = field(default_factory=list)  # in the order they ended (rating.py folds them)
 
     def player(self, player_id: str, game: str) -> Counters:
         key = (player_id, game)
@@ -261,7 +264,7 @@ class Changes:
 
     @property
     def empty(self) -> bool:
-        return not (self.tables or self.hands or self.matches or self.players or self.weekly)
+        return not (self.tables or self.hands or self.matches or self.players or self.weekly or self.rated)
 
 
 # ------------------------------------------------------------------ the projection
@@ -602,6 +605,7 @@ class Projection:
         )
         ranks = _ranks(acc, scores, winners)
         ranked = is_ranked(acc.players)
+        autopilot_win = False
         for seat, player in enumerate(acc.players):
             # A player who left mid-match lost it, even if the bot that played on won [D-10]; the
             # other seats' results are the event's, unchanged.
@@ -610,12 +614,21 @@ class Projection:
             self.changes.seats.append(SeatRow(acc.table_id, seat, player, scores[seat], ranks[seat], won, paid))
             if not player or not ranked:
                 continue  # bots get no stats; practice against bots alone is not ranked
+            played_out = won and seat in acc.autopilot
+            autopilot_win = autopilot_win or played_out
             for c in (self.changes.player(player, acc.game), self.changes.week(week, acc.game, player)):
                 c.matches += 1
                 c.score_sum += scores[seat]
-                if won and seat not in acc.autopilot:
+                if won and not played_out:
                     c.wins += 1  # each co-winner gets a win [C-SC-7]; not one a bot played out
                     c.chips_won += paid
+        if ranked and not autopilot_win:
+            # The same two rules rate a match: two or more people, and no win a bot played out
+            # (that order was a bot's, so nobody's rating moves).
+            partners = bool(acc.options.get("partners"))
+            rated = rated_match(acc.table_id, acc.game, at, week, acc.players, ranks, partners, acc.left_seats)
+            if rated is not None:
+                self.changes.rated.append(rated)
 
 
 INT_LIMIT = 2**31  # scores, points and deltas go to INT columns

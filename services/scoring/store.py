@@ -4,7 +4,7 @@ queries behind the API, and the fresh tables ``okey replay`` builds and swaps in
 from __future__ import annotations
 
 import json
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from datetime import date
 from typing import Any
 
@@ -13,6 +13,7 @@ from okeyplatform.consumer import migrate_consumer_versions, parked_tables, repl
 from okeyplatform.eventstore import migrate, open_pool
 
 from .projection import COUNTER_FIELDS, WEEKLY_FIELDS, Changes, Counters, HandRow, MatchRow, SeatRow, TableAcc
+from .rating import NEW, MatchRatingRow, RatedMatch, RatingRow, Ratings, Skill, matches_of, order
 
 __all__ = [
     "ScoringStore",
@@ -21,6 +22,7 @@ __all__ = [
     "schema_sql",
     "MIGRATIONS",
     "LeaderRow",
+    "RatingLeader",
     "migrate_schema",
     "RECORD",
 ]
@@ -38,6 +40,8 @@ TABLES = (
     "scoring_match_seats",
     "scoring_players",
     "scoring_weekly",
+    "scoring_ratings",
+    "scoring_match_ratings",
 )
 """Every table of the service, in the order writers lock them (scoring_tables first)."""
 
@@ -131,6 +135,45 @@ def schema_sql(schema: str | None = None) -> str:
         PRIMARY KEY (week, game, player_id)
     );
     CREATE INDEX scoring_weekly_board ON {p}scoring_weekly (week, game, wins DESC, matches, player_id);
+{ratings_sql(schema)}"""
+
+
+def ratings_sql(schema: str | None = None) -> str:
+    """The skill rating's tables (rating.py): each player's current rating per game, and every
+    rated seat's before and after. mu and sigma are doubles, stored as computed (a rebuild gives
+    the same bits); ``display`` is their one rounding."""
+    p = f'"{schema}".' if schema else ""
+    return f"""
+    CREATE TABLE IF NOT EXISTS {p}scoring_ratings (
+        player_id TEXT NOT NULL,
+        game      TEXT NOT NULL,
+        mu        DOUBLE PRECISION NOT NULL,
+        sigma     DOUBLE PRECISION NOT NULL,
+        display   INT NOT NULL,
+        matches   BIGINT NOT NULL,
+        PRIMARY KEY (player_id, game)
+    );
+    CREATE INDEX IF NOT EXISTS scoring_ratings_board ON {p}scoring_ratings (game, display DESC, player_id);
+    CREATE TABLE IF NOT EXISTS {p}scoring_match_ratings (
+        table_id       TEXT NOT NULL,
+        seat           INT NOT NULL,
+        player_id      TEXT NOT NULL,
+        game           TEXT NOT NULL,
+        mu_before      DOUBLE PRECISION NOT NULL,
+        sigma_before   DOUBLE PRECISION NOT NULL,
+        mu_after       DOUBLE PRECISION NOT NULL,
+        sigma_after    DOUBLE PRECISION NOT NULL,
+        display_before INT NOT NULL,
+        display_after  INT NOT NULL,
+        ended_at       TIMESTAMPTZ NOT NULL,
+        week           DATE NOT NULL,
+        team           INT NOT NULL,
+        place          INT NOT NULL,
+        PRIMARY KEY (table_id, seat)
+    );
+    CREATE INDEX IF NOT EXISTS scoring_match_ratings_order ON {p}scoring_match_ratings (game, ended_at, table_id);
+    CREATE INDEX IF NOT EXISTS scoring_match_ratings_week ON {p}scoring_match_ratings (game, week, player_id);
+    CREATE INDEX IF NOT EXISTS scoring_match_ratings_player ON {p}scoring_match_ratings (player_id);
     """
 
 
@@ -172,6 +215,9 @@ MIGRATIONS: list[tuple[int, str]] = [
         DROP TABLE scoring_parked;
         """,
     ),
+    # The skill rating (issue 45.1). Empty until `okey replay` rates the matches already played
+    # (the live projector rates those that end from now on).
+    (7, ratings_sql()),
 ]
 SCOPE = "scoring"
 
@@ -181,6 +227,10 @@ MATCH_COLS = tuple(f.name for f in fields(MatchRow))
 SEAT_COLS = tuple(f.name for f in fields(SeatRow))
 PLAYER_COLS = ("player_id", "game", *COUNTER_FIELDS)
 WEEKLY_COLS = ("week", "game", "player_id", *WEEKLY_FIELDS)
+RATING_COLS = tuple(f.name for f in fields(RatingRow))
+MATCH_RATING_COLS = tuple(f.name for f in fields(MatchRatingRow))
+_ERASABLE = ("scoring_players", "scoring_weekly", "scoring_ratings", "scoring_match_ratings")
+"""The tables with a player's own rows, which erasure deletes."""
 
 
 async def migrate_schema(conn: asyncpg.Connection) -> str:
@@ -301,21 +351,85 @@ class ScoringStore:
                 ),
                 [(*k, *(getattr(c, f) for f in WEEKLY_FIELDS)) for k, c in sorted(changes.weekly.items())],
             )
-        if changes.players or changes.weekly:
+        if changes.rated:
+            await self._rate(conn, changes.rated, schema)
+        if changes.players or changes.weekly or changes.rated:
             # A player erased while their last match was still on its way here: no row comes back
             # for them (a rebuild from the log, which drops the erased, has none either).
-            touched = sorted({k[0] for k in changes.players} | {k[2] for k in changes.weekly})
-            for table in ("scoring_players", "scoring_weekly"):
+            touched = sorted(
+                {k[0] for k in changes.players}
+                | {k[2] for k in changes.weekly}
+                | {p for m in changes.rated for team in m.teams for _, p in team}
+            )
+            for table in _ERASABLE:
                 await conn.execute(
                     f"DELETE FROM {_prefix(schema)}{table} WHERE player_id = ANY($1::text[]) "
                     "AND player_id IN (SELECT player_id FROM scoring_erased)",
                     touched,
                 )
 
+    async def _rate(self, conn: asyncpg.Connection, rated: list[RatedMatch], schema: str | None) -> None:
+        """Rate the batch's matches in the rating's order (``rating.order``: when they ended).
+        A match that reaches the projector after one that ended later (two tables of one player
+        ending together, in another order than the log's) rates again, in order, every match of
+        its game that ended after it: the rows then equal a rebuild's. One writer a game at a
+        time (an advisory lock, per schema so a rebuild's catch-up never waits on the live)."""
+        p = _prefix(schema)
+        for game in sorted({m.game for m in rated}):
+            batch = sorted((m for m in rated if m.game == game), key=order)
+            await conn.execute("SELECT pg_advisory_xact_lock(hashtext($1))", f"scoring_ratings:{schema or ''}:{game}")
+            rows = await conn.fetch(
+                f"SELECT {', '.join(MATCH_RATING_COLS)} FROM {p}scoring_match_ratings "
+                "WHERE game = $1 AND (ended_at, table_id) > ($2, $3)",
+                game,
+                batch[0].ended_at,
+                batch[0].table_id,
+            )
+            later = [MatchRatingRow(**{c: r[c] for c in MATCH_RATING_COLS}) for r in rows]
+            seq = sorted([*batch, *matches_of(later)], key=order)
+            players = sorted({pid for m in seq for team in m.teams for _, pid in team})
+            stored = await conn.fetch(
+                f"SELECT player_id, mu, sigma, matches FROM {p}scoring_ratings "
+                "WHERE game = $1 AND player_id = ANY($2::text[])",
+                game,
+                players,
+            )
+            skills = {(r["player_id"], game): Skill(r["mu"], r["sigma"], r["matches"]) for r in stored}
+            for pid in players:
+                # rated again from where they stood before the first of those matches
+                theirs = sorted((r for r in later if r.player_id == pid), key=order)
+                if theirs:
+                    now = skills.get((pid, game), NEW)
+                    skills[(pid, game)] = Skill(theirs[0].mu_before, theirs[0].sigma_before, now.matches - len(theirs))
+            if later:
+                await conn.execute(
+                    f"DELETE FROM {p}scoring_match_ratings WHERE table_id = ANY($1::text[])",
+                    sorted({r.table_id for r in later}),
+                )
+            ratings = Ratings(skills)
+            for m in seq:
+                ratings.apply(m)
+            await self._write_ratings(conn, ratings, schema)
+
+    async def _write_ratings(self, conn: asyncpg.Connection, ratings: Ratings, schema: str | None) -> None:
+        update = ", ".join(f"{c} = EXCLUDED.{c}" for c in RATING_COLS if c not in ("player_id", "game"))
+        await conn.executemany(
+            _insert("scoring_ratings", RATING_COLS, schema, f"ON CONFLICT (player_id, game) DO UPDATE SET {update}"),
+            [_values(r, RATING_COLS) for r in ratings.current()],
+        )
+        await conn.executemany(
+            _insert("scoring_match_ratings", MATCH_RATING_COLS, schema),
+            [_values(r, MATCH_RATING_COLS) for r in ratings.rows],
+        )
+
     async def copy_all(
         self, conn: asyncpg.Connection, tables: dict[str, TableAcc], changes: Changes, schema: str
     ) -> dict[str, int]:
-        """Bulk-load a whole projection (a rebuild) into empty tables with COPY; returns row counts."""
+        """Bulk-load a whole projection (a rebuild) into empty tables with COPY; returns row counts.
+        The rated matches are rated here, in the rating's order (when they ended)."""
+        ratings = Ratings()
+        for m in sorted(changes.rated, key=order):
+            ratings.apply(m)
         batches: dict[str, tuple[tuple[str, ...], list[tuple[Any, ...]]]] = {
             "scoring_tables": (TABLE_COLS, [_values(t, TABLE_COLS) for t in tables.values()]),
             "scoring_hands": (HAND_COLS, [_values(h, HAND_COLS) for h in changes.hands]),
@@ -326,6 +440,8 @@ class ScoringStore:
                 WEEKLY_COLS,
                 [(*k, *(getattr(c, f) for f in WEEKLY_FIELDS)) for k, c in changes.weekly.items()],
             ),
+            "scoring_ratings": (RATING_COLS, [_values(r, RATING_COLS) for r in ratings.current()]),
+            "scoring_match_ratings": (MATCH_RATING_COLS, [_values(r, MATCH_RATING_COLS) for r in ratings.rows]),
         }
         counts = {}
         for name, (cols, rows) in batches.items():
@@ -422,9 +538,10 @@ class ScoringStore:
             await self.forget_erased(conn, None, player_id)
 
     async def forget_erased(self, conn: asyncpg.Connection, schema: str | None, player_id: str | None = None) -> None:
-        """Drop the erased players' rows (one's, or every one's: after ``okey replay`` rebuilt)."""
+        """Drop the erased players' rows (one's, or every one's: after ``okey replay`` rebuilt):
+        stats, board rows and ratings."""
         who = "player_id = $1" if player_id else "player_id IN (SELECT player_id FROM scoring_erased)"
-        for table in ("scoring_players", "scoring_weekly"):
+        for table in _ERASABLE:
             await conn.execute(f"DELETE FROM {_prefix(schema)}{table} WHERE {who}", *([player_id] if player_id else []))
 
     async def player(self, player_id: str, game: str | None = None) -> list[tuple[str, Counters]]:
@@ -461,6 +578,77 @@ class ScoringStore:
         async with self.pool.acquire() as conn:
             rows = await conn.fetch(sql, *args)
         return [(r["player_id"], r["wins"], r["matches"], r["score_sum"]) for r in rows]
+
+    async def ratings(self, player_id: str, game: str | None = None) -> dict[str, RatingRow]:
+        """A player's current rating per game (none before their first rated match)."""
+        sql = f"SELECT {', '.join(RATING_COLS)} FROM scoring_ratings WHERE player_id = $1"
+        args: list[Any] = [player_id]
+        if game:
+            sql += " AND game = $2"
+            args.append(game)
+        async with self.pool.acquire() as conn:
+            rows = await conn.fetch(sql, *args)
+        return {r["game"]: RatingRow(**{c: r[c] for c in RATING_COLS}) for r in rows}
+
+    async def match_ratings(self, table_id: str) -> dict[int, MatchRatingRow]:
+        """A match's rated seats: the rating before and after, by seat."""
+        async with self.pool.acquire() as conn:
+            rows = await conn.fetch(
+                f"SELECT {', '.join(MATCH_RATING_COLS)} FROM scoring_match_ratings WHERE table_id = $1", table_id
+            )
+        return {r["seat"]: MatchRatingRow(**{c: r[c] for c in MATCH_RATING_COLS}) for r in rows}
+
+    async def rating_board(
+        self, game: str, week: date | None, after: tuple[int, str] | None, limit: int
+    ) -> list[RatingLeader]:
+        """Players by rating: all time by display rating, a week by the change in display rating
+        over its rated matches; then by id. Keyset paging after ``after`` = (key, player_id) of
+        the previous page's last row. The wins columns are the players' (or the week's) counters."""
+        if week is None:
+            sql = (
+                "SELECT r.player_id, r.display AS key, r.display AS rating, 0 AS change, r.matches AS rated, "
+                "coalesce(c.wins, 0) AS wins, coalesce(c.matches, 0) AS matches, coalesce(c.score_sum, 0) AS score_sum "
+                "FROM scoring_ratings r LEFT JOIN scoring_players c USING (player_id, game) WHERE r.game = $1"
+            )
+            args: list[Any] = [game]
+        else:
+            sql = (
+                "SELECT w.player_id, w.change AS key, w.rating, w.change, w.rated, "
+                "coalesce(c.wins, 0) AS wins, coalesce(c.matches, 0) AS matches, coalesce(c.score_sum, 0) AS score_sum "
+                "FROM (SELECT player_id, sum(display_after - display_before)::int AS change, count(*) AS rated, "
+                "(array_agg(display_after ORDER BY ended_at DESC, table_id DESC))[1] AS rating "
+                "FROM scoring_match_ratings WHERE game = $1 AND week = $2 GROUP BY player_id) w "
+                "LEFT JOIN scoring_weekly c ON c.week = $2 AND c.game = $1 AND c.player_id = w.player_id"
+            )
+            args = [game, week]
+        sql = f"SELECT * FROM ({sql}) b WHERE player_id NOT IN (SELECT player_id FROM scoring_erased)"
+        if after is not None:
+            n = len(args)
+            sql += f" AND (key < ${n + 1} OR (key = ${n + 1} AND player_id > ${n + 2}))"
+            args += list(after)
+        sql += f" ORDER BY key DESC, player_id LIMIT {int(limit)}"
+        async with self.pool.acquire() as conn:
+            rows = await conn.fetch(sql, *args)
+        return [
+            RatingLeader(
+                r["player_id"], r["key"], r["rating"], r["change"], r["rated"], r["wins"], r["matches"], r["score_sum"]
+            )
+            for r in rows
+        ]
+
+
+@dataclass(frozen=True, slots=True)
+class RatingLeader:
+    """A row of a rating board: ``key`` is what it ranks by (the rating, or the week's change)."""
+
+    player_id: str
+    key: int
+    rating: int
+    change: int
+    rated: int
+    wins: int
+    matches: int
+    score_sum: int
 
 
 def _plain(v: Any) -> Any:

@@ -26,55 +26,61 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from okey.v1 import common_pb2 as okey_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dokey/v1/scoring_service.proto\x12\x07okey.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x14okey/v1/common.proto\"-\n\rIndicatorShow\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06\x64\x65ltas\x18\x02 \x03(\x05\"7\n\x07Penalty\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06points\x18\x02 \x01(\x05\x12\x0e\n\x06reason\x18\x03 \x01(\t\"\xec\x03\n\nHandRecord\x12\x0b\n\x03seq\x18\x01 \x01(\x05\x12\x0c\n\x04hand\x18\x02 \x01(\x05\x12\x0f\n\x07version\x18\x03 \x01(\x03\x12%\n\x07outcome\x18\x04 \x01(\x0e\x32\x14.okey.v1.HandOutcome\x12\x10\n\x08\x66inisher\x18\x05 \x01(\x05\x12\x1a\n\x12\x66inisher_player_id\x18\x06 \x01(\t\x12)\n\x0c\x66inish_kinds\x18\x07 \x03(\x0e\x32\x13.okey.v1.FinishKind\x12!\n\nfinal_tile\x18\x08 \x01(\x0b\x32\r.okey.v1.Tile\x12\x12\n\nmultiplier\x18\t \x01(\x05\x12\x0e\n\x06\x64\x65ltas\x18\n \x03(\x05\x12\x0e\n\x06points\x18\x0b \x03(\x05\x12\x11\n\tindicator\x18\x0c \x03(\x05\x12\x11\n\tpenalties\x18\r \x03(\x05\x12\r\n\x05total\x18\x0e \x03(\x05\x12\x0e\n\x06scores\x18\x0f \x03(\x05\x12/\n\x0findicator_shows\x18\x10 \x03(\x0b\x32\x16.okey.v1.IndicatorShow\x12(\n\x0epenalty_events\x18\x11 \x03(\x0b\x32\x10.okey.v1.Penalty\x12\r\n\x05\x63hips\x18\x12 \x03(\x03\x12,\n\x08\x65nded_at\x18\x13 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"l\n\x0cSeatStanding\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\r\n\x05score\x18\x03 \x01(\x05\x12\x0c\n\x04rank\x18\x04 \x01(\x05\x12\x0e\n\x06winner\x18\x05 \x01(\x08\x12\x0e\n\x06payout\x18\x06 \x01(\x03\"\xf6\x01\n\x0bMatchResult\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x1b\n\x04game\x18\x02 \x01(\x0e\x32\r.okey.v1.Game\x12(\n\tstandings\x18\x03 \x03(\x0b\x32\x15.okey.v1.SeatStanding\x12\x0f\n\x07winners\x18\x04 \x03(\x05\x12\x0b\n\x03pot\x18\x05 \x01(\x03\x12\x0e\n\x06payout\x18\x06 \x01(\x03\x12\x11\n\tremainder\x18\x07 \x01(\x03\x12\r\n\x05hands\x18\x08 \x01(\x05\x12,\n\x08\x65nded_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08practice\x18\n \x01(\x08\")\n\x15GetMatchResultRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\">\n\x16GetMatchResultResponse\x12$\n\x06result\x18\x01 \x01(\x0b\x32\x14.okey.v1.MatchResult\"$\n\x10ListHandsRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"\x8a\x01\n\x11ListHandsResponse\x12\"\n\x05hands\x18\x01 \x03(\x0b\x32\x13.okey.v1.HandRecord\x12\x1b\n\x04game\x18\x02 \x01(\x0e\x32\r.okey.v1.Game\x12\x0f\n\x07players\x18\x03 \x03(\t\x12\x0f\n\x07version\x18\x04 \x01(\x03\x12\x12\n\nmatch_over\x18\x05 \x01(\x08\"?\n\x0b\x46inishCount\x12!\n\x04kind\x18\x01 \x01(\x0e\x32\x13.okey.v1.FinishKind\x12\r\n\x05hands\x18\x02 \x01(\x03\"\x93\x02\n\x0bPlayerStats\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x1b\n\x04game\x18\x02 \x01(\x0e\x32\r.okey.v1.Game\x12\x0f\n\x07matches\x18\x03 \x01(\x03\x12\x0c\n\x04wins\x18\x04 \x01(\x03\x12\x15\n\raverage_score\x18\x05 \x01(\x01\x12\x14\n\x0chands_played\x18\x06 \x01(\x03\x12\x11\n\thands_won\x18\x07 \x01(\x03\x12\x31\n\x13hands_won_by_finish\x18\x08 \x03(\x0b\x32\x14.okey.v1.FinishCount\x12\x11\n\tchips_won\x18\t \x01(\x03\x12\x17\n\x0findicator_shows\x18\n \x01(\x03\x12\x16\n\x0epenalty_points\x18\x0b \x01(\x03\"G\n\x15GetPlayerStatsRequest\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x1b\n\x04game\x18\x02 \x01(\x0e\x32\r.okey.v1.Game\"=\n\x16GetPlayerStatsResponse\x12#\n\x05stats\x18\x01 \x03(\x0b\x32\x14.okey.v1.PlayerStats\"i\n\x10LeaderboardEntry\x12\x0c\n\x04rank\x18\x01 \x01(\x05\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x0c\n\x04wins\x18\x03 \x01(\x03\x12\x0f\n\x07matches\x18\x04 \x01(\x03\x12\x15\n\raverage_score\x18\x05 \x01(\x01\"\x95\x01\n\x15GetLeaderboardRequest\x12\x1b\n\x04game\x18\x01 \x01(\x0e\x32\r.okey.v1.Game\x12*\n\x06period\x18\x02 \x01(\x0e\x32\x1a.okey.v1.LeaderboardPeriod\x12\x0c\n\x04week\x18\x03 \x01(\t\x12\x11\n\tpage_size\x18\x04 \x01(\x05\x12\x12\n\npage_token\x18\x05 \x01(\t\"q\n\x16GetLeaderboardResponse\x12*\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x19.okey.v1.LeaderboardEntry\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\x12\x12\n\nweek_start\x18\x03 \x01(\t\"(\n\x13\x46orgetPlayerRequest\x12\x11\n\tplayer_id\x18\x01 \x01(\t\"\x16\n\x14\x46orgetPlayerResponse*\x80\x01\n\x0bHandOutcome\x12\x1c\n\x18HAND_OUTCOME_UNSPECIFIED\x10\x00\x12\x19\n\x15HAND_OUTCOME_FINISHED\x10\x01\x12\x1f\n\x1bHAND_OUTCOME_DECK_EXHAUSTED\x10\x02\x12\x17\n\x13HAND_OUTCOME_VOIDED\x10\x03*\x9e\x01\n\nFinishKind\x12\x1b\n\x17\x46INISH_KIND_UNSPECIFIED\x10\x00\x12\x16\n\x12\x46INISH_KIND_NORMAL\x10\x01\x12\x14\n\x10\x46INISH_KIND_OKEY\x10\x02\x12\x15\n\x11\x46INISH_KIND_PAIRS\x10\x03\x12\x17\n\x13\x46INISH_KIND_COLORED\x10\x04\x12\x15\n\x11\x46INISH_KIND_ELDEN\x10\x05*w\n\x11LeaderboardPeriod\x12\"\n\x1eLEADERBOARD_PERIOD_UNSPECIFIED\x10\x00\x12\x1f\n\x1bLEADERBOARD_PERIOD_ALL_TIME\x10\x01\x12\x1d\n\x19LEADERBOARD_PERIOD_WEEKLY\x10\x02\x32\x9a\x03\n\x0eScoringService\x12Q\n\x0eGetMatchResult\x12\x1e.okey.v1.GetMatchResultRequest\x1a\x1f.okey.v1.GetMatchResultResponse\x12\x42\n\tListHands\x12\x19.okey.v1.ListHandsRequest\x1a\x1a.okey.v1.ListHandsResponse\x12Q\n\x0eGetPlayerStats\x12\x1e.okey.v1.GetPlayerStatsRequest\x1a\x1f.okey.v1.GetPlayerStatsResponse\x12Q\n\x0eGetLeaderboard\x12\x1e.okey.v1.GetLeaderboardRequest\x1a\x1f.okey.v1.GetLeaderboardResponse\x12K\n\x0c\x46orgetPlayer\x12\x1c.okey.v1.ForgetPlayerRequest\x1a\x1d.okey.v1.ForgetPlayerResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dokey/v1/scoring_service.proto\x12\x07okey.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x14okey/v1/common.proto\"E\n\x06Rating\x12\x0f\n\x07\x64isplay\x18\x01 \x01(\x05\x12\n\n\x02mu\x18\x02 \x01(\x01\x12\r\n\x05sigma\x18\x03 \x01(\x01\x12\x0f\n\x07matches\x18\x04 \x01(\x03\"=\n\x0cRatingChange\x12\x0e\n\x06\x62\x65\x66ore\x18\x01 \x01(\x05\x12\r\n\x05\x61\x66ter\x18\x02 \x01(\x05\x12\x0e\n\x06\x63hange\x18\x03 \x01(\x05\"-\n\rIndicatorShow\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06\x64\x65ltas\x18\x02 \x03(\x05\"7\n\x07Penalty\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06points\x18\x02 \x01(\x05\x12\x0e\n\x06reason\x18\x03 \x01(\t\"\xec\x03\n\nHandRecord\x12\x0b\n\x03seq\x18\x01 \x01(\x05\x12\x0c\n\x04hand\x18\x02 \x01(\x05\x12\x0f\n\x07version\x18\x03 \x01(\x03\x12%\n\x07outcome\x18\x04 \x01(\x0e\x32\x14.okey.v1.HandOutcome\x12\x10\n\x08\x66inisher\x18\x05 \x01(\x05\x12\x1a\n\x12\x66inisher_player_id\x18\x06 \x01(\t\x12)\n\x0c\x66inish_kinds\x18\x07 \x03(\x0e\x32\x13.okey.v1.FinishKind\x12!\n\nfinal_tile\x18\x08 \x01(\x0b\x32\r.okey.v1.Tile\x12\x12\n\nmultiplier\x18\t \x01(\x05\x12\x0e\n\x06\x64\x65ltas\x18\n \x03(\x05\x12\x0e\n\x06points\x18\x0b \x03(\x05\x12\x11\n\tindicator\x18\x0c \x03(\x05\x12\x11\n\tpenalties\x18\r \x03(\x05\x12\r\n\x05total\x18\x0e \x03(\x05\x12\x0e\n\x06scores\x18\x0f \x03(\x05\x12/\n\x0findicator_shows\x18\x10 \x03(\x0b\x32\x16.okey.v1.IndicatorShow\x12(\n\x0epenalty_events\x18\x11 \x03(\x0b\x32\x10.okey.v1.Penalty\x12\r\n\x05\x63hips\x18\x12 \x03(\x03\x12,\n\x08\x65nded_at\x18\x13 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x93\x01\n\x0cSeatStanding\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\r\n\x05score\x18\x03 \x01(\x05\x12\x0c\n\x04rank\x18\x04 \x01(\x05\x12\x0e\n\x06winner\x18\x05 \x01(\x08\x12\x0e\n\x06payout\x18\x06 \x01(\x03\x12%\n\x06rating\x18\x07 \x01(\x0b\x32\x15.okey.v1.RatingChange\"\xf6\x01\n\x0bMatchResult\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x1b\n\x04game\x18\x02 \x01(\x0e\x32\r.okey.v1.Game\x12(\n\tstandings\x18\x03 \x03(\x0b\x32\x15.okey.v1.SeatStanding\x12\x0f\n\x07winners\x18\x04 \x03(\x05\x12\x0b\n\x03pot\x18\x05 \x01(\x03\x12\x0e\n\x06payout\x18\x06 \x01(\x03\x12\x11\n\tremainder\x18\x07 \x01(\x03\x12\r\n\x05hands\x18\x08 \x01(\x05\x12,\n\x08\x65nded_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08practice\x18\n \x01(\x08\")\n\x15GetMatchResultRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\">\n\x16GetMatchResultResponse\x12$\n\x06result\x18\x01 \x01(\x0b\x32\x14.okey.v1.MatchResult\"$\n\x10ListHandsRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"\x8a\x01\n\x11ListHandsResponse\x12\"\n\x05hands\x18\x01 \x03(\x0b\x32\x13.okey.v1.HandRecord\x12\x1b\n\x04game\x18\x02 \x01(\x0e\x32\r.okey.v1.Game\x12\x0f\n\x07players\x18\x03 \x03(\t\x12\x0f\n\x07version\x18\x04 \x01(\x03\x12\x12\n\nmatch_over\x18\x05 \x01(\x08\"?\n\x0b\x46inishCount\x12!\n\x04kind\x18\x01 \x01(\x0e\x32\x13.okey.v1.FinishKind\x12\r\n\x05hands\x18\x02 \x01(\x03\"\xb4\x02\n\x0bPlayerStats\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x1b\n\x04game\x18\x02 \x01(\x0e\x32\r.okey.v1.Game\x12\x0f\n\x07matches\x18\x03 \x01(\x03\x12\x0c\n\x04wins\x18\x04 \x01(\x03\x12\x15\n\raverage_score\x18\x05 \x01(\x01\x12\x14\n\x0chands_played\x18\x06 \x01(\x03\x12\x11\n\thands_won\x18\x07 \x01(\x03\x12\x31\n\x13hands_won_by_finish\x18\x08 \x03(\x0b\x32\x14.okey.v1.FinishCount\x12\x11\n\tchips_won\x18\t \x01(\x03\x12\x17\n\x0findicator_shows\x18\n \x01(\x03\x12\x16\n\x0epenalty_points\x18\x0b \x01(\x03\x12\x1f\n\x06rating\x18\x0c \x01(\x0b\x32\x0f.okey.v1.Rating\"G\n\x15GetPlayerStatsRequest\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x1b\n\x04game\x18\x02 \x01(\x0e\x32\r.okey.v1.Game\"=\n\x16GetPlayerStatsResponse\x12#\n\x05stats\x18\x01 \x03(\x0b\x32\x14.okey.v1.PlayerStats\"\xa7\x01\n\x10LeaderboardEntry\x12\x0c\n\x04rank\x18\x01 \x01(\x05\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x0c\n\x04wins\x18\x03 \x01(\x03\x12\x0f\n\x07matches\x18\x04 \x01(\x03\x12\x15\n\raverage_score\x18\x05 \x01(\x01\x12\x0e\n\x06rating\x18\x06 \x01(\x05\x12\x15\n\rrating_change\x18\x07 \x01(\x05\x12\x15\n\rrated_matches\x18\x08 \x01(\x03\"\xbf\x01\n\x15GetLeaderboardRequest\x12\x1b\n\x04game\x18\x01 \x01(\x0e\x32\r.okey.v1.Game\x12*\n\x06period\x18\x02 \x01(\x0e\x32\x1a.okey.v1.LeaderboardPeriod\x12\x0c\n\x04week\x18\x03 \x01(\t\x12\x11\n\tpage_size\x18\x04 \x01(\x05\x12\x12\n\npage_token\x18\x05 \x01(\t\x12(\n\x05order\x18\x06 \x01(\x0e\x32\x19.okey.v1.LeaderboardOrder\"q\n\x16GetLeaderboardResponse\x12*\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x19.okey.v1.LeaderboardEntry\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\x12\x12\n\nweek_start\x18\x03 \x01(\t\"(\n\x13\x46orgetPlayerRequest\x12\x11\n\tplayer_id\x18\x01 \x01(\t\"\x16\n\x14\x46orgetPlayerResponse*\x80\x01\n\x0bHandOutcome\x12\x1c\n\x18HAND_OUTCOME_UNSPECIFIED\x10\x00\x12\x19\n\x15HAND_OUTCOME_FINISHED\x10\x01\x12\x1f\n\x1bHAND_OUTCOME_DECK_EXHAUSTED\x10\x02\x12\x17\n\x13HAND_OUTCOME_VOIDED\x10\x03*\x9e\x01\n\nFinishKind\x12\x1b\n\x17\x46INISH_KIND_UNSPECIFIED\x10\x00\x12\x16\n\x12\x46INISH_KIND_NORMAL\x10\x01\x12\x14\n\x10\x46INISH_KIND_OKEY\x10\x02\x12\x15\n\x11\x46INISH_KIND_PAIRS\x10\x03\x12\x17\n\x13\x46INISH_KIND_COLORED\x10\x04\x12\x15\n\x11\x46INISH_KIND_ELDEN\x10\x05*w\n\x11LeaderboardPeriod\x12\"\n\x1eLEADERBOARD_PERIOD_UNSPECIFIED\x10\x00\x12\x1f\n\x1bLEADERBOARD_PERIOD_ALL_TIME\x10\x01\x12\x1d\n\x19LEADERBOARD_PERIOD_WEEKLY\x10\x02*o\n\x10LeaderboardOrder\x12!\n\x1dLEADERBOARD_ORDER_UNSPECIFIED\x10\x00\x12\x1a\n\x16LEADERBOARD_ORDER_WINS\x10\x01\x12\x1c\n\x18LEADERBOARD_ORDER_RATING\x10\x02\x32\x9a\x03\n\x0eScoringService\x12Q\n\x0eGetMatchResult\x12\x1e.okey.v1.GetMatchResultRequest\x1a\x1f.okey.v1.GetMatchResultResponse\x12\x42\n\tListHands\x12\x19.okey.v1.ListHandsRequest\x1a\x1a.okey.v1.ListHandsResponse\x12Q\n\x0eGetPlayerStats\x12\x1e.okey.v1.GetPlayerStatsRequest\x1a\x1f.okey.v1.GetPlayerStatsResponse\x12Q\n\x0eGetLeaderboard\x12\x1e.okey.v1.GetLeaderboardRequest\x1a\x1f.okey.v1.GetLeaderboardResponse\x12K\n\x0c\x46orgetPlayer\x12\x1c.okey.v1.ForgetPlayerRequest\x1a\x1d.okey.v1.ForgetPlayerResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'okey.v1.scoring_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_HANDOUTCOME']._serialized_start=2261
-  _globals['_HANDOUTCOME']._serialized_end=2389
-  _globals['_FINISHKIND']._serialized_start=2392
-  _globals['_FINISHKIND']._serialized_end=2550
-  _globals['_LEADERBOARDPERIOD']._serialized_start=2552
-  _globals['_LEADERBOARDPERIOD']._serialized_end=2671
-  _globals['_INDICATORSHOW']._serialized_start=97
-  _globals['_INDICATORSHOW']._serialized_end=142
-  _globals['_PENALTY']._serialized_start=144
-  _globals['_PENALTY']._serialized_end=199
-  _globals['_HANDRECORD']._serialized_start=202
-  _globals['_HANDRECORD']._serialized_end=694
-  _globals['_SEATSTANDING']._serialized_start=696
-  _globals['_SEATSTANDING']._serialized_end=804
-  _globals['_MATCHRESULT']._serialized_start=807
-  _globals['_MATCHRESULT']._serialized_end=1053
-  _globals['_GETMATCHRESULTREQUEST']._serialized_start=1055
-  _globals['_GETMATCHRESULTREQUEST']._serialized_end=1096
-  _globals['_GETMATCHRESULTRESPONSE']._serialized_start=1098
-  _globals['_GETMATCHRESULTRESPONSE']._serialized_end=1160
-  _globals['_LISTHANDSREQUEST']._serialized_start=1162
-  _globals['_LISTHANDSREQUEST']._serialized_end=1198
-  _globals['_LISTHANDSRESPONSE']._serialized_start=1201
-  _globals['_LISTHANDSRESPONSE']._serialized_end=1339
-  _globals['_FINISHCOUNT']._serialized_start=1341
-  _globals['_FINISHCOUNT']._serialized_end=1404
-  _globals['_PLAYERSTATS']._serialized_start=1407
-  _globals['_PLAYERSTATS']._serialized_end=1682
-  _globals['_GETPLAYERSTATSREQUEST']._serialized_start=1684
-  _globals['_GETPLAYERSTATSREQUEST']._serialized_end=1755
-  _globals['_GETPLAYERSTATSRESPONSE']._serialized_start=1757
-  _globals['_GETPLAYERSTATSRESPONSE']._serialized_end=1818
-  _globals['_LEADERBOARDENTRY']._serialized_start=1820
-  _globals['_LEADERBOARDENTRY']._serialized_end=1925
-  _globals['_GETLEADERBOARDREQUEST']._serialized_start=1928
-  _globals['_GETLEADERBOARDREQUEST']._serialized_end=2077
-  _globals['_GETLEADERBOARDRESPONSE']._serialized_start=2079
-  _globals['_GETLEADERBOARDRESPONSE']._serialized_end=2192
-  _globals['_FORGETPLAYERREQUEST']._serialized_start=2194
-  _globals['_FORGETPLAYERREQUEST']._serialized_end=2234
-  _globals['_FORGETPLAYERRESPONSE']._serialized_start=2236
-  _globals['_FORGETPLAYERRESPONSE']._serialized_end=2258
-  _globals['_SCORINGSERVICE']._serialized_start=2674
-  _globals['_SCORINGSERVICE']._serialized_end=3084
+  _globals['_HANDOUTCOME']._serialized_start=2573
+  _globals['_HANDOUTCOME']._serialized_end=2701
+  _globals['_FINISHKIND']._serialized_start=2704
+  _globals['_FINISHKIND']._serialized_end=2862
+  _globals['_LEADERBOARDPERIOD']._serialized_start=2864
+  _globals['_LEADERBOARDPERIOD']._serialized_end=2983
+  _globals['_LEADERBOARDORDER']._serialized_start=2985
+  _globals['_LEADERBOARDORDER']._serialized_end=3096
+  _globals['_RATING']._serialized_start=97
+  _globals['_RATING']._serialized_end=166
+  _globals['_RATINGCHANGE']._serialized_start=168
+  _globals['_RATINGCHANGE']._serialized_end=229
+  _globals['_INDICATORSHOW']._serialized_start=231
+  _globals['_INDICATORSHOW']._serialized_end=276
+  _globals['_PENALTY']._serialized_start=278
+  _globals['_PENALTY']._serialized_end=333
+  _globals['_HANDRECORD']._serialized_start=336
+  _globals['_HANDRECORD']._serialized_end=828
+  _globals['_SEATSTANDING']._serialized_start=831
+  _globals['_SEATSTANDING']._serialized_end=978
+  _globals['_MATCHRESULT']._serialized_start=981
+  _globals['_MATCHRESULT']._serialized_end=1227
+  _globals['_GETMATCHRESULTREQUEST']._serialized_start=1229
+  _globals['_GETMATCHRESULTREQUEST']._serialized_end=1270
+  _globals['_GETMATCHRESULTRESPONSE']._serialized_start=1272
+  _globals['_GETMATCHRESULTRESPONSE']._serialized_end=1334
+  _globals['_LISTHANDSREQUEST']._serialized_start=1336
+  _globals['_LISTHANDSREQUEST']._serialized_end=1372
+  _globals['_LISTHANDSRESPONSE']._serialized_start=1375
+  _globals['_LISTHANDSRESPONSE']._serialized_end=1513
+  _globals['_FINISHCOUNT']._serialized_start=1515
+  _globals['_FINISHCOUNT']._serialized_end=1578
+  _globals['_PLAYERSTATS']._serialized_start=1581
+  _globals['_PLAYERSTATS']._serialized_end=1889
+  _globals['_GETPLAYERSTATSREQUEST']._serialized_start=1891
+  _globals['_GETPLAYERSTATSREQUEST']._serialized_end=1962
+  _globals['_GETPLAYERSTATSRESPONSE']._serialized_start=1964
+  _globals['_GETPLAYERSTATSRESPONSE']._serialized_end=2025
+  _globals['_LEADERBOARDENTRY']._serialized_start=2028
+  _globals['_LEADERBOARDENTRY']._serialized_end=2195
+  _globals['_GETLEADERBOARDREQUEST']._serialized_start=2198
+  _globals['_GETLEADERBOARDREQUEST']._serialized_end=2389
+  _globals['_GETLEADERBOARDRESPONSE']._serialized_start=2391
+  _globals['_GETLEADERBOARDRESPONSE']._serialized_end=2504
+  _globals['_FORGETPLAYERREQUEST']._serialized_start=2506
+  _globals['_FORGETPLAYERREQUEST']._serialized_end=2546
+  _globals['_FORGETPLAYERRESPONSE']._serialized_start=2548
+  _globals['_FORGETPLAYERRESPONSE']._serialized_end=2570
+  _globals['_SCORINGSERVICE']._serialized_start=3099
+  _globals['_SCORINGSERVICE']._serialized_end=3509
 # @@protoc_insertion_point(module_scope)

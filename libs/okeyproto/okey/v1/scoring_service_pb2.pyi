@@ -32,6 +32,12 @@ class LeaderboardPeriod(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     LEADERBOARD_PERIOD_UNSPECIFIED: _ClassVar[LeaderboardPeriod]
     LEADERBOARD_PERIOD_ALL_TIME: _ClassVar[LeaderboardPeriod]
     LEADERBOARD_PERIOD_WEEKLY: _ClassVar[LeaderboardPeriod]
+
+class LeaderboardOrder(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    LEADERBOARD_ORDER_UNSPECIFIED: _ClassVar[LeaderboardOrder]
+    LEADERBOARD_ORDER_WINS: _ClassVar[LeaderboardOrder]
+    LEADERBOARD_ORDER_RATING: _ClassVar[LeaderboardOrder]
 HAND_OUTCOME_UNSPECIFIED: HandOutcome
 HAND_OUTCOME_FINISHED: HandOutcome
 HAND_OUTCOME_DECK_EXHAUSTED: HandOutcome
@@ -45,6 +51,31 @@ FINISH_KIND_ELDEN: FinishKind
 LEADERBOARD_PERIOD_UNSPECIFIED: LeaderboardPeriod
 LEADERBOARD_PERIOD_ALL_TIME: LeaderboardPeriod
 LEADERBOARD_PERIOD_WEEKLY: LeaderboardPeriod
+LEADERBOARD_ORDER_UNSPECIFIED: LeaderboardOrder
+LEADERBOARD_ORDER_WINS: LeaderboardOrder
+LEADERBOARD_ORDER_RATING: LeaderboardOrder
+
+class Rating(_message.Message):
+    __slots__ = ("display", "mu", "sigma", "matches")
+    DISPLAY_FIELD_NUMBER: _ClassVar[int]
+    MU_FIELD_NUMBER: _ClassVar[int]
+    SIGMA_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    display: int
+    mu: float
+    sigma: float
+    matches: int
+    def __init__(self, display: _Optional[int] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., matches: _Optional[int] = ...) -> None: ...
+
+class RatingChange(_message.Message):
+    __slots__ = ("before", "after", "change")
+    BEFORE_FIELD_NUMBER: _ClassVar[int]
+    AFTER_FIELD_NUMBER: _ClassVar[int]
+    CHANGE_FIELD_NUMBER: _ClassVar[int]
+    before: int
+    after: int
+    change: int
+    def __init__(self, before: _Optional[int] = ..., after: _Optional[int] = ..., change: _Optional[int] = ...) -> None: ...
 
 class IndicatorShow(_message.Message):
     __slots__ = ("seat", "deltas")
@@ -107,20 +138,22 @@ class HandRecord(_message.Message):
     def __init__(self, seq: _Optional[int] = ..., hand: _Optional[int] = ..., version: _Optional[int] = ..., outcome: _Optional[_Union[HandOutcome, str]] = ..., finisher: _Optional[int] = ..., finisher_player_id: _Optional[str] = ..., finish_kinds: _Optional[_Iterable[_Union[FinishKind, str]]] = ..., final_tile: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., multiplier: _Optional[int] = ..., deltas: _Optional[_Iterable[int]] = ..., points: _Optional[_Iterable[int]] = ..., indicator: _Optional[_Iterable[int]] = ..., penalties: _Optional[_Iterable[int]] = ..., total: _Optional[_Iterable[int]] = ..., scores: _Optional[_Iterable[int]] = ..., indicator_shows: _Optional[_Iterable[_Union[IndicatorShow, _Mapping]]] = ..., penalty_events: _Optional[_Iterable[_Union[Penalty, _Mapping]]] = ..., chips: _Optional[_Iterable[int]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class SeatStanding(_message.Message):
-    __slots__ = ("seat", "player_id", "score", "rank", "winner", "payout")
+    __slots__ = ("seat", "player_id", "score", "rank", "winner", "payout", "rating")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
     RANK_FIELD_NUMBER: _ClassVar[int]
     WINNER_FIELD_NUMBER: _ClassVar[int]
     PAYOUT_FIELD_NUMBER: _ClassVar[int]
+    RATING_FIELD_NUMBER: _ClassVar[int]
     seat: int
     player_id: str
     score: int
     rank: int
     winner: bool
     payout: int
-    def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., score: _Optional[int] = ..., rank: _Optional[int] = ..., winner: _Optional[bool] = ..., payout: _Optional[int] = ...) -> None: ...
+    rating: RatingChange
+    def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., score: _Optional[int] = ..., rank: _Optional[int] = ..., winner: _Optional[bool] = ..., payout: _Optional[int] = ..., rating: _Optional[_Union[RatingChange, _Mapping]] = ...) -> None: ...
 
 class MatchResult(_message.Message):
     __slots__ = ("table_id", "game", "standings", "winners", "pot", "payout", "remainder", "hands", "ended_at", "practice")
@@ -187,7 +220,7 @@ class FinishCount(_message.Message):
     def __init__(self, kind: _Optional[_Union[FinishKind, str]] = ..., hands: _Optional[int] = ...) -> None: ...
 
 class PlayerStats(_message.Message):
-    __slots__ = ("player_id", "game", "matches", "wins", "average_score", "hands_played", "hands_won", "hands_won_by_finish", "chips_won", "indicator_shows", "penalty_points")
+    __slots__ = ("player_id", "game", "matches", "wins", "average_score", "hands_played", "hands_won", "hands_won_by_finish", "chips_won", "indicator_shows", "penalty_points", "rating")
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     MATCHES_FIELD_NUMBER: _ClassVar[int]
@@ -199,6 +232,7 @@ class PlayerStats(_message.Message):
     CHIPS_WON_FIELD_NUMBER: _ClassVar[int]
     INDICATOR_SHOWS_FIELD_NUMBER: _ClassVar[int]
     PENALTY_POINTS_FIELD_NUMBER: _ClassVar[int]
+    RATING_FIELD_NUMBER: _ClassVar[int]
     player_id: str
     game: _common_pb2.Game
     matches: int
@@ -210,7 +244,8 @@ class PlayerStats(_message.Message):
     chips_won: int
     indicator_shows: int
     penalty_points: int
-    def __init__(self, player_id: _Optional[str] = ..., game: _Optional[_Union[_common_pb2.Game, str]] = ..., matches: _Optional[int] = ..., wins: _Optional[int] = ..., average_score: _Optional[float] = ..., hands_played: _Optional[int] = ..., hands_won: _Optional[int] = ..., hands_won_by_finish: _Optional[_Iterable[_Union[FinishCount, _Mapping]]] = ..., chips_won: _Optional[int] = ..., indicator_shows: _Optional[int] = ..., penalty_points: _Optional[int] = ...) -> None: ...
+    rating: Rating
+    def __init__(self, player_id: _Optional[str] = ..., game: _Optional[_Union[_common_pb2.Game, str]] = ..., matches: _Optional[int] = ..., wins: _Optional[int] = ..., average_score: _Optional[float] = ..., hands_played: _Optional[int] = ..., hands_won: _Optional[int] = ..., hands_won_by_finish: _Optional[_Iterable[_Union[FinishCount, _Mapping]]] = ..., chips_won: _Optional[int] = ..., indicator_shows: _Optional[int] = ..., penalty_points: _Optional[int] = ..., rating: _Optional[_Union[Rating, _Mapping]] = ...) -> None: ...
 
 class GetPlayerStatsRequest(_message.Message):
     __slots__ = ("player_id", "game")
@@ -227,32 +262,40 @@ class GetPlayerStatsResponse(_message.Message):
     def __init__(self, stats: _Optional[_Iterable[_Union[PlayerStats, _Mapping]]] = ...) -> None: ...
 
 class LeaderboardEntry(_message.Message):
-    __slots__ = ("rank", "player_id", "wins", "matches", "average_score")
+    __slots__ = ("rank", "player_id", "wins", "matches", "average_score", "rating", "rating_change", "rated_matches")
     RANK_FIELD_NUMBER: _ClassVar[int]
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     WINS_FIELD_NUMBER: _ClassVar[int]
     MATCHES_FIELD_NUMBER: _ClassVar[int]
     AVERAGE_SCORE_FIELD_NUMBER: _ClassVar[int]
+    RATING_FIELD_NUMBER: _ClassVar[int]
+    RATING_CHANGE_FIELD_NUMBER: _ClassVar[int]
+    RATED_MATCHES_FIELD_NUMBER: _ClassVar[int]
     rank: int
     player_id: str
     wins: int
     matches: int
     average_score: float
-    def __init__(self, rank: _Optional[int] = ..., player_id: _Optional[str] = ..., wins: _Optional[int] = ..., matches: _Optional[int] = ..., average_score: _Optional[float] = ...) -> None: ...
+    rating: int
+    rating_change: int
+    rated_matches: int
+    def __init__(self, rank: _Optional[int] = ..., player_id: _Optional[str] = ..., wins: _Optional[int] = ..., matches: _Optional[int] = ..., average_score: _Optional[float] = ..., rating: _Optional[int] = ..., rating_change: _Optional[int] = ..., rated_matches: _Optional[int] = ...) -> None: ...
 
 class GetLeaderboardRequest(_message.Message):
-    __slots__ = ("game", "period", "week", "page_size", "page_token")
+    __slots__ = ("game", "period", "week", "page_size", "page_token", "order")
     GAME_FIELD_NUMBER: _ClassVar[int]
     PERIOD_FIELD_NUMBER: _ClassVar[int]
     WEEK_FIELD_NUMBER: _ClassVar[int]
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
     PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    ORDER_FIELD_NUMBER: _ClassVar[int]
     game: _common_pb2.Game
     period: LeaderboardPeriod
     week: str
     page_size: int
     page_token: str
-    def __init__(self, game: _Optional[_Union[_common_pb2.Game, str]] = ..., period: _Optional[_Union[LeaderboardPeriod, str]] = ..., week: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+    order: LeaderboardOrder
+    def __init__(self, game: _Optional[_Union[_common_pb2.Game, str]] = ..., period: _Optional[_Union[LeaderboardPeriod, str]] = ..., week: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., order: _Optional[_Union[LeaderboardOrder, str]] = ...) -> None: ...
 
 class GetLeaderboardResponse(_message.Message):
     __slots__ = ("entries", "next_page_token", "week_start")
