@@ -148,3 +148,20 @@ def test_40_1_the_client_computes_no_prize_it_draws_the_lobby_s() -> None:
         )
     assert "showSettlement" in sources["results.js"] and "GetSettlement" in sources["settlement.js"]
     assert "QuotePot" in sources["wallet.js"] and "maxWin" in sources["wallet.js"]
+
+
+def test_45_the_client_computes_no_rating_it_draws_the_scoring_service_s() -> None:
+    """Issue 45, the skill rating: the rating, its change and the ranks are the scoring service's
+    numbers (Rating.display, SeatStanding.rating's before/after/change, LeaderboardEntry's rank,
+    rating and rating_change), drawn as they are. No module reads the model's mu or sigma, nor
+    subtracts a rating from another, nor ranks a board itself."""
+    sources = {p.name: p.read_text(encoding="utf-8") for p in sorted(WEB.glob("*.js")) if p.name != "i18n.js"}
+    for name, src in sources.items():
+        code = re.sub(r"(?:^|\s)//.*$", "", src, flags=re.M)
+        assert not re.search(r"\.(?:mu|sigma)\b", code), f"{name} reads the rating model's mu or sigma"
+        assert not re.search(r"\.after\b[^;\n]*-[^;\n]*\.before\b|\.display\b\s*[-+*/]", code), (
+            f"{name} computes a rating change: the scoring service gives it"
+        )
+    board = sources["leaderboard.js"]
+    assert "LEADERBOARD_ORDER_RATING" in board and "e.rank" in board and ".sort(" not in board
+    assert "ratingCell" in sources["results.js"] and "ratingLines" in sources["profile.js"]

@@ -14,6 +14,7 @@ import { bindReport, renderChats, renderReportReasons } from "./chat.js";
 import { joinByCode, renderMyTables } from "./seating.js";
 import { keepChipsCurrent } from "./wallet.js";
 import { bindProfile } from "./profile.js";
+import { bindRanks, refreshRanks } from "./leaderboard.js";
 import { bindAccount } from "./account.js";
 import { setRackHints } from "./rack.js";
 import { rackHint } from "./fits.js";
@@ -32,7 +33,7 @@ function applyLang() {
   renderWho();
   renderCreateOptions();
   renderReportReasons();
-  if (!$("#screen-lobby").hidden) { renderMyTables(); renderTables(); }
+  if (!$("#screen-lobby").hidden) { renderMyTables(); renderTables(); refreshRanks(); }
   if (S.t && !$("#screen-table").hidden) renderTable();
   if (!$("#screen-staff").hidden) showStaff();
   renderChats();
@@ -88,6 +89,7 @@ async function boot() {
   setRackHints(rackHint);
   bindReport();
   bindProfile();
+  bindRanks();
   bindAccount();
   bindStaff();
   bindFriends();

@@ -1,8 +1,8 @@
 // The lobby screen: the tables (the lobby service's list and my own tables, refreshed every
 // 5 s; seating.js draws my tables' waiting rooms and opens a table I wait at when it starts),
-// the rooms that filter them and their readable cards (rooms.js), joining them, the short
-// create-table form (the common choices, the rest under "more options") drawn from the rules'
-// option spec (options.js), and a table by its id.
+// the rooms that filter them and their readable cards (rooms.js), joining them, the rating
+// leaderboard's panel (leaderboard.js), the short create-table form (the common choices, the
+// rest under "more options") drawn from the rules' option spec (options.js), and a table by its id.
 import { $, $$, h, num, toast } from "./dom.js";
 import { tr } from "./i18n.js";
 import { S, mySeatAt, show } from "./state.js";
@@ -14,6 +14,7 @@ import { creatorName, fullRules, headlineRules, inRoom, practiceNote, renderRoom
 import { bindSeating, fillWithBots, openWithoutLobby, gameName, joinListed, leaveWaiting, refreshMyTables, renderMyTables, seatLine, statusName } from "./seating.js";
 import { helpText, loadOptionSpec, optionsOf, valueText } from "./options.js";
 import { presenceSoon } from "./presence.js";
+import { refreshRanks } from "./leaderboard.js";
 
 // The options in the create form's short part (the match's length, the seats, the stake): a
 // choice of layout; every other option of the spec is under "more options".
@@ -32,6 +33,7 @@ export function showLobby() {
   clearInterval(S.lobbyTimer);
   S.lobbyTimer = setInterval(refreshLobby, 5000);
   startChat("lobby", "");
+  refreshRanks();
 }
 
 async function refreshLobby() {

@@ -1,14 +1,14 @@
 // The profile dialog, one click from the top bar on every screen (issue 18.4): the name and
-// chips, the daily chips (the lobby's ClaimDailyChips, once a Turkish day), the player's stats
-// and the leaderboard (the scoring service's GetPlayerStats and GetLeaderboard, names through
-// the lobby's GetPlayer).
+// chips, the daily chips (the lobby's ClaimDailyChips, once a Turkish day), the player's rating
+// per game and stats (the scoring service's GetPlayerStats) and the rating leaderboard
+// (leaderboard.js).
 import { $, h, num, toast } from "./dom.js";
 import { currentLang, tr } from "./i18n.js";
 import { S } from "./state.js";
 import { api, errText, hasMethod } from "./api.js";
 import { refreshChips } from "./wallet.js";
-
-const names = new Map(); // player id -> display name, for the leaderboard
+import { drawBoard } from "./leaderboard.js";
+import { gameText, ratingLines } from "./rating.js";
 
 function when(ts) {
   if (!ts) return "";
@@ -59,53 +59,22 @@ async function renderStats() {
   try {
     const r = await api("ScoringService", "GetPlayerStats", { playerId: S.me.id });
     const stats = r.stats || [];
+    box.append(h("h4", {}, tr("rating.title")), ratingLines(stats), h("p", { class: "help" }, tr("rating.help")));
     if (!stats.length) { box.append(h("p", { class: "help" }, tr("profile.nostats"))); return; }
     box.append(h("table", { class: "stats" },
       h("thead", {}, h("tr", {}, ["profile.game", "profile.matches", "profile.wins", "profile.hands", "profile.handsWon", "profile.chipsWon"]
         .map((k) => h("th", { scope: "col" }, tr(k))))),
       h("tbody", {}, stats.map((s) => h("tr", {},
-        h("th", { scope: "row" }, tr("game." + String(s.game || "GAME_OKEY").replace("GAME_", ""))),
+        h("th", { scope: "row" }, gameText(s.game)),
         h("td", {}, num(s.matches)), h("td", {}, num(s.wins)), h("td", {}, num(s.handsPlayed)),
         h("td", {}, num(s.handsWon)), h("td", {}, num(s.chipsWon)))))));
   } catch (e) {
-    box.append(h("p", { class: e.reason === "PLAYER_NOT_FOUND" ? "help" : "error" }, e.reason === "PLAYER_NOT_FOUND" ? tr("profile.nostats") : errText(e)));
+    if (e.reason === "PLAYER_NOT_FOUND") box.append(h("h4", {}, tr("rating.title")), ratingLines([]), h("p", { class: "help" }, tr("profile.nostats")));
+    else box.append(h("p", { class: "error" }, errText(e)));
   }
 }
 
-async function nameOf(id) {
-  if (names.has(id)) return names.get(id);
-  let name = id;
-  try {
-    const r = await api("LobbyService", "GetPlayer", { playerId: id });
-    name = (r.player && r.player.displayName) || id;
-  } catch { /* the id, then */ }
-  names.set(id, name);
-  return name;
-}
-
-async function renderBoard() {
-  const box = $("#leaderboard");
-  box.replaceChildren();
-  if (!hasMethod("ScoringService", "GetLeaderboard")) { box.append(h("p", { class: "help" }, tr("profile.noscoring"))); return; }
-  try {
-    const r = await api("ScoringService", "GetLeaderboard", {
-      game: $("#board-game").value, period: $("#board-period").value, pageSize: 10,
-    });
-    const entries = r.entries || [];
-    if (!entries.length) { box.append(h("p", { class: "help" }, tr("board.empty"))); return; }
-    const rows = await Promise.all(entries.map(async (e) => {
-      const mine = S.me && e.playerId === S.me.id;
-      return h("tr", { class: mine ? "me" : "" },
-        h("td", {}, num(e.rank)), h("th", { scope: "row" }, await nameOf(e.playerId), mine ? ` (${tr("table.you")})` : ""),
-        h("td", {}, num(e.wins)), h("td", {}, num(e.matches)));
-    }));
-    box.append(h("table", { class: "stats" },
-      h("thead", {}, h("tr", {}, ["board.rank", "board.player", "profile.wins", "profile.matches"].map((k) => h("th", { scope: "col" }, tr(k))))),
-      h("tbody", {}, rows)));
-  } catch (e) {
-    box.append(h("p", { class: "error" }, errText(e)));
-  }
-}
+const renderBoard = () => drawBoard($("#leaderboard"), $("#board-game").value, $("#board-period").value);
 
 export async function openProfile() {
   const dialog = $("#profile-dialog");

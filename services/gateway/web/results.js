@@ -1,11 +1,13 @@
 // Results: the last hand's panel, the scoring service's hand-by-hand table, and the final
-// standings dialog (the scoring service's, or the view's when it is not running).
+// standings dialog (the scoring service's, or the view's when it is not running), with each
+// rated seat's rating change as the scoring service gives it (rating.js).
 import { $, h, num, sleep } from "./dom.js";
 import { tr } from "./i18n.js";
 import { S, is101, seatName } from "./state.js";
 import { api, hasMethod, serviceMissing } from "./api.js";
 import { tileEl } from "./rack.js";
 import { showSettlement } from "./settlement.js";
+import { ratedSeats, ratingCell, unratedNote } from "./rating.js";
 
 export function renderLastHand(v) {
   const okey = v.lastHandOkey && v.lastHandOkey.code ? v.lastHandOkey.code : undefined; // that hand's okey (issue 18.6)
@@ -102,7 +104,7 @@ export async function showFinal(t) {
   let source;
   if (result && (result.standings || []).length) {
     source = tr("result.source.scoring");
-    rows = result.standings.map((s) => ({ seat: num(s.seat), score: num(s.score), rank: num(s.rank), winner: !!s.winner }));
+    rows = result.standings.map((s) => ({ seat: num(s.seat), score: num(s.score), rank: num(s.rank), winner: !!s.winner, rating: s.rating || null }));
   } else {
     source = tr("result.source.view");
     const res = v.result || {};
@@ -119,14 +121,18 @@ export async function showFinal(t) {
   const iWon = rows.some((r) => r.winner && r.seat === t.seat);
   // Practice (unranked, fewer than two people): the scoring service's word, else the lobby card's.
   const practice = result ? !!result.practice : !!(t.card && t.card.practice);
+  // The rating column when the scoring service rated a seat: its before, after and change.
+  const rated = ratedSeats(result) > 0;
+  const cols = ["result.rank", "result.player", "result.score", "result.winner", rated && "rating.col"].filter(Boolean);
   $("#result-body").replaceChildren(
     iWon ? h("p", { class: "won" }, tr("result.youwon")) : "",
     practice ? h("p", { class: "practice notice" }, tr("practice.result")) : "",
     h("table", { class: "standings" },
-      h("thead", {}, h("tr", {}, ["result.rank", "result.player", "result.score", "result.winner"].map((k) => h("th", { scope: "col" }, tr(k))))),
-      h("tbody", {}, rows.map((r) => h("tr", { class: r.winner ? "winner" : "" },
+      h("thead", {}, h("tr", {}, cols.map((k) => h("th", { scope: "col" }, tr(k))))),
+      h("tbody", {}, rows.map((r) => h("tr", { class: r.winner ? "winner" : "", "data-seat": r.seat },
         h("td", {}, r.rank), h("th", { scope: "row" }, seatName(r.seat)), h("td", {}, r.score),
-        h("td", {}, r.winner ? "★" : ""))))),
+        h("td", {}, r.winner ? "★" : ""), rated ? ratingCell(r.rating) : null)))),
+    unratedNote(result),
     h("p", { class: "help" }, source),
     chips); // the chips: the lobby's settlement record, never computed here (issue 40.1)
   const d = $("#result-dialog");
