@@ -71,7 +71,10 @@ async function route() {
   if (bare) {
     const to = await currentTable();
     const still = !location.hash || location.hash === "#" || location.hash === "#/";
-    if (to && still && S.token) { location.replace(to); return; }
+    // Gone elsewhere meanwhile (the moderators' page, a table: that hash's own route shows it),
+    // or signed out: the lobby must not be drawn over it.
+    if (!still || !S.token) return;
+    if (to) { location.replace(to); return; }
   }
   showLobby();
 }
