@@ -14,7 +14,7 @@ from okeyplatform.auth import Identity, identity_from_metadata
 from okeyplatform.contract import tile_pb
 from okeyplatform.errors import InvalidArgument
 
-from .app import ScoringApp, average
+from .app import LeaderEntry, ScoringApp, average
 from .projection import Counters, FinishKind, HandRow, MatchRow, SeatRow, is_ranked
 from .rating import MatchRatingRow, RatingRow
 
@@ -143,6 +143,19 @@ def stats_pb(player_id: str, game: str, c: Counters, rating: RatingRow | None = 
     )
 
 
+def entry_pb(e: LeaderEntry) -> pb.LeaderboardEntry:
+    return pb.LeaderboardEntry(
+        rank=e.rank,
+        player_id=e.player_id,
+        wins=e.wins,
+        matches=e.matches,
+        average_score=e.average_score,
+        rating=e.rating,
+        rating_change=e.rating_change,
+        rated_matches=e.rated_matches,
+    )
+
+
 class ScoringServicer(pb_grpc.ScoringServiceServicer):
     def __init__(self, app: ScoringApp) -> None:
         self.app = app
@@ -177,28 +190,23 @@ class ScoringServicer(pb_grpc.ScoringServiceServicer):
         return pb.ForgetPlayerResponse()
 
     async def GetLeaderboard(self, request: pb.GetLeaderboardRequest, context: Any) -> pb.GetLeaderboardResponse:
-        _identity(context)
+        who = _identity(context)
         game = _game(request.game, required=True)
         assert game is not None
         weekly = request.period == pb.LEADERBOARD_PERIOD_WEEKLY
         by_rating = request.order == pb.LEADERBOARD_ORDER_RATING
         page = await self.app.leaderboard(
-            game, weekly, request.week, request.page_size, request.page_token, by_rating=by_rating
+            game,
+            weekly,
+            request.week,
+            request.page_size,
+            request.page_token,
+            by_rating=by_rating,
+            me="" if who.is_service else who.subject,  # a service is on no board
         )
         return pb.GetLeaderboardResponse(
-            entries=[
-                pb.LeaderboardEntry(
-                    rank=e.rank,
-                    player_id=e.player_id,
-                    wins=e.wins,
-                    matches=e.matches,
-                    average_score=e.average_score,
-                    rating=e.rating,
-                    rating_change=e.rating_change,
-                    rated_matches=e.rated_matches,
-                )
-                for e in page.entries
-            ],
+            entries=[entry_pb(e) for e in page.entries],
             next_page_token=page.next_page_token,
             week_start=page.week_start.isoformat() if page.week_start else "",
+            mine=entry_pb(page.mine) if page.mine else None,
         )

@@ -13,7 +13,7 @@ from okeyplatform.logs import get_logger
 
 from .projection import Counters, HandRow, MatchRow, SeatRow, TableAcc, week_of
 from .rating import MatchRatingRow, RatingRow
-from .store import ScoringStore
+from .store import RatingLeader, ScoringStore
 
 __all__ = [
     "ScoringApp",
@@ -44,6 +44,7 @@ class LeaderboardPage:
     entries: list[LeaderEntry]
     next_page_token: str
     week_start: date | None
+    mine: LeaderEntry | None = None  # the asker's own entry on the board, whichever page
 
 
 def average(total: int, count: int) -> float:
@@ -99,7 +100,10 @@ class ScoringApp:
         page_size: int = 20,
         page_token: str = "",
         by_rating: bool = False,
+        me: str = "",
     ) -> LeaderboardPage:
+        """One page of a board, and ``me``'s own entry on it (ranked as the pages rank it; None
+        when ``me`` is empty or not on the board)."""
         size = 20 if page_size <= 0 else page_size
         if size > 100:
             raise InvalidArgument("page_size is at most 100")
@@ -111,7 +115,7 @@ class ScoringApp:
                 raise InvalidArgument(f"week must be a date as YYYY-MM-DD, got {week!r}") from None
             start = week_of(datetime(day.year, day.month, day.day, tzinfo=UTC))
         if by_rating:
-            return await self._rating_board(game, start, size, page_token)
+            return await self._rating_board(game, start, size, page_token, me)
         after, offset = _read_token(page_token)
         rows = await self.store.leaderboard(game, start, after, size + 1)
         more = len(rows) > size
@@ -124,31 +128,34 @@ class ScoringApp:
         if more and rows:
             last = rows[-1]
             token = _make_token((last[1], last[2], last[0]), offset + len(rows))
-        return LeaderboardPage(entries, token, start)
+        mine = None
+        if me and (place := await self.store.leaderboard_place(game, start, me)) is not None:
+            rank, (pid, wins, matches, score_sum) = place
+            mine = LeaderEntry(rank, pid, wins, matches, average(score_sum, matches))
+        return LeaderboardPage(entries, token, start, mine)
 
-    async def _rating_board(self, game: str, start: date | None, size: int, page_token: str) -> LeaderboardPage:
+    async def _rating_board(
+        self, game: str, start: date | None, size: int, page_token: str, me: str = ""
+    ) -> LeaderboardPage:
         after, offset = _read_rating_token(page_token)
         rows = await self.store.rating_board(game, start, after, size + 1)
         more = len(rows) > size
         rows = rows[:size]
-        entries = [
-            LeaderEntry(
-                offset + i + 1,
-                r.player_id,
-                r.wins,
-                r.matches,
-                average(r.score_sum, r.matches),
-                r.rating,
-                r.change,
-                r.rated,
-            )
-            for i, r in enumerate(rows)
-        ]
+        entries = [_rating_entry(offset + i + 1, r) for i, r in enumerate(rows)]
         token = ""
         if more and rows:
             raw = json.dumps(["rating", rows[-1].key, rows[-1].player_id, offset + len(rows)], separators=(",", ":"))
             token = base64.urlsafe_b64encode(raw.encode("utf-8")).decode("ascii").rstrip("=")
-        return LeaderboardPage(entries, token, start)
+        mine = None
+        if me and (place := await self.store.rating_place(game, start, me)) is not None:
+            mine = _rating_entry(*place)
+        return LeaderboardPage(entries, token, start, mine)
+
+
+def _rating_entry(rank: int, r: RatingLeader) -> LeaderEntry:
+    return LeaderEntry(
+        rank, r.player_id, r.wins, r.matches, average(r.score_sum, r.matches), r.rating, r.change, r.rated
+    )
 
 
 def _read_rating_token(token: str) -> tuple[tuple[int, str] | None, int]:

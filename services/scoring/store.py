@@ -560,24 +560,32 @@ class ScoringStore:
         """Players with a ranked match by wins (desc), then matches (asc), then id; keyset paging
         after ``after`` = (wins, matches, player_id) of the previous page's last row. A player
         whose every match was practice against bots (matches = 0) is not on the board [issue 15.6]."""
-        if week is None:
-            sql = "SELECT player_id, wins, matches, score_sum FROM scoring_players WHERE game = $1 AND matches > 0"
-            args: list[Any] = [game]
-        else:
-            sql = (
-                "SELECT player_id, wins, matches, score_sum FROM scoring_weekly "
-                "WHERE game = $1 AND week = $2 AND matches > 0"
-            )
-            args = [game, week]
-        sql += " AND player_id NOT IN (SELECT player_id FROM scoring_erased)"  # a late row of one, if any
+        sql, args = _wins_board(game, week)
         if after is not None:
             n = len(args)
             sql += f" AND (wins < ${n + 1} OR (wins = ${n + 1} AND (matches, player_id) > (${n + 2}, ${n + 3})))"
             args += list(after)
-        sql += f" ORDER BY wins DESC, matches, player_id LIMIT {int(limit)}"
+        sql += f" ORDER BY {WINS_ORDER} LIMIT {int(limit)}"
         async with self.pool.acquire() as conn:
             rows = await conn.fetch(sql, *args)
         return [(r["player_id"], r["wins"], r["matches"], r["score_sum"]) for r in rows]
+
+    async def leaderboard_place(self, game: str, week: date | None, player_id: str) -> tuple[int, LeaderRow] | None:
+        """One player's rank and row on the wins board (``leaderboard``'s order), or None when
+        they are not on it: one query, the rank a window over the board's own ORDER BY."""
+        sql, args = _wins_board(game, week)
+        r = await self._place(sql, args, WINS_ORDER, player_id)
+        return None if r is None else (r["pos"], (r["player_id"], r["wins"], r["matches"], r["score_sum"]))
+
+    async def _place(self, board: str, args: list[Any], order_by: str, player_id: str) -> asyncpg.Record | None:
+        """The row of ``player_id`` on ``board`` (a board's query, unordered) with ``pos``, its
+        1-based position in ``order_by``: the rank the board's pages give it."""
+        sql = (
+            f"SELECT * FROM (SELECT b.*, row_number() OVER (ORDER BY {order_by}) AS pos FROM ({board}) b) p "
+            f"WHERE player_id = ${len(args) + 1}"
+        )
+        async with self.pool.acquire() as conn:
+            return await conn.fetchrow(sql, *args, player_id)
 
     async def ratings(self, player_id: str, game: str | None = None) -> dict[str, RatingRow]:
         """A player's current rating per game (none before their first rated match)."""
@@ -604,37 +612,74 @@ class ScoringStore:
         """Players by rating: all time by display rating, a week by the change in display rating
         over its rated matches; then by id. Keyset paging after ``after`` = (key, player_id) of
         the previous page's last row. The wins columns are the players' (or the week's) counters."""
-        if week is None:
-            sql = (
-                "SELECT r.player_id, r.display AS key, r.display AS rating, 0 AS change, r.matches AS rated, "
-                "coalesce(c.wins, 0) AS wins, coalesce(c.matches, 0) AS matches, coalesce(c.score_sum, 0) AS score_sum "
-                "FROM scoring_ratings r LEFT JOIN scoring_players c USING (player_id, game) WHERE r.game = $1"
-            )
-            args: list[Any] = [game]
-        else:
-            sql = (
-                "SELECT w.player_id, w.change AS key, w.rating, w.change, w.rated, "
-                "coalesce(c.wins, 0) AS wins, coalesce(c.matches, 0) AS matches, coalesce(c.score_sum, 0) AS score_sum "
-                "FROM (SELECT player_id, sum(display_after - display_before)::int AS change, count(*) AS rated, "
-                "(array_agg(display_after ORDER BY ended_at DESC, table_id DESC))[1] AS rating "
-                "FROM scoring_match_ratings WHERE game = $1 AND week = $2 GROUP BY player_id) w "
-                "LEFT JOIN scoring_weekly c ON c.week = $2 AND c.game = $1 AND c.player_id = w.player_id"
-            )
-            args = [game, week]
-        sql = f"SELECT * FROM ({sql}) b WHERE player_id NOT IN (SELECT player_id FROM scoring_erased)"
+        sql, args = _rating_board(game, week)
         if after is not None:
             n = len(args)
             sql += f" AND (key < ${n + 1} OR (key = ${n + 1} AND player_id > ${n + 2}))"
             args += list(after)
-        sql += f" ORDER BY key DESC, player_id LIMIT {int(limit)}"
+        sql += f" ORDER BY {RATING_ORDER} LIMIT {int(limit)}"
         async with self.pool.acquire() as conn:
             rows = await conn.fetch(sql, *args)
-        return [
-            RatingLeader(
-                r["player_id"], r["key"], r["rating"], r["change"], r["rated"], r["wins"], r["matches"], r["score_sum"]
-            )
-            for r in rows
-        ]
+        return [_rating_leader(r) for r in rows]
+
+    async def rating_place(self, game: str, week: date | None, player_id: str) -> tuple[int, RatingLeader] | None:
+        """One player's rank and row on the rating board (``rating_board``'s order), or None when
+        they are not on it (no rated match in the period, erased)."""
+        sql, args = _rating_board(game, week)
+        r = await self._place(sql, args, RATING_ORDER, player_id)
+        return None if r is None else (r["pos"], _rating_leader(r))
+
+
+WINS_ORDER = "wins DESC, matches, player_id"
+"""The wins board's order (its pages' ORDER BY, and the window that ranks one player)."""
+RATING_ORDER = "key DESC, player_id"
+"""The rating board's order, over ``key`` (the rating, or the week's change)."""
+
+
+def _wins_board(game: str, week: date | None) -> tuple[str, list[Any]]:
+    """The wins board's rows, unordered: the players (or the week's) with a ranked match, the
+    erased left out. A WHERE clause a caller may extend with AND."""
+    if week is None:
+        sql = "SELECT player_id, wins, matches, score_sum FROM scoring_players WHERE game = $1 AND matches > 0"
+        args: list[Any] = [game]
+    else:
+        sql = (
+            "SELECT player_id, wins, matches, score_sum FROM scoring_weekly "
+            "WHERE game = $1 AND week = $2 AND matches > 0"
+        )
+        args = [game, week]
+    sql += " AND player_id NOT IN (SELECT player_id FROM scoring_erased)"  # a late row of one, if any
+    return sql, args
+
+
+def _rating_board(game: str, week: date | None) -> tuple[str, list[Any]]:
+    """The rating board's rows, unordered, each with its ``key``; the erased left out. A WHERE
+    clause a caller may extend with AND."""
+    if week is None:
+        sql = (
+            "SELECT r.player_id, r.display AS key, r.display AS rating, 0 AS change, r.matches AS rated, "
+            "coalesce(c.wins, 0) AS wins, coalesce(c.matches, 0) AS matches, coalesce(c.score_sum, 0) AS score_sum "
+            "FROM scoring_ratings r LEFT JOIN scoring_players c USING (player_id, game) WHERE r.game = $1"
+        )
+        args: list[Any] = [game]
+    else:
+        sql = (
+            "SELECT w.player_id, w.change AS key, w.rating, w.change, w.rated, "
+            "coalesce(c.wins, 0) AS wins, coalesce(c.matches, 0) AS matches, coalesce(c.score_sum, 0) AS score_sum "
+            "FROM (SELECT player_id, sum(display_after - display_before)::int AS change, count(*) AS rated, "
+            "(array_agg(display_after ORDER BY ended_at DESC, table_id DESC))[1] AS rating "
+            "FROM scoring_match_ratings WHERE game = $1 AND week = $2 GROUP BY player_id) w "
+            "LEFT JOIN scoring_weekly c ON c.week = $2 AND c.game = $1 AND c.player_id = w.player_id"
+        )
+        args = [game, week]
+    sql = f"SELECT * FROM ({sql}) e WHERE player_id NOT IN (SELECT player_id FROM scoring_erased)"
+    return sql, args
+
+
+def _rating_leader(r: asyncpg.Record) -> RatingLeader:
+    return RatingLeader(
+        r["player_id"], r["key"], r["rating"], r["change"], r["rated"], r["wins"], r["matches"], r["score_sum"]
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -77,6 +77,36 @@ class Person:
         await self.page.wait_for_function(LIVE_JS, timeout=TIMEOUT_MS)
 
 
+MINE_JS = """async ([game, period]) => {
+  const { drawBoard } = await import('/leaderboard.js');
+  const box = document.createElement('div');
+  await drawBoard(box, game, period, 1);
+  const row = box.querySelector('tfoot tr.mine');
+  return [box.querySelectorAll('tbody tr').length,
+    row && {...row.dataset, cells: Array.from(row.children).map(c => c.textContent.trim())}];
+}"""
+
+
+async def _own_row_below_a_short_board(p: Person, game: str, period: str) -> bool:
+    """With the top 1 only, a caller below it gets their own row under the list: GetLeaderboard's
+    ``mine`` as it is ("Sen", its rank and rating); one at the top gets none. True if shown."""
+    board = await p.call(
+        "ScoringService/GetLeaderboard",
+        {"game": game, "period": period, "order": "LEADERBOARD_ORDER_RATING", "pageSize": 1},
+    )
+    shown, row = await p.page.evaluate(MINE_JS, [game, period])
+    assert shown == 1
+    mine = board["mine"]
+    assert mine["playerId"] == await p.me()
+    if board["entries"][0]["playerId"] == mine["playerId"]:
+        assert row is None
+        return False
+    assert row["player"] == mine["playerId"] and row["rank"] == str(int(mine["rank"]))
+    assert row["rating"] == str(int(mine.get("rating", 0)))
+    assert row["cells"][:3] == [str(int(mine["rank"])), "Sen", tr_number(int(mine.get("rating", 0)))], row
+    return True
+
+
 def tr_number(x: int) -> str:
     """A whole number as a Turkish page writes it: 1.512, -7."""
     return f"{x:,}".replace(",", ".")
@@ -228,6 +258,9 @@ async def test_45_a_ranked_match_shows_the_scoring_service_s_rating_on_every_scr
     alltime = await _board_is_the_server_s(ayse, "GAME_OKEY", "LEADERBOARD_PERIOD_ALL_TIME")
     assert ids <= {r["player"] for r in alltime}, alltime
     await page.screenshot(path=str(ARTIFACTS / "rating-lobby.png"))
+    # Below a board of one: the one of the two not on top sees their own place.
+    below = [await _own_row_below_a_short_board(p, "GAME_OKEY", "LEADERBOARD_PERIOD_ALL_TIME") for p in people]
+    assert sorted(below) == [False, True], below
     # Okey 101: nobody has played it here.
     await page.click('#ranks-panel button[data-game="GAME_OKEY101"]')
     await page.wait_for_selector("#ranks-board p.help", timeout=TIMEOUT_MS)

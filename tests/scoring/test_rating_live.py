@@ -13,6 +13,7 @@ import okeycore.okey101  # noqa: F401  (registers the 101 events)
 import pytest
 from okey.v1 import common_pb2
 from okey.v1 import scoring_service_pb2 as pb
+from okeyplatform.auth import issue_token
 from okeyplatform.consumer import applier_for
 from okeyplatform.consumer.decoding import envelope_of
 from okeyplatform.errors import InvalidArgument
@@ -194,3 +195,60 @@ async def test_getmatchresult_and_the_rating_board_over_grpc(stack: Stack, scori
     board = await stub.GetLeaderboard(req, metadata=meta)
     assert [e.player_id for e in board.entries] == ["ali", "ayse", "mehmet", "zeynep"]
     assert [e.rating_change for e in board.entries] == changes
+
+
+async def test_the_board_gives_the_asker_their_own_entry_whichever_page(db: Db) -> None:
+    """``mine``: the asker's entry as the board's pages rank it, on the page or beyond it, for
+    both orders and both periods; none for someone not on the board (no rated match, erased)."""
+    await _play(db)
+    for weekly in (False, True):
+        for by_rating in (False, True):
+            full = await db.app.leaderboard("OKEY", weekly=weekly, page_size=100, by_rating=by_rating)
+            assert [e.rank for e in full.entries] == [1, 2, 3, 4] and full.mine is None
+            for e in full.entries:
+                on_page = await db.app.leaderboard(
+                    "OKEY", weekly=weekly, page_size=100, by_rating=by_rating, me=e.player_id
+                )
+                assert on_page.mine == e and on_page.entries == full.entries
+                top = await db.app.leaderboard("OKEY", weekly=weekly, page_size=1, by_rating=by_rating, me=e.player_id)
+                assert top.entries == full.entries[:1]
+                assert top.mine == e, (weekly, by_rating, top.mine, e)  # rank and values, beyond the page too
+                if top.next_page_token:  # a later page tells the same
+                    later = await db.app.leaderboard(
+                        "OKEY",
+                        weekly=weekly,
+                        page_size=1,
+                        page_token=top.next_page_token,
+                        by_rating=by_rating,
+                        me=e.player_id,
+                    )
+                    assert later.mine == e
+            nobody = await db.app.leaderboard("OKEY", weekly=weekly, page_size=1, by_rating=by_rating, me="nobody")
+            assert nobody.mine is None  # no rated (or ranked) match: not on the board
+    # the rating boards' own values come along
+    last = (await db.app.leaderboard("OKEY", weekly=True, page_size=100, by_rating=True)).entries[-1]
+    mine = (await db.app.leaderboard("OKEY", weekly=True, page_size=1, by_rating=True, me=last.player_id)).mine
+    assert mine is not None and mine.rank == 4 and mine.rating_change < 0 < mine.rated_matches and mine.rating > 0
+    await db.store.forget_player(last.player_id)
+    for by_rating in (False, True):
+        gone = await db.app.leaderboard("OKEY", weekly=True, page_size=1, by_rating=by_rating, me=last.player_id)
+        assert gone.mine is None
+
+
+async def test_getleaderboard_mine_over_grpc_is_the_token_s_subject(
+    stack: Stack, scoring_client: tuple[Any, Any]
+) -> None:
+    stub, meta = scoring_client
+    await wait_version(stack.store, "grpc-m", await append(stack.events, "grpc-m", match_b("grpc-m").events))
+    for order in (pb.LEADERBOARD_ORDER_WINS, pb.LEADERBOARD_ORDER_RATING):
+        req = pb.GetLeaderboardRequest(game=common_pb2.GAME_OKEY, order=order, page_size=100)
+        board = await stub.GetLeaderboard(req, metadata=meta)
+        assert not board.HasField("mine")  # "tester" played no match
+        assert len(board.entries) == 4
+        last = board.entries[-1]
+        req.page_size = 1
+        as_last = (("authorization", f"Bearer {issue_token(last.player_id)}"),)
+        got = await stub.GetLeaderboard(req, metadata=as_last)
+        assert got.HasField("mine") and got.mine == last and len(got.entries) == 1
+        as_service = (("authorization", f"Bearer {issue_token(last.player_id, role='service')}"),)
+        assert not (await stub.GetLeaderboard(req, metadata=as_service)).HasField("mine")

@@ -2,7 +2,8 @@
 // order RATING, one game and one period (this week: by the week's change; all time: by rating),
 // the top 10 with names through the lobby's GetPlayer. Drawn in the lobby's own panel (its game
 // and period switches kept on the device) and in the profile dialog. The ranks, ratings and
-// changes are the server's; the page orders and counts nothing.
+// changes are the server's; the page orders and counts nothing. When the caller is not among
+// the rows shown, their own place (the response's `mine`) is a last row below them.
 import { $, $$, h, num, store } from "./dom.js";
 import { tr } from "./i18n.js";
 import { S } from "./state.js";
@@ -23,34 +24,45 @@ async function nameOf(id) {
   return name;
 }
 
-/** Fill ``box`` with one board: ``game`` GAME_OKEY or GAME_OKEY101, ``period`` a LeaderboardPeriod. */
-export async function drawBoard(box, game, period) {
+/** Fill ``box`` with one board: ``game`` GAME_OKEY or GAME_OKEY101, ``period`` a LeaderboardPeriod,
+ * the top ``size`` rows (then the caller's own, when not among them). */
+export async function drawBoard(box, game, period, size = TOP) {
   const ask = `${game}/${period}`;
   box.dataset.asking = ask; // a later switch wins over an earlier answer
   if (!hasMethod("ScoringService", "GetLeaderboard")) { box.replaceChildren(h("p", { class: "help" }, tr("profile.noscoring"))); return; }
-  let entries;
+  let entries, mine;
   try {
-    const r = await api("ScoringService", "GetLeaderboard", { game, period, order: "LEADERBOARD_ORDER_RATING", pageSize: TOP });
+    const r = await api("ScoringService", "GetLeaderboard", { game, period, order: "LEADERBOARD_ORDER_RATING", pageSize: size });
     entries = r.entries || [];
+    mine = r.mine && r.mine.playerId && !entries.some((e) => e.playerId === r.mine.playerId) ? r.mine : null;
   } catch (e) {
     if (box.dataset.asking === ask) box.replaceChildren(h("p", { class: "error" }, errText(e)));
     return;
   }
   const weekly = period === "LEADERBOARD_PERIOD_WEEKLY";
+  const values = (e) => [
+    h("td", { class: "rating-value" }, ratingText(e.rating)),
+    h("td", {}, weekly ? changeText(e.ratingChange) : num(e.ratedMatches))];
+  const data = (e) => ({ player: e.playerId, rank: String(num(e.rank)), rating: String(num(e.rating)), change: String(num(e.ratingChange)) });
   const rows = await Promise.all(entries.map(async (e) => {
-    const mine = S.me && e.playerId === S.me.id;
-    return h("tr", { class: mine ? "me" : "", dataset: { player: e.playerId, rank: String(num(e.rank)), rating: String(num(e.rating)), change: String(num(e.ratingChange)) } },
+    const isMe = S.me && e.playerId === S.me.id;
+    return h("tr", { class: isMe ? "me" : "", dataset: data(e) },
       h("td", {}, num(e.rank)),
-      h("th", { scope: "row" }, await nameOf(e.playerId), mine ? ` (${tr("table.you")})` : ""),
-      h("td", { class: "rating-value" }, ratingText(e.rating)),
-      h("td", {}, weekly ? changeText(e.ratingChange) : num(e.ratedMatches)));
+      h("th", { scope: "row" }, await nameOf(e.playerId), isMe ? ` (${tr("table.you")})` : ""),
+      ...values(e));
   }));
+  // the caller beyond the top: their own place, as the server ranks it
+  const own = mine && h("tfoot", { "aria-label": tr("board.mine.label") },
+    h("tr", { class: "me mine", dataset: data(mine) },
+      h("td", {}, num(mine.rank)),
+      h("th", { scope: "row" }, tr("board.mine")),
+      ...values(mine)));
   if (box.dataset.asking !== ask) return;
   if (!rows.length) { box.replaceChildren(h("p", { class: "help" }, tr("board.empty"))); return; }
   const cols = ["board.rank", "board.player", "rating.col", weekly ? "rating.week" : "rating.matches"];
   box.replaceChildren(h("table", { class: "stats leaders", dataset: { game, period } },
     h("thead", {}, h("tr", {}, cols.map((k) => h("th", { scope: "col" }, tr(k))))),
-    h("tbody", {}, rows)));
+    h("tbody", {}, rows), own));
 }
 
 // ------------------------------------------------------------------ the lobby's panel

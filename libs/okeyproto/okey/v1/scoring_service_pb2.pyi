@@ -298,14 +298,16 @@ class GetLeaderboardRequest(_message.Message):
     def __init__(self, game: _Optional[_Union[_common_pb2.Game, str]] = ..., period: _Optional[_Union[LeaderboardPeriod, str]] = ..., week: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., order: _Optional[_Union[LeaderboardOrder, str]] = ...) -> None: ...
 
 class GetLeaderboardResponse(_message.Message):
-    __slots__ = ("entries", "next_page_token", "week_start")
+    __slots__ = ("entries", "next_page_token", "week_start", "mine")
     ENTRIES_FIELD_NUMBER: _ClassVar[int]
     NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     WEEK_START_FIELD_NUMBER: _ClassVar[int]
+    MINE_FIELD_NUMBER: _ClassVar[int]
     entries: _containers.RepeatedCompositeFieldContainer[LeaderboardEntry]
     next_page_token: str
     week_start: str
-    def __init__(self, entries: _Optional[_Iterable[_Union[LeaderboardEntry, _Mapping]]] = ..., next_page_token: _Optional[str] = ..., week_start: _Optional[str] = ...) -> None: ...
+    mine: LeaderboardEntry
+    def __init__(self, entries: _Optional[_Iterable[_Union[LeaderboardEntry, _Mapping]]] = ..., next_page_token: _Optional[str] = ..., week_start: _Optional[str] = ..., mine: _Optional[_Union[LeaderboardEntry, _Mapping]] = ...) -> None: ...
 
 class ForgetPlayerRequest(_message.Message):
     __slots__ = ("player_id",)
