@@ -23,6 +23,7 @@ from typing import Any
 import httpx
 import pytest
 import websockets
+from names import unique_name
 from okeytools.stack import Stack
 
 TURN_SECONDS = 5
@@ -62,7 +63,7 @@ class Guest:
 
     @classmethod
     async def sign_in(cls, http: httpx.AsyncClient, name: str) -> Guest:
-        unique = f"{name} {uuid.uuid4().hex[:4]}"  # a name has at most 4 digits
+        unique = unique_name(name)
         got = await _post(http, LOBBY + "SignInGuest", {"displayName": unique})
         return cls(http, str(got["token"]), str(got["player"]["playerId"]))
 
