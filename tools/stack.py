@@ -31,6 +31,8 @@ __all__ = [
     "DEFAULT_METRICS_PORTS",
     "service_command",
     "wait_healthy",
+    "fixed_addresses",
+    "stack_ports",
 ]
 
 # In start order: the table first (the others call it), the gateway last.
@@ -41,6 +43,30 @@ DEFAULT_PORTS = {"table": 50061, "scoring": 50062, "lobby": 50063, "bots": 50064
 # OKEY_METRICS_ADDR (one variable per process; in Kubernetes every pod uses the same port).
 METRICS_ENV = {name: f"OKEY_{name.upper()}_METRICS_ADDR" for name in ALL_SERVICES}
 DEFAULT_METRICS_PORTS = {"table": 9061, "scoring": 9062, "lobby": 9063, "bots": 9064, "gateway": 9051}
+HTTP_ENV = "OKEY_GATEWAY_HTTP_ADDR"  # the gateway's HTTP/JSON and WebSocket address
+DEFAULT_HTTP_PORT = 8080
+
+
+def fixed_addresses(environ: Mapping[str, str]) -> dict[str, str]:
+    """Every address a stack on the documented ports (``fixed_ports``: ``okey up``) listens on,
+    by its variable: the variable's value where ``environ`` sets it, else the documented port."""
+    out: dict[str, str] = {}
+    for name in ALL_SERVICES:
+        out[ADDR_ENV[name]] = environ.get(ADDR_ENV[name]) or f"127.0.0.1:{DEFAULT_PORTS[name]}"
+        out[METRICS_ENV[name]] = environ.get(METRICS_ENV[name]) or f"127.0.0.1:{DEFAULT_METRICS_PORTS[name]}"
+    out[HTTP_ENV] = environ.get(HTTP_ENV) or f"127.0.0.1:{DEFAULT_HTTP_PORT}"
+    return out
+
+
+def stack_ports(environ: Mapping[str, str]) -> frozenset[int]:
+    """The port numbers of :func:`fixed_addresses`: what ``okey up`` keeps its embedded servers
+    off, since its services bind them only after those servers have started."""
+    ports: set[int] = set()
+    for address in fixed_addresses(environ).values():
+        port = address.rpartition(":")[2]
+        if port.isdigit():
+            ports.add(int(port))
+    return frozenset(ports)
 
 
 def service_command(name: str) -> list[str]:
@@ -105,25 +131,20 @@ class Stack:
 
             token_secret()
             env["OKEY_TOKEN_SECRET"] = os.environ["OKEY_TOKEN_SECRET"]
+        fixed = fixed_addresses(env) if self.fixed_ports else {}
         for name in ALL_SERVICES:
-            port = DEFAULT_PORTS[name] if self.fixed_ports else free_port()
             # A service another stack runs keeps the address given: this one's services call it
             # where it is (a second gateway with other limits in front of a running stack, say).
             given = self.extra_env.get(ADDR_ENV[name]) if name not in self.services else None
-            fixed = env.get(ADDR_ENV[name]) if self.fixed_ports else None
-            address = given or fixed or f"127.0.0.1:{port}"
+            address = given or fixed.get(ADDR_ENV[name]) or f"127.0.0.1:{free_port()}"
             env[ADDR_ENV[name]] = address
-            mport = DEFAULT_METRICS_PORTS[name] if self.fixed_ports else free_port()
             metrics = (
-                self.extra_env.get(METRICS_ENV[name])
-                or (env.get(METRICS_ENV[name]) if self.fixed_ports else None)
-                or f"127.0.0.1:{mport}"
+                self.extra_env.get(METRICS_ENV[name]) or fixed.get(METRICS_ENV[name]) or f"127.0.0.1:{free_port()}"
             )
             env[METRICS_ENV[name]] = metrics
             self.procs[name] = ServiceProcess(name, address, metrics)
-        http = env.get("OKEY_GATEWAY_HTTP_ADDR") if self.fixed_ports else None
-        self.http_address = http or f"127.0.0.1:{8080 if self.fixed_ports else free_port()}"
-        env["OKEY_GATEWAY_HTTP_ADDR"] = self.http_address
+        self.http_address = fixed.get(HTTP_ENV) or f"127.0.0.1:{free_port()}"
+        env[HTTP_ENV] = self.http_address
         self.env = env
 
     def address(self, name: str) -> str:
@@ -132,7 +153,7 @@ class Stack:
     def taken(self) -> list[str]:
         """The addresses this stack would listen on that something else holds already, each as
         a line naming the variable to change (what ``okey up`` prints instead of starting)."""
-        wanted = [(self.http_address, "the gateway's HTTP", "OKEY_GATEWAY_HTTP_ADDR")]
+        wanted = [(self.http_address, "the gateway's HTTP", HTTP_ENV)]
         for name in self.services:
             sp = self.procs[name]
             wanted.append((sp.address, f"the {name} service's gRPC", ADDR_ENV[name]))

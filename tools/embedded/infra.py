@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -19,24 +19,32 @@ __all__ = ["Infra", "aresolve_infra", "missing_wheels", "resolve_infra", "resolv
 
 
 def resolve_postgres(
-    data_dir: Path | str | None = None, *, environ: Mapping[str, str] | None = None
+    data_dir: Path | str | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    avoid_ports: Collection[int] = (),
 ) -> tuple[str, EmbeddedPostgres | None]:
-    """``OKEY_DATABASE_URL`` when set; else a started EmbeddedPostgres (the caller closes it)."""
+    """``OKEY_DATABASE_URL`` when set; else a started EmbeddedPostgres (the caller closes it), on a
+    port not in ``avoid_ports``."""
     env = os.environ if environ is None else environ
     if url := env.get(DATABASE_URL_ENV, "").strip():
         return url, None
-    server = EmbeddedPostgres(data_dir).start()
+    server = EmbeddedPostgres(data_dir, avoid_ports=avoid_ports).start()
     return server.url, server
 
 
 def resolve_nats(
-    data_dir: Path | str | None = None, *, environ: Mapping[str, str] | None = None
+    data_dir: Path | str | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    avoid_ports: Collection[int] = (),
 ) -> tuple[str, EmbeddedNats | None]:
-    """``OKEY_NATS_URL`` when set; else a started EmbeddedNats (the caller closes it)."""
+    """``OKEY_NATS_URL`` when set; else a started EmbeddedNats (the caller closes it), on a port not
+    in ``avoid_ports``."""
     env = os.environ if environ is None else environ
     if url := env.get(NATS_URL_ENV, "").strip():
         return url, None
-    server = EmbeddedNats(data_dir).start()
+    server = EmbeddedNats(data_dir, avoid_ports=avoid_ports).start()
     return server.url, server
 
 
@@ -98,11 +106,18 @@ def missing_wheels(environ: Mapping[str, str] | None = None) -> list[str]:
     return missing
 
 
-def resolve_infra(data_dir: Path | str | None = None, *, environ: Mapping[str, str] | None = None) -> Infra:
+def resolve_infra(
+    data_dir: Path | str | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    avoid_ports: Collection[int] = (),
+) -> Infra:
     """URLs from ``OKEY_DATABASE_URL`` / ``OKEY_NATS_URL``; for each one unset, an embedded server.
 
     ``data_dir`` keeps embedded data between runs (``data_dir/postgres``, ``data_dir/nats``);
-    None uses temporary directories. Use as ``with resolve_infra() as infra: ...``.
+    None uses temporary directories. ``avoid_ports``: ports the embedded servers must not take,
+    free now but to be bound by others later (``okey up``'s services). Use as ``with
+    resolve_infra() as infra: ...``.
     """
     if missing := missing_wheels(environ):
         # Before starting anything: not PostgreSQL first and then a failure over NATS.
@@ -111,9 +126,11 @@ def resolve_infra(data_dir: Path | str | None = None, *, environ: Mapping[str, s
             f"{EMBEDDED_EXTRA_HINT}; or set {DATABASE_URL_ENV} and {NATS_URL_ENV} to servers of your own"
         )
     base = Path(data_dir) if data_dir is not None else None
-    database_url, postgres = resolve_postgres(base / "postgres" if base else None, environ=environ)
+    database_url, postgres = resolve_postgres(
+        base / "postgres" if base else None, environ=environ, avoid_ports=avoid_ports
+    )
     try:
-        nats_url, nats = resolve_nats(base / "nats" if base else None, environ=environ)
+        nats_url, nats = resolve_nats(base / "nats" if base else None, environ=environ, avoid_ports=avoid_ports)
     except BaseException:
         if postgres is not None:
             postgres.close()
@@ -121,6 +138,11 @@ def resolve_infra(data_dir: Path | str | None = None, *, environ: Mapping[str, s
     return Infra(database_url, nats_url, postgres, nats)
 
 
-async def aresolve_infra(data_dir: Path | str | None = None, *, environ: Mapping[str, str] | None = None) -> Infra:
+async def aresolve_infra(
+    data_dir: Path | str | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    avoid_ports: Collection[int] = (),
+) -> Infra:
     """resolve_infra() in a worker thread."""
-    return await asyncio.to_thread(resolve_infra, data_dir, environ=environ)
+    return await asyncio.to_thread(resolve_infra, data_dir, environ=environ, avoid_ports=avoid_ports)

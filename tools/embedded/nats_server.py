@@ -10,6 +10,7 @@ import signal
 import socket
 import sys
 import sysconfig
+from collections.abc import Collection
 from pathlib import Path
 
 from .base import EMBEDDED_EXTRA_HINT, LOOPBACK, EmbeddedServerError, _EmbeddedServer
@@ -92,8 +93,16 @@ class EmbeddedNats(_EmbeddedServer):
         extra_args: list[str] | None = None,
         startup_timeout: float = 30.0,
         stop_timeout: float = 15.0,
+        avoid_ports: Collection[int] = (),
     ) -> None:
-        super().__init__(data_dir, port=port, host=host, startup_timeout=startup_timeout, stop_timeout=stop_timeout)
+        super().__init__(
+            data_dir,
+            port=port,
+            host=host,
+            startup_timeout=startup_timeout,
+            stop_timeout=stop_timeout,
+            avoid_ports=avoid_ports,
+        )
         self.server_name = server_name
         self.extra_args = list(extra_args or [])
         self._binary: Path | None = None

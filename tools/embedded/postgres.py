@@ -26,7 +26,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from .base import (
@@ -250,8 +250,16 @@ class EmbeddedPostgres(_EmbeddedServer):
         settings: Mapping[str, str] | None = None,
         startup_timeout: float = 60.0,
         stop_timeout: float = 30.0,
+        avoid_ports: Collection[int] = (),
     ) -> None:
-        super().__init__(data_dir, port=port, host=host, startup_timeout=startup_timeout, stop_timeout=stop_timeout)
+        super().__init__(
+            data_dir,
+            port=port,
+            host=host,
+            startup_timeout=startup_timeout,
+            stop_timeout=stop_timeout,
+            avoid_ports=avoid_ports,
+        )
         self.user = user
         self.database = database
         self.durable = (data_dir is not None) if durable is None else durable
