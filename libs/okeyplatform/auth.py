@@ -66,7 +66,7 @@ _MODERATOR = frozenset(
 )
 PERMISSIONS: dict[str, frozenset[str]] = {
     "moderator": _MODERATOR,
-    "admin": _MODERATOR | {"roles.grant", "chips.adjust"},  # grant and revoke staff roles; adjust chips
+    "admin": _MODERATOR | {"roles.grant", "chips.adjust", "tournaments.manage"},  # roles; chips; tournaments
 }
 """What each staff role may do; a player or a service token may do none of these."""
 ACTIONS = frozenset().union(*PERMISSIONS.values())

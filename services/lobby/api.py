@@ -23,6 +23,7 @@ from .players import Profile, Session, SignedIn
 from .reports_repo import ReportRow
 from .settlement import seat_net
 from .staff_repo import AuditRow
+from .tournament_messages import spec_from_pb, status_name, tournament_pb
 
 __all__ = ["LobbyServicer", "SERVICE_NAME"]
 
@@ -543,3 +544,33 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):
     async def AuthorizeWatch(self, request: pb.AuthorizeWatchRequest, context: Any) -> pb.AuthorizeWatchResponse:
         most = await self.app.authorize_watch(self._who(context), request.table_id)
         return pb.AuthorizeWatchResponse(spectators_max=most)
+
+    # ------------------------------------------------------------ tournaments
+
+    async def ListTournaments(self, request: pb.ListTournamentsRequest, context: Any) -> pb.ListTournamentsResponse:
+        views = await self.app.list_tournaments(self._who(context), status_name(request.status), request.limit)
+        return pb.ListTournamentsResponse(tournaments=[tournament_pb(v, full=False) for v in views])
+
+    async def GetTournament(self, request: pb.GetTournamentRequest, context: Any) -> pb.GetTournamentResponse:
+        view = await self.app.tournament(self._who(context), request.tournament_id)
+        return pb.GetTournamentResponse(tournament=tournament_pb(view))
+
+    async def RegisterTournament(
+        self, request: pb.RegisterTournamentRequest, context: Any
+    ) -> pb.RegisterTournamentResponse:
+        view, balance = await self.app.register_tournament(self._who(context), request.tournament_id, request.entry_fee)
+        return pb.RegisterTournamentResponse(tournament=tournament_pb(view), balance=balance)
+
+    async def UnregisterTournament(
+        self, request: pb.UnregisterTournamentRequest, context: Any
+    ) -> pb.UnregisterTournamentResponse:
+        view, balance = await self.app.unregister_tournament(self._who(context), request.tournament_id)
+        return pb.UnregisterTournamentResponse(tournament=tournament_pb(view), balance=balance)
+
+    async def CreateTournament(self, request: pb.CreateTournamentRequest, context: Any) -> pb.CreateTournamentResponse:
+        view = await self.app.create_tournament(self._who(context), spec_from_pb(request.spec), request.tournament_id)
+        return pb.CreateTournamentResponse(tournament=tournament_pb(view))
+
+    async def CancelTournament(self, request: pb.CancelTournamentRequest, context: Any) -> pb.CancelTournamentResponse:
+        view = await self.app.cancel_tournament(self._who(context), request.tournament_id, request.reason)
+        return pb.CancelTournamentResponse(tournament=tournament_pb(view))

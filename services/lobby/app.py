@@ -1,6 +1,6 @@
 """The lobby's use cases behind one object: ``LobbyApp`` builds the use-case objects of each
 subdomain over one store (players.py, logins.py, erasure.py, ledger.py, tables.py, chat.py,
-reports.py, staff.py, friends.py, notifications.py) and offers their calls under one name each,
+reports.py, staff.py, friends.py, notifications.py, tournaments.py) and offers their calls under one name each,
 as api.py and consumer.py call them. The rules live in those modules; this is only their composition."""
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from .reports import Reports
 from .staff import Staff
 from .store import LobbyStore
 from .tables import Tables, TableStarter
+from .tournaments import Tournaments
 
 __all__ = ["LobbyApp"]
 
@@ -52,6 +53,7 @@ class LobbyApp:
         store.on_notified = self.hub.published
         self.notifications = Notifications(store, self.tables, self.hub, clock, limits)
         self.friends = Friends(store, self.tables, self.notifications, clock, limits)
+        self.tournaments = Tournaments(store, self.tables, clock, limits)
 
         players, ledger, seating, chat, reporting = self.players, self.ledger, self.tables, self.chat, self.reporting
         # players and accounts
@@ -132,6 +134,17 @@ class LobbyApp:
         self.list_notifications = self.notifications.list
         self.mark_notifications_read = self.notifications.mark_read
         self.watch_notifications = self.notifications.watch
+        # tournaments
+        tournaments = self.tournaments
+        self.list_tournaments = tournaments.list
+        self.tournament = tournaments.get
+        self.register_tournament = tournaments.register
+        self.unregister_tournament = tournaments.unregister
+        self.create_tournament = tournaments.create
+        self.cancel_tournament = tournaments.cancel
+        self.tournament_match_ended = tournaments.match_ended
+        self.tournament_seat_left = tournaments.seat_left
+        self.tournament_tick = tournaments.tick
 
     async def forget_old_quotas(self) -> int:
         """The daily quotas of days gone, expired refresh tokens, idle failed-login counts,

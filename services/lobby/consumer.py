@@ -1,6 +1,7 @@
 """Match results from the table events: the lobby's
 :class:`~okeyplatform.consumer.ConsumerSpec`, whose ``apply`` pays pots on MatchEnded, 101 hand
-prizes and marks seats left mid-match, in the lobby's unit of work on the consumer's transaction.
+prizes and marks seats left mid-match (and, at a tournament's table, records its result or the
+player's withdrawal in the tournament: tournaments.py), in the lobby's unit of work on the consumer's transaction.
 
 Each table's applied version commits together with the effect of that version: a redelivered or
 republished event is below the record and never reaches ``apply``, and a version past a gap is
@@ -46,13 +47,17 @@ async def handle_event(app: LobbyApp, env: Envelope, within: Unit | None = None)
     own); True when it changed something."""
     event = env.event
     if isinstance(event, MatchEnded):
-        return await app.settle_match(
+        settled = await app.settle_match(
             env.table_id, list(event.winners), list(event.scores), carried_payout(event), within=within
         )
+        advanced = await app.tournament_match_ended(env.table_id, event.scores, event.winners, within=within)
+        return settled or advanced
     if isinstance(event, HandEnded101) and any(event.chips):
         return await app.pay_hand_prize(env.table_id, event.hand, list(event.chips), within=within)
     if isinstance(event, SeatLeft):
-        return await app.seat_left(env.table_id, event.seat, event.player, within=within)
+        left = await app.seat_left(env.table_id, event.seat, event.player, within=within)
+        withdrew = await app.tournament_seat_left(env.table_id, event.player, within=within)
+        return left or withdrew
     return False
 
 

@@ -17,6 +17,7 @@ from .friends_repo import FoundRow, PersonRow
 from .ledger import PotQuote
 from .notifications import NotificationView
 from .tables import TableCard
+from .tournaments import tournament_of_table
 
 __all__ = ["_ts", "table_pb", "quote_pb", "friend_pb", "person_pb", "blocked_pb", "found_pb", "notification_pb"]
 
@@ -46,6 +47,7 @@ def table_pb(card: TableCard) -> pb.LobbyTable:
         pot=card.pot,
         practice=card.practice,
         quote=quote_pb(card.quote) if card.quote is not None else None,
+        tournament_id=tournament_of_table(t.creator_id),
     )
     for line in rule_lines(card.options):
         msg.rules.add(option=line.option, value=line.value, label=line.label)

@@ -58,6 +58,8 @@ AUDIT_ACTIONS = (
     "BAN",
     "UNBAN",
     "ADJUST_CHIPS",
+    "CREATE_TOURNAMENT",
+    "CANCEL_TOURNAMENT",
     "REFUSED",  # a staff action refused for rank (OUTRANKED): who tried what on whom
 )
 REASON_MAX = 500

@@ -1,16 +1,16 @@
 """The lobby's PostgreSQL schema (tables prefixed ``lobby_``, migrated with ``okey migrate`` or at
 the service's start) and its unit of work. Each subdomain keeps its SQL in its own repository
 (players_repo, ledger_repo, tables_repo, chat_repo, reports_repo, staff_repo, friends_repo,
-notifications_repo); a ``Unit`` is one transaction
+notifications_repo, tournaments_repo); a ``Unit`` is one transaction
 on one connection that gives every repository that same connection, so a use case that touches
 several subdomains (a ban frees seats, a match start holds stakes) commits or fails as one.
 
 Lock order, kept by every unit so no two deadlock: quick play's advisory lock (taken before any
 unit, by ``LobbyStore.serialized``), a pair of players' advisory lock (friends: the first thing
-a unit that takes it does), table rows, then quota rows (in the order of
+a unit that takes it does), table rows, then tournament rows, then quota rows (in the order of
 the list given to :meth:`PlayersRepo.take_quotas`: a device's before an address's, accounts
 before chip grants), then ledger accounts sorted by name (``bank`` < ``house`` < ``player:*`` <
-``pot:*``)."""
+``pot:*`` < ``tournament:*``)."""
 
 from __future__ import annotations
 
@@ -34,6 +34,7 @@ from .players_repo import PlayersRepo
 from .reports_repo import ReportsRepo
 from .staff_repo import StaffRepo
 from .tables_repo import TablesRepo
+from .tournaments_repo import TournamentsRepo
 
 __all__ = ["LobbyStore", "Unit", "MIGRATIONS", "SCOPE", "migrate_schema"]
 
@@ -409,6 +410,33 @@ MIGRATIONS: list[tuple[int, str]] = [
             WHERE deleted_at IS NULL;
         """,
     ),
+    (
+        15,
+        # Tournaments (issue 45.2): each one's event log, its one truth (tournament_model.py
+        # folds it), and a summary row that lists and locks it, written with each append.
+        """
+        CREATE TABLE lobby_tournaments (
+            tournament_id TEXT PRIMARY KEY,
+            name          TEXT NOT NULL,
+            status        TEXT NOT NULL,
+            version       INT NOT NULL,
+            registered    INT NOT NULL,
+            created_at    TIMESTAMPTZ NOT NULL,
+            starts_at     TIMESTAMPTZ,
+            started_at    TIMESTAMPTZ,
+            ended_at      TIMESTAMPTZ
+        );
+        CREATE INDEX lobby_tournaments_status ON lobby_tournaments (status, starts_at);
+        CREATE TABLE lobby_tournament_events (
+            tournament_id TEXT NOT NULL REFERENCES lobby_tournaments (tournament_id),
+            version       INT NOT NULL,
+            kind          TEXT NOT NULL,
+            data          JSONB NOT NULL,
+            at            TIMESTAMPTZ NOT NULL,
+            PRIMARY KEY (tournament_id, version)
+        );
+        """,
+    ),
 ]
 
 
@@ -428,6 +456,7 @@ class Unit:
         self.staff = StaffRepo(conn)
         self.friends = FriendsRepo(conn)
         self.notifications = NotificationsRepo(conn)
+        self.tournaments = TournamentsRepo(conn)
 
 
 async def migrate_schema(conn: asyncpg.Connection) -> str:

@@ -1,5 +1,6 @@
 """The lobby's timers, one background task on the service host: the retry of match starts that
-failed for a passing reason (every ``retry_every_s``), the other services' forgetting of
+failed for a passing reason and the tournaments' turn (scheduled starts, round tables to
+launch; every ``retry_every_s``), the other services' forgetting of
 deleted accounts they missed and the catch-up from the PostgreSQL log for
 tables in play (every ``reconcile_every_s``) and, hourly, the pruning of past days' quotas. A
 timer that fails is logged and tried again at its next turn."""
@@ -45,6 +46,7 @@ class LobbyTimers:
             if self._stop.is_set():
                 return
             await self._try("retry_starts_failed", self.app.retry_starting)
+            await self._try("tournament_tick_failed", self.app.tournament_tick)
             if time.monotonic() - pruned_at > PRUNE_EVERY_S:
                 pruned_at = time.monotonic()
                 await self._try("forget_quotas_failed", self.app.forget_old_quotas)

@@ -76,6 +76,27 @@ class NotificationKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     NOTIFICATION_KIND_FRIEND_ACCEPTED: _ClassVar[NotificationKind]
     NOTIFICATION_KIND_TABLE_INVITE: _ClassVar[NotificationKind]
     NOTIFICATION_KIND_TABLE_STARTING: _ClassVar[NotificationKind]
+
+class TournamentFormat(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TOURNAMENT_FORMAT_UNSPECIFIED: _ClassVar[TournamentFormat]
+    TOURNAMENT_FORMAT_KNOCKOUT: _ClassVar[TournamentFormat]
+    TOURNAMENT_FORMAT_SWISS: _ClassVar[TournamentFormat]
+
+class TournamentStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TOURNAMENT_STATUS_UNSPECIFIED: _ClassVar[TournamentStatus]
+    TOURNAMENT_STATUS_REGISTERING: _ClassVar[TournamentStatus]
+    TOURNAMENT_STATUS_RUNNING: _ClassVar[TournamentStatus]
+    TOURNAMENT_STATUS_FINISHED: _ClassVar[TournamentStatus]
+    TOURNAMENT_STATUS_CANCELLED: _ClassVar[TournamentStatus]
+
+class TieBreak(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TIE_BREAK_UNSPECIFIED: _ClassVar[TieBreak]
+    TIE_BREAK_SCORE: _ClassVar[TieBreak]
+    TIE_BREAK_OPPONENTS: _ClassVar[TieBreak]
+    TIE_BREAK_FIRSTS: _ClassVar[TieBreak]
 TABLE_VISIBILITY_UNSPECIFIED: TableVisibility
 TABLE_VISIBILITY_PUBLIC: TableVisibility
 TABLE_VISIBILITY_PRIVATE: TableVisibility
@@ -118,6 +139,18 @@ NOTIFICATION_KIND_FRIEND_REQUEST: NotificationKind
 NOTIFICATION_KIND_FRIEND_ACCEPTED: NotificationKind
 NOTIFICATION_KIND_TABLE_INVITE: NotificationKind
 NOTIFICATION_KIND_TABLE_STARTING: NotificationKind
+TOURNAMENT_FORMAT_UNSPECIFIED: TournamentFormat
+TOURNAMENT_FORMAT_KNOCKOUT: TournamentFormat
+TOURNAMENT_FORMAT_SWISS: TournamentFormat
+TOURNAMENT_STATUS_UNSPECIFIED: TournamentStatus
+TOURNAMENT_STATUS_REGISTERING: TournamentStatus
+TOURNAMENT_STATUS_RUNNING: TournamentStatus
+TOURNAMENT_STATUS_FINISHED: TournamentStatus
+TOURNAMENT_STATUS_CANCELLED: TournamentStatus
+TIE_BREAK_UNSPECIFIED: TieBreak
+TIE_BREAK_SCORE: TieBreak
+TIE_BREAK_OPPONENTS: TieBreak
+TIE_BREAK_FIRSTS: TieBreak
 
 class PlayerProfile(_message.Message):
     __slots__ = ("player_id", "display_name", "chips", "next_daily_chips_at", "muted_until", "banned_until", "warnings", "created_at", "deleted", "staff_role", "daily_chips_reason", "daily_chips_limit")
@@ -438,7 +471,7 @@ class LobbySeat(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., bot: _Optional[bool] = ..., left: _Optional[bool] = ...) -> None: ...
 
 class LobbyTable(_message.Message):
-    __slots__ = ("table_id", "game", "options", "rules", "stake", "visibility", "status", "seats", "seats_taken", "seat_count", "creator_id", "invite_code", "created_at", "pot", "practice", "quote")
+    __slots__ = ("table_id", "game", "options", "rules", "stake", "visibility", "status", "seats", "seats_taken", "seat_count", "creator_id", "invite_code", "created_at", "pot", "practice", "quote", "tournament_id")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
@@ -455,6 +488,7 @@ class LobbyTable(_message.Message):
     POT_FIELD_NUMBER: _ClassVar[int]
     PRACTICE_FIELD_NUMBER: _ClassVar[int]
     QUOTE_FIELD_NUMBER: _ClassVar[int]
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     game: _common_pb2.Game
     options: _common_pb2.TableOptions
@@ -471,7 +505,8 @@ class LobbyTable(_message.Message):
     pot: int
     practice: bool
     quote: PotQuote
-    def __init__(self, table_id: _Optional[str] = ..., game: _Optional[_Union[_common_pb2.Game, str]] = ..., options: _Optional[_Union[_common_pb2.TableOptions, _Mapping]] = ..., rules: _Optional[_Iterable[_Union[TableRule, _Mapping]]] = ..., stake: _Optional[int] = ..., visibility: _Optional[_Union[TableVisibility, str]] = ..., status: _Optional[_Union[LobbyTableStatus, str]] = ..., seats: _Optional[_Iterable[_Union[LobbySeat, _Mapping]]] = ..., seats_taken: _Optional[int] = ..., seat_count: _Optional[int] = ..., creator_id: _Optional[str] = ..., invite_code: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., pot: _Optional[int] = ..., practice: _Optional[bool] = ..., quote: _Optional[_Union[PotQuote, _Mapping]] = ...) -> None: ...
+    tournament_id: str
+    def __init__(self, table_id: _Optional[str] = ..., game: _Optional[_Union[_common_pb2.Game, str]] = ..., options: _Optional[_Union[_common_pb2.TableOptions, _Mapping]] = ..., rules: _Optional[_Iterable[_Union[TableRule, _Mapping]]] = ..., stake: _Optional[int] = ..., visibility: _Optional[_Union[TableVisibility, str]] = ..., status: _Optional[_Union[LobbyTableStatus, str]] = ..., seats: _Optional[_Iterable[_Union[LobbySeat, _Mapping]]] = ..., seats_taken: _Optional[int] = ..., seat_count: _Optional[int] = ..., creator_id: _Optional[str] = ..., invite_code: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., pot: _Optional[int] = ..., practice: _Optional[bool] = ..., quote: _Optional[_Union[PotQuote, _Mapping]] = ..., tournament_id: _Optional[str] = ...) -> None: ...
 
 class PotQuote(_message.Message):
     __slots__ = ("stake", "people", "bots", "pot", "max_win", "hand_prize")
@@ -1296,3 +1331,205 @@ class AuthorizeWatchResponse(_message.Message):
     SPECTATORS_MAX_FIELD_NUMBER: _ClassVar[int]
     spectators_max: int
     def __init__(self, spectators_max: _Optional[int] = ...) -> None: ...
+
+class TournamentSpec(_message.Message):
+    __slots__ = ("name", "options", "size", "min_players", "starts_at", "entry_fee", "prize_percent", "format", "swiss_rounds", "advance_per_table", "tie_breaks")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    SIZE_FIELD_NUMBER: _ClassVar[int]
+    MIN_PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    STARTS_AT_FIELD_NUMBER: _ClassVar[int]
+    ENTRY_FEE_FIELD_NUMBER: _ClassVar[int]
+    PRIZE_PERCENT_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    SWISS_ROUNDS_FIELD_NUMBER: _ClassVar[int]
+    ADVANCE_PER_TABLE_FIELD_NUMBER: _ClassVar[int]
+    TIE_BREAKS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    options: _common_pb2.TableOptions
+    size: int
+    min_players: int
+    starts_at: _timestamp_pb2.Timestamp
+    entry_fee: int
+    prize_percent: _containers.RepeatedScalarFieldContainer[int]
+    format: TournamentFormat
+    swiss_rounds: int
+    advance_per_table: int
+    tie_breaks: _containers.RepeatedScalarFieldContainer[TieBreak]
+    def __init__(self, name: _Optional[str] = ..., options: _Optional[_Union[_common_pb2.TableOptions, _Mapping]] = ..., size: _Optional[int] = ..., min_players: _Optional[int] = ..., starts_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., entry_fee: _Optional[int] = ..., prize_percent: _Optional[_Iterable[int]] = ..., format: _Optional[_Union[TournamentFormat, str]] = ..., swiss_rounds: _Optional[int] = ..., advance_per_table: _Optional[int] = ..., tie_breaks: _Optional[_Iterable[_Union[TieBreak, str]]] = ...) -> None: ...
+
+class TournamentEntry(_message.Message):
+    __slots__ = ("player_id", "display_name", "seed", "place", "match_points", "score", "opponents", "firsts", "out_in_round", "withdrew", "prize")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    PLACE_FIELD_NUMBER: _ClassVar[int]
+    MATCH_POINTS_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    OPPONENTS_FIELD_NUMBER: _ClassVar[int]
+    FIRSTS_FIELD_NUMBER: _ClassVar[int]
+    OUT_IN_ROUND_FIELD_NUMBER: _ClassVar[int]
+    WITHDREW_FIELD_NUMBER: _ClassVar[int]
+    PRIZE_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    display_name: str
+    seed: int
+    place: int
+    match_points: int
+    score: int
+    opponents: int
+    firsts: int
+    out_in_round: int
+    withdrew: bool
+    prize: int
+    def __init__(self, player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., seed: _Optional[int] = ..., place: _Optional[int] = ..., match_points: _Optional[int] = ..., score: _Optional[int] = ..., opponents: _Optional[int] = ..., firsts: _Optional[int] = ..., out_in_round: _Optional[int] = ..., withdrew: _Optional[bool] = ..., prize: _Optional[int] = ...) -> None: ...
+
+class TournamentTable(_message.Message):
+    __slots__ = ("round", "index", "table_id", "player_ids", "finished", "places", "scores")
+    ROUND_FIELD_NUMBER: _ClassVar[int]
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_IDS_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_FIELD_NUMBER: _ClassVar[int]
+    PLACES_FIELD_NUMBER: _ClassVar[int]
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    round: int
+    index: int
+    table_id: str
+    player_ids: _containers.RepeatedScalarFieldContainer[str]
+    finished: bool
+    places: _containers.RepeatedScalarFieldContainer[int]
+    scores: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, round: _Optional[int] = ..., index: _Optional[int] = ..., table_id: _Optional[str] = ..., player_ids: _Optional[_Iterable[str]] = ..., finished: _Optional[bool] = ..., places: _Optional[_Iterable[int]] = ..., scores: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class TournamentRound(_message.Message):
+    __slots__ = ("round", "tables", "ended")
+    ROUND_FIELD_NUMBER: _ClassVar[int]
+    TABLES_FIELD_NUMBER: _ClassVar[int]
+    ENDED_FIELD_NUMBER: _ClassVar[int]
+    round: int
+    tables: _containers.RepeatedCompositeFieldContainer[TournamentTable]
+    ended: bool
+    def __init__(self, round: _Optional[int] = ..., tables: _Optional[_Iterable[_Union[TournamentTable, _Mapping]]] = ..., ended: _Optional[bool] = ...) -> None: ...
+
+class Tournament(_message.Message):
+    __slots__ = ("tournament_id", "spec", "status", "registered", "pool", "prizes", "round", "rounds", "standings", "rounds_played", "registered_me", "my_table_id", "version", "created_at", "started_at", "finished_at", "cancelled_reason")
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    SPEC_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    REGISTERED_FIELD_NUMBER: _ClassVar[int]
+    POOL_FIELD_NUMBER: _ClassVar[int]
+    PRIZES_FIELD_NUMBER: _ClassVar[int]
+    ROUND_FIELD_NUMBER: _ClassVar[int]
+    ROUNDS_FIELD_NUMBER: _ClassVar[int]
+    STANDINGS_FIELD_NUMBER: _ClassVar[int]
+    ROUNDS_PLAYED_FIELD_NUMBER: _ClassVar[int]
+    REGISTERED_ME_FIELD_NUMBER: _ClassVar[int]
+    MY_TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    STARTED_AT_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
+    CANCELLED_REASON_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    spec: TournamentSpec
+    status: TournamentStatus
+    registered: int
+    pool: int
+    prizes: _containers.RepeatedScalarFieldContainer[int]
+    round: int
+    rounds: int
+    standings: _containers.RepeatedCompositeFieldContainer[TournamentEntry]
+    rounds_played: _containers.RepeatedCompositeFieldContainer[TournamentRound]
+    registered_me: bool
+    my_table_id: str
+    version: int
+    created_at: _timestamp_pb2.Timestamp
+    started_at: _timestamp_pb2.Timestamp
+    finished_at: _timestamp_pb2.Timestamp
+    cancelled_reason: str
+    def __init__(self, tournament_id: _Optional[str] = ..., spec: _Optional[_Union[TournamentSpec, _Mapping]] = ..., status: _Optional[_Union[TournamentStatus, str]] = ..., registered: _Optional[int] = ..., pool: _Optional[int] = ..., prizes: _Optional[_Iterable[int]] = ..., round: _Optional[int] = ..., rounds: _Optional[int] = ..., standings: _Optional[_Iterable[_Union[TournamentEntry, _Mapping]]] = ..., rounds_played: _Optional[_Iterable[_Union[TournamentRound, _Mapping]]] = ..., registered_me: _Optional[bool] = ..., my_table_id: _Optional[str] = ..., version: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., cancelled_reason: _Optional[str] = ...) -> None: ...
+
+class ListTournamentsRequest(_message.Message):
+    __slots__ = ("status", "limit")
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    status: TournamentStatus
+    limit: int
+    def __init__(self, status: _Optional[_Union[TournamentStatus, str]] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class ListTournamentsResponse(_message.Message):
+    __slots__ = ("tournaments",)
+    TOURNAMENTS_FIELD_NUMBER: _ClassVar[int]
+    tournaments: _containers.RepeatedCompositeFieldContainer[Tournament]
+    def __init__(self, tournaments: _Optional[_Iterable[_Union[Tournament, _Mapping]]] = ...) -> None: ...
+
+class GetTournamentRequest(_message.Message):
+    __slots__ = ("tournament_id",)
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    def __init__(self, tournament_id: _Optional[str] = ...) -> None: ...
+
+class GetTournamentResponse(_message.Message):
+    __slots__ = ("tournament",)
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    tournament: Tournament
+    def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]] = ...) -> None: ...
+
+class RegisterTournamentRequest(_message.Message):
+    __slots__ = ("tournament_id", "entry_fee")
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    ENTRY_FEE_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    entry_fee: int
+    def __init__(self, tournament_id: _Optional[str] = ..., entry_fee: _Optional[int] = ...) -> None: ...
+
+class RegisterTournamentResponse(_message.Message):
+    __slots__ = ("tournament", "balance")
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    BALANCE_FIELD_NUMBER: _ClassVar[int]
+    tournament: Tournament
+    balance: int
+    def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]] = ..., balance: _Optional[int] = ...) -> None: ...
+
+class UnregisterTournamentRequest(_message.Message):
+    __slots__ = ("tournament_id",)
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    def __init__(self, tournament_id: _Optional[str] = ...) -> None: ...
+
+class UnregisterTournamentResponse(_message.Message):
+    __slots__ = ("tournament", "balance")
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    BALANCE_FIELD_NUMBER: _ClassVar[int]
+    tournament: Tournament
+    balance: int
+    def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]] = ..., balance: _Optional[int] = ...) -> None: ...
+
+class CreateTournamentRequest(_message.Message):
+    __slots__ = ("spec", "tournament_id")
+    SPEC_FIELD_NUMBER: _ClassVar[int]
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    spec: TournamentSpec
+    tournament_id: str
+    def __init__(self, spec: _Optional[_Union[TournamentSpec, _Mapping]] = ..., tournament_id: _Optional[str] = ...) -> None: ...
+
+class CreateTournamentResponse(_message.Message):
+    __slots__ = ("tournament",)
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    tournament: Tournament
+    def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]] = ...) -> None: ...
+
+class CancelTournamentRequest(_message.Message):
+    __slots__ = ("tournament_id", "reason")
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    reason: str
+    def __init__(self, tournament_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class CancelTournamentResponse(_message.Message):
+    __slots__ = ("tournament",)
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    tournament: Tournament
+    def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]] = ...) -> None: ...

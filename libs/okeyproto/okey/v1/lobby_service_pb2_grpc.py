@@ -356,6 +356,36 @@ class LobbyServiceStub:
                 request_serializer=okey_dot_v1_dot_lobby__service__pb2.AuthorizeWatchRequest.SerializeToString,
                 response_deserializer=okey_dot_v1_dot_lobby__service__pb2.AuthorizeWatchResponse.FromString,
                 _registered_method=True)
+        self.ListTournaments = channel.unary_unary(
+                '/okey.v1.LobbyService/ListTournaments',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.ListTournamentsRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.ListTournamentsResponse.FromString,
+                _registered_method=True)
+        self.GetTournament = channel.unary_unary(
+                '/okey.v1.LobbyService/GetTournament',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.GetTournamentRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.GetTournamentResponse.FromString,
+                _registered_method=True)
+        self.RegisterTournament = channel.unary_unary(
+                '/okey.v1.LobbyService/RegisterTournament',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.RegisterTournamentRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.RegisterTournamentResponse.FromString,
+                _registered_method=True)
+        self.UnregisterTournament = channel.unary_unary(
+                '/okey.v1.LobbyService/UnregisterTournament',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.UnregisterTournamentRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.UnregisterTournamentResponse.FromString,
+                _registered_method=True)
+        self.CreateTournament = channel.unary_unary(
+                '/okey.v1.LobbyService/CreateTournament',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.CreateTournamentRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.CreateTournamentResponse.FromString,
+                _registered_method=True)
+        self.CancelTournament = channel.unary_unary(
+                '/okey.v1.LobbyService/CancelTournament',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.CancelTournamentRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.CancelTournamentResponse.FromString,
+                _registered_method=True)
 
 
 class LobbyServiceServicer:
@@ -853,6 +883,67 @@ class LobbyServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListTournaments(self, request, context):
+        """Tournaments (issue 45.2; docs/design.md, "Tournaments"). An admin (or `okey admin
+        tournament create`) creates one: a sit-and-go starts when `size` people have registered, a
+        scheduled one at `starts_at` with at least `min_players` (else it is cancelled and every fee
+        refunded). Each round seats its tables (4 seats; a short table gets bots, which never
+        advance), waits for their matches and advances the field: KNOCKOUT takes the best
+        `advance_per_table` people of each table on until four or fewer play the final table;
+        SWISS plays `swiss_rounds` rounds, each seating the field by standing, for match points
+        (a table's 1st 3, 2nd 2, 3rd 1, 4th 0). Entry fees go into the tournament's account in the
+        ledger; the prizes (`prize_percent` of the pool per place, the rest to the house) are paid
+        from it when it ends. A player who leaves a tournament table withdraws: a bot plays their
+        seat to the end of that match and they advance no further, win no prize. A disconnected
+        player stays in: their turns time out to autopilot [D-11].
+        FAILED_PRECONDITION NOT_REGISTERING, TOURNAMENT_FULL, ALREADY_REGISTERED, NOT_REGISTERED,
+        INSUFFICIENT_CHIPS, FEE_CHANGED (the fee confirmed is not the fee), BANNED;
+        NOT_FOUND TOURNAMENT_NOT_FOUND; INVALID_ARGUMENT INVALID_TOURNAMENT;
+        ALREADY_EXISTS TOURNAMENT_EXISTS (a chosen id with another spec).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetTournament(self, request, context):
+        """One tournament with its standings, rounds and tables; `version` grows with each of its
+        events, so a client polls and redraws only when it changed.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RegisterTournament(self, request, context):
+        """Register the caller: the entry fee (which the caller confirms by sending it) moves into the
+        tournament's account. The registration that fills a sit-and-go starts it.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UnregisterTournament(self, request, context):
+        """Unregister before the start: the fee comes back.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateTournament(self, request, context):
+        """Admin: create a tournament. A chosen `tournament_id` makes the call safe to repeat (the same
+        spec again returns the tournament; another spec is ALREADY_EXISTS TOURNAMENT_EXISTS).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CancelTournament(self, request, context):
+        """Admin: cancel a tournament that has not finished: every fee is refunded, tables in play
+        finish as practice.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LobbyServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -1140,6 +1231,36 @@ def add_LobbyServiceServicer_to_server(servicer, server):
                     servicer.AuthorizeWatch,
                     request_deserializer=okey_dot_v1_dot_lobby__service__pb2.AuthorizeWatchRequest.FromString,
                     response_serializer=okey_dot_v1_dot_lobby__service__pb2.AuthorizeWatchResponse.SerializeToString,
+            ),
+            'ListTournaments': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTournaments,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.ListTournamentsRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.ListTournamentsResponse.SerializeToString,
+            ),
+            'GetTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetTournament,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.GetTournamentRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.GetTournamentResponse.SerializeToString,
+            ),
+            'RegisterTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.RegisterTournament,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.RegisterTournamentRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.RegisterTournamentResponse.SerializeToString,
+            ),
+            'UnregisterTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.UnregisterTournament,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.UnregisterTournamentRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.UnregisterTournamentResponse.SerializeToString,
+            ),
+            'CreateTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateTournament,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.CreateTournamentRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.CreateTournamentResponse.SerializeToString,
+            ),
+            'CancelTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.CancelTournament,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.CancelTournamentRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.CancelTournamentResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -2718,6 +2839,168 @@ class LobbyService:
             '/okey.v1.LobbyService/AuthorizeWatch',
             okey_dot_v1_dot_lobby__service__pb2.AuthorizeWatchRequest.SerializeToString,
             okey_dot_v1_dot_lobby__service__pb2.AuthorizeWatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListTournaments(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/ListTournaments',
+            okey_dot_v1_dot_lobby__service__pb2.ListTournamentsRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.ListTournamentsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/GetTournament',
+            okey_dot_v1_dot_lobby__service__pb2.GetTournamentRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.GetTournamentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RegisterTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/RegisterTournament',
+            okey_dot_v1_dot_lobby__service__pb2.RegisterTournamentRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.RegisterTournamentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UnregisterTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/UnregisterTournament',
+            okey_dot_v1_dot_lobby__service__pb2.UnregisterTournamentRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.UnregisterTournamentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/CreateTournament',
+            okey_dot_v1_dot_lobby__service__pb2.CreateTournamentRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.CreateTournamentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CancelTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/CancelTournament',
+            okey_dot_v1_dot_lobby__service__pb2.CancelTournamentRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.CancelTournamentResponse.FromString,
             options,
             channel_credentials,
             insecure,
