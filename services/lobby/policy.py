@@ -59,6 +59,7 @@ class Limits:
     mute_max_minutes: int = 30 * 24 * 60
     ban_max_minutes: int = 365 * 24 * 60
     max_open_tables: int = 3  # tables a player opened that are waiting or being played at once
+    tournaments_per_player: int = 5  # tournaments a player is registered in that have not ended
     # Sock puppets [issue 15.7], per Turkish day (0: no limit). A device id is what the client
     # says; an address is the gateway's (x-okey-client-addr): calls without one (internal ones,
     # tests) are limited per device only. Many players share a NAT, so an address gets more.

@@ -437,6 +437,23 @@ MIGRATIONS: list[tuple[int, str]] = [
         );
         """,
     ),
+    (
+        16,
+        # Tournament registrations as rows (issue 45.2), kept with the `registered` and
+        # `unregistered` events: a player's tournaments not yet ended are counted
+        # (Limits.tournaments_per_player), and one device registers one account per tournament.
+        """
+        CREATE TABLE lobby_tournament_players (
+            tournament_id TEXT NOT NULL REFERENCES lobby_tournaments (tournament_id),
+            player_id     TEXT NOT NULL REFERENCES lobby_players (player_id),
+            device_id     TEXT NOT NULL DEFAULT '',
+            PRIMARY KEY (tournament_id, player_id)
+        );
+        CREATE INDEX lobby_tournament_players_player ON lobby_tournament_players (player_id);
+        CREATE UNIQUE INDEX lobby_tournament_players_one_per_device
+            ON lobby_tournament_players (tournament_id, device_id) WHERE device_id <> '';
+        """,
+    ),
 ]
 
 

@@ -20,7 +20,7 @@ from okeyplatform.auth import Identity
 from okeyplatform.logs import get_logger
 
 from . import tournament_model as tm
-from .errors import Exists, InsufficientChips, Invalid, NotFound, Refused
+from .errors import Exists, Flood, InsufficientChips, Invalid, NotFound, Refused, UniqueTaken
 from .ledger_repo import HOUSE, player_account
 from .notifications_repo import TABLE_STARTING
 from .players import active_player
@@ -148,14 +148,30 @@ class Tournaments:
     async def register(self, who: Identity, tournament_id: str, entry_fee: int) -> tuple[TournamentView, int]:
         now = self.clock()
         async with self.store.unit() as uow:
-            await active_player(uow, who, now)
+            player = await active_player(uow, who, now)
             state = await self._locked(uow, tournament_id)
             if entry_fee != state.spec.entry_fee:
                 raise Refused(
                     f"Giriş ücreti {state.spec.entry_fee} jeton. (The entry fee is {state.spec.entry_fee}.)",
                     "FEE_CHANGED",
                 )
-            await self._commit(uow, state, _decided(tm.register, state, who.subject), now)
+            events = _decided(tm.register, state, who.subject)
+            most = self.limits.tournaments_per_player
+            if await uow.tournaments.open_entries_of(who.subject) >= most:
+                raise Flood(
+                    f"En çok {most} turnuvaya birden kayıtlı olabilirsin. (You may be in at most {most} "
+                    "tournaments that have not ended.)",
+                    "TOO_MANY_TOURNAMENTS",
+                )
+            try:
+                await uow.tournaments.add_player(tournament_id, who.subject, who.device or player.device_id)
+            except UniqueTaken:
+                raise Refused(
+                    "Cihazındaki başka bir hesap bu turnuvaya kayıtlı. (Another account of your device is "
+                    "registered in this tournament.)",
+                    "SAME_DEVICE",
+                ) from None
+            await self._commit(uow, state, events, now)
             account = player_account(who.subject)
             balance = (await uow.ledger.balances([account]))[account]
         await self.launch(tournament_id)
@@ -166,6 +182,7 @@ class Tournaments:
         async with self.store.unit() as uow:
             state = await self._locked(uow, tournament_id)
             await self._commit(uow, state, _decided(tm.unregister, state, who.subject), now)
+            await uow.tournaments.drop_player(tournament_id, who.subject)
             account = player_account(who.subject)
             balance = (await uow.ledger.balances([account]))[account]
         return await self.get(who, tournament_id), balance

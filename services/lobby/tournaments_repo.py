@@ -161,6 +161,32 @@ class TournamentsRepo(Repository):
         )
         return [r["table_id"] for r in rows]
 
+    async def add_player(self, tournament_id: str, player_id: str, device_id: str) -> None:
+        """Raises ``UniqueTaken`` when another account of the device is registered."""
+        await self.insert_unique(
+            "INSERT INTO lobby_tournament_players (tournament_id, player_id, device_id) VALUES ($1, $2, $3)",
+            tournament_id,
+            player_id,
+            device_id,
+        )
+
+    async def drop_player(self, tournament_id: str, player_id: str) -> None:
+        await self.conn.execute(
+            "DELETE FROM lobby_tournament_players WHERE tournament_id = $1 AND player_id = $2",
+            tournament_id,
+            player_id,
+        )
+
+    async def open_entries_of(self, player_id: str) -> int:
+        """Tournaments the player is registered in that are registering or running."""
+        return int(
+            await self.conn.fetchval(
+                "SELECT count(*) FROM lobby_tournament_players p JOIN lobby_tournaments t USING (tournament_id) "
+                "WHERE p.player_id = $1 AND t.status IN ('REGISTERING', 'RUNNING')",
+                player_id,
+            )
+        )
+
     async def all_ids(self) -> list[str]:
         rows = await self.conn.fetch("SELECT tournament_id FROM lobby_tournaments ORDER BY created_at, tournament_id")
         return [r["tournament_id"] for r in rows]

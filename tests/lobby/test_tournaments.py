@@ -19,7 +19,7 @@ from okeyplatform.contract import Envelope
 from services.lobby import tournament_model as tm
 from services.lobby.app import LobbyApp
 from services.lobby.consumer import handle_event
-from services.lobby.errors import Exists, Forbidden, Invalid, Refused
+from services.lobby.errors import Exists, Flood, Forbidden, Invalid, Refused
 from services.lobby.ledger_repo import HOUSE
 from services.lobby.tournaments_repo import tournament_account
 
@@ -248,6 +248,31 @@ async def test_a_scheduled_tournament_starts_on_time_or_is_cancelled_short(app: 
     assert short.status == tm.CANCELLED and "too few players" in short.cancelled_reason
     assert [await chips_of(app, p) for p in field[:3]] == [990] * 3  # the short one's fee came back
     await assert_ledger_invariants(app.store)
+
+
+async def test_one_device_one_entry_and_a_bound_on_open_entries(app: LobbyApp, guest: Guest):
+    """Two accounts of one device cannot both enter a tournament (they could share a table), and
+    a player is in at most Limits.tournaments_per_player tournaments that have not ended."""
+    a = await guest(device="ortak-cihaz")
+    b = await guest(device="ortak-cihaz-2")
+    b_same = Identity(b.subject, b.role, device="ortak-cihaz")
+    await app.create_tournament(ADMIN, spec(size=8, entry_fee=0, prize_percent=()), "cihaz")
+    await app.register_tournament(a, "cihaz", 0)
+    with pytest.raises(Refused) as err:
+        await app.register_tournament(b_same, "cihaz", 0)
+    assert err.value.reason == "SAME_DEVICE"
+    await app.unregister_tournament(a, "cihaz")
+    await app.register_tournament(b_same, "cihaz", 0)  # the device's one entry is free again
+    most = app.limits.tournaments_per_player
+    for n in range(most + 1):
+        await app.create_tournament(ADMIN, spec(size=8, entry_fee=0), f"sinir-{n}")
+    for n in range(most):
+        await app.register_tournament(a, f"sinir-{n}", 0)
+    with pytest.raises(Flood) as flood:
+        await app.register_tournament(a, f"sinir-{most}", 0)
+    assert flood.value.reason == "TOO_MANY_TOURNAMENTS"
+    await app.cancel_tournament(ADMIN, "sinir-0", "test")
+    await app.register_tournament(a, f"sinir-{most}", 0)  # an ended one no longer counts
 
 
 def test_planned_rounds_and_prizes():

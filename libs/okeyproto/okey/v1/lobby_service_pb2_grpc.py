@@ -897,7 +897,9 @@ class LobbyServiceServicer:
         seat to the end of that match and they advance no further, win no prize. A disconnected
         player stays in: their turns time out to autopilot [D-11].
         FAILED_PRECONDITION NOT_REGISTERING, TOURNAMENT_FULL, ALREADY_REGISTERED, NOT_REGISTERED,
-        INSUFFICIENT_CHIPS, FEE_CHANGED (the fee confirmed is not the fee), BANNED;
+        INSUFFICIENT_CHIPS, FEE_CHANGED (the fee confirmed is not the fee), BANNED, SAME_DEVICE
+        (another account of the caller's device is registered), NOT_RUNNING (cancelling one that
+        ended); RESOURCE_EXHAUSTED TOO_MANY_TOURNAMENTS (registered in 5 that have not ended);
         NOT_FOUND TOURNAMENT_NOT_FOUND; INVALID_ARGUMENT INVALID_TOURNAMENT;
         ALREADY_EXISTS TOURNAMENT_EXISTS (a chosen id with another spec).
         """
