@@ -32,6 +32,8 @@ from typing import Any
 from okeycore.options import Game, OptionsError, TableOptions
 from okeycore.ranking import competition_ranks
 
+from .errors import Refused
+
 __all__ = [
     "KNOCKOUT",
     "SWISS",
@@ -81,12 +83,8 @@ class SpecError(ValueError):
     """A spec no tournament can have; the message says which field and why."""
 
 
-class Decline(Exception):
-    """A command the tournament's state refuses now, with a stable reason."""
-
-    def __init__(self, message: str, reason: str) -> None:
-        super().__init__(message)
-        self.reason = reason
+class Decline(Refused):
+    """A command the tournament's state refuses now (FAILED_PRECONDITION), with a stable reason."""
 
 
 @dataclass(frozen=True)
@@ -400,7 +398,7 @@ def register(state: State, player_id: str) -> list[dict[str, Any]]:
     if player_id in state.entries:
         raise Decline("Bu turnuvaya zaten kayıtlısın. (You are registered already.)", "ALREADY_REGISTERED")
     if len(state.entries) >= state.spec.size:
-        raise Decline("Turnuva dolu. (The tournament is full.)", "TOURNAMENT_FULL")
+        raise Decline("Turnuva dolu, yer kalmadı. (The tournament is full.)", "TOURNAMENT_FULL")
     events = [{"kind": "registered", "player": player_id, "seed": state.next_seed}]
     if state.spec.starts_at is None and len(state.entries) + 1 == state.spec.size:
         after = _after(state, events)
@@ -524,7 +522,7 @@ def withdraw(state: State, player_id: str) -> list[dict[str, Any]]:
 
 def cancel(state: State, reason: str) -> list[dict[str, Any]]:
     if state.status in (FINISHED, CANCELLED):
-        raise Decline("Turnuva bitti. (The tournament is over.)", "NOT_RUNNING")
+        raise Decline("Turnuva çoktan bitti. (The tournament is over.)", "NOT_RUNNING")
     refunds = [[e.player_id, state.spec.entry_fee] for e in sorted(state.entries.values(), key=lambda e: e.seed)]
     return [{"kind": "cancelled", "reason": reason, "refunds": [r for r in refunds if r[1]]}]
 

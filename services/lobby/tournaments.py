@@ -155,7 +155,7 @@ class Tournaments:
                     f"Giriş ücreti {state.spec.entry_fee} jeton. (The entry fee is {state.spec.entry_fee}.)",
                     "FEE_CHANGED",
                 )
-            events = _decided(tm.register, state, who.subject)
+            events = tm.register(state, who.subject)
             most = self.limits.tournaments_per_player
             if await uow.tournaments.open_entries_of(who.subject) >= most:
                 raise Flood(
@@ -181,7 +181,7 @@ class Tournaments:
         now = self.clock()
         async with self.store.unit() as uow:
             state = await self._locked(uow, tournament_id)
-            await self._commit(uow, state, _decided(tm.unregister, state, who.subject), now)
+            await self._commit(uow, state, tm.unregister(state, who.subject), now)
             await uow.tournaments.drop_player(tournament_id, who.subject)
             account = player_account(who.subject)
             balance = (await uow.ledger.balances([account]))[account]
@@ -193,7 +193,7 @@ class Tournaments:
         now = self.clock()
         async with self.store.unit() as uow:
             state = await self._locked(uow, tournament_id)
-            await self._commit(uow, state, _decided(tm.cancel, state, text), now)
+            await self._commit(uow, state, tm.cancel(state, text), now)
             await uow.staff.audit(who.subject, who.role, "CANCEL_TOURNAMENT", tournament_id, text, now)
         self.log.info("tournament_cancelled", tournament_id=tournament_id, reason=text)
         return await self.get(who, tournament_id)
@@ -350,13 +350,3 @@ class Tournaments:
                 await uow.notifications.add(
                     player, TABLE_STARTING, now, self.limits.notification_max, kept_since, table_id=table_id
                 )
-
-
-Events = list[dict[str, Any]]
-
-
-def _decided(decide: Callable[[tm.State, str], Events], state: tm.State, arg: str) -> Events:
-    try:
-        return decide(state, arg)
-    except tm.Decline as exc:
-        raise Refused(str(exc), exc.reason) from None

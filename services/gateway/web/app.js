@@ -25,6 +25,7 @@ import { loadOptionSpec } from "./options.js";
 import { bindFriends, renderFriends } from "./friends.js";
 import { bindNotifications, notificationsLive, renderNotifications, startNotifications } from "./notifications.js";
 import { keepPresence, relabelPresence } from "./presence.js";
+import { bindTournaments, renderTournaments, showTournament, showTournaments, tournamentPolling } from "./tournaments.js";
 
 // Every string on the page follows a language switch: the static ones and each screen's.
 function applyLang() {
@@ -36,6 +37,7 @@ function applyLang() {
   if (!$("#screen-lobby").hidden) { renderMyTables(); renderTables(); refreshRanks(); }
   if (S.t && !$("#screen-table").hidden) renderTable();
   if (!$("#screen-staff").hidden) showStaff();
+  renderTournaments();
   renderChats();
   renderFriends();
   renderNotifications();
@@ -44,7 +46,7 @@ function applyLang() {
 
 // #/table/<id>/<seat>: a table; #/join/<code>: a friend's share link (signed out, the sign-in
 // keeps the hash and comes back here); #/staff: the moderators' page (staff accounts only);
-// anything else: the lobby.
+// #/tournaments, #/tournament/<id>: the tournaments; anything else: the lobby.
 async function route() {
   if (!S.token) { showSignin(); return; }
   keepChipsCurrent();
@@ -60,6 +62,9 @@ async function route() {
     return;
   }
   if (location.hash === "#/staff" && staffRole()) { await showStaff(); return; }
+  if (location.hash === "#/tournaments") { await showTournaments(); return; }
+  const tn = location.hash.match(/^#\/tournament\/([A-Za-z0-9_-]{1,64})$/);
+  if (tn) { await showTournament(tn[1]); return; }
   const m = location.hash.match(/^#\/table\/([A-Za-z0-9_-]+)(?:\/(\d+))?/);
   if (m) {
     await enterTable(m[1], m[2] !== undefined ? Number(m[2]) : null);
@@ -97,6 +102,7 @@ async function boot() {
   bindStaff();
   bindFriends();
   bindNotifications();
+  bindTournaments();
   window.addEventListener("hashchange", route);
   window.addEventListener("okey-token-renewed", () => {
     renderWho(); // the moderators' link follows the token's role
@@ -122,6 +128,7 @@ window.okeyApp = {
   // was sent: {command, body} or {name}); returns the text (the refusal test scans every code).
   showRefusal(err, ctx) { const text = errText(err, ctx); toast(text); return text; },
   notificationsLive,
+  tournamentPolling,
   hintsFresh() { return !!(S.t && S.t.view && S.t.hints && S.t.hintsKey === hintsKey(S.t)); },
 };
 

@@ -2,8 +2,9 @@
 // list first with ListNotifications, then the stream from its newest id on; reconnecting from the
 // last id seen, with backoff; closed on sign-out). Each new one shows a toast with what can be
 // done with it (a friend request: accept; an invitation "X seni masasına çağırıyor": join; a
-// table starting: go to it), and the bell in the top bar holds the unread count (the lobby's)
-// and the list, marked read when opened. An expired invitation is shown as such, not joinable.
+// table starting: go to it; a tournament's table, "Turnuva masan hazır": open it), and the bell
+// in the top bar holds the unread count (the lobby's) and the list, marked read when opened. An
+// expired invitation is shown as such, not joinable.
 import { $, announce, h, num, toast } from "./dom.js";
 import { hasString, tr } from "./i18n.js";
 import { S, go, mySeatAt } from "./state.js";
@@ -11,6 +12,7 @@ import { api, errText, hasMethod, openStream, unauthorized } from "./api.js";
 import { F, friendCall, loadFriends } from "./social.js";
 import { gameName, joinListed } from "./seating.js";
 import { tableLabel } from "./rooms.js";
+import { openMyTable } from "./tournaments.js";
 
 export const TOAST_MS = 12000; // how long a notification's toast stays
 const KIND = "NOTIFICATION_KIND_";
@@ -18,10 +20,12 @@ const N = { on: false, ws: null, timer: null, attempts: 0, openedAt: 0, after: 0
 
 const kindOf = (n) => String(n.kind || "").replace(KIND, "");
 const expired = (n) => !!n.expired || (n.expiresAt && Date.parse(n.expiresAt) <= Date.now());
+// A table starting that is the caller's table of a tournament's round (issue 45.3).
+const tournamentTable = (n) => kindOf(n) === "TABLE_STARTING" && !!(n.table && n.table.tournamentId);
 
 /** The notification as a sentence in the page's language. */
 function text(n) {
-  const key = "notif." + kindOf(n);
+  const key = "notif." + kindOf(n) + (tournamentTable(n) ? ".tournament" : "");
   return tr(hasString(key) ? key : "notif.other", { name: n.fromDisplayName || tr("player.deleted") });
 }
 
@@ -59,6 +63,8 @@ function actions(n, done, fresh) {
     out.push(h("button", { type: "button", class: "small primary", onclick: () => { done(); accept(n); } }, tr("friends.accept")));
   } else if (kind === "TABLE_INVITE" && !expired(n)) {
     out.push(h("button", { type: "button", class: "small primary", onclick: () => { done(); joinInvited(n); } }, tr("friends.join")));
+  } else if (tournamentTable(n) && t.tableId) {
+    out.push(h("button", { type: "button", class: "small primary", onclick: () => { done(); openMyTable(t.tableId, mySeatAt(t)); } }, tr("tn.myTable")));
   } else if (kind === "TABLE_STARTING" && t.tableId) {
     const seat = mySeatAt(t);
     out.push(h("button", { type: "button", class: "small primary", onclick: () => { done(); go(`#/table/${t.tableId}${seat === null ? "" : "/" + seat}`); } }, tr("notif.goTable")));
@@ -70,7 +76,8 @@ function actions(n, done, fresh) {
 
 function showToast(n) {
   const box = $("#notices");
-  const el = h("div", { class: "notice-toast kind-" + kindOf(n).toLowerCase(), role: "status", dataset: { notification: num(n.notificationId) } });
+  const el = h("div", { class: "notice-toast kind-" + kindOf(n).toLowerCase() + (tournamentTable(n) ? " tournament" : ""), role: "status",
+    dataset: { notification: num(n.notificationId), tournament: tournamentTable(n) ? n.table.tournamentId : "" } });
   const close = () => { clearTimeout(timer); el.remove(); };
   const timer = setTimeout(close, TOAST_MS);
   el.append(...[
