@@ -313,6 +313,7 @@ is not in :data:`PROCESS_TESTS`, is ``unit``."""
 PROCESS_TESTS = {
     # okey up, okey demo through the stack, okey bench table: whole stacks of services
     "tests/cli/test_admin.py::test_okey_admin_runs_the_staff_work_against_okey_up": "e2e",
+    "tests/cli/test_admin_tournaments.py::test_okey_admin_tournament_against_okey_up": "e2e",
     "tests/cli/test_backup.py::*": "e2e",
     "tests/cli/test_up_data.py::*": "e2e",
     "tests/cli/test_readme_snippets.py::*": "e2e",

@@ -256,12 +256,225 @@ def _audit(args: argparse.Namespace) -> int:
     return 0
 
 
+# ------------------------------------------------------------------ tournaments
+
+ORDINALS = {1: "1st", 2: "2nd", 3: "3rd"}
+TOURNAMENT_STATUSES = ("registering", "running", "finished", "cancelled")
+TIE_BREAK_NAMES = ("score", "opponents", "firsts")
+
+
+def _ordinal(n: int) -> str:
+    return ORDINALS.get(n, f"{n}th")
+
+
+def _prize_shares(text: str) -> list[int]:
+    """--prizes 50,30,20: the pool's percent per place."""
+    try:
+        shares = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: percents per place, 1st first, e.g. 50,30,20") from None
+    if not shares:
+        raise argparse.ArgumentTypeError("at least one place, e.g. 50,30,20")
+    return shares
+
+
+def _tie_breaks(text: str) -> list[str]:
+    """--tie-breaks score,opponents,firsts."""
+    names = [x.strip().lower() for x in text.split(",") if x.strip()]
+    wrong = [n for n in names if n not in TIE_BREAK_NAMES]
+    if wrong or not names:
+        raise argparse.ArgumentTypeError(f"{text!r}: a comma-separated order of {', '.join(TIE_BREAK_NAMES)}")
+    return names
+
+
+def _starts_at(text: str) -> Any:
+    """--starts-at: an ISO 8601 time; without an offset, UTC."""
+    from datetime import UTC, datetime
+
+    try:
+        when = datetime.fromisoformat(text.replace("Z", "+00:00") if text.endswith("Z") else text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: an ISO 8601 time, e.g. 2026-05-01T20:00:00+03:00") from None
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def _tournament_summary(t: Any) -> list[str]:
+    """A tournament as a few lines: its rules, its field, its money (the server's figures)."""
+    from okey.v1 import common_pb2 as cpb
+    from okey.v1 import lobby_service_pb2 as pb
+
+    spec = t.spec
+    status = pb.TournamentStatus.Name(t.status).removeprefix("TOURNAMENT_STATUS_")
+    fmt = pb.TournamentFormat.Name(spec.format).removeprefix("TOURNAMENT_FORMAT_")
+    game = {cpb.GAME_OKEY: "okey", cpb.GAME_OKEY101: "101"}.get(spec.options.game, "?")
+    rules = [f"{spec.options.match_points} points"] if spec.options.HasField("match_points") else []
+    if spec.options.HasField("turn_seconds"):
+        rules.append(f"{spec.options.turn_seconds} s a turn")
+    if spec.HasField("starts_at"):
+        start = f"scheduled at {_ts(spec.starts_at)}, at least {spec.min_players} players"
+    else:
+        start = f"sit-and-go: starts when {spec.size} have registered"
+    if fmt == "KNOCKOUT":
+        shape = f"KNOCKOUT, the best {spec.advance_per_table} of each table advance"
+    else:
+        shape = f"SWISS, {spec.swiss_rounds} rounds for match points"
+    ties = ", ".join(pb.TieBreak.Name(x).removeprefix("TIE_BREAK_").lower() for x in spec.tie_breaks)
+    prizes = ", ".join(
+        f"{_ordinal(i)} {chips:,} ({pct}%)"
+        for i, (chips, pct) in enumerate(zip(t.prizes, spec.prize_percent, strict=False), 1)
+    )
+    lines = [
+        f"{t.tournament_id}  {spec.name}  {status}",
+        f"  game       {game}" + (f" ({', '.join(rules)})" if rules else ""),
+        f"  field      {t.registered} of {spec.size} registered; {start}",
+        f"  format     {shape}; round {t.round} of {t.rounds}; tie-breaks {ties or '-'}",
+        f"  entry fee  {spec.entry_fee:,} chips; pool {t.pool:,}",
+        f"  prizes     {prizes or '-'}" + (" (of the pool as it stands)" if status == "REGISTERING" else ""),
+        f"  created    {_ts(t.created_at)}; started {_ts(t.started_at)}; ended {_ts(t.finished_at)}",
+    ]
+    if t.cancelled_reason:
+        lines.append(f"  cancelled  {t.cancelled_reason}")
+    return lines
+
+
+def _tournament_create(args: argparse.Namespace) -> int:
+    from google.protobuf.timestamp_pb2 import Timestamp
+    from okey.v1 import common_pb2 as cpb
+    from okey.v1 import lobby_service_pb2 as pb
+
+    options = cpb.TableOptions(game=cpb.GAME_OKEY101 if args.game == "101" else cpb.GAME_OKEY)
+    if args.match_points is not None:
+        options.match_points = args.match_points
+    if args.turn_seconds is not None:
+        options.turn_seconds = args.turn_seconds
+    spec = pb.TournamentSpec(
+        name=args.name,
+        options=options,
+        size=args.size,
+        min_players=args.min_players,
+        entry_fee=args.fee,
+        prize_percent=args.prizes or [],
+        format=pb.TournamentFormat.Value(f"TOURNAMENT_FORMAT_{args.format.upper()}"),
+        swiss_rounds=args.rounds,
+        advance_per_table=args.advance,
+        tie_breaks=[pb.TieBreak.Value(f"TIE_BREAK_{x.upper()}") for x in args.tie_breaks or []],
+    )
+    if args.starts_at is not None:
+        stamp = Timestamp()
+        stamp.FromDatetime(args.starts_at)
+        spec.starts_at.CopyFrom(stamp)
+    try:
+        t = _call(args, "CreateTournament", pb.CreateTournamentRequest(spec=spec, tournament_id=args.id)).tournament
+    except AdminError as exc:
+        if "INVALID_TOURNAMENT" in str(exc):
+            raise AdminError(f"{exc}; fix that flag (okey admin tournament create --help)") from None
+        if "TOURNAMENT_EXISTS" in str(exc):
+            raise AdminError(f"{exc}; pick another --id, or see it: okey admin tournament show {args.id}") from None
+        raise
+    if args.json:
+        _print_json(t)
+        return 0
+    print(t.tournament_id)
+    for line in _tournament_summary(t):
+        print(line)
+    return 0
+
+
+def _tournament_list(args: argparse.Namespace) -> int:
+    from okey.v1 import lobby_service_pb2 as pb
+
+    status = pb.TournamentStatus.Value(f"TOURNAMENT_STATUS_{args.status.upper()}") if args.status else 0
+    got = _call(args, "ListTournaments", pb.ListTournamentsRequest(status=status, limit=args.limit))
+    if args.json:
+        _print_json(got)
+        return 0
+    for t in got.tournaments:
+        st = pb.TournamentStatus.Name(t.status).removeprefix("TOURNAMENT_STATUS_")
+        fmt = pb.TournamentFormat.Name(t.spec.format).removeprefix("TOURNAMENT_FORMAT_")
+        when = f"starts {_ts(t.spec.starts_at)}" if t.spec.HasField("starts_at") else "sit-and-go"
+        print(
+            f"{t.tournament_id}  {st:<11}  {t.spec.name}  {t.registered}/{t.spec.size} registered  "
+            f"fee {t.spec.entry_fee:,}  {fmt}  round {t.round}/{t.rounds}  {when}"
+        )
+    if not got.tournaments:
+        print(
+            f"no {args.status.lower()} tournaments"
+            if args.status
+            else "no tournaments yet: okey admin tournament create"
+        )
+    return 0
+
+
+def _get_tournament(args: argparse.Namespace, tournament_id: str) -> Any:
+    from okey.v1 import lobby_service_pb2 as pb
+
+    try:
+        return _call(args, "GetTournament", pb.GetTournamentRequest(tournament_id=tournament_id)).tournament
+    except AdminError as exc:
+        if "TOURNAMENT_NOT_FOUND" in str(exc):
+            raise AdminError(f"{exc}; okey admin tournament list shows the tournaments' ids") from None
+        raise
+
+
+def _tournament_show(args: argparse.Namespace) -> int:
+    t = _get_tournament(args, args.tournament)
+    if args.json:
+        _print_json(t)
+        return 0
+    for line in _tournament_summary(t):
+        print(line)
+    names = {e.player_id: e.display_name or e.player_id for e in t.standings}
+    print()
+    if t.standings:
+        print(f"  {'place':>5}  {'name':<24}  {'points':>6}  {'score':>6}  {'prize':>8}")
+        for e in t.standings:
+            mark = " (withdrew)" if e.withdrew else (f" (out in round {e.out_in_round})" if e.out_in_round else "")
+            print(
+                f"  {e.place:>5}  {(names[e.player_id] + mark)[:24]:<24}  {e.match_points:>6}  {e.score:>6}  "
+                f"{e.prize:>8,}"
+            )
+    else:
+        print("  nobody has registered yet")
+    for r in t.rounds_played:
+        print()
+        print(f"  round {r.round}" + (" (ended)" if r.ended else " (playing)"))
+        for table in r.tables:
+            seats = []
+            for seat, player in enumerate(table.player_ids):
+                who = names.get(player, player) if player else "bot"
+                if table.finished:
+                    who += f" {_ordinal(table.places[seat])}, {table.scores[seat]}"
+                seats.append(who)
+            state = "finished" if table.finished else "playing"
+            print(f"    {table.table_id}  {state:<8}  " + " | ".join(seats))
+    return 0
+
+
+def _tournament_cancel(args: argparse.Namespace) -> int:
+    from okey.v1 import lobby_service_pb2 as pb
+
+    req = pb.CancelTournamentRequest(tournament_id=args.tournament, reason=args.reason)
+    try:
+        t = _call(args, "CancelTournament", req).tournament
+    except AdminError as exc:
+        if "TOURNAMENT_NOT_FOUND" in str(exc):
+            raise AdminError(f"{exc}; okey admin tournament list shows the tournaments' ids") from None
+        if "NOT_RUNNING" in str(exc):
+            raise AdminError(f"{exc}; it is over already: okey admin tournament show {args.tournament}") from None
+        raise
+    fee = t.spec.entry_fee
+    refunded = f"{t.registered} entry fees of {fee:,} chips refunded" if fee and t.registered else "no fees to refund"
+    print(f"tournament {t.tournament_id} cancelled ({t.cancelled_reason}): {refunded}")
+    return 0
+
+
 def _run(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
     def wrapped(args: argparse.Namespace) -> int:
         try:
             return fn(args)
         except AdminError as exc:
-            print(f"okey admin {args.admin_command}: {exc}", file=sys.stderr)
+            name = " ".join(filter(None, (args.admin_command, getattr(args, "tournament_command", None))))
+            print(f"okey admin {name}: {exc}", file=sys.stderr)
             return 2
 
     return wrapped
@@ -288,7 +501,7 @@ def add_admin_parser(sub: Any) -> None:
     """``okey admin ...`` under the ``okey`` command's subparsers."""
     admin = sub.add_parser(
         "admin",
-        help="staff work: roles, reports, bans, chips adjustments, the audit log",
+        help="staff work: roles, reports, bans, chips adjustments, tournaments, the audit log",
         description="Staff work over the lobby's gRPC API (OKEY_LOBBY_ADDR, default 127.0.0.1:50063), "
         "as an admin: each command signs itself a 5-minute admin token with the token secret "
         "(OKEY_TOKEN_SECRET, else the token-secret file of the `okey up` data directory). "
@@ -400,6 +613,93 @@ def add_admin_parser(sub: Any) -> None:
     p.add_argument("--player", default="", help="only the actions on this player")
     p.add_argument("--json", action="store_true", help="protobuf's JSON mapping of the answer")
     waits.append((p, _audit))
+
+    tour = cmds.add_parser(
+        "tournament",
+        help="create, list, show and cancel tournaments",
+        description='Tournaments (docs/design.md, "Tournaments"): '
+        "okey admin tournament create|list|show|cancel --help. "
+        "Players register in the app; the lobby seats the rounds, ranks the standings and pays the prizes.",
+    )
+    tour_cmds = tour.add_subparsers(dest="tournament_command", required=True, metavar="<tournament command>")
+    p = tour_cmds.add_parser(
+        "create",
+        help="create a tournament (a sit-and-go, or scheduled with --starts-at)",
+        description="Create a tournament: its tables' game, its size, when it starts, its entry fee and prizes, "
+        "its format. A sit-and-go (the default) starts when --size players have registered; with --starts-at "
+        "it starts then with at least --min-players (else it is cancelled and every fee refunded). Prints the "
+        "tournament's id and the server's summary, the prizes as the server computes them.",
+    )
+    p.add_argument("--name", required=True, help="what players see, 3 to 40 characters", metavar="NAME")
+    p.add_argument("--game", required=True, choices=["okey", "101"], type=str.lower, help="the tables' game")
+    p.add_argument("--match-points", type=int, help="the tables' match length (default: the game's)", metavar="N")
+    p.add_argument("--turn-seconds", type=int, help="seconds a turn (default: the game's)", metavar="N")
+    p.add_argument("--size", type=int, required=True, help="the most players, 8 to 256", metavar="N")
+    p.add_argument("--min-players", type=int, default=0, help="scheduled: the fewest to start (default 8)", metavar="N")
+    when = p.add_mutually_exclusive_group()
+    when.add_argument(
+        "--starts-at",
+        type=_starts_at,
+        help="when registration closes and round 1 starts (ISO 8601; no offset: UTC)",
+        metavar="ISO8601",
+    )
+    when.add_argument("--sit-and-go", action="store_true", help="start when --size have registered (the default)")
+    p.add_argument("--fee", type=int, required=True, help="the entry fee in chips (0 for a free one)", metavar="CHIPS")
+    p.add_argument(
+        "--prizes",
+        type=_prize_shares,
+        help="the pool's percent per place, 1st first (default 50,30,20)",
+        metavar="50,30,20",
+    )
+    p.add_argument("--format", required=True, choices=["knockout", "swiss"], type=str.lower, help="the format")
+    p.add_argument("--rounds", type=int, default=0, help="swiss: rounds to play, 2 to 9 (default 3)", metavar="N")
+    p.add_argument(
+        "--advance", type=int, default=0, choices=[1, 2], help="knockout: players each table sends on (default 2)"
+    )
+    p.add_argument(
+        "--tie-breaks",
+        type=_tie_breaks,
+        help="what orders players level on points, e.g. score,opponents,firsts",
+        metavar="score,opponents,firsts",
+    )
+    p.add_argument(
+        "--id",
+        default="",
+        help="its id (3 to 40 of a-z, 0-9, '-'): makes the command safe to repeat",
+        metavar="ID",
+    )
+    p.add_argument("--json", action="store_true", help="protobuf's JSON mapping of the answer")
+    waits.append((p, _tournament_create))
+
+    p = tour_cmds.add_parser(
+        "list",
+        help="the tournaments: registering and running first, then the newest ended",
+        description="One line per tournament: id, status, name, players registered, fee, format, round.",
+    )
+    p.add_argument("--status", choices=TOURNAMENT_STATUSES, type=str.lower, help="only those in this status")
+    p.add_argument("--limit", type=int, default=20, help="at most this many (default 20, at most 50)")
+    p.add_argument("--json", action="store_true", help="protobuf's JSON mapping of the answer")
+    waits.append((p, _tournament_list))
+
+    p = tour_cmds.add_parser(
+        "show",
+        help="one tournament: its standings, rounds and tables",
+        description="A tournament's summary, its standings as the server ranks them (place, name, match points, "
+        "score, prize) and each round's tables with their places and scores.",
+    )
+    p.add_argument("tournament", help="the tournament id")
+    p.add_argument("--json", action="store_true", help="protobuf's JSON mapping of the answer")
+    waits.append((p, _tournament_show))
+
+    p = tour_cmds.add_parser(
+        "cancel",
+        help="cancel a tournament that has not finished: every entry fee is refunded",
+        description="Cancel a tournament before it finishes: every registered player's entry fee comes back "
+        "(one ledger transaction); tables in play finish as practice. Kept in the audit log.",
+    )
+    p.add_argument("tournament", help="the tournament id")
+    _reason(p)
+    waits.append((p, _tournament_cancel))
 
     for parser, fn in waits:
         _common(parser)

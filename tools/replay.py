@@ -1,6 +1,7 @@
 """``okey replay``: rebuild every scoring projection from the PostgreSQL event log into fresh
 tables and swap them in; with ``--verify``, first re-run okeycore over every stream and fail
-loudly when a recorded result differs from what okeycore decides.
+loudly when a recorded result differs from what okeycore decides, and rebuild every tournament
+from its commands and its tables' results (``replay_tournaments.py``).
 
 The rebuild runs the live projector's own code (``services.scoring.projection.Projection``) over the log in its
 global order, writes the result with COPY into the schema ``okey_scoring_rebuild``, then, in one
@@ -40,6 +41,8 @@ from okeyplatform.eventstore import START, GlobalPosition, PostgresEventStore, S
 
 from services.scoring.projection import Projection, ProjectionError, UnknownEventType
 from services.scoring.store import REBUILD_SCHEMA, ScoringStore
+
+from .replay_tournaments import TABLE_INPUT_TYPES, TableInputs, TournamentReport, verify_tournaments
 
 __all__ = ["ReplayReport", "LogVerifier", "replay", "run_replay"]
 
@@ -293,6 +296,7 @@ class ReplayReport:
     rules_differences: list[str] = field(default_factory=list)  # old tables today's rules would decide otherwise
     rules_difference_count: int = 0
     parked: dict[str, tuple[int, str]] = field(default_factory=dict)  # table -> (version, why) not projected
+    tournaments: TournamentReport | None = None  # --verify: each tournament rebuilt from its inputs
 
     @property
     def seconds(self) -> float:
@@ -363,6 +367,7 @@ async def _replay(
     report = ReplayReport()
     proj = Projection()
     verifier = LogVerifier() if verify else None
+    inputs = TableInputs()  # --verify: the tournament tables' results, for the tournaments' rebuild
     cursor: GlobalPosition = START
     t0 = time.perf_counter()
     last_tick = t0
@@ -388,6 +393,8 @@ async def _replay(
                         parked[e.stream_id] = (e.version, str(exc)[:500])
                 if verifier is not None:
                     verifier.feed(e.stream_id, e.version, {"type": e.type, **e.data})
+                    if e.type in TABLE_INPUT_TYPES:
+                        inputs.feed(e.stream_id, e.type, e.data)
             report.events += len(batch)
             now = time.perf_counter()
             if progress is not None and now - last_tick >= 0.5:
@@ -404,7 +411,8 @@ async def _replay(
         report.verified = dict(verifier.checked)
         report.rules_differences = list(verifier.rules_differences)
         report.rules_difference_count = verifier.rules_difference_count
-        if report.verify_problems:
+        report.tournaments = await verify_tournaments(events, inputs)
+        if report.verify_problems or report.tournaments.problems:
             return report  # the log disagrees with okeycore: keep the live projection as it is
 
     t1 = time.perf_counter()
@@ -495,6 +503,31 @@ async def _run(url: str, scoring_url: str, verify: bool, swap: bool, page: int) 
     return _summary(report, verify, swap)
 
 
+def _tournaments_summary(t: TournamentReport | None) -> bool:
+    """The tournaments' lines of the summary; True when one differs from its inputs."""
+    out = sys.stdout
+    if t is None:
+        return False
+    if t.skipped:
+        out.write(f"  tournaments: none checked ({t.skipped})\n")
+        return False
+    ledger = f"; {t.postings:,} prize and refund postings match the ledger" if t.postings else ""
+    if t.problems:
+        out.write(
+            f"  tournaments: FAILED: {t.rebuilt:,} rebuilt from their registrations and table results; "
+            "these differ from the stored log or the ledger:\n"
+        )
+        for p in t.problems:
+            out.write(f"    {p}\n")
+    elif not t.rebuilt:
+        out.write("  tournaments: none in lobby_tournament_events\n")
+    else:
+        out.write(f"  tournaments: {t.rebuilt:,} rebuilt, all agree ({t.events:,} events{ledger})\n")
+    for n in t.notes:
+        out.write(f"    note: {n}\n")
+    return bool(t.problems)
+
+
 def _summary(r: ReplayReport, verify: bool, swap: bool) -> int:
     out = sys.stdout
     out.write(f"  events     {r.events:,} in {r.tables:,} tables, read and projected in {r.read_s:.1f} s\n")
@@ -504,20 +537,26 @@ def _summary(r: ReplayReport, verify: bool, swap: bool) -> int:
             out.write(f"  verify     FAILED: okeycore disagrees with the log ({checked} checked)\n")
             for p in r.verify_problems:
                 out.write(f"    {p}\n")
-            out.write("okey replay: FAILED: the recorded results above differ from okeycore; nothing was swapped\n")
+        else:
+            out.write(f"  verify     OK: okeycore re-decided {checked}: every recorded result matches\n")
+            if r.rules_difference_count:
+                out.write(
+                    f"  rules      {r.rules_difference_count:,} moves of tables created under older rules would be "
+                    "decided differently today (not corruption: each table keeps the rules it was created under):\n"
+                )
+                for d in r.rules_differences:
+                    out.write(f"    {d}\n")
+                if r.rules_difference_count > len(r.rules_differences):
+                    out.write(f"    ... and {r.rules_difference_count - len(r.rules_differences):,} more\n")
+        failed = _tournaments_summary(r.tournaments)
+        if r.verify_problems or failed:
+            what = " and ".join(
+                w for w, bad in (("okeycore", r.verify_problems), ("the tournaments' inputs", failed)) if bad
+            )
+            out.write(f"okey replay: FAILED: the recorded results above differ from {what}; nothing was swapped\n")
             out.flush()
             print("okey replay: verification FAILED (see above)", file=sys.stderr)
             return 1
-        out.write(f"  verify     OK: okeycore re-decided {checked}: every recorded result matches\n")
-        if r.rules_difference_count:
-            out.write(
-                f"  rules      {r.rules_difference_count:,} moves of tables created under older rules would be decided "
-                "differently today (not corruption: each table keeps the rules it was created under):\n"
-            )
-            for d in r.rules_differences:
-                out.write(f"    {d}\n")
-            if r.rules_difference_count > len(r.rules_differences):
-                out.write(f"    ... and {r.rules_difference_count - len(r.rules_differences):,} more\n")
     if r.parked:
         out.write(
             f"  parked     {len(r.parked):,} tables stop at an event that cannot be projected "

@@ -512,10 +512,14 @@ def _finish(state: State) -> list[dict[str, Any]]:
     return [{"kind": "finished", "standings": [e.player_id for e in ranked], "prizes": prizes, "house": house}]
 
 
-def withdraw(state: State, player_id: str) -> list[dict[str, Any]]:
-    """A player who left a tournament table: in no later round, no prize."""
+def withdraw(state: State, player_id: str, table_id: str) -> list[dict[str, Any]]:
+    """A player who left their table of the round being played: in no later round, no prize.
+    Nothing for a SeatLeft at another table, or at a table whose match already ended."""
     e = state.entries.get(player_id)
-    if state.status != RUNNING or e is None or e.withdrew:
+    table = state.tables.get(table_id)
+    if state.status != RUNNING or e is None or e.withdrew or table is None:
+        return []
+    if table.round != state.round or table.finished or player_id not in table.seats:
         return []
     return [{"kind": "withdrew", "player": player_id, "round": state.round}]
 

@@ -218,7 +218,7 @@ class Tournaments:
             if not tid:
                 return False
             state = await self._locked(uow, tid)
-            events = tm.withdraw(state, player_id)
+            events = tm.withdraw(state, player_id, table_id)
             await self._commit(uow, state, events, self.clock())
         return bool(events)
 

@@ -70,7 +70,7 @@ def test_any_tournament_runs_to_its_end_and_folds_back(case: tuple[tm.Spec, st.D
         table = data.draw(st.sampled_from([t for t in tables if not t.finished]))
         people = [p for p in table.seats if p]
         if data.draw(st.integers(0, 9)) == 0:  # now and then a player leaves mid-match
-            step(tm.withdraw(state, data.draw(st.sampled_from(people))))
+            step(tm.withdraw(state, data.draw(st.sampled_from(people)), table.table_id))
         scores = tuple(data.draw(st.lists(st.integers(-20, 40), min_size=4, max_size=4)))
         winners = (data.draw(st.integers(0, 3)),)
         step(tm.table_finished(state, table.table_id, scores, winners))
