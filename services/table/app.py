@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import hmac
+import random
 import re
 import secrets
 import time
@@ -16,6 +18,7 @@ from okeycore.commands import Command, CreateTable, SetConnection, StartHand
 from okeycore.errors import RuleViolation
 from okeycore.events import Event, TableCreated, event_to_dict
 from okeycore.games import Engine, Shuffle, engine_for
+from okeycore.kernel.automations import Shuffler
 from okeycore.options import TableOptions
 from okeyplatform import metrics as M
 from okeyplatform.auth import Identity, is_staff
@@ -24,7 +27,7 @@ from okeyplatform.eventstore import DuplicateCommand, EventStore, NewEvent, Stor
 from okeyplatform.logs import get_logger
 from okeyplatform.tracing import internal_span
 
-__all__ = ["TableApp", "RuleError", "TableNotFound", "Forbidden", "ActResult", "Loaded"]
+__all__ = ["TableApp", "RuleError", "TableNotFound", "Forbidden", "ActResult", "Loaded", "seeded_shuffle"]
 
 TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 MAX_VERSION = 2**31 - 1  # okey_events.version is an INT
@@ -97,6 +100,18 @@ class _Watchers:
     queues: set[asyncio.Queue[list[tuple[StoredEvent, Event]]]] = field(default_factory=set)
 
 
+def seeded_shuffle(seed: str, key: str) -> Shuffle:
+    """A deal that ``seed`` and ``key`` (``"<table id>:<hand>"``) decide: the order from a
+    ``random.Random`` seeded with HMAC-SHA256(seed, key), the salt from HMAC-SHA256(seed, key +
+    ":salt"). Predictable by design: OKEY_INSECURE_DEAL_SEED, for tests only. The commitment is
+    made of it as of any deal, so ``okey verify-deal`` checks it the same way."""
+    digest = hmac.new(seed.encode(), key.encode(), hashlib.sha256).digest()
+    order = list(range(106))
+    random.Random(digest).shuffle(order)  # predictable on purpose (tests only)
+    salt = hmac.new(seed.encode(), f"{key}:salt".encode(), hashlib.sha256).hexdigest()[:32]
+    return Shuffle(tuple(order), salt)
+
+
 def _now_ms() -> int:
     return int(time.time() * 1000)
 
@@ -112,8 +127,12 @@ class TableApp:
         clock: Callable[[], int] = _now_ms,
         cache_size: int = 20_000,
         max_tables_per_player: int = 0,
+        deal_seed: str = "",
     ) -> None:
         self.store = store
+        # OKEY_INSECURE_DEAL_SEED: tests only. Set, every deal is derived from it, the table id and
+        # the hand number, so anyone who knows it knows every rack; empty, deals are secure [C-DEAL-3].
+        self.deal_seed = deal_seed
         self.max_tables_per_player = max_tables_per_player  # open tables a player made themself; 0: no cap
         self.grace_ms = grace_ms
         self.clock = clock
@@ -202,6 +221,17 @@ class TableApp:
         _RNG.shuffle(order)  # [C-DEAL-3]: a cryptographically secure shuffle
         return Shuffle(tuple(order), secrets.token_hex(16))
 
+    def _shuffler(self, table_id: str, state: Any) -> Shuffler:
+        """The shuffle for the deal due after ``state``: the secure one, or with a deal seed
+        (tests only) the one the seed, the table id and the hand give."""
+        if not self.deal_seed:
+            return self._shuffle
+        key = f"{table_id}:{state.hand + 1}" if state is not None else f"{table_id}:1"
+        if state is not None and getattr(state, "voided", False):
+            key = f"{table_id}:{state.hand}:again:{state.version}"  # a void hand dealt again, same number
+        seed = self.deal_seed
+        return lambda: seeded_shuffle(seed, key)
+
     async def _commit(
         self,
         table_id: str,
@@ -223,7 +253,7 @@ class TableApp:
                 s = engine.evolve(s, e)
                 applied.append(e)
                 new.append(NewEvent(e.type, _data(e), s.hand, s.bot_seats))
-            pending = engine.follow_ups(s, now, self._shuffle)  # the next deal [P-BREAK-3]
+            pending = engine.follow_ups(s, now, self._shuffler(table_id, s))  # the next deal [P-BREAK-3]
         due = engine.due_at(s)
         t0 = time.perf_counter()
         res = await self.store.append(table_id, version, new, command_id, due, traceparent)
@@ -425,7 +455,8 @@ class TableApp:
         s, engine = loaded.state, loaded.engine
         now = self.clock()
         due = engine.due_at(s)
-        command = engine.on_due(s, now, self._shuffle, self.grace_ms) if due is not None else None
+        shuffle = self._shuffler(table_id, s)
+        command = engine.on_due(s, now, shuffle, self.grace_ms) if due is not None else None
         if command is None:
             # Not due (a move arrived meanwhile, another replica's stale claim), or nothing to
             # wait for: put the timer where the state says.

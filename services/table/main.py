@@ -11,7 +11,7 @@ from typing import Any
 from okey.v1 import table_service_pb2_grpc as pb_grpc
 from okeyplatform.eventstore import PostgresEventStore
 from okeyplatform.host import InProcess, Part, ServiceHost, run_service
-from okeyplatform.logs import configure_logging, fatal
+from okeyplatform.logs import configure_logging, fatal, get_logger
 from okeyplatform.metrics import OPEN_TABLES
 from okeyplatform.relay import Relay
 from okeyplatform.workers import supervise, worker_count
@@ -37,6 +37,7 @@ class TableConfig:
     max_tables_per_player: int = 3
     max_watches_per_player: int = 8
     relay_linger_s: float = 0.01
+    deal_seed: str = ""  # OKEY_INSECURE_DEAL_SEED: predictable deals, for tests only (never in production)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> TableConfig:
@@ -50,6 +51,7 @@ class TableConfig:
             max_tables_per_player=int(e.get("OKEY_MAX_TABLES_PER_PLAYER", "3")),
             max_watches_per_player=int(e.get("OKEY_MAX_WATCHES_PER_PLAYER", "8")),
             relay_linger_s=float(e.get("OKEY_RELAY_LINGER_MS", "10")) / 1000,
+            deal_seed=e.get("OKEY_INSECURE_DEAL_SEED", ""),
         )
 
 
@@ -69,7 +71,17 @@ def bootstrap(config: TableConfig) -> ServiceHost[TableParts]:
         store = await PostgresEventStore.connect(config.database_url, min_size=4, max_size=20)
         host.on_close(store.close)
         host.watch_pool("table", store.pool)
-        app = TableApp(store, grace_ms=config.grace_ms, max_tables_per_player=config.max_tables_per_player)
+        app = TableApp(
+            store,
+            grace_ms=config.grace_ms,
+            max_tables_per_player=config.max_tables_per_player,
+            deal_seed=config.deal_seed,
+        )
+        if config.deal_seed:
+            get_logger(component="table").warning(
+                "insecure_deal_seed",
+                message="OKEY_INSECURE_DEAL_SEED is set: deals are predictable: tests only, never in production",
+            )
         relay = Relay(store, config.database_url, config.nats_url, linger_s=config.relay_linger_s)
         timers = TimerPoller(app, store)
         listener = AppendListener(app, config.database_url, config.listen_idle_s)
