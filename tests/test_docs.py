@@ -97,13 +97,6 @@ def test_docs_rules_states_every_rule_id_and_no_other() -> None:
     assert not cited - set(ids), f"docs/rules.md cites ids rule_ids.txt does not list: {sorted(cited - set(ids))}"
 
 
-def test_docs_rules_names_the_issues_of_the_pending_decisions() -> None:
-    text = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
-    for rule, issue in (("D-12", "issue 46"),):
-        line = next(line for line in text.splitlines() if line.startswith(f"- [{rule}]"))
-        assert "Pending" in line and issue in line, line
-
-
 IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)\s]+)\)")
 
 

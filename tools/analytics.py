@@ -1,13 +1,14 @@
 """``okey analytics DIR``: the standard questions over the tables ``okey export --all`` wrote,
 answered by DuckDB and printed as tables; ``--sql`` runs the analyst's own query over the same
-views (``events``, ``moves``, ``hands``, ``matches``, ``seats``, and ``racks`` when exported with
-``--with-private``). docs/analytics.md lists the columns."""
+views (``events``, ``moves``, ``hands``, ``matches``, ``seats``, ``coaching_notes``, and ``racks``
+when exported with ``--with-private``). docs/analytics.md lists the columns."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
@@ -15,10 +16,11 @@ from typing import Any, TextIO
 import duckdb
 import pyarrow as pa
 
+from .coaching_stats import MISSED_FINISHES_NOTE, MISSED_FINISHES_SQL
 from .datasets import SCHEMAS, arrow_schema
 from .export_all import MANIFEST
 
-__all__ = ["QUESTIONS", "connect", "run_analytics", "format_table"]
+__all__ = ["QUESTIONS", "FOOTNOTES", "connect", "run_analytics", "format_table"]
 
 QUESTIONS: dict[str, tuple[str, str]] = {
     "starter-advantage": (
@@ -68,8 +70,16 @@ QUESTIONS: dict[str, tuple[str, str]] = {
                   count(*) FILTER (WHERE indicator_shows > 0) AS hands_with_a_show
            FROM hands GROUP BY game ORDER BY game""",
     ),
+    "missed-finishes": (
+        "Missed finishes: how often a seat that could finish did not, by game and player kind "
+        "(person, or bot by the table's bot_level)",
+        MISSED_FINISHES_SQL,
+    ),
 }
 """name -> (title, query over the views)."""
+
+FOOTNOTES: dict[str, str] = {"missed-finishes": MISSED_FINISHES_NOTE}
+"""name -> what a reader of the answer must know, printed under it."""
 
 
 class AnalyticsError(Exception):
@@ -143,6 +153,10 @@ def format_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], out: Tex
         out.write("(no rows)\n")
 
 
+def _wrap(text: str, width: int = 100) -> str:
+    return textwrap.fill(text, width)
+
+
 def _query(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
     try:
         rel = con.execute(sql)
@@ -174,6 +188,8 @@ def run_analytics(args: argparse.Namespace) -> int:
             cols, rows = _query(con, sql)
             out.write(f"\n{title} [{name}]\n\n")
             format_table(cols, rows, out)
+            if name in FOOTNOTES:
+                out.write("\n" + _wrap(FOOTNOTES[name]) + "\n")
     except AnalyticsError as exc:
         print(f"okey analytics: {exc}", file=sys.stderr)
         return 2

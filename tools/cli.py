@@ -335,7 +335,8 @@ def build_parser() -> argparse.ArgumentParser:
         "{...}}. Events are as a spectator sees them (no dealt racks, no deck order, no deal order or salt, no "
         "deck draws) unless --with-private is given. "
         "okey export --all --out DIR: the whole log (or --table/--game/--since/--until) as the tables events, "
-        "moves, hands, matches and seats (docs/analytics.md), Parquet or JSON lines, partitioned by day; the "
+        "moves, hands, matches, seats and coaching_notes (okeycore's coaching notes of every hand that ended; "
+        "--no-coaching leaves them out) (docs/analytics.md), Parquet or JSON lines, partitioned by day; the "
         "next run into DIR goes on where the last ended. Players are opaque ids; --with-private adds the "
         "dealt racks of finished hands (the racks table).",
     )
@@ -360,17 +361,25 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument(
         "--workers", type=int, help="--all: processes sharing the tables (default: 2, or 1 on one core)"
     )
+    export.add_argument(
+        "--no-coaching",
+        action="store_true",
+        help="--all: leave out the coaching_notes table (coaching every hand is most of the export's time)",
+    )
     export.set_defaults(func=_cmd_export)
 
     analytics = sub.add_parser(
         "analytics",
         help="answer the standard questions over an export's tables with DuckDB",
         description="Run the standard questions (starter advantage, finish kinds, hand length, bots' wins by "
-        "level, seat order, indicator shows) over the tables okey export --all wrote, and print them as "
-        "tables; --sql runs your own query over the same views (events, moves, hands, matches, seats).",
+        "level, seat order, indicator shows, missed finishes by game and player kind) over the tables okey "
+        "export --all wrote, and print them as tables; --question missed-finishes asks one of them; --sql "
+        "runs your own query over the same views (events, moves, hands, matches, seats, coaching_notes).",
     )
     analytics.add_argument("dir", nargs="?", default="okey-export", help="the export directory (default ./okey-export)")
-    analytics.add_argument("--sql", help="run this query instead (views: events, moves, hands, matches, seats)")
+    analytics.add_argument(
+        "--sql", help="run this query instead (views: events, moves, hands, matches, seats, coaching_notes)"
+    )
     analytics.add_argument("--question", action="append", help="only this question (repeatable; see --list)")
     analytics.add_argument("--list", action="store_true", help="list the questions")
     analytics.set_defaults(func=_cmd_analytics)

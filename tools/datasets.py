@@ -168,6 +168,26 @@ SCHEMAS: dict[str, tuple[Column, ...]] = {
         ("payout", pa.int64(), "the chips the seat won"),
         ("ended_at", _TS, "the match's end (UTC)"),
     ),
+    "coaching_notes": (
+        ("table_id", _STR, "the table"),
+        ("hand", _I32, "the hand the note is about (finished, voided or deck-exhausted hands, at their end)"),
+        ("version", _I32, "the event the note is about: the seat's move, a penalty, or the hand's end"),
+        ("seat", _I32, "the seat the note is for"),
+        ("player", _STR, "the seat's opaque player id; NULL for a bot seat"),
+        (
+            "bot_level",
+            _STR,
+            "the table's bot_level (HARD, NORMAL, EASY) where a bot played the seat at that event (a bot "
+            "from the start, or after the player left); NULL for a person",
+        ),
+        ("game", _STR, "OKEY or OKEY101"),
+        ("kind", _STR, "MISSED_FINISH, GAVE_FINISH, MISSED_OPENING, OKEY_HELD or PENALISED_DISCARD"),
+        ("hindsight", pa.bool_(), "the note needs what the seat could not see then (the deck order, another rack)"),
+        ("tiles", _STRS, "the tiles concerned, as codes (e.g. the tiles that would have finished)"),
+        ("points", _I32, "a missed opening's points (pairs when only pairs open), a penalty's points; else 0"),
+        ("turns", _I32, "OKEY_HELD: the seat's turns ended holding the okey; else 0"),
+        ("ended_at", _TS, "the hand's end (UTC)"),
+    ),
     "racks": (
         ("table_id", _STR, "the table"),
         ("hand", _I32, "the hand (finished hands only: written at the hand's end)"),
@@ -181,7 +201,7 @@ SCHEMAS: dict[str, tuple[Column, ...]] = {
 ``schema_markdown()`` verbatim (tests/cli/test_export_all.py checks it is fresh)."""
 
 FILED_BY = {"events": "recorded_at", "moves": "recorded_at", "hands": "ended_at", "matches": "ended_at",
-            "seats": "ended_at", "racks": "ended_at"}  # fmt: skip
+            "seats": "ended_at", "coaching_notes": "ended_at", "racks": "ended_at"}  # fmt: skip
 """The column whose UTC day files a row (``DIR/<table>/day=YYYY-MM-DD/``): the time ``Emit`` gets."""
 
 PRIVATE_TABLES = ("racks",)

@@ -1,7 +1,8 @@
 """``okey export --all`` (or ``--table``, ``--game``, ``--since``, ``--until``): the event log as
 analysis tables in a directory, Parquet (default) or JSON lines, partitioned by day
 (``DIR/<table>/day=YYYY-MM-DD/run-NNNNN-K.parquet``); the tables and their columns are
-``okeytools.datasets.SCHEMAS`` (docs/analytics.md).
+``okeytools.datasets.SCHEMAS`` (docs/analytics.md); ``coaching_notes`` holds okeycore's coaching
+notes of every hand that ended (``okeytools.coaching_stats``; ``--no-coaching`` leaves it out).
 
 The log is read in its global order (``PostgresEventStore.read_all``, which never passes a late
 commit). The directory keeps its cursor in ``_export.json``, written after the run's files are
@@ -37,6 +38,7 @@ import pyarrow.parquet as pq
 from okeycore.options import Game
 from okeyplatform.eventstore import START, DatabaseUnreachable, GlobalPosition, PostgresEventStore
 
+from .coaching_stats import NoteRows
 from .datasets import (
     DRAW_OR_DISCARD,
     FILED_BY,
@@ -83,10 +85,12 @@ class ExportOptions:
     tables: tuple[str, ...] = ()
     page: int = 20_000
     workers: int = 1
+    coaching: bool = True  # the coaching_notes table (okeycore.coaching of every hand that ended)
 
     def filters(self) -> dict[str, Any]:
-        """What fixes the directory's contents: a later run must ask for the same."""
-        return {
+        """What fixes the directory's contents: a later run must ask for the same. (``coaching``
+        only when off: a directory of an export before it goes on, with notes from then on.)"""
+        got: dict[str, Any] = {
             "format": self.format,
             "with_private": self.private,
             "since": self.since.isoformat() if self.since else None,
@@ -94,6 +98,9 @@ class ExportOptions:
             "game": self.game,
             "tables": sorted(self.tables),
         }
+        if not self.coaching:
+            got["coaching"] = False
+        return got
 
 
 @dataclass
@@ -106,6 +113,10 @@ class ExportReport:
     cursor: GlobalPosition = START
     parked: dict[str, str] = field(default_factory=dict)
     removed: list[str] = field(default_factory=list)  # a stopped run's leftovers
+    coached: int = 0  # hands coached (coaching_notes)
+    truncated: int = 0  # of them, those whose notes stopped at coach's limit or budget
+    uncoached: dict[str, str] = field(default_factory=dict)  # table -> why a hand of it was not coached
+    coaching_seconds: float = 0.0  # in coach(), all workers summed
 
     @property
     def rate(self) -> float:
@@ -309,6 +320,10 @@ async def export_all(
         report.events += part.events
         report.files += part.files
         report.parked.update(part.parked)
+        report.coached += part.coached
+        report.truncated += part.truncated
+        report.uncoached.update(part.uncoached)
+        report.coaching_seconds += part.coaching_seconds
         for table, n in part.rows.items():
             report.written[table] = report.written.get(table, 0) + n
     if progress is not None:
@@ -334,6 +349,10 @@ class _Shard:
     rows: dict[str, int]
     files: list[str]
     parked: dict[str, str]
+    coached: int = 0
+    truncated: int = 0
+    uncoached: dict[str, str] = field(default_factory=dict)
+    coaching_seconds: float = 0.0
 
 
 _CSV_TYPES = {
@@ -384,11 +403,14 @@ async def _export_shard(
     progress: Callable[[int, float], None] | None,
 ) -> _Shard:
     """The events in (after, until], worker ``shard`` (k, of n) of them: read in pages of CSV
-    (COPY), folded and flattened, written by day. A table whose events began before ``after``
-    (an earlier run's, or the worker's before this one) is caught up from the log first."""
+    (COPY), folded and flattened, written by day; with ``opts.coaching``, every hand that ends
+    is coached (``NoteRows``). A table whose events began before ``after`` (an earlier run's,
+    or the worker's before this one) is caught up from the log first."""
     tables = TABLES + (PRIVATE_TABLES if opts.private else ())
     tag = f"{run:05d}" if shard[1] == 1 else f"{run:05d}-w{shard[0]}"
     flat = Flattener(PlayerIds(key), private=opts.private)
+    notes = NoteRows(flat.ids, flat.rows["coaching_notes"]) if opts.coaching else None
+    parked = flat.parked
     writer = _Writer(opts.out, opts.format, tag, tables, flat.rows, opts.since, opts.until)
     wanted = set(opts.tables)
     game = opts.game
@@ -425,22 +447,40 @@ async def _export_shard(
             for i, (sid, version, position, kind, ms, text, seat, tile, source, nxt) in enumerate(rows):
                 if i % 2000 == 1999:
                     await asyncio.sleep(0)  # the next page's COPY drains its socket meanwhile
+                    if notes is not None and progress is not None:  # coaching makes a page take seconds
+                        now = time.perf_counter()
+                        if now - last >= 0.5:
+                            last = now
+                            progress(n + i, now - t0)
                 if (wanted and sid not in wanted) or sid in skipped:
                     continue
                 if kind in moves and move(sid, version, position, ms, kind, seat, tile, source, nxt, text, False, i):
+                    if notes is not None:
+                        if sid in parked:
+                            notes.forget(sid)
+                        else:
+                            notes.feed_move(sid, version, kind, text)
                     continue  # a draw or a discard of a table met before: its JSON is not parsed
                 data = loads(text)
                 if not flat.knows(sid):
                     if version != 1:
-                        await _catch_up(store, flat, sid, version)
+                        await _catch_up(store, flat, sid, version, notes)
                     elif game is not None and data["options"].get("game", Game.OKEY.value) != game:
                         skipped.add(sid)
                         continue
                     if game is not None and sid in flat.tables and flat.tables[sid].game != game:
                         skipped.add(sid)
                         flat.tables.pop(sid)
+                        if notes is not None:
+                            notes.forget(sid)
                         continue
-                flat.feed(sid, version, position, stamp(ms / 1000, UTC), kind, data, text=text, index=i)
+                at = stamp(ms / 1000, UTC)
+                flat.feed(sid, version, position, at, kind, data, text=text, index=i)
+                if notes is not None:
+                    if sid in parked:
+                        notes.forget(sid)
+                    else:
+                        notes.feed(sid, version, kind, data, at)
             if flat.page_rows:
                 writer.add_batch("events", _events_batch(t, flat))
             writer.check()
@@ -452,7 +492,11 @@ async def _export_shard(
     finally:
         pending.cancel()
     writer.close()
-    return _Shard(n, writer.counts, writer.files, dict(flat.parked))
+    done = _Shard(n, writer.counts, writer.files, dict(flat.parked))
+    if notes is not None:
+        done.coached, done.truncated = notes.hands, notes.truncated
+        done.uncoached, done.coaching_seconds = dict(notes.failed), notes.seconds
+    return done
 
 
 def _events_batch(page: pa.Table, flat: Flattener) -> pa.RecordBatch:
@@ -564,27 +608,34 @@ def _to_ms(at: datetime) -> datetime:
     return datetime.fromtimestamp(((us + 500) // 1000) / 1000, UTC)
 
 
-async def _catch_up(store: PostgresEventStore, flat: Flattener, stream_id: str, version: int) -> None:
-    """The table's events before ``version`` (an earlier run wrote them): folded, not written."""
+async def _catch_up(
+    store: PostgresEventStore, flat: Flattener, stream_id: str, version: int, notes: NoteRows | None = None
+) -> None:
+    """The table's events before ``version`` (an earlier run wrote them): folded, not written
+    (nor coached: their hands' notes are an earlier run's)."""
     after = 0
     while after < version - 1:
         older = await store.read_stream(stream_id, after_version=after, limit=min(5000, version - 1 - after))
         if not older:
             break
         for o in older:
-            flat.feed(o.stream_id, o.version, o.position, _to_ms(o.recorded_at), o.type, o.data, quiet=True)
+            at = _to_ms(o.recorded_at)
+            flat.feed(o.stream_id, o.version, o.position, at, o.type, o.data, quiet=True)
+            if notes is not None:
+                notes.feed(o.stream_id, o.version, o.type, o.data, at, quiet=True)
         after = older[-1].version
 
 
 # ------------------------------------------------------------------ the command
 
 
-def _progress(out: TextIO) -> Callable[[int, float], None]:
+def _progress(out: TextIO, coaching: bool = False) -> Callable[[int, float], None]:
     tty = out.isatty()
+    tail = ", coaching each hand that ended" if coaching else ""
 
     def show(n: int, seconds: float) -> None:
         rate = n / seconds if seconds else 0.0
-        line = f"  read {n:,} events, {rate:,.0f} events/s"
+        line = f"  read {n:,} events, {rate:,.0f} events/s{tail}"
         out.write(("\r" + line + "   ") if tty else line + "\n")
         out.flush()
 
@@ -607,6 +658,7 @@ def run_export_all(args: argparse.Namespace) -> int:
             tables=tuple(args.tables or ()),
             page=args.page,
             workers=args.workers if args.workers else min(2, os.cpu_count() or 1),
+            coaching=not getattr(args, "no_coaching", False),
         )
     except KeyError:
         print(f"okey export: no game {args.game!r}: use OKEY or OKEY101", file=sys.stderr)
@@ -624,7 +676,7 @@ def run_export_all(args: argparse.Namespace) -> int:
 async def _run(url: str, opts: ExportOptions) -> int:
     store = await PostgresEventStore.connect(url, min_size=1, max_size=3)
     try:
-        report = await export_all(store, opts, _progress(sys.stderr), dsn=url)
+        report = await export_all(store, opts, _progress(sys.stderr, opts.coaching), dsn=url)
     except ExportError as exc:
         print(f"okey export: {exc}", file=sys.stderr)
         return 2
@@ -639,6 +691,14 @@ async def _run(url: str, opts: ExportOptions) -> int:
     out.write(f"  written    {rows} in {len(report.files)} files ({opts.format}, by day)\n")
     for table_id, why in sorted(report.parked.items())[:20]:
         out.write(f"  skipped    table {table_id} from {why}\n")
+    if opts.coaching:
+        cut = f", {report.truncated:,} of them cut short by the coach's limit or budget" if report.truncated else ""
+        out.write(
+            f"  coached    {report.coached:,} hands ({report.coaching_seconds:.1f} s in the coach{cut}); "
+            f"{report.written.get('coaching_notes', 0):,} notes\n"
+        )
+        for table_id, why in sorted(report.uncoached.items())[:20]:
+            out.write(f"  uncoached  table {table_id} from {why}\n")
     kind = "with the dealt racks of finished hands" if opts.private else "as a spectator sees them"
     out.write(
         f"okey export: run {report.run} into {opts.out}: {report.events:,} events in {report.seconds:.1f} s "

@@ -91,11 +91,19 @@ class TableClient:
         await self.channel.close()
 
     async def create_table(
-        self, options: TableOptions, players: tuple[str, ...] = (), table_id: str = "", command_id: str = ""
+        self,
+        options: TableOptions,
+        players: tuple[str, ...] = (),
+        table_id: str = "",
+        command_id: str = "",
+        public: bool = False,
     ) -> pb.CreateTableResponse:
-        """Open a table; ``table_id`` only with a service credential (the server names a
-        player's tables); ``command_id`` makes a retry return the same table."""
-        req = pb.CreateTableRequest(table_id=table_id, options=options_pb(options), command_id=command_id)
+        """Open a table; ``table_id`` and ``public`` only with a service credential (the server
+        names a player's tables; the lobby lists its public ones); ``command_id`` makes a retry
+        return the same table."""
+        req = pb.CreateTableRequest(
+            table_id=table_id, options=options_pb(options), command_id=command_id, public=public
+        )
         for p in players:
             req.seats.add(player_id=p)
         resp: pb.CreateTableResponse = await self.stub.CreateTable(req, metadata=self.metadata)

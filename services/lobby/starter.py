@@ -35,9 +35,11 @@ class GrpcTableStarter:
     def __init__(self, address: str, token_secret: bytes | None = None) -> None:
         self.client = TableClient(address, ServiceCredential("lobby", ttl_s=TOKEN_TTL_S, secret=token_secret))
 
-    async def create_table(self, table_id: str, options: TableOptions, players: tuple[str, ...]) -> None:
+    async def create_table(
+        self, table_id: str, options: TableOptions, players: tuple[str, ...], public: bool = False
+    ) -> None:
         try:
-            await self.client.create_table(options, players, table_id=table_id, command_id="lobby-start")
+            await self.client.create_table(options, players, table_id=table_id, command_id="lobby-start", public=public)
         except grpc.aio.AioRpcError as exc:
             # TABLE_EXISTS is FAILED_PRECONDITION: not transient, so permanent like any refusal.
             raise StartFailed(f"{exc.code().name}: {exc.details()}", permanent=exc.code() not in _TRANSIENT) from None

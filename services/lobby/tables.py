@@ -55,7 +55,11 @@ class TableStarter(Protocol):
     """The lobby's calls to the table service: opening a match (an already existing table counts
     as opened) and leaving a seat mid-match [D-10] (a seat already left counts as left)."""
 
-    async def create_table(self, table_id: str, options: TableOptions, players: tuple[str, ...]) -> None: ...
+    async def create_table(
+        self, table_id: str, options: TableOptions, players: tuple[str, ...], public: bool = False
+    ) -> None:
+        """``public``: the lobby lists the table (its replays are anyone's once the match ended)."""
+        ...
 
     async def leave_seat(self, table_id: str, seat: int, player_id: str) -> None:
         """The table's SeatLeft: a bot plays ``seat`` from now on. Raises ``Refused`` when the
@@ -450,7 +454,8 @@ class Tables:
             seats = await uow.tables.seats(table_id)
         players = tuple(s.player_id or "" for s in sorted(seats, key=lambda s: s.seat))
         try:
-            await self.starter.create_table(table_id, TableOptions.from_dict(table.options, stored=True), players)
+            options = TableOptions.from_dict(table.options, stored=True)
+            await self.starter.create_table(table_id, options, players, public=not table.private)
         except StartFailed as exc:
             if not exc.permanent:
                 self.log.warning("table_start_retry", table_id=table_id, error=str(exc))

@@ -24,6 +24,9 @@ from okeyplatform.contract import (
     hints_pb,
     option_spec_pb,
     options_from_pb,
+    options_pb,
+    tile_pb,
+    tiles_pb,
     valid_traceparent,
     view_pb,
 )
@@ -32,6 +35,7 @@ from okeyplatform.eventstore import StoredEvent
 from okeyplatform.tracing import current_traceparent
 
 from .app import TableApp
+from .replays import Replays
 
 __all__ = ["TableServicer", "SERVICE_NAME"]
 
@@ -136,6 +140,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
         self.app = app
         self.max_watches = max_watches  # open Watch streams per player on this replica; 0: no cap
         self._watches: Counter[str] = Counter()
+        self.replays = Replays()
 
     def _event(self, stored: StoredEvent, event: Event, engine: Any, seat: int | None) -> Any:
         """The envelope NATS carries too, with the event as ``seat`` may see it."""
@@ -148,7 +153,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
         if players and len(players) != options.seat_count:
             raise InvalidArgument(f"seats: give {options.seat_count} seats or none")
         table_id, version = await self.app.create_table(
-            request.table_id, options, players, identity, request.command_id, _traceparent(context)
+            request.table_id, options, players, identity, request.command_id, _traceparent(context), request.public
         )
         return pb.CreateTableResponse(table_id=table_id, version=version)
 
@@ -208,6 +213,40 @@ class TableServicer(pb_grpc.TableServiceServicer):
         resp = pb.GetOptionSpecResponse()
         resp.CopyFrom(option_spec_pb())
         return resp
+
+    async def GetReplay(self, request: pb.GetReplayRequest, context: Any) -> pb.GetReplayResponse:
+        identity = _identity(context)
+        pairs = await self.app.events(request.table_id)
+        r = await self.replays.replay(pairs, request.hand, identity)
+        msg = pb.Replay(
+            table_id=r.created.table_id,
+            hand=r.started.hand,
+            options=options_pb(r.created.options),
+            players=list(r.created.players),
+            starter=r.started.starter,
+            indicator=tile_pb(r.started.indicator),
+            deck=tiles_pb(r.started.deck),
+            events=[envelope_pb(st, ev, private=True) for st, ev in r.pairs],
+            commitment=r.started.commitment,
+            order=tiles_pb(r.order),
+            salt=r.salt,
+            verified=r.verified,
+            notes_truncated=r.coaching.truncated,
+        )
+        for rack in r.started.racks:
+            msg.racks.add(tiles=tiles_pb(rack))
+        for n in r.coaching.notes:
+            msg.notes.add(
+                version=n.version,
+                seat=n.seat,
+                kind=pb.CoachingKind.Value(f"COACHING_KIND_{n.kind}"),
+                text=n.text,
+                hindsight=n.hindsight,
+                tiles=tiles_pb(n.tiles),
+                points=n.points,
+                turns=n.turns,
+            )
+        return pb.GetReplayResponse(replay=msg)
 
     async def Watch(self, request: pb.WatchRequest, context: Any) -> AsyncIterator[pb.WatchResponse]:
         identity = _identity(context)

@@ -272,12 +272,14 @@ class TableApp:
         identity: Identity | None = None,
         command_id: str = "",
         traceparent: str | None = None,
+        public: bool = False,
     ) -> tuple[str, int]:
-        """Open a table. A player (not the lobby's or the bots' service credential) may only
-        open one where no seat is someone else's: they take at most one seat and bots ("")
-        the rest, as the web client does without a lobby. Seating other players is the
-        lobby's work: otherwise anyone could seat anyone, or themselves at every seat and play
-        all the hands into the leaderboards.
+        """Open a table; ``public`` (a service's only: the lobby lists it) is recorded on its
+        TableCreated, and makes its replays anyone's once its match has ended [D-12]. A player
+        (not the lobby's or the bots' service credential) may only open one where no seat is
+        someone else's: they take at most one seat and bots ("") the rest, as the web client
+        does without a lobby. Seating other players is the lobby's work: otherwise anyone could
+        seat anyone, or themselves at every seat and play all the hands into the leaderboards.
 
         A table's id is chosen by the server, never by a player (a lobby table's public id
         would otherwise be theirs to take); a service may name it (the lobby's own ids). A
@@ -298,6 +300,8 @@ class TableApp:
                 )
             if players.count(identity.subject) > 1:
                 raise Forbidden("a player may take only one seat at a table", "SEATS_NOT_YOURS")
+            if public:
+                raise Forbidden("only the lobby lists a table as public", "PUBLIC_NOT_ALLOWED")
         if len(command_id) > 128:
             raise InvalidArgument("command_id: at most 128 characters")
         cap = self.max_tables_per_player
@@ -314,7 +318,7 @@ class TableApp:
         if not TABLE_ID.fullmatch(table_id):
             raise InvalidArgument("table_id: letters, digits, '-' and '_' only, at most 64")
         engine = engine_for(options.game)
-        got = engine.decide(None, CreateTable(table_id=table_id, options=options, players=players))
+        got = engine.decide(None, CreateTable(table_id=table_id, options=options, players=players, public=public))
         if isinstance(got, RuleViolation):
             raise RuleError(got)
         key = f"create:{caller}:{command_id}"

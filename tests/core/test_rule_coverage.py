@@ -44,10 +44,9 @@ PACING_IDS = SECTIONS["pacing"]
 # Rules stated in RULES.md that the engine does not enforce yet, each with the issue that builds
 # it. A pending id must have no test named after it: once one exists, it leaves this list.
 # (D-10, leaving mid-match as a table event, left it with issue 16: SeatLeft in the kernel; D-11,
-# a disconnected seat, with issue 44: SetConnection, SeatDisconnected and SeatReconnected.)
-PENDING: dict[str, str] = {
-    "D-12": "issue 46 (replays of finished hands)",
-}
+# a disconnected seat, with issue 44: SetConnection, SeatDisconnected and SeatReconnected; D-12,
+# replays, with issue 46: TableService.GetReplay and okeycore.coaching.)
+PENDING: dict[str, str] = {}
 
 ALL_IDS = CLASSIC_RULE_IDS + OKEY101_RULE_IDS + DECISION_IDS + PACING_IDS
 

@@ -27,7 +27,9 @@ class FakeTables:
     fail: StartFailed | None = None
     left: list[tuple[str, int, str]] = field(default_factory=list)  # each LeaveSeat sent
 
-    async def create_table(self, table_id: str, options: TableOptions, players: tuple[str, ...]) -> None:
+    async def create_table(
+        self, table_id: str, options: TableOptions, players: tuple[str, ...], public: bool = False
+    ) -> None:
         if self.fail is not None:
             raise self.fail
         self.created.append((table_id, options, players))

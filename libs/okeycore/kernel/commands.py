@@ -42,6 +42,7 @@ class CreateTable(Command):
     table_id: str = ""
     options: TableOptions = field(default_factory=TableOptions)
     players: tuple[str, ...] = ()  # who sits where ("" for a bot seat); data only, no rule reads it
+    public: bool = False  # listed by the lobby (TableCreated.public); data only
 
 
 @dataclass(frozen=True, slots=True)

@@ -76,6 +76,9 @@ class TableCreated(Event):
     # The rules the table is played under (okeycore.options.RULES_VERSION when it was created);
     # a log written before versions were recorded is version 1.
     rules_version: int = 1
+    # Listed in the lobby for anyone to sit or watch: its hands' replays are anyone's once the
+    # match has ended [D-12]. Data only; no rule of play reads it.
+    public: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -294,7 +294,8 @@ class Dispatcher(Generic[S]):
         n = opts.seat_count
         if cmd.players and len(cmd.players) != n:
             return violation("INVALID_SEATS", f"a table of {self.rules.title} with these options has exactly {n} seats")
-        return [TableCreated(cmd.table_id, opts, tuple(cmd.players) or ("",) * n, rules_version=RULES_VERSION)]
+        players = tuple(cmd.players) or ("",) * n
+        return [TableCreated(cmd.table_id, opts, players, rules_version=RULES_VERSION, public=cmd.public)]
 
     def _start_hand(self, state: S, cmd: StartHand) -> Decision:
         if state.phase is Phase.PLAYING:

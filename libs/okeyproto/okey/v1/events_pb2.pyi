@@ -118,16 +118,18 @@ class TableEvent(_message.Message):
     def __init__(self, table_id: _Optional[str] = ..., version: _Optional[int] = ..., hand: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., kind: _Optional[str] = ..., to_move: _Optional[int] = ..., traceparent: _Optional[str] = ..., bot_seats: _Optional[int] = ..., table_created: _Optional[_Union[TableCreated, _Mapping]] = ..., hand_started: _Optional[_Union[HandStarted, _Mapping]] = ..., tile_drawn: _Optional[_Union[TileDrawn, _Mapping]] = ..., tile_returned: _Optional[_Union[TileReturned, _Mapping]] = ..., tile_discarded: _Optional[_Union[TileDiscarded, _Mapping]] = ..., indicator_shown: _Optional[_Union[IndicatorShown, _Mapping]] = ..., pairs_declared: _Optional[_Union[PairsDeclared, _Mapping]] = ..., turned_to_okey: _Optional[_Union[TurnedToOkey, _Mapping]] = ..., turn_timed_out: _Optional[_Union[TurnTimedOut, _Mapping]] = ..., autopilot_ended: _Optional[_Union[AutopilotEnded, _Mapping]] = ..., penalty_applied: _Optional[_Union[PenaltyApplied, _Mapping]] = ..., hand_ended: _Optional[_Union[HandEnded, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., melds_opened: _Optional[_Union[MeldsOpened, _Mapping]] = ..., tile_added: _Optional[_Union[TileAdded, _Mapping]] = ..., okey_taken: _Optional[_Union[OkeyTaken, _Mapping]] = ..., hand_ended101: _Optional[_Union[HandEnded101, _Mapping]] = ..., hand_voided: _Optional[_Union[HandVoided, _Mapping]] = ..., seat_left: _Optional[_Union[SeatLeft, _Mapping]] = ..., break_started: _Optional[_Union[BreakStarted, _Mapping]] = ..., seat_ready: _Optional[_Union[SeatReady, _Mapping]] = ..., seat_disconnected: _Optional[_Union[SeatDisconnected, _Mapping]] = ..., seat_reconnected: _Optional[_Union[SeatReconnected, _Mapping]] = ...) -> None: ...
 
 class TableCreated(_message.Message):
-    __slots__ = ("table_id", "options", "rules_version", "players")
+    __slots__ = ("table_id", "options", "rules_version", "players", "public")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     RULES_VERSION_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    PUBLIC_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     options: _common_pb2.TableOptions
     rules_version: int
     players: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, table_id: _Optional[str] = ..., options: _Optional[_Union[_common_pb2.TableOptions, _Mapping]] = ..., rules_version: _Optional[int] = ..., players: _Optional[_Iterable[str]] = ...) -> None: ...
+    public: bool
+    def __init__(self, table_id: _Optional[str] = ..., options: _Optional[_Union[_common_pb2.TableOptions, _Mapping]] = ..., rules_version: _Optional[int] = ..., players: _Optional[_Iterable[str]] = ..., public: _Optional[bool] = ...) -> None: ...
 
 class HandStarted(_message.Message):
     __slots__ = ("hand", "starter", "racks", "indicator", "deck", "deadline_ms", "commitment", "order", "salt")

@@ -9,6 +9,15 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class CoachingKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    COACHING_KIND_UNSPECIFIED: _ClassVar[CoachingKind]
+    COACHING_KIND_MISSED_FINISH: _ClassVar[CoachingKind]
+    COACHING_KIND_GAVE_FINISH: _ClassVar[CoachingKind]
+    COACHING_KIND_MISSED_OPENING: _ClassVar[CoachingKind]
+    COACHING_KIND_OKEY_HELD: _ClassVar[CoachingKind]
+    COACHING_KIND_PENALISED_DISCARD: _ClassVar[CoachingKind]
+
 class OptionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     OPTION_KIND_UNSPECIFIED: _ClassVar[OptionKind]
@@ -33,6 +42,12 @@ class Stage(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     STAGE_LAST_CHANCE: _ClassVar[Stage]
     STAGE_LAST_CHANCE_TAKEN: _ClassVar[Stage]
     STAGE_PLAY: _ClassVar[Stage]
+COACHING_KIND_UNSPECIFIED: CoachingKind
+COACHING_KIND_MISSED_FINISH: CoachingKind
+COACHING_KIND_GAVE_FINISH: CoachingKind
+COACHING_KIND_MISSED_OPENING: CoachingKind
+COACHING_KIND_OKEY_HELD: CoachingKind
+COACHING_KIND_PENALISED_DISCARD: CoachingKind
 OPTION_KIND_UNSPECIFIED: OptionKind
 OPTION_KIND_INT: OptionKind
 OPTION_KIND_BOOL: OptionKind
@@ -49,6 +64,74 @@ STAGE_DISCARD: Stage
 STAGE_LAST_CHANCE: Stage
 STAGE_LAST_CHANCE_TAKEN: Stage
 STAGE_PLAY: Stage
+
+class GetReplayRequest(_message.Message):
+    __slots__ = ("table_id", "hand")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    hand: int
+    def __init__(self, table_id: _Optional[str] = ..., hand: _Optional[int] = ...) -> None: ...
+
+class CoachingNote(_message.Message):
+    __slots__ = ("version", "seat", "kind", "text", "hindsight", "tiles", "points", "turns")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    HINDSIGHT_FIELD_NUMBER: _ClassVar[int]
+    TILES_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FIELD_NUMBER: _ClassVar[int]
+    TURNS_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    seat: int
+    kind: CoachingKind
+    text: str
+    hindsight: bool
+    tiles: _containers.RepeatedCompositeFieldContainer[_common_pb2.Tile]
+    points: int
+    turns: int
+    def __init__(self, version: _Optional[int] = ..., seat: _Optional[int] = ..., kind: _Optional[_Union[CoachingKind, str]] = ..., text: _Optional[str] = ..., hindsight: _Optional[bool] = ..., tiles: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., points: _Optional[int] = ..., turns: _Optional[int] = ...) -> None: ...
+
+class Replay(_message.Message):
+    __slots__ = ("table_id", "hand", "options", "players", "starter", "indicator", "racks", "deck", "events", "commitment", "order", "salt", "verified", "notes", "notes_truncated")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    STARTER_FIELD_NUMBER: _ClassVar[int]
+    INDICATOR_FIELD_NUMBER: _ClassVar[int]
+    RACKS_FIELD_NUMBER: _ClassVar[int]
+    DECK_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    ORDER_FIELD_NUMBER: _ClassVar[int]
+    SALT_FIELD_NUMBER: _ClassVar[int]
+    VERIFIED_FIELD_NUMBER: _ClassVar[int]
+    NOTES_FIELD_NUMBER: _ClassVar[int]
+    NOTES_TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    hand: int
+    options: _common_pb2.TableOptions
+    players: _containers.RepeatedScalarFieldContainer[str]
+    starter: int
+    indicator: _common_pb2.Tile
+    racks: _containers.RepeatedCompositeFieldContainer[_common_pb2.TileGroup]
+    deck: _containers.RepeatedCompositeFieldContainer[_common_pb2.Tile]
+    events: _containers.RepeatedCompositeFieldContainer[_events_pb2.TableEvent]
+    commitment: str
+    order: _containers.RepeatedCompositeFieldContainer[_common_pb2.Tile]
+    salt: str
+    verified: bool
+    notes: _containers.RepeatedCompositeFieldContainer[CoachingNote]
+    notes_truncated: bool
+    def __init__(self, table_id: _Optional[str] = ..., hand: _Optional[int] = ..., options: _Optional[_Union[_common_pb2.TableOptions, _Mapping]] = ..., players: _Optional[_Iterable[str]] = ..., starter: _Optional[int] = ..., indicator: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., racks: _Optional[_Iterable[_Union[_common_pb2.TileGroup, _Mapping]]] = ..., deck: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., events: _Optional[_Iterable[_Union[_events_pb2.TableEvent, _Mapping]]] = ..., commitment: _Optional[str] = ..., order: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., salt: _Optional[str] = ..., verified: _Optional[bool] = ..., notes: _Optional[_Iterable[_Union[CoachingNote, _Mapping]]] = ..., notes_truncated: _Optional[bool] = ...) -> None: ...
+
+class GetReplayResponse(_message.Message):
+    __slots__ = ("replay",)
+    REPLAY_FIELD_NUMBER: _ClassVar[int]
+    replay: Replay
+    def __init__(self, replay: _Optional[_Union[Replay, _Mapping]] = ...) -> None: ...
 
 class GetOptionSpecRequest(_message.Message):
     __slots__ = ()
@@ -167,16 +250,18 @@ class SeatAssignment(_message.Message):
     def __init__(self, player_id: _Optional[str] = ...) -> None: ...
 
 class CreateTableRequest(_message.Message):
-    __slots__ = ("table_id", "options", "seats", "command_id")
+    __slots__ = ("table_id", "options", "seats", "command_id", "public")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
+    PUBLIC_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     options: _common_pb2.TableOptions
     seats: _containers.RepeatedCompositeFieldContainer[SeatAssignment]
     command_id: str
-    def __init__(self, table_id: _Optional[str] = ..., options: _Optional[_Union[_common_pb2.TableOptions, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatAssignment, _Mapping]]] = ..., command_id: _Optional[str] = ...) -> None: ...
+    public: bool
+    def __init__(self, table_id: _Optional[str] = ..., options: _Optional[_Union[_common_pb2.TableOptions, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatAssignment, _Mapping]]] = ..., command_id: _Optional[str] = ..., public: _Optional[bool] = ...) -> None: ...
 
 class CreateTableResponse(_message.Message):
     __slots__ = ("table_id", "version")

@@ -76,6 +76,11 @@ class TableServiceStub:
                 request_serializer=okey_dot_v1_dot_table__service__pb2.GetOptionSpecRequest.SerializeToString,
                 response_deserializer=okey_dot_v1_dot_table__service__pb2.GetOptionSpecResponse.FromString,
                 _registered_method=True)
+        self.GetReplay = channel.unary_unary(
+                '/okey.v1.TableService/GetReplay',
+                request_serializer=okey_dot_v1_dot_table__service__pb2.GetReplayRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_table__service__pb2.GetReplayResponse.FromString,
+                _registered_method=True)
 
 
 class TableServiceServicer:
@@ -140,6 +145,19 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetReplay(self, request, context):
+        """A finished hand's full record [D-12] (issue 46): every rack as dealt, the deck, each of the
+        hand's events with nothing hidden, the deal's fairness proof checked by the server, and the
+        coaching notes okeycore computed from what each seat could see then (a note that needs more
+        is marked hindsight). Who may read it: the players of the table once that hand has ended;
+        anyone once the match has ended, when the table was opened public. Never a hand in
+        progress. FAILED_PRECONDITION HAND_NOT_ENDED; PERMISSION_DENIED REPLAY_NOT_ALLOWED;
+        NOT_FOUND TABLE_NOT_FOUND, HAND_NOT_FOUND.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TableServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -177,6 +195,11 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.GetOptionSpec,
                     request_deserializer=okey_dot_v1_dot_table__service__pb2.GetOptionSpecRequest.FromString,
                     response_serializer=okey_dot_v1_dot_table__service__pb2.GetOptionSpecResponse.SerializeToString,
+            ),
+            'GetReplay': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetReplay,
+                    request_deserializer=okey_dot_v1_dot_table__service__pb2.GetReplayRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_table__service__pb2.GetReplayResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -375,6 +398,33 @@ class TableService:
             '/okey.v1.TableService/GetOptionSpec',
             okey_dot_v1_dot_table__service__pb2.GetOptionSpecRequest.SerializeToString,
             okey_dot_v1_dot_table__service__pb2.GetOptionSpecResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetReplay(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.TableService/GetReplay',
+            okey_dot_v1_dot_table__service__pb2.GetReplayRequest.SerializeToString,
+            okey_dot_v1_dot_table__service__pb2.GetReplayResponse.FromString,
             options,
             channel_credentials,
             insecure,
