@@ -46,6 +46,7 @@ class _Log:
     events: list[tuple[int, Any]] = field(default_factory=list)  # (version, Event) or (version, (kind, text))
     decoded: int = 0  # events[:decoded] are all okeycore events
     left: dict[int, int] = field(default_factory=dict)  # seat -> the version of its SeatLeft
+    folded: tuple[Any, int] | None = None  # the state after the last hand coached (Coaching.after)
 
 
 class NoteRows:
@@ -110,7 +111,8 @@ class NoteRows:
                 fields = json.loads(raw) if isinstance(raw, str) else raw
                 events[i] = (version, event_from_dict({"type": kind, **fields}))
             log.decoded = len(events)
-            got = coach(events, hand, limit=self.limit, budget=self.budget)
+            got = coach(events, hand, limit=self.limit, budget=self.budget, before=log.folded)
+            log.folded = got.after
         except (KeyError, ValueError, TypeError, IndexError, AssertionError) as exc:
             self.failed[table_id] = f"hand {hand}: {type(exc).__name__}: {exc}"
             self.tables.pop(table_id, None)  # its log cannot be trusted further

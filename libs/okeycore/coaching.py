@@ -98,6 +98,9 @@ class Note:
 class Coaching:
     notes: tuple[Note, ...]
     truncated: bool  # stopped at ``limit`` notes or the ``budget`` of solver calls
+    # The table's state after the hand's end event, and how many of ``events`` it folds: a caller
+    # coaching hand after hand hands it back as ``before`` instead of folding the log again.
+    after: tuple[Any, int] | None = None
 
 
 _COLOURS = {
@@ -161,19 +164,31 @@ class _Coach:
         return tile_name(tile, self.indicator)
 
 
-def coach(events: Sequence[tuple[int, Event]], hand: int, limit: int = 200, budget: int = 5000) -> Coaching:
+def coach(
+    events: Sequence[tuple[int, Event]],
+    hand: int,
+    limit: int = 200,
+    budget: int = 5000,
+    before: tuple[Any, int] | None = None,
+) -> Coaching:
     """``events``: the table's whole log up to (at least) the end of ``hand``, as (version, okeycore event),
     starting with TableCreated (which carries the options). Raises ValueError if the hand has not ended in them.
 
     A 101 hand dealt again after a void one [O-PEN-4] keeps its number: the last deal of that
-    number that ended is coached."""
+    number that ended is coached. ``before``: the state after folding ``events[:n]`` and ``n`` (at
+    most the hand's start), as an earlier call's ``Coaching.after`` gives it."""
     if not events or not isinstance(events[0][1], TableCreated):
         raise ValueError("the log must start with TableCreated")
     start, end = _find_hand(events, hand)
     created = events[0][1]
     assert isinstance(created, TableCreated)
     engine = engine_for(created.options.game)
-    state: Any = engine.fold(None, [e for _, e in events[:start]])
+    if before is not None and before[1] <= start:
+        state: Any = before[0]
+        for _, e in events[before[1] : start]:
+            state = engine.evolve(state, e)
+    else:
+        state = engine.fold(None, [e for _, e in events[:start]])
     c = _Coach(limit=max(0, limit), budget=max(0, budget))
     for i in range(start, end + 1):
         version, event = events[i]
@@ -187,7 +202,7 @@ def coach(events: Sequence[tuple[int, Event]], hand: int, limit: int = 200, budg
             _step_101(c, state, version, event, events[i - 1][1])
         state = after
     notes = sorted(c.notes, key=lambda n: n.version)  # stable: the order they were found in within a version
-    return Coaching(tuple(notes), c.truncated)
+    return Coaching(tuple(notes), c.truncated, (state, end + 1))
 
 
 def _find_hand(events: Sequence[tuple[int, Event]], hand: int) -> tuple[int, int]:

@@ -637,3 +637,16 @@ def test_coaching_a_typical_hand_takes_well_under_a_second() -> None:
         coach(log101, hand)
     per_hand = (time.perf_counter() - t) / (len(ended) + len(ended101))
     assert per_hand < 0.5
+
+
+@pytest.mark.parametrize("game", [Game.OKEY, Game.OKEY101])
+def test_coaching_hand_after_hand_from_the_last_state_gives_the_same_notes(game: Game) -> None:
+    """``before`` (an earlier call's ``after``) spares folding the log again: the notes are the same."""
+    log, hands = play(TableOptions(game=game), mixed_bots(game, 4, 5), 5, 4)
+    before = None
+    for hand in sorted(set(hands)):
+        fresh = coach(log, hand)
+        chained = coach(log, hand, before=before)
+        assert chained.notes == fresh.notes and chained.truncated == fresh.truncated
+        assert chained.after is not None and chained.after[1] <= len(log)
+        before = chained.after
