@@ -4,39 +4,59 @@ tournament as its caller sees it, with the standings, prizes and rounds the serv
 from __future__ import annotations
 
 from datetime import UTC
+from typing import Any
 
 from okey.v1 import lobby_service_pb2 as pb
 from okeycore.options import TableOptions
 from okeyplatform.contract import options_from_pb, options_pb
 
 from . import tournament_model as tm
+from .errors import Invalid
 from .messages import _ts
 from .tournaments import TournamentView
 
 __all__ = ["spec_from_pb", "tournament_pb", "status_name"]
 
 
+def _enum_name(enum: Any, value: int, prefix: str, field: str) -> str:
+    """An enum value's name without its prefix; INVALID_TOURNAMENT for a number the enum lacks."""
+    try:
+        return str(enum.Name(value)).removeprefix(prefix)
+    except ValueError:
+        raise Invalid(f"{field}: {value} is not a value of {enum.DESCRIPTOR.name}", "INVALID_TOURNAMENT") from None
+
+
 def spec_from_pb(msg: pb.TournamentSpec) -> tm.Spec:
     """The spec as sent (validated by the use case, which fills the defaults in)."""
-    fmt = pb.TournamentFormat.Name(msg.format).removeprefix("TOURNAMENT_FORMAT_")
+    starts_at = None
+    if msg.HasField("starts_at"):
+        try:
+            starts_at = msg.starts_at.ToDatetime(tzinfo=UTC)
+        except (ValueError, OverflowError):
+            raise Invalid("starts_at is not a time", "INVALID_TOURNAMENT") from None
     return tm.Spec(
         name=msg.name,
         options=options_from_pb(msg.options).to_dict(),
         size=msg.size,
         min_players=msg.min_players,
-        starts_at=msg.starts_at.ToDatetime(tzinfo=UTC) if msg.HasField("starts_at") else None,
+        starts_at=starts_at,
         entry_fee=msg.entry_fee,
         prize_percent=tuple(msg.prize_percent),
-        format=fmt,
+        format=_enum_name(pb.TournamentFormat, msg.format, "TOURNAMENT_FORMAT_", "format"),
         swiss_rounds=msg.swiss_rounds,
         advance_per_table=msg.advance_per_table,
-        tie_breaks=tuple(pb.TieBreak.Name(t).removeprefix("TIE_BREAK_") for t in msg.tie_breaks),
+        tie_breaks=tuple(_enum_name(pb.TieBreak, t, "TIE_BREAK_", "tie_breaks") for t in msg.tie_breaks),
     )
 
 
 def status_name(status: int) -> str:
     """A TournamentStatus as the model names it ('' for unspecified)."""
-    return "" if status == 0 else pb.TournamentStatus.Name(status).removeprefix("TOURNAMENT_STATUS_")
+    if status == 0:
+        return ""
+    try:
+        return str(pb.TournamentStatus.Name(status)).removeprefix("TOURNAMENT_STATUS_")
+    except ValueError:
+        raise Invalid(f"status: {status} is not a TournamentStatus", "INVALID_ARGUMENT") from None
 
 
 def _spec_pb(spec: tm.Spec) -> pb.TournamentSpec:

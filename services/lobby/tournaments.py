@@ -38,6 +38,7 @@ CREATOR_PREFIX = "tournament:"  # a tournament table's creator_id: the tournamen
 TOURNAMENT_ID = re.compile(r"^[a-z0-9][a-z0-9-]{1,38}[a-z0-9]$")
 LIST_MAX = 50
 STATES_CACHED = 256
+SCHEDULE_AHEAD = timedelta(days=90)  # the furthest a scheduled start may be
 
 
 def tournament_of_table(creator_id: str) -> str:
@@ -131,8 +132,8 @@ class Tournaments:
             raise Invalid("tournament_id: 3 to 40 of a-z, 0-9 and '-', not at either end", "INVALID_TOURNAMENT")
         tid = tournament_id or "k" + secrets.token_hex(6)
         now = self.clock()
-        if spec.starts_at is not None and spec.starts_at <= now:
-            raise Invalid("starts_at must be in the future", "INVALID_TOURNAMENT")
+        if spec.starts_at is not None and not now < spec.starts_at <= now + SCHEDULE_AHEAD:
+            raise Invalid(f"starts_at must be in the next {SCHEDULE_AHEAD.days} days", "INVALID_TOURNAMENT")
         async with self.store.unit() as uow:
             if not await uow.tournaments.insert(tid, spec.name, tm.created(spec, who.subject), spec.starts_at, now):
                 state = await self._fold(uow, tid)

@@ -660,6 +660,15 @@ def _numeric_paths(desc: Descriptor, prefix: tuple[FieldDescriptor, ...] = ()) -
     return out
 
 
+def _json_carries(msg: Message) -> bool:
+    """Whether the protobuf JSON mapping can write ``msg`` at all."""
+    try:
+        json_format.MessageToJson(msg)
+    except json_format.SerializeToJsonError:
+        return False
+    return True
+
+
 def _base_request(edge: Edge, rpc: Rpc) -> Message:
     """A plausible request: the table in play, seat 1, a victim's player id, a known game."""
     msg = rpc.request_cls()
@@ -698,6 +707,8 @@ def test_every_number_at_the_limits_of_its_type(edge: Edge, rpc: Rpc) -> None:
             else:
                 setattr(target, path[-1].name, value)
             for route in ("direct", "ws" if rpc.streaming else "http"):
+                if route != "direct" and not _json_carries(msg):
+                    continue  # e.g. a Timestamp past year 9999: JSON has no way to say it
                 out = send(edge, rpc, "proto", route, token, msg)
                 TALLY.add("number-limits", out)
                 n += 1
