@@ -16,6 +16,7 @@ from okeyplatform.auth import Identity, client_address_from_metadata, identity_f
 from okeyplatform.contract import options_from_pb
 
 from .app import LobbyApp
+from .avatars import face
 from .chat_repo import MessageRow
 from .ledger_repo import EntryRow, SettlementRow
 from .messages import _ts, blocked_pb, found_pb, friend_pb, notification_pb, person_pb, quote_pb, table_pb
@@ -87,6 +88,7 @@ def profile_pb(p: Profile) -> pb.PlayerProfile:
         staff_role=p.staff_role,
         daily_chips_reason=p.daily.why if p.daily is not None else "",
         daily_chips_limit=p.daily.limit if p.daily is not None else 0,
+        avatar=face(row.player_id, row.avatar, deleted=not row.display_name),
     )
 
 
@@ -105,6 +107,7 @@ def message_pb(m: MessageRow) -> pb.ChatMessage:
         text=m.text,
         sent_at=_ts(m.sent_at),
         emote=m.emote,
+        avatar=face(m.player_id, m.avatar, deleted=not m.display_name),
     )
 
 
@@ -274,6 +277,11 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):
         who = self._who(context)
         address = client_address_from_metadata(context.invocation_metadata())  # the claim's, for "can claim"
         return pb.GetPlayerResponse(player=profile_pb(await self.app.profile(who, request.player_id, address)))
+
+    async def SetAvatar(self, request: pb.SetAvatarRequest, context: Any) -> pb.SetAvatarResponse:
+        who = self._who(context)
+        address = client_address_from_metadata(context.invocation_metadata())
+        return pb.SetAvatarResponse(profile=profile_pb(await self.app.set_avatar(who, request.avatar, address)))
 
     async def SignOut(self, request: pb.SignOutRequest, context: Any) -> pb.SignOutResponse:
         who = self._who(context)

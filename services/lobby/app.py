@@ -61,6 +61,7 @@ class LobbyApp:
         self.sign_in = players.sign_in
         self.refresh_session = players.refresh
         self.profile = players.profile
+        self.set_avatar = players.set_avatar
         self.sign_out = players.sign_out
         self.sign_out_everywhere = players.sign_out_everywhere
         self.revocations = players.revocations

@@ -25,16 +25,24 @@ class MessageRow:
     text: str
     sent_at: datetime
     emote: int = 0  # okey.v1.Emote's number; 0 for a text
+    avatar: int | None = None  # the sender's picked okey.v1.Avatar number; None: the default
 
 
 def _message(r: asyncpg.Record) -> MessageRow:
     return MessageRow(
-        r["message_id"], r["channel"], r["player_id"], r["display_name"], r["text"], r["sent_at"], r["emote"] or 0
+        r["message_id"],
+        r["channel"],
+        r["player_id"],
+        r["display_name"],
+        r["text"],
+        r["sent_at"],
+        r["emote"] or 0,
+        r["avatar"],
     )
 
 
 _MESSAGE_SELECT = """
-    SELECT m.message_id, m.channel, m.player_id, p.display_name, m.text, m.sent_at, m.emote
+    SELECT m.message_id, m.channel, m.player_id, p.display_name, m.text, m.sent_at, m.emote, p.avatar
     FROM lobby_messages m JOIN lobby_players p ON p.player_id = m.player_id
 """
 
@@ -44,7 +52,7 @@ class ChatRepo(Repository):
         r = await self.conn.fetchrow(
             "WITH m AS (INSERT INTO lobby_messages (channel, player_id, text, text_key, sent_at) "
             "VALUES ($1, $2, $3, $4, $5) RETURNING *) "
-            "SELECT m.message_id, m.channel, m.player_id, p.display_name, m.text, m.sent_at, m.emote "
+            "SELECT m.message_id, m.channel, m.player_id, p.display_name, m.text, m.sent_at, m.emote, p.avatar "
             "FROM m JOIN lobby_players p ON p.player_id = m.player_id",
             channel,
             player_id,
@@ -58,7 +66,7 @@ class ChatRepo(Repository):
         r = await self.conn.fetchrow(
             "WITH m AS (INSERT INTO lobby_messages (channel, player_id, text, text_key, sent_at, emote) "
             "VALUES ($1, $2, '', '', $3, $4) RETURNING *) "
-            "SELECT m.message_id, m.channel, m.player_id, p.display_name, m.text, m.sent_at, m.emote "
+            "SELECT m.message_id, m.channel, m.player_id, p.display_name, m.text, m.sent_at, m.emote, p.avatar "
             "FROM m JOIN lobby_players p ON p.player_id = m.player_id",
             channel,
             player_id,

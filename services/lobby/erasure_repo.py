@@ -27,7 +27,7 @@ class ErasureRepo(Repository):
         conn, p = self.conn, player_id
         await conn.execute(
             "UPDATE lobby_players SET display_name = '', name_key = 'deleted:' || player_id, device_id = '', "
-            "deleted_at = $2 WHERE player_id = $1",
+            "deleted_at = $2, avatar = NULL WHERE player_id = $1",
             p,
             now,
         )

@@ -22,6 +22,7 @@ class PersonRow:
     player_id: str
     display_name: str
     at: datetime
+    avatar: int | None = None  # the okey.v1.Avatar number the player picked; None: the default
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +31,7 @@ class FoundRow:
     display_name: str
     friend: bool
     request_pending: bool
+    avatar: int | None = None
 
 
 def pair(a: str, b: str) -> tuple[str, str]:
@@ -85,11 +87,11 @@ class FriendsRepo(Repository):
 
     async def blocked(self, player_id: str) -> list[PersonRow]:
         rows = await self.conn.fetch(
-            "SELECT b.blocked_id AS id, p.display_name, b.created_at AS at FROM lobby_blocks b "
+            "SELECT b.blocked_id AS id, p.display_name, b.created_at AS at, p.avatar FROM lobby_blocks b "
             "JOIN lobby_players p ON p.player_id = b.blocked_id WHERE b.player_id = $1 ORDER BY b.created_at, id",
             player_id,
         )
-        return [PersonRow(r["id"], r["display_name"], r["at"]) for r in rows]
+        return [PersonRow(r["id"], r["display_name"], r["at"], r["avatar"]) for r in rows]
 
     # ------------------------------------------------------------ friendships
 
@@ -120,24 +122,24 @@ class FriendsRepo(Repository):
 
     async def friends(self, player_id: str) -> list[PersonRow]:
         rows = await self.conn.fetch(
-            "SELECT f.id, p.display_name, f.since FROM ("
+            "SELECT f.id, p.display_name, f.since, p.avatar FROM ("
             "SELECT player_b AS id, since FROM lobby_friends WHERE player_a = $1 UNION ALL "
             "SELECT player_a AS id, since FROM lobby_friends WHERE player_b = $1) f "
             "JOIN lobby_players p ON p.player_id = f.id ORDER BY lower(p.display_name), f.id",
             player_id,
         )
-        return [PersonRow(r["id"], r["display_name"], r["since"]) for r in rows]
+        return [PersonRow(r["id"], r["display_name"], r["since"], r["avatar"]) for r in rows]
 
     async def friend(self, player_id: str, friend_id: str) -> PersonRow | None:
         x, y = pair(player_id, friend_id)
         r = await self.conn.fetchrow(
-            "SELECT p.display_name, f.since FROM lobby_friends f JOIN lobby_players p ON p.player_id = $3 "
+            "SELECT p.display_name, f.since, p.avatar FROM lobby_friends f JOIN lobby_players p ON p.player_id = $3 "
             "WHERE f.player_a = $1 AND f.player_b = $2",
             x,
             y,
             friend_id,
         )
-        return PersonRow(friend_id, r["display_name"], r["since"]) if r else None
+        return PersonRow(friend_id, r["display_name"], r["since"], r["avatar"]) if r else None
 
     async def seated_at(self, player_ids: Sequence[str], statuses: Sequence[str]) -> dict[str, str]:
         """The table each of ``player_ids`` sits at (a seat not left) among tables in
@@ -181,11 +183,11 @@ class FriendsRepo(Repository):
         """Requests to the player (``incoming``) or from them, oldest first."""
         mine, other = ("to_id", "from_id") if incoming else ("from_id", "to_id")
         rows = await self.conn.fetch(
-            f"SELECT r.{other} AS id, p.display_name, r.sent_at FROM lobby_friend_requests r "
+            f"SELECT r.{other} AS id, p.display_name, r.sent_at, p.avatar FROM lobby_friend_requests r "
             f"JOIN lobby_players p ON p.player_id = r.{other} WHERE r.{mine} = $1 ORDER BY r.sent_at, id",
             player_id,
         )
-        return [PersonRow(r["id"], r["display_name"], r["sent_at"]) for r in rows]
+        return [PersonRow(r["id"], r["display_name"], r["sent_at"], r["avatar"]) for r in rows]
 
     async def sever(self, a: str, b: str) -> None:
         """What a block ends: the friendship and the requests between the two, both ways."""
@@ -203,7 +205,7 @@ class FriendsRepo(Repository):
         block with them; by name. Served by the index on lower(display_name)."""
         pattern = prefix.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         rows = await self.conn.fetch(
-            "SELECT p.player_id, p.display_name, "
+            "SELECT p.player_id, p.display_name, p.avatar, "
             "EXISTS (SELECT 1 FROM lobby_friends f WHERE (f.player_a = $1 AND f.player_b = p.player_id) "
             "OR (f.player_b = $1 AND f.player_a = p.player_id)) AS friend, "
             "EXISTS (SELECT 1 FROM lobby_friend_requests r WHERE (r.from_id = $1 AND r.to_id = p.player_id) "
@@ -217,4 +219,4 @@ class FriendsRepo(Repository):
             pattern,
             limit,
         )
-        return [FoundRow(r["player_id"], r["display_name"], r["friend"], r["pending"]) for r in rows]
+        return [FoundRow(r["player_id"], r["display_name"], r["friend"], r["pending"], r["avatar"]) for r in rows]

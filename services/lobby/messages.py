@@ -11,6 +11,7 @@ from okey.v1 import common_pb2
 from okey.v1 import lobby_service_pb2 as pb
 from okeyplatform.contract import options_pb
 
+from .avatars import face
 from .cards import rule_lines
 from .friends import FriendView
 from .friends_repo import FoundRow, PersonRow
@@ -57,7 +58,14 @@ def table_pb(card: TableCard) -> pb.LobbyTable:
         if s is None:
             msg.seats.add(seat=i)
         else:
-            msg.seats.add(seat=i, player_id=s.player_id or "", display_name=s.display_name, bot=s.bot, left=s.left)
+            msg.seats.add(
+                seat=i,
+                player_id=s.player_id or "",
+                display_name=s.display_name,
+                bot=s.bot,
+                left=s.left,
+                avatar=face(s.player_id, s.avatar, deleted=not s.display_name),
+            )
     return msg
 
 
@@ -74,11 +82,17 @@ def friend_pb(f: FriendView) -> pb.Friend:
         display_name=p.display_name,
         since=_ts(p.at),
         table=table_pb(f.card) if f.card is not None else None,
+        avatar=face(p.player_id, p.avatar, deleted=not p.display_name),
     )
 
 
 def person_pb(p: PersonRow) -> pb.FriendRequest:
-    return pb.FriendRequest(player_id=p.player_id, display_name=p.display_name, sent_at=_ts(p.at))
+    return pb.FriendRequest(
+        player_id=p.player_id,
+        display_name=p.display_name,
+        sent_at=_ts(p.at),
+        avatar=face(p.player_id, p.avatar, deleted=not p.display_name),
+    )
 
 
 def blocked_pb(p: PersonRow) -> pb.BlockedPlayer:
@@ -87,7 +101,11 @@ def blocked_pb(p: PersonRow) -> pb.BlockedPlayer:
 
 def found_pb(f: FoundRow) -> pb.FoundPlayer:
     return pb.FoundPlayer(
-        player_id=f.player_id, display_name=f.display_name, friend=f.friend, request_pending=f.request_pending
+        player_id=f.player_id,
+        display_name=f.display_name,
+        friend=f.friend,
+        request_pending=f.request_pending,
+        avatar=face(f.player_id, f.avatar),
     )
 
 

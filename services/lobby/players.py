@@ -18,6 +18,7 @@ from okeyplatform.auth import Identity, can, device_key, issue_token, revoke
 from okeyplatform.logs import get_logger
 
 from . import moderation
+from .avatars import AVATARS
 from .errors import Exists, Flood, Forbidden, Invalid, NotFound, Raced, Refused, Unauthenticated, UniqueTaken
 from .ledger import DailyChips, Ledger, daily_chips
 from .ledger_repo import player_account
@@ -391,7 +392,11 @@ class Players:
                 raise NotFound(f"no player {target!r}", "PLAYER_NOT_FOUND")
             if target != who.subject and not can(who, "players.inspect"):
                 return Profile(
-                    PlayerRow(player.player_id, player.display_name, "", player.created_at, None, None, 0), None, None
+                    PlayerRow(
+                        player.player_id, player.display_name, "", player.created_at, None, None, 0, player.avatar
+                    ),
+                    None,
+                    None,
                 )
             chips = (await uow.ledger.balances([player_account(target)]))[player_account(target)]
             now = self.clock()
@@ -400,6 +405,16 @@ class Players:
             daily = await daily_chips(uow, self.limits, target, now, device, address if own else "")
             role = await uow.staff.role(target) if own else ""
         return Profile(player, chips, daily.next_at or now, role, daily if own else None)
+
+    async def set_avatar(self, who: Identity, avatar: int, address: str = "") -> Profile:
+        """The caller picks their face, one of okey.v1.Avatar (issue 47.3); their own profile
+        after it."""
+        if avatar not in AVATARS:
+            raise Invalid(f"no avatar {avatar}: one of okey.v1.Avatar", "UNKNOWN_AVATAR")
+        async with self.store.unit() as uow:
+            await uow.players.known(who.subject, lock=True)
+            await uow.players.set_avatar(who.subject, avatar)
+        return await self.profile(who, "", address)
 
     async def forget_old_quotas(self) -> int:
         """Drop the daily quotas of days before yesterday (the device ids and addresses in them),

@@ -24,6 +24,7 @@ class PlayerRow:
     muted_until: datetime | None
     banned_until: datetime | None
     warnings: int
+    avatar: int | None = None  # okey.v1.Avatar's number the player picked; None: the default
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +47,7 @@ def _player(r: asyncpg.Record) -> PlayerRow:
         r["muted_until"],
         r["banned_until"],
         r["warnings"],
+        r["avatar"],
     )
 
 
@@ -73,6 +75,9 @@ class PlayersRepo(Repository):
         if player is None:
             raise NotFound("sign in first: this token's player is not known to the lobby", "PLAYER_NOT_FOUND")
         return player
+
+    async def set_avatar(self, player_id: str, avatar: int) -> None:
+        await self.conn.execute("UPDATE lobby_players SET avatar = $2 WHERE player_id = $1", player_id, avatar)
 
     async def revoke(self, player_id: str, not_before: datetime, expires_at: datetime) -> None:
         """Refuse the player's tokens issued before ``not_before`` (until ``expires_at``)."""

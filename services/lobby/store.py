@@ -454,6 +454,14 @@ MIGRATIONS: list[tuple[int, str]] = [
             ON lobby_tournament_players (tournament_id, device_id) WHERE device_id <> '';
         """,
     ),
+    (
+        17,
+        # Faces (issue 47.3): the okey.v1.Avatar number a player picked (SetAvatar); NULL until
+        # they pick one, meaning the default of their player id (avatars.default_avatar).
+        """
+        ALTER TABLE lobby_players ADD COLUMN avatar SMALLINT;
+        """,
+    ),
 ]
 
 

@@ -39,6 +39,7 @@ class SeatRow:
     device_id: str
     stake_held: int
     left: bool
+    avatar: int | None = None  # the okey.v1.Avatar number the player picked; None: the default
 
     @property
     def bot(self) -> bool:
@@ -62,7 +63,9 @@ def _table(r: asyncpg.Record) -> TableRow:
 
 
 def _seat(r: asyncpg.Record) -> SeatRow:
-    return SeatRow(r["seat"], r["player_id"], r["display_name"], r["device_id"], r["stake_held"], r["left"])
+    return SeatRow(
+        r["seat"], r["player_id"], r["display_name"], r["device_id"], r["stake_held"], r["left"], r["avatar"]
+    )
 
 
 _TABLE_COLS = (
@@ -71,7 +74,7 @@ _TABLE_COLS = (
 )
 _SEAT_SELECT = (
     "SELECT s.table_id, s.seat, s.player_id, COALESCE(p.display_name, '') AS display_name, s.device_id, "
-    "s.stake_held, s.left_at IS NOT NULL AS left FROM lobby_seats s "
+    "s.stake_held, s.left_at IS NOT NULL AS left, p.avatar FROM lobby_seats s "
     "LEFT JOIN lobby_players p ON p.player_id = s.player_id "
 )
 

@@ -50,6 +50,22 @@ class ReportAction(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     REPORT_ACTION_MUTE: _ClassVar[ReportAction]
     REPORT_ACTION_BAN: _ClassVar[ReportAction]
 
+class Avatar(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    AVATAR_UNSPECIFIED: _ClassVar[Avatar]
+    AVATAR_TULIP: _ClassVar[Avatar]
+    AVATAR_TEA: _ClassVar[Avatar]
+    AVATAR_CAT: _ClassVar[Avatar]
+    AVATAR_FISH: _ClassVar[Avatar]
+    AVATAR_SUN: _ClassVar[Avatar]
+    AVATAR_MOON: _ClassVar[Avatar]
+    AVATAR_STAR: _ClassVar[Avatar]
+    AVATAR_ANCHOR: _ClassVar[Avatar]
+    AVATAR_KITE: _ClassVar[Avatar]
+    AVATAR_OWL: _ClassVar[Avatar]
+    AVATAR_FOX: _ClassVar[Avatar]
+    AVATAR_LEAF: _ClassVar[Avatar]
+
 class SettlementStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     SETTLEMENT_STATUS_UNSPECIFIED: _ClassVar[SettlementStatus]
@@ -121,6 +137,19 @@ REPORT_ACTION_DISMISS: ReportAction
 REPORT_ACTION_WARN: ReportAction
 REPORT_ACTION_MUTE: ReportAction
 REPORT_ACTION_BAN: ReportAction
+AVATAR_UNSPECIFIED: Avatar
+AVATAR_TULIP: Avatar
+AVATAR_TEA: Avatar
+AVATAR_CAT: Avatar
+AVATAR_FISH: Avatar
+AVATAR_SUN: Avatar
+AVATAR_MOON: Avatar
+AVATAR_STAR: Avatar
+AVATAR_ANCHOR: Avatar
+AVATAR_KITE: Avatar
+AVATAR_OWL: Avatar
+AVATAR_FOX: Avatar
+AVATAR_LEAF: Avatar
 SETTLEMENT_STATUS_UNSPECIFIED: SettlementStatus
 SETTLEMENT_STATUS_HELD: SettlementStatus
 SETTLEMENT_STATUS_SETTLED: SettlementStatus
@@ -153,7 +182,7 @@ TIE_BREAK_OPPONENTS: TieBreak
 TIE_BREAK_FIRSTS: TieBreak
 
 class PlayerProfile(_message.Message):
-    __slots__ = ("player_id", "display_name", "chips", "next_daily_chips_at", "muted_until", "banned_until", "warnings", "created_at", "deleted", "staff_role", "daily_chips_reason", "daily_chips_limit")
+    __slots__ = ("player_id", "display_name", "chips", "next_daily_chips_at", "muted_until", "banned_until", "warnings", "created_at", "deleted", "staff_role", "daily_chips_reason", "daily_chips_limit", "avatar")
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     CHIPS_FIELD_NUMBER: _ClassVar[int]
@@ -166,6 +195,7 @@ class PlayerProfile(_message.Message):
     STAFF_ROLE_FIELD_NUMBER: _ClassVar[int]
     DAILY_CHIPS_REASON_FIELD_NUMBER: _ClassVar[int]
     DAILY_CHIPS_LIMIT_FIELD_NUMBER: _ClassVar[int]
+    AVATAR_FIELD_NUMBER: _ClassVar[int]
     player_id: str
     display_name: str
     chips: int
@@ -178,7 +208,20 @@ class PlayerProfile(_message.Message):
     staff_role: str
     daily_chips_reason: str
     daily_chips_limit: int
-    def __init__(self, player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., chips: _Optional[int] = ..., next_daily_chips_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., muted_until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., banned_until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., warnings: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deleted: _Optional[bool] = ..., staff_role: _Optional[str] = ..., daily_chips_reason: _Optional[str] = ..., daily_chips_limit: _Optional[int] = ...) -> None: ...
+    avatar: Avatar
+    def __init__(self, player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., chips: _Optional[int] = ..., next_daily_chips_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., muted_until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., banned_until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., warnings: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deleted: _Optional[bool] = ..., staff_role: _Optional[str] = ..., daily_chips_reason: _Optional[str] = ..., daily_chips_limit: _Optional[int] = ..., avatar: _Optional[_Union[Avatar, str]] = ...) -> None: ...
+
+class SetAvatarRequest(_message.Message):
+    __slots__ = ("avatar",)
+    AVATAR_FIELD_NUMBER: _ClassVar[int]
+    avatar: Avatar
+    def __init__(self, avatar: _Optional[_Union[Avatar, str]] = ...) -> None: ...
+
+class SetAvatarResponse(_message.Message):
+    __slots__ = ("profile",)
+    PROFILE_FIELD_NUMBER: _ClassVar[int]
+    profile: PlayerProfile
+    def __init__(self, profile: _Optional[_Union[PlayerProfile, _Mapping]] = ...) -> None: ...
 
 class SignInGuestRequest(_message.Message):
     __slots__ = ("display_name", "device_id", "device_secret")
@@ -457,18 +500,20 @@ class TableRule(_message.Message):
     def __init__(self, option: _Optional[str] = ..., value: _Optional[str] = ..., label: _Optional[str] = ...) -> None: ...
 
 class LobbySeat(_message.Message):
-    __slots__ = ("seat", "player_id", "display_name", "bot", "left")
+    __slots__ = ("seat", "player_id", "display_name", "bot", "left", "avatar")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
     LEFT_FIELD_NUMBER: _ClassVar[int]
+    AVATAR_FIELD_NUMBER: _ClassVar[int]
     seat: int
     player_id: str
     display_name: str
     bot: bool
     left: bool
-    def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., bot: _Optional[bool] = ..., left: _Optional[bool] = ...) -> None: ...
+    avatar: Avatar
+    def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., bot: _Optional[bool] = ..., left: _Optional[bool] = ..., avatar: _Optional[_Union[Avatar, str]] = ...) -> None: ...
 
 class LobbyTable(_message.Message):
     __slots__ = ("table_id", "game", "options", "rules", "stake", "visibility", "status", "seats", "seats_taken", "seat_count", "creator_id", "invite_code", "created_at", "pot", "practice", "quote", "tournament_id")
@@ -749,7 +794,7 @@ class FillWithBotsResponse(_message.Message):
     def __init__(self, table: _Optional[_Union[LobbyTable, _Mapping]] = ...) -> None: ...
 
 class ChatMessage(_message.Message):
-    __slots__ = ("message_id", "table_id", "player_id", "display_name", "text", "sent_at", "emote")
+    __slots__ = ("message_id", "table_id", "player_id", "display_name", "text", "sent_at", "emote", "avatar")
     MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
@@ -757,6 +802,7 @@ class ChatMessage(_message.Message):
     TEXT_FIELD_NUMBER: _ClassVar[int]
     SENT_AT_FIELD_NUMBER: _ClassVar[int]
     EMOTE_FIELD_NUMBER: _ClassVar[int]
+    AVATAR_FIELD_NUMBER: _ClassVar[int]
     message_id: int
     table_id: str
     player_id: str
@@ -764,7 +810,8 @@ class ChatMessage(_message.Message):
     text: str
     sent_at: _timestamp_pb2.Timestamp
     emote: Emote
-    def __init__(self, message_id: _Optional[int] = ..., table_id: _Optional[str] = ..., player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., text: _Optional[str] = ..., sent_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., emote: _Optional[_Union[Emote, str]] = ...) -> None: ...
+    avatar: Avatar
+    def __init__(self, message_id: _Optional[int] = ..., table_id: _Optional[str] = ..., player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., text: _Optional[str] = ..., sent_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., emote: _Optional[_Union[Emote, str]] = ..., avatar: _Optional[_Union[Avatar, str]] = ...) -> None: ...
 
 class SendMessageRequest(_message.Message):
     __slots__ = ("table_id", "text")
@@ -1071,16 +1118,18 @@ class ListAuditLogResponse(_message.Message):
     def __init__(self, entries: _Optional[_Iterable[_Union[AuditEntry, _Mapping]]] = ...) -> None: ...
 
 class FoundPlayer(_message.Message):
-    __slots__ = ("player_id", "display_name", "friend", "request_pending")
+    __slots__ = ("player_id", "display_name", "friend", "request_pending", "avatar")
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     FRIEND_FIELD_NUMBER: _ClassVar[int]
     REQUEST_PENDING_FIELD_NUMBER: _ClassVar[int]
+    AVATAR_FIELD_NUMBER: _ClassVar[int]
     player_id: str
     display_name: str
     friend: bool
     request_pending: bool
-    def __init__(self, player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., friend: _Optional[bool] = ..., request_pending: _Optional[bool] = ...) -> None: ...
+    avatar: Avatar
+    def __init__(self, player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., friend: _Optional[bool] = ..., request_pending: _Optional[bool] = ..., avatar: _Optional[_Union[Avatar, str]] = ...) -> None: ...
 
 class FindPlayersRequest(_message.Message):
     __slots__ = ("prefix",)
@@ -1095,26 +1144,30 @@ class FindPlayersResponse(_message.Message):
     def __init__(self, players: _Optional[_Iterable[_Union[FoundPlayer, _Mapping]]] = ...) -> None: ...
 
 class Friend(_message.Message):
-    __slots__ = ("player_id", "display_name", "since", "table")
+    __slots__ = ("player_id", "display_name", "since", "table", "avatar")
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     SINCE_FIELD_NUMBER: _ClassVar[int]
     TABLE_FIELD_NUMBER: _ClassVar[int]
+    AVATAR_FIELD_NUMBER: _ClassVar[int]
     player_id: str
     display_name: str
     since: _timestamp_pb2.Timestamp
     table: LobbyTable
-    def __init__(self, player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., table: _Optional[_Union[LobbyTable, _Mapping]] = ...) -> None: ...
+    avatar: Avatar
+    def __init__(self, player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., table: _Optional[_Union[LobbyTable, _Mapping]] = ..., avatar: _Optional[_Union[Avatar, str]] = ...) -> None: ...
 
 class FriendRequest(_message.Message):
-    __slots__ = ("player_id", "display_name", "sent_at")
+    __slots__ = ("player_id", "display_name", "sent_at", "avatar")
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     SENT_AT_FIELD_NUMBER: _ClassVar[int]
+    AVATAR_FIELD_NUMBER: _ClassVar[int]
     player_id: str
     display_name: str
     sent_at: _timestamp_pb2.Timestamp
-    def __init__(self, player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., sent_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    avatar: Avatar
+    def __init__(self, player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., sent_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., avatar: _Optional[_Union[Avatar, str]] = ...) -> None: ...
 
 class BlockedPlayer(_message.Message):
     __slots__ = ("player_id", "display_name", "since")

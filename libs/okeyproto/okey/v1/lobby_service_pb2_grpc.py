@@ -43,6 +43,7 @@ class LobbyServiceStub:
     Errors carry a google.rpc.ErrorInfo (domain okey.v1) whose reason is stable and whose
     message is what the player should read (Turkish, then English in brackets):
     INVALID_ARGUMENT: INVALID_NAME, INVALID_OPTIONS, EMPTY_MESSAGE, MESSAGE_TOO_LONG, UNKNOWN_EMOTE,
+    UNKNOWN_AVATAR,
     REASON_REQUIRED (a staff action without a reason), INVALID_ARGUMENT;
     ALREADY_EXISTS: NAME_TAKEN;
     NOT_FOUND: TABLE_NOT_FOUND, PLAYER_NOT_FOUND, REPORT_NOT_FOUND, REQUEST_NOT_FOUND;
@@ -145,6 +146,11 @@ class LobbyServiceStub:
                 '/okey.v1.LobbyService/GetPlayer',
                 request_serializer=okey_dot_v1_dot_lobby__service__pb2.GetPlayerRequest.SerializeToString,
                 response_deserializer=okey_dot_v1_dot_lobby__service__pb2.GetPlayerResponse.FromString,
+                _registered_method=True)
+        self.SetAvatar = channel.unary_unary(
+                '/okey.v1.LobbyService/SetAvatar',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.SetAvatarRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.SetAvatarResponse.FromString,
                 _registered_method=True)
         self.ClaimDailyChips = channel.unary_unary(
                 '/okey.v1.LobbyService/ClaimDailyChips',
@@ -406,6 +412,7 @@ class LobbyServiceServicer:
     Errors carry a google.rpc.ErrorInfo (domain okey.v1) whose reason is stable and whose
     message is what the player should read (Turkish, then English in brackets):
     INVALID_ARGUMENT: INVALID_NAME, INVALID_OPTIONS, EMPTY_MESSAGE, MESSAGE_TOO_LONG, UNKNOWN_EMOTE,
+    UNKNOWN_AVATAR,
     REASON_REQUIRED (a staff action without a reason), INVALID_ARGUMENT;
     ALREADY_EXISTS: NAME_TAKEN;
     NOT_FOUND: TABLE_NOT_FOUND, PLAYER_NOT_FOUND, REPORT_NOT_FOUND, REQUEST_NOT_FOUND;
@@ -543,6 +550,16 @@ class LobbyServiceServicer:
 
     def GetPlayer(self, request, context):
         """A player's profile: the caller's own (chips, sanctions) or another's public one.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetAvatar(self, request, context):
+        """Pick the caller's face (issue 47.3): one of the fixed set Avatar, shown wherever the player
+        is (PlayerProfile, LobbySeat, Friend, FriendRequest, ChatMessage, FoundPlayer). Until a
+        player picks one they have a default derived from their player id (stable). UNSPECIFIED or a
+        number not in Avatar is INVALID_ARGUMENT UNKNOWN_AVATAR. Returns the caller's own profile.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -1024,6 +1041,11 @@ def add_LobbyServiceServicer_to_server(servicer, server):
                     request_deserializer=okey_dot_v1_dot_lobby__service__pb2.GetPlayerRequest.FromString,
                     response_serializer=okey_dot_v1_dot_lobby__service__pb2.GetPlayerResponse.SerializeToString,
             ),
+            'SetAvatar': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetAvatar,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.SetAvatarRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.SetAvatarResponse.SerializeToString,
+            ),
             'ClaimDailyChips': grpc.unary_unary_rpc_method_handler(
                     servicer.ClaimDailyChips,
                     request_deserializer=okey_dot_v1_dot_lobby__service__pb2.ClaimDailyChipsRequest.FromString,
@@ -1290,6 +1312,7 @@ class LobbyService:
     Errors carry a google.rpc.ErrorInfo (domain okey.v1) whose reason is stable and whose
     message is what the player should read (Turkish, then English in brackets):
     INVALID_ARGUMENT: INVALID_NAME, INVALID_OPTIONS, EMPTY_MESSAGE, MESSAGE_TOO_LONG, UNKNOWN_EMOTE,
+    UNKNOWN_AVATAR,
     REASON_REQUIRED (a staff action without a reason), INVALID_ARGUMENT;
     ALREADY_EXISTS: NAME_TAKEN;
     NOT_FOUND: TABLE_NOT_FOUND, PLAYER_NOT_FOUND, REPORT_NOT_FOUND, REQUEST_NOT_FOUND;
@@ -1707,6 +1730,33 @@ class LobbyService:
             '/okey.v1.LobbyService/GetPlayer',
             okey_dot_v1_dot_lobby__service__pb2.GetPlayerRequest.SerializeToString,
             okey_dot_v1_dot_lobby__service__pb2.GetPlayerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetAvatar(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/SetAvatar',
+            okey_dot_v1_dot_lobby__service__pb2.SetAvatarRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.SetAvatarResponse.FromString,
             options,
             channel_credentials,
             insecure,
