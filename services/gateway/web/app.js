@@ -9,7 +9,7 @@ import { errText, loadMethods, whenUnauthorized } from "./api.js";
 import { bindSignin, renderWho, showSignin, signOut, useToken } from "./signin.js";
 import { decodeToken, refreshSession, whenSessionEnds } from "./session.js";
 import { bindLobby, renderCreateOptions, renderTables, showLobby } from "./lobby.js";
-import { bindTable, enterTable, renderTable } from "./table.js";
+import { bindTable, enterTable, leaveTable, renderTable } from "./table.js";
 import { bindReport, renderChats, renderReportReasons } from "./chat.js";
 import { joinByCode, renderMyTables } from "./seating.js";
 import { keepChipsCurrent } from "./wallet.js";
@@ -26,6 +26,7 @@ import { bindFriends, renderFriends } from "./friends.js";
 import { bindNotifications, notificationsLive, renderNotifications, startNotifications } from "./notifications.js";
 import { keepPresence, relabelPresence } from "./presence.js";
 import { bindTournaments, renderTournaments, showTournament, showTournaments, tournamentPolling } from "./tournaments.js";
+import { bindReplay, renderReplay, replayState, showReplay } from "./replay.js";
 
 // Every string on the page follows a language switch: the static ones and each screen's.
 function applyLang() {
@@ -37,6 +38,7 @@ function applyLang() {
   if (!$("#screen-lobby").hidden) { renderMyTables(); renderTables(); refreshRanks(); }
   if (S.t && !$("#screen-table").hidden) renderTable();
   if (!$("#screen-staff").hidden) showStaff();
+  renderReplay();
   renderTournaments();
   renderChats();
   renderFriends();
@@ -46,7 +48,8 @@ function applyLang() {
 
 // #/table/<id>/<seat>: a table; #/join/<code>: a friend's share link (signed out, the sign-in
 // keeps the hash and comes back here); #/staff: the moderators' page (staff accounts only);
-// #/tournaments, #/tournament/<id>: the tournaments; anything else: the lobby.
+// #/tournaments, #/tournament/<id>: the tournaments; #/replay/<id>/<hand>: a finished hand's
+// replay (its share link; back to the table it was opened from); anything else: the lobby.
 async function route() {
   if (!S.token) { showSignin(); return; }
   keepChipsCurrent();
@@ -65,6 +68,13 @@ async function route() {
   if (location.hash === "#/tournaments") { await showTournaments(); return; }
   const tn = location.hash.match(/^#\/tournament\/([A-Za-z0-9_-]{1,64})$/);
   if (tn) { await showTournament(tn[1]); return; }
+  const rp = location.hash.match(/^#\/replay\/([A-Za-z0-9_-]{1,64})\/(\d{1,4})$/);
+  if (rp) {
+    const back = S.t && S.t.id === rp[1] ? `#/table/${S.t.id}${S.t.seat !== null ? "/" + S.t.seat : ""}` : "";
+    leaveTable();
+    await showReplay(rp[1], Number(rp[2]), back);
+    return;
+  }
   const m = location.hash.match(/^#\/table\/([A-Za-z0-9_-]+)(?:\/(\d+))?/);
   if (m) {
     await enterTable(m[1], m[2] !== undefined ? Number(m[2]) : null);
@@ -103,7 +113,9 @@ async function boot() {
   bindFriends();
   bindNotifications();
   bindTournaments();
+  bindReplay();
   window.addEventListener("hashchange", route);
+  window.addEventListener("okey-avatar-changed", applyLang); // a face picked: every screen redraws
   window.addEventListener("okey-token-renewed", () => {
     renderWho(); // the moderators' link follows the token's role
     if (!$("#screen-staff").hidden && !staffRole()) showLobby();
@@ -129,6 +141,7 @@ window.okeyApp = {
   showRefusal(err, ctx) { const text = errText(err, ctx); toast(text); return text; },
   notificationsLive,
   tournamentPolling,
+  replay: replayState,
   hintsFresh() { return !!(S.t && S.t.view && S.t.hints && S.t.hintsKey === hintsKey(S.t)); },
 };
 

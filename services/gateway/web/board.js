@@ -10,6 +10,7 @@ import { doDiscard, doDraw, doTake } from "./actions.js";
 import { openReport } from "./chat.js";
 import { seatBubble } from "./emotes.js";
 import { playerTileName } from "./refusals.js";
+import { avatarEl, myAvatar } from "./avatars.js";
 
 function positions(count, mine) {
   const base = mine === null ? 0 : mine;
@@ -39,13 +40,20 @@ function flags(pub, v) {
   return out.map((f) => { f.setAttribute("aria-label", f.title || f.textContent); return f; });
 }
 
+/** The face of the seat's player: the lobby card's (LobbySeat.avatar), mine as last picked. */
+function seatFace(seat, playerId) {
+  const card = S.t && S.t.card;
+  const s = card && (card.seats || []).find((x) => num(x.seat) === seat && x.playerId === playerId);
+  return playerId ? avatarEl(myAvatar(playerId, s && s.avatar)) : null;
+}
+
 function renderSeat(v, seat, where) {
   const t = S.t;
   const pub = (v.seats || [])[seat] || {};
   const turn = v.phase === "PHASE_PLAYING" && num(v.turn) === seat;
   const name = seatName(seat);
   const panel = h("section", { class: `seat-panel ${turn ? "turn" : ""} ${seat === t.seat ? "me" : ""}`, "aria-label": name, "data-seat": seat, "data-player": pub.playerId || null },
-    h("div", { class: "seat-name" }, h("span", { class: "seat-no", "aria-hidden": "true" }, seat + 1), " ", h("strong", {}, name), " ", flags(pub, v)),
+    h("div", { class: "seat-name" }, h("span", { class: "seat-no", "aria-hidden": "true" }, seat + 1), " ", seatFace(seat, pub.playerId), h("strong", {}, name), " ", flags(pub, v)),
     h("div", { class: "seat-meta" },
       tr("table.tiles", { n: num(pub.tiles) }), " · ",
       is101(v) ? tr("table.penalty", { n: num(pub.score) }) : tr("table.score", { n: num(pub.score) }),

@@ -5,6 +5,7 @@ import { tr, translateStatic } from "./i18n.js";
 import { S } from "./state.js";
 import { api, errText, hasMethod, serviceMissing } from "./api.js";
 import { emoteLine, emoteName, hideEmotesOf, mountEmotes, relabelEmotes, showEmote } from "./emotes.js";
+import { avatarEl, myAvatar } from "./avatars.js";
 
 // How often a chat asks for new messages: a table's emote reaches the other seats within this.
 export const CHAT_POLL_MS = 2500;
@@ -74,7 +75,7 @@ function renderChat(c) {
     const mine = S.me && m.playerId === S.me.id;
     const emote = emoteName(m.emote);
     const item = h("li", { class: (mine ? "mine" : "") + (emote ? " emote" : "") },
-      h("strong", {}, m.displayName || m.playerId), ": ", emote ? emoteLine(m) : m.text);
+      avatarEl(myAvatar(m.playerId, m.avatar)), h("strong", {}, m.displayName || m.playerId), ": ", emote ? emoteLine(m) : m.text);
     if (!mine && m.playerId) {
       // An emote is a fixed phrase: no evidence for a report (the lobby takes texts only).
       item.append(" ", h("span", { class: "msg-actions" },

@@ -11,6 +11,7 @@ import { F, friendCall, hasFriends, loadFriends, onFriendsChange } from "./socia
 import { presenceDot, presenceSoon } from "./presence.js";
 import { gameName, joinFriend, statusName } from "./seating.js";
 import { tableLabel } from "./rooms.js";
+import { avatarEl } from "./avatars.js";
 
 export const SEARCH_MIN = 2; // FindPlayers' shortest prefix
 const SEARCH_DELAY_MS = 300;
@@ -89,7 +90,7 @@ function friendTable(f) {
 
 function friendRow(f) {
   return h("li", { class: "person", dataset: { player: f.playerId } },
-    presenceDot(f.playerId), " ", h("span", { class: "person-name" }, f.displayName),
+    presenceDot(f.playerId), " ", avatarEl(f.avatar), h("span", { class: "person-name" }, f.displayName),
     h("span", { class: "person-actions row wrap" },
       friendTable(f),
       button(tr("friends.remove"), () => confirmThen("friends.remove.confirm", f.displayName, "friends.remove", "RemoveFriend", f.playerId), { class: "small link" }),
@@ -98,7 +99,7 @@ function friendRow(f) {
 
 function incomingRow(r) {
   return h("li", { class: "person", dataset: { player: r.playerId } },
-    h("span", { class: "person-name" }, r.displayName),
+    avatarEl(r.avatar), h("span", { class: "person-name" }, r.displayName),
     h("span", { class: "person-actions row wrap" },
       button(tr("friends.accept"), () => act("AcceptFriendRequest", r.playerId), { class: "small primary" }),
       button(tr("friends.decline"), () => act("DeclineFriendRequest", r.playerId)),
@@ -107,7 +108,7 @@ function incomingRow(r) {
 
 function outgoingRow(r) {
   return h("li", { class: "person", dataset: { player: r.playerId } },
-    h("span", { class: "person-name" }, r.displayName),
+    avatarEl(r.avatar), h("span", { class: "person-name" }, r.displayName),
     h("span", { class: "person-actions row wrap" }, button(tr("friends.cancel"), () => act("CancelFriendRequest", r.playerId))));
 }
 
@@ -125,7 +126,7 @@ function foundRow(p) {
     renderFound();
   });
   return h("li", { class: "person", dataset: { player: p.playerId } },
-    h("span", { class: "person-name" }, p.displayName),
+    avatarEl(p.avatar), h("span", { class: "person-name" }, p.displayName),
     h("span", { class: "person-actions row wrap" },
       state ? h("span", { class: "help" }, tr(state))
         : button(tr("friends.add"), ask, { class: "small primary", "aria-label": tr("friends.add.who", { name: p.displayName }) }),

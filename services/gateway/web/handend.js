@@ -7,8 +7,9 @@
 // each seat's total after the hand; this screen draws them and adds up nothing (issue 40).
 import { $, h, num } from "./dom.js";
 import { currentLang, tr } from "./i18n.js";
-import { S, is101, seatName } from "./state.js";
+import { S, go, is101, seatName } from "./state.js";
 import { act } from "./actions.js";
+import { hasMethod } from "./api.js";
 import { tileEl } from "./rack.js";
 
 const fmt = (d) => (d > 0 ? "+" + d : String(d));
@@ -76,6 +77,11 @@ function content(t, v) {
       groups.map(tiles), lh.finalTile && lh.finalTile.code ? h("span", { class: "final" }, "→ ", tileEl(lh.finalTile, { small: true, okey })) : null));
   }
   out.push(scoreTable(v, lh, finisher));
+  // The hand just ended is replayable by its players at once [D-12] (replay.js).
+  if (hasMethod("TableService", "GetReplay")) {
+    out.push(h("p", { class: "handend-replay" }, h("button", { type: "button", id: "handend-replay",
+      onclick: () => go(`#/replay/${t.id}/${hand}`) }, tr("replay.watch"))));
+  }
   out.push(h("p", { id: "handend-countdown", class: "handend-countdown", role: "timer", "aria-live": "off" }));
   out.push(readyLine(t, v));
   return out;

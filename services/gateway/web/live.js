@@ -10,6 +10,8 @@ import { logEvent } from "./log.js";
 import { refreshHands, showFinal } from "./results.js";
 import { refreshChipsSoon } from "./wallet.js";
 import { showRefusal, watchRefused } from "./spectators.js";
+import { motionAfter, motionBefore } from "./motion.js";
+import { soundFor } from "./sound.js";
 
 function setConn(state) {
   const el = $("#conn");
@@ -88,6 +90,7 @@ export function applyView(view, event) {
   withTileIds(view);
   if (event) withTileIds(event);
   const prev = t.view;
+  const motion = motionBefore(t, event); // where a moving tile comes from, measured before the redraw [issue 47.1]
   if (t.seat !== null && ((view.seats || [])[t.seat] || {}).left) seatGone(t);
   t.view = view;
   t.version = num(view.version);
@@ -95,9 +98,11 @@ export function applyView(view, event) {
   if (event && event.handStarted) { t.hints = null; t.hintsKey = ""; } // a deal (also a void hand's new deal): no last hand's hints [issue 18.9]
   if (event) logEvent(t, event);
   if (t.dragging) t.pending = true;
-  else render();
+  else { render(); motionAfter(motion, prev, view); }
   const mine = isMyTurn(view);
-  if (mine && (!prev || !isMyTurn(prev) || num(prev.hand) !== num(view.hand))) announce(tr("ev.yourTurn"));
+  const turnCame = mine && (!prev || !isMyTurn(prev) || num(prev.hand) !== num(view.hand));
+  if (turnCame) announce(tr("ev.yourTurn"));
+  if (event) soundFor(t, event, turnCame); // [issue 47.2]
   scheduleHints(t);
   if (view.phase === "PHASE_MATCH_OVER" && !t.resultShown) { t.resultShown = true; showFinal(t); }
   if (event && (event.handEnded || event.handEnded101 || event.handVoided || event.matchEnded)) refreshHands(t);

@@ -9,6 +9,7 @@ import { api, errText, hasMethod } from "./api.js";
 import { refreshChips } from "./wallet.js";
 import { drawBoard } from "./leaderboard.js";
 import { gameText, ratingLines } from "./rating.js";
+import { renderAvatarPicker } from "./avatars.js";
 
 function when(ts) {
   if (!ts) return "";
@@ -80,10 +81,13 @@ export async function openProfile() {
   const dialog = $("#profile-dialog");
   if (!S.me) return;
   $("#daily-result").textContent = "";
+  $("#avatar-result").textContent = "";
   renderHead();
+  renderAvatarPicker(); // the face and the grid to pick one (avatars.js)
   dialog.showModal();
   await refreshChips();
   renderHead();
+  renderAvatarPicker();
   await Promise.all([renderStats(), renderBoard()]);
 }
 

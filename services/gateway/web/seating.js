@@ -12,6 +12,7 @@ import { confirmStake, quotePot, refreshChips } from "./wallet.js";
 import { practiceNote, stakeText, tableLabel } from "./rooms.js";
 import { presenceDot, presenceSoon } from "./presence.js";
 import { invitePicker } from "./invite.js";
+import { avatarEl, myAvatar } from "./avatars.js";
 
 let onChange = () => {}; // the lobby's refresh, set by bindSeating
 
@@ -50,7 +51,7 @@ export function seatLine(s) {
   const who = s.bot ? tr("lobby.seat.bot") : s.playerId ? (s.displayName || tr("player.deleted")) : tr("lobby.seat.open");
   const dot = s.playerId && !s.bot && !s.left && !mine ? [presenceDot(s.playerId), " "] : [];
   return h("li", { class: s.playerId ? "taken" : s.bot ? "bot" : "open" },
-    h("span", { class: "seat-no" }, num(s.seat) + 1), " ", dot, who, mine ? ` (${tr("table.you")})` : "",
+    h("span", { class: "seat-no" }, num(s.seat) + 1), " ", dot, avatarEl(myAvatar(s.playerId, s.avatar)), who, mine ? ` (${tr("table.you")})` : "",
     s.left ? ` (${tr("lobby.seat.left")})` : "");
 }
 

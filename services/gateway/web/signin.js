@@ -92,9 +92,9 @@ function signedIn(r, name) {
   const why = !r.returning && !num(r.chipsGranted) ? dailyRefusal() : "";
   note.textContent = why ? `${tr("welcome.nochips")} ${why}` : "";
   note.hidden = !why;
-  // a share link waits for the sign-in; else the router shows the lobby, or the table this
-  // player sits at in play (resume.js)
-  go(location.hash.startsWith("#/join/") ? location.hash : "");
+  // a share link (an invitation, a hand's replay) waits for the sign-in; else the router shows
+  // the lobby, or the table this player sits at in play (resume.js)
+  go(/^#\/(join|replay)\//.test(location.hash) ? location.hash : "");
 }
 
 async function signInAgain() {

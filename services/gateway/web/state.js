@@ -40,7 +40,7 @@ export function render() { renderer(); }
 // ------------------------------------------------------------------ screens and navigation
 
 export function show(name) {
-  for (const s of ["signin", "lobby", "table", "staff", "tournaments"]) $("#screen-" + s).hidden = s !== name;
+  for (const s of ["signin", "lobby", "table", "staff", "tournaments", "replay"]) $("#screen-" + s).hidden = s !== name;
   if (name !== "lobby") clearInterval(S.lobbyTimer);
   if (name !== "table") $("#conn").hidden = true;
 }

@@ -17,6 +17,8 @@ import { renderHandEnd } from "./handend.js";
 import { tableLabel } from "./rooms.js";
 import { optionSpec } from "./options.js";
 import { renderSpectators, showRefusal, stopSpectators, watchSpectators } from "./spectators.js";
+import { bindSound, timerSound } from "./sound.js";
+import { motionRendered } from "./motion.js";
 
 export function leaveTable() {
   const t = S.t;
@@ -136,6 +138,7 @@ export function renderTable() {
   renderLog(t);
   renderSpectators(t);
   tick();
+  motionRendered(); // the next frame notes where the tiles are, for the next move's flight [issue 47.1]
   if (focusKey) {
     const el = document.querySelector(`[data-focus="${focusKey}"]`);
     if (el && !el.disabled) el.focus({ preventScroll: true });
@@ -146,9 +149,10 @@ export function renderTable() {
 function tick() {
   const t = S.t;
   const el = $("#timer");
-  if (!t || !t.view || t.view.phase !== "PHASE_PLAYING" || !num(t.view.deadlineMs)) { el.textContent = ""; return; }
+  if (!t || !t.view || t.view.phase !== "PHASE_PLAYING" || !num(t.view.deadlineMs)) { el.textContent = ""; timerSound(false, 0); return; }
   const left = Math.max(0, num(t.view.deadlineMs) - Date.now());
   const s = Math.ceil(left / 1000);
+  timerSound(isMyTurn(t.view) && !$("#screen-table").hidden, s); // the last seconds of my turn [issue 47.2]
   el.textContent = tr("table.timer", { s });
   el.setAttribute("aria-label", tr("table.timer.aria", { s }));
   el.classList.toggle("low", s <= 5);
@@ -179,6 +183,7 @@ function onGlobalKey(e) {
 export function bindTable() {
   setRenderer(renderTable);
   bindRack();
+  bindSound();
   $("#back-lobby").addEventListener("click", () => { location.hash = "#/lobby"; });
   $("#result-close").addEventListener("click", () => $("#result-dialog").close());
   $("#result-lobby").addEventListener("click", () => { $("#result-dialog").close(); location.hash = "#/lobby"; });

@@ -7,6 +7,7 @@ import { tr } from "./i18n.js";
 import { S } from "./state.js";
 import { api, hasMethod } from "./api.js";
 import { renderWho } from "./signin.js";
+import { avatarFrom } from "./avatars.js";
 
 const EVERY_MS = 15000;
 let timer = null;
@@ -34,6 +35,7 @@ export function dailyFrom(player) {
   if (!S.me || !player) return;
   S.me.dailyReason = player.dailyChipsReason || "";
   S.me.dailyLimit = num(player.dailyChipsLimit);
+  avatarFrom(player); // the caller's face, from the same profile
 }
 
 /** Stop refreshing the chips (signed out); keepChipsCurrent starts again. */
