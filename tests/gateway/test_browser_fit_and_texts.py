@@ -77,8 +77,8 @@ async def _open_table(page: Any, game: str) -> str:
 # ------------------------------------------------------------------ fit
 
 
-# Every shown control of the table screen, and the parts of the table, as boxes relative to the
-# viewport. A control is shown when it has a box and is not inside something hidden; one inside a
+# Every shown control of the table screen (the event log, focusable only to scroll it, left out),
+# and the parts of the table, as boxes relative to the viewport. A control is shown when it has a box and is not inside something hidden; one inside a
 # closed <details> counts only by its summary.
 BOXES = """() => {
   const box = (el, what) => { const r = el.getBoundingClientRect();
@@ -90,6 +90,9 @@ BOXES = """() => {
   const sel = 'button, input, select, textarea, summary, a[href], [role=button], [tabindex]';
   for (const el of document.querySelectorAll('#screen-table ' + sel.split(', ').join(', #screen-table '))) {
     if (el.closest('[hidden], dialog:not([open])')) continue;
+    // the event log takes focus only so a keyboard can scroll it (axe: scrollable-region-
+    // focusable): it is read, not pressed, and sits last in the side column, below the chat
+    if (el.id === 'event-log') continue;
     const shut = el.closest('details:not([open])');
     if (shut && !(shut.querySelector(':scope > summary') || shut).contains(el)) continue;
     const r = el.getBoundingClientRect(), cs = getComputedStyle(el);

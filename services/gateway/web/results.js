@@ -76,14 +76,14 @@ export function renderHands() {
   if (!hands.length) { $("#hands-body").replaceChildren(h("p", { class: "help" }, tr("result.hands.none"))); return; }
   const replays = hasMethod("TableService", "GetReplay");
   $("#hands-body").replaceChildren(h("p", { class: "help" }, tr("result.hands.help")), h("table", { class: "mini hands" },
-    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), Array.from({ length: n }, (_, i) => h("th", { scope: "col" }, seatName(i))),
-      replays ? h("th", { scope: "col" }, h("span", { class: "sr-only" }, tr("replay.col"))) : null)),
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), Array.from({ length: n }, (_, i) => h("th", { scope: "col" }, seatName(i))))),
     h("tbody", {}, hands.map((hr) => h("tr", {},
-      h("th", { scope: "row" }, num(hr.hand)),
-      Array.from({ length: n }, (_, i) => h("td", {}, fmtDelta(num((hr.total || [])[i])), h("span", { class: "help" }, ` (${num((hr.scores || [])[i])})`))),
-      // Each hand listed has ended: its replay (replay.js), the share link's address.
-      replays ? h("td", {}, h("a", { href: `#/replay/${t.id}/${num(hr.hand)}`, class: "replay-link", "data-hand": num(hr.hand),
-        "aria-label": tr("replay.watchHand", { hand: num(hr.hand) }) }, tr("replay.watch.short"))) : null)))));
+      // Each hand listed has ended: its number opens its replay (replay.js), the share link's
+      // address; in the number's own cell, so the narrow panel gains no column.
+      h("th", { scope: "row" }, replays ? h("a", { href: `#/replay/${t.id}/${num(hr.hand)}`, class: "replay-link",
+        "data-hand": num(hr.hand), "aria-label": tr("replay.watchHand", { hand: num(hr.hand) }) }, `▶ ${num(hr.hand)}`)
+        : num(hr.hand)),
+      Array.from({ length: n }, (_, i) => h("td", {}, fmtDelta(num((hr.total || [])[i])), h("span", { class: "help" }, ` (${num((hr.scores || [])[i])})`))))))));
 }
 
 export async function showFinal(t) {
