@@ -78,8 +78,8 @@ async def _open_table(page: Any, game: str) -> str:
 
 
 # Every shown control of the table screen (the event log, focusable only to scroll it, left out),
-# and the parts of the table, as boxes relative to the viewport. A control is shown when it has a box and is not inside something hidden; one inside a
-# closed <details> counts only by its summary.
+# and the parts of the table, as boxes relative to the viewport. A control is shown when it has a
+# box and is not inside something hidden; one inside a closed <details> counts only by its summary.
 BOXES = """() => {
   const box = (el, what) => { const r = el.getBoundingClientRect();
     return {what, x: r.left, y: r.top, w: r.width, h: r.height}; };
