@@ -325,6 +325,22 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):
         cards = await self.app.my_tables(who, request.limit)
         return pb.ListMyTablesResponse(tables=[table_pb(c) for c in cards])
 
+    async def ListRooms(self, request: pb.ListRoomsRequest, context: Any) -> pb.ListRoomsResponse:
+        self._who(context)
+        rooms = await self.app.list_rooms()
+        return pb.ListRoomsResponse(
+            rooms=[
+                pb.Room(
+                    game=common_pb2.Game.Value(f"GAME_{r.game}"),
+                    stake=r.stake,
+                    people_playing=r.count.people_playing,
+                    people_waiting=r.count.people_waiting,
+                    tables_waiting=r.count.tables_waiting,
+                )
+                for r in rooms
+            ]
+        )
+
     async def GetTableCard(self, request: pb.GetTableCardRequest, context: Any) -> pb.GetTableCardResponse:
         who = self._who(context)
         card = await self.app.table_card(who, request.table_id, request.invite_code)

@@ -1,5 +1,5 @@
 """The lobby's use cases behind one object: ``LobbyApp`` builds the use-case objects of each
-subdomain over one store (players.py, logins.py, erasure.py, ledger.py, tables.py, chat.py,
+subdomain over one store (players.py, logins.py, erasure.py, ledger.py, tables.py, rooms.py, chat.py,
 reports.py, staff.py, friends.py, notifications.py, tournaments.py) and offers their calls under one name each,
 as api.py and consumer.py call them. The rules live in those modules; this is only their composition."""
 
@@ -18,6 +18,7 @@ from .notify_bus import NotificationHub
 from .players import Players
 from .policy import Limits, utcnow
 from .reports import Reports
+from .rooms import Rooms
 from .staff import Staff
 from .store import LobbyStore
 from .tables import Tables, TableStarter
@@ -45,6 +46,7 @@ class LobbyApp:
         self.logins = Logins(store, self.players, clock, limits)
         self.erasure = Erasure(store, self.players, clock, forgetter)
         self.tables = Tables(store, tables, clock, limits)
+        self.rooms = Rooms(store)
         self.chat = Chat(store, clock, limits)
         self.reporting = Reports(store, self.players, self.tables, clock, limits)
         self.staffing = Staff(store, self.players, clock)
@@ -85,6 +87,7 @@ class LobbyApp:
         self.table_card = seating.table_card
         self.list_tables = seating.list_tables
         self.my_tables = seating.my_tables
+        self.list_rooms = self.rooms.list
         self.join = seating.join
         self.fill_with_bots = seating.fill_with_bots
         self.quick_play = seating.quick_play

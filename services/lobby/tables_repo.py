@@ -13,7 +13,7 @@ import asyncpg
 
 from .repository import Repository
 
-__all__ = ["TablesRepo", "TableRow", "SeatRow"]
+__all__ = ["TablesRepo", "TableRow", "SeatRow", "RoomCount"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +44,15 @@ class SeatRow:
     @property
     def bot(self) -> bool:
         return self.player_id is None
+
+
+@dataclass(frozen=True, slots=True)
+class RoomCount:
+    """One room's public tables: the people playing, the people waiting, the tables waiting."""
+
+    people_playing: int = 0
+    people_waiting: int = 0
+    tables_waiting: int = 0
 
 
 def _table(r: asyncpg.Record) -> TableRow:
@@ -231,3 +240,22 @@ class TablesRepo(Repository):
             player_id,
         )
         return [r["table_id"] for r in rows]
+
+    async def room_counts(self, games: Sequence[str], stakes: Sequence[int]) -> dict[tuple[str, int], RoomCount]:
+        """The public tables waiting, starting or being played in the rooms ``games`` × ``stakes``,
+        counted in one statement: per (game, stake), the people (seats with a player, not left)
+        at tables being played or starting, the people at waiting tables, and the waiting tables.
+        Bots are no people; private tables are not counted. The open tables are found by the
+        index on (status, private, game, created_at); their seats by the seats' primary key."""
+        rows = await self.conn.fetch(
+            "SELECT t.game, t.stake, "
+            "count(s.player_id) FILTER (WHERE t.status <> 'WAITING' AND s.left_at IS NULL) AS playing, "
+            "count(s.player_id) FILTER (WHERE t.status = 'WAITING') AS waiting, "
+            "count(DISTINCT t.table_id) FILTER (WHERE t.status = 'WAITING') AS tables_waiting "
+            "FROM lobby_tables t LEFT JOIN lobby_seats s ON s.table_id = t.table_id AND s.player_id IS NOT NULL "
+            "WHERE t.status = ANY(ARRAY['WAITING', 'STARTING', 'PLAYING']) AND NOT t.private "
+            "AND t.game = ANY($1::text[]) AND t.stake = ANY($2::bigint[]) GROUP BY t.game, t.stake",
+            list(games),
+            list(stakes),
+        )
+        return {(r["game"], r["stake"]): RoomCount(r["playing"], r["waiting"], r["tables_waiting"]) for r in rows}

@@ -713,6 +713,30 @@ class ListMyTablesResponse(_message.Message):
     tables: _containers.RepeatedCompositeFieldContainer[LobbyTable]
     def __init__(self, tables: _Optional[_Iterable[_Union[LobbyTable, _Mapping]]] = ...) -> None: ...
 
+class ListRoomsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListRoomsResponse(_message.Message):
+    __slots__ = ("rooms",)
+    ROOMS_FIELD_NUMBER: _ClassVar[int]
+    rooms: _containers.RepeatedCompositeFieldContainer[Room]
+    def __init__(self, rooms: _Optional[_Iterable[_Union[Room, _Mapping]]] = ...) -> None: ...
+
+class Room(_message.Message):
+    __slots__ = ("game", "stake", "people_playing", "people_waiting", "tables_waiting")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    STAKE_FIELD_NUMBER: _ClassVar[int]
+    PEOPLE_PLAYING_FIELD_NUMBER: _ClassVar[int]
+    PEOPLE_WAITING_FIELD_NUMBER: _ClassVar[int]
+    TABLES_WAITING_FIELD_NUMBER: _ClassVar[int]
+    game: _common_pb2.Game
+    stake: int
+    people_playing: int
+    people_waiting: int
+    tables_waiting: int
+    def __init__(self, game: _Optional[_Union[_common_pb2.Game, str]] = ..., stake: _Optional[int] = ..., people_playing: _Optional[int] = ..., people_waiting: _Optional[int] = ..., tables_waiting: _Optional[int] = ...) -> None: ...
+
 class GetTableCardRequest(_message.Message):
     __slots__ = ("table_id", "invite_code")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]

@@ -177,6 +177,11 @@ class LobbyServiceStub:
                 request_serializer=okey_dot_v1_dot_lobby__service__pb2.ListMyTablesRequest.SerializeToString,
                 response_deserializer=okey_dot_v1_dot_lobby__service__pb2.ListMyTablesResponse.FromString,
                 _registered_method=True)
+        self.ListRooms = channel.unary_unary(
+                '/okey.v1.LobbyService/ListRooms',
+                request_serializer=okey_dot_v1_dot_lobby__service__pb2.ListRoomsRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_lobby__service__pb2.ListRoomsResponse.FromString,
+                _registered_method=True)
         self.GetTableCard = channel.unary_unary(
                 '/okey.v1.LobbyService/GetTableCard',
                 request_serializer=okey_dot_v1_dot_lobby__service__pb2.GetTableCardRequest.SerializeToString,
@@ -596,6 +601,15 @@ class LobbyServiceServicer:
     def ListMyTables(self, request, context):
         """The caller's own tables (a seat not left) that wait, start or are being played, public
         and private, newest first, with the invite code of the private ones. Only the caller's.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListRooms(self, request, context):
+        """The lobby's rooms (issue 47.5): each game at each stake the lobby offers, in the order
+        to show them, with the people seated at its public tables being played and at its
+        waiting ones, and its waiting tables. Bots are not people; private tables are not counted.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -1070,6 +1084,11 @@ def add_LobbyServiceServicer_to_server(servicer, server):
                     servicer.ListMyTables,
                     request_deserializer=okey_dot_v1_dot_lobby__service__pb2.ListMyTablesRequest.FromString,
                     response_serializer=okey_dot_v1_dot_lobby__service__pb2.ListMyTablesResponse.SerializeToString,
+            ),
+            'ListRooms': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListRooms,
+                    request_deserializer=okey_dot_v1_dot_lobby__service__pb2.ListRoomsRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_lobby__service__pb2.ListRoomsResponse.SerializeToString,
             ),
             'GetTableCard': grpc.unary_unary_rpc_method_handler(
                     servicer.GetTableCard,
@@ -1892,6 +1911,33 @@ class LobbyService:
             '/okey.v1.LobbyService/ListMyTables',
             okey_dot_v1_dot_lobby__service__pb2.ListMyTablesRequest.SerializeToString,
             okey_dot_v1_dot_lobby__service__pb2.ListMyTablesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListRooms(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/okey.v1.LobbyService/ListRooms',
+            okey_dot_v1_dot_lobby__service__pb2.ListRoomsRequest.SerializeToString,
+            okey_dot_v1_dot_lobby__service__pb2.ListRoomsResponse.FromString,
             options,
             channel_credentials,
             insecure,
