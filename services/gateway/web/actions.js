@@ -7,6 +7,7 @@ import { api, errText } from "./api.js";
 import { playerTileName } from "./refusals.js";
 import { refreshView, seatGone } from "./live.js";
 import { forgetTable } from "./resume.js";
+import { noteDraw } from "./rack.js";
 
 export async function act(name, body = {}) {
   const t = S.t;
@@ -41,8 +42,17 @@ async function doLeave() {
   go("#/lobby"); // the lobby (not "back to my table": the lobby may not have heard of the leave yet)
 }
 
-export function doDraw() { return act("draw"); }
-export function doTake() { return act("takeDiscard"); }
+// A draw (the deck or the side pile): Otomatik diz lays the rack out after it, unless the rack
+// was moved by hand meanwhile [issue 47.4].
+async function draw(name) {
+  const t = S.t;
+  const moves = t ? t.rackMoves || 0 : 0;
+  const r = await act(name);
+  if (r && t && S.t === t && (t.rackMoves || 0) === moves) noteDraw(t, num(r.version));
+  return r;
+}
+export function doDraw() { return draw("draw"); }
+export function doTake() { return draw("takeDiscard"); }
 export async function doDiscard(id = selectedOne()) {
   if (id === null || id === undefined) return;
   const r = await act("discard", { tileId: id });

@@ -2,8 +2,8 @@
 // pairs), the classic totals, and Okey 101's opening preview.
 import { $, h, num } from "./dom.js";
 import { tr } from "./i18n.js";
-import { S, arrangementIds, is101, me } from "./state.js";
-import { arrange, isOkey, tileEl, tileName } from "./rack.js";
+import { S, is101, me } from "./state.js";
+import { arrangeBy, autoArrangeNow, isOkey, tileEl, tileName } from "./rack.js";
 import { stageFromHints } from "./melds.js";
 
 export function renderHints(v) {
@@ -14,8 +14,8 @@ export function renderHints(v) {
   const hints = t.hints;
   const parts = [];
   parts.push(h("div", { class: "row wrap" },
-    h("button", { type: "button", id: "seri-diz", "data-focus": "seri", disabled: !hints, title: tr("hints.seri.help"), onclick: () => arrange(t, arrangementIds(hints && hints.runs)) }, tr("hints.seri")),
-    h("button", { type: "button", id: "cift-diz", "data-focus": "cift", disabled: !hints, title: tr("hints.cift.help"), onclick: () => arrange(t, arrangementIds(hints && hints.pairs)) }, tr("hints.cift"))));
+    h("button", { type: "button", id: "seri-diz", "data-focus": "seri", disabled: !hints, title: tr("hints.seri.help"), onclick: () => arrangeBy("runs") }, tr("hints.seri")),
+    h("button", { type: "button", id: "cift-diz", "data-focus": "cift", disabled: !hints, title: tr("hints.cift.help"), onclick: () => arrangeBy("pairs") }, tr("hints.cift"))));
   if (hints) {
     const runs = hints.runs || {};
     const pairs = hints.pairs || {};
@@ -46,4 +46,6 @@ export function renderHints(v) {
   parts.push(h("details", { class: "legend" }, h("summary", {}, tr("hints.legend")),
     h("ul", {}, ["finishes", "penalised", "addable", "takes"].map((k) => h("li", {}, tr("hints.mark." + k))))));
   body.replaceChildren(...parts);
+  // Fresh hints (or a drag's end) may be what a draw's Otomatik diz waited for: after this render.
+  if (t.autoArrange) queueMicrotask(() => autoArrangeNow(t));
 }

@@ -1,17 +1,21 @@
-// The lobby screen: the tables (the lobby service's list and my own tables, refreshed every
-// 5 s; seating.js draws my tables' waiting rooms and opens a table I wait at when it starts),
-// the rooms that filter them and their readable cards (rooms.js), joining them, the rating
-// leaderboard's panel (leaderboard.js), the short create-table form (the common choices, the
-// rest under "more options") drawn from the rules' option spec (options.js), and a table by its id.
+// The lobby screen. Its first screen (issue 47.5): the big "Hemen oyna" (quick play at the room
+// picked), my own tables first (seating.js draws their waiting rooms and opens a table I wait at
+// when it starts), my friends' tables (ListFriends, social.js), and the rooms as tiles with the
+// lobby's counts of people playing and waiting (ListRooms, every 10 s while the lobby is shown).
+// Then, one tap away: the tables (the lobby service's list, refreshed every 5 s), the rooms bar
+// that filters them and their readable cards (rooms.js), joining them, the rating leaderboard's
+// panel (leaderboard.js), the short create-table form (the common choices, the rest under "more
+// options") drawn from the rules' option spec (options.js), and a table by its id.
 import { $, $$, h, num, toast } from "./dom.js";
 import { tr } from "./i18n.js";
-import { S, mySeatAt, show } from "./state.js";
+import { S, go, mySeatAt, show } from "./state.js";
 import { api, errText, hasMethod, serviceMissing } from "./api.js";
 import { leaveTable } from "./table.js";
 import { startChat } from "./chat.js";
 import { confirmStake, keepChipsCurrent, quotePot } from "./wallet.js";
-import { creatorName, fullRules, headlineRules, inRoom, practiceNote, renderRooms, stakeText, tableLabel } from "./rooms.js";
-import { bindSeating, fillWithBots, openWithoutLobby, gameName, joinListed, leaveWaiting, refreshMyTables, renderMyTables, seatLine, statusName } from "./seating.js";
+import { creatorName, fullRules, headlineRules, inRoom, practiceNote, renderRoomTiles, renderRooms, servedStakes, setServedRooms, stakeText, tableLabel } from "./rooms.js";
+import { bindSeating, fillWithBots, openWithoutLobby, gameName, joinFriend, joinListed, leaveWaiting, refreshMyTables, renderMyTables, seatLine, statusName } from "./seating.js";
+import { F, loadFriends, onFriendsChange } from "./social.js";
 import { helpText, loadOptionSpec, optionsOf, valueText } from "./options.js";
 import { presenceSoon } from "./presence.js";
 import { refreshRanks } from "./leaderboard.js";
@@ -19,6 +23,8 @@ import { refreshRanks } from "./leaderboard.js";
 // The options in the create form's short part (the match's length, the seats, the stake): a
 // choice of layout; every other option of the spec is under "more options".
 const SHORT = new Set(["match_points", "seats", "rounds", "stake"]);
+const LIFE_MS = 10000; // the rooms' counts and my friends' tables, asked again while the lobby is shown
+let lifeTimer = null;
 
 export function showLobby() {
   leaveTable();
@@ -32,6 +38,9 @@ export function showLobby() {
   keepChipsCurrent();
   clearInterval(S.lobbyTimer);
   S.lobbyTimer = setInterval(refreshLobby, 5000);
+  refreshLife();
+  clearInterval(lifeTimer);
+  lifeTimer = setInterval(refreshLife, LIFE_MS);
   startChat("lobby", "");
   refreshRanks();
 }
@@ -51,7 +60,7 @@ async function refreshLobby() {
     S.tables = all.filter((t) => (own ? mySeatAt(t) === null : true) && (showPlaying || statusName(t.status) === "WAITING" || mySeatAt(t) !== null));
     note.hidden = true;
     renderMyTables();
-    renderTables();
+    renderTables(); // with my friends' tables: a table of mine is not a friend's card
   } catch (e) {
     if (serviceMissing(e)) { S.lobbyDown = true; note.hidden = false; S.tables = []; renderTables(); }
     else toast(errText(e));
@@ -59,9 +68,10 @@ async function refreshLobby() {
 }
 
 export function renderTables() {
+  renderLife();
   const box = $("#tables");
   box.replaceChildren();
-  renderRooms($("#rooms"), S.tables, pickRoom);
+  renderRooms($("#rooms"), pickRoom);
   $("#rooms").hidden = S.lobbyDown; // no lobby, no list to filter
   const shown = S.tables.filter((t) => inRoom(t));
   if (!shown.length) {
@@ -73,6 +83,14 @@ export function renderTables() {
   presenceSoon();
 }
 
+/** The first screen drawn from what the lobby last said (the language switch redraws it too). */
+function renderLife() {
+  const tiles = $("#room-tiles");
+  renderRoomTiles(tiles, pickRoom);
+  $("#rooms-panel").hidden = S.lobbyDown || tiles.hidden;
+  renderFriendTables();
+}
+
 // A room chosen: the list shows its tables, and quick play and the create form take its game
 // and stake (shown, so nothing is chosen silently; every stake is still confirmed).
 function pickRoom(r) {
@@ -82,6 +100,84 @@ function pickRoom(r) {
   }
   if (r.stake !== "") $("#quick-stake").value = r.stake;
   renderTables();
+}
+
+// ------------------------------------------------------------------ the first screen's life
+
+/** The rooms' counts (ListRooms) and my friends' tables (ListFriends), drawn as they come; the
+ * timer stops when the lobby is left, and nothing is asked while the page is hidden. */
+async function refreshLife() {
+  if ($("#screen-lobby").hidden) { clearInterval(lifeTimer); lifeTimer = null; return; }
+  if (document.hidden) return;
+  await Promise.all([refreshRoomCounts(), loadFriends().catch(() => false)]);
+  syncQuickStakes();
+  renderTables(); // the bar's counts, the tiles and the friends' tables
+}
+
+async function refreshRoomCounts() {
+  if (S.lobbyDown || !hasMethod("LobbyService", "ListRooms")) return;
+  try { setServedRooms((await api("LobbyService", "ListRooms", {})).rooms); } catch { /* the counts stay as they were */ }
+}
+
+// Quick play offers the stakes of the lobby's rooms (the page's list only until they come).
+function syncQuickStakes() {
+  const sel = $("#quick-stake");
+  const stakes = servedStakes();
+  if (!sel || !stakes.length || $$("option", sel).map((o) => o.value).join() === stakes.join()) return;
+  const value = sel.value;
+  sel.replaceChildren(...stakes.map((v) => (v === "0"
+    ? h("option", { value: v, "data-i18n": "seating.nostake" }, tr("seating.nostake")) : h("option", { value: v }, v))));
+  sel.value = stakes.includes(value) ? value : "0";
+}
+
+/** My friends' tables as cards (one per table, naming the friends at it), but not my own. */
+function renderFriendTables() {
+  const panel = $("#friends-tables-panel");
+  const box = $("#friends-tables");
+  if (!panel || !box) return;
+  const mine = new Set((S.myTables || []).map((t) => t.tableId));
+  const at = new Map();
+  for (const f of F.friends) {
+    const t = f.table;
+    if (!t || !t.tableId || mine.has(t.tableId)) continue;
+    if (!at.has(t.tableId)) at.set(t.tableId, { t, friends: [] });
+    at.get(t.tableId).friends.push(f);
+  }
+  panel.hidden = !at.size;
+  box.replaceChildren(...[...at.values()].map(friendCard));
+}
+
+function friendCard({ t, friends }) {
+  const id = t.tableId;
+  const status = statusName(t.status);
+  const titleId = "friend-table-" + id;
+  const names = friends.map((f) => f.displayName).join(", ");
+  const actions = h("div", { class: "card-actions row" });
+  const seat = mySeatAt(t);
+  if (seat !== null) {
+    actions.append(h("button", { type: "button", class: "primary", onclick: () => go(`#/table/${id}/${seat}`) }, tr("lobby.open")));
+  } else if (status === "WAITING" && num(t.seatsTaken) < num(t.seatCount) && t.visibility !== "TABLE_VISIBILITY_PRIVATE") {
+    actions.append(h("button", { type: "button", class: "primary", "aria-describedby": titleId, onclick: () => joinFriend(friends[0]) }, tr("friends.join")));
+  } else if (status === "PLAYING" || status === "STARTING") {
+    actions.append(h("button", { type: "button", "aria-describedby": titleId, onclick: () => { S.watchCard = t; go(`#/table/${id}`); } }, tr("friends.watch")));
+  }
+  return h("article", { class: "card friend", "aria-labelledby": titleId, dataset: { table: id } },
+    h("header", { class: "row spread" },
+      h("h4", { id: titleId }, tableLabel(t), " · ", tr("game." + gameName(t.game))),
+      h("span", { class: "badge status-" + status.toLowerCase() }, tr("status." + status))),
+    h("p", { class: "card-meta" },
+      h("strong", { class: "card-friends" }, tr("life.friendsAt", { names })), " · ",
+      num(t.stake) ? tr("rooms.stake", { stake: stakeText(t.stake) }) : tr("rooms.nostake"),
+      " · ", tr("lobby.seats", { taken: num(t.seatsTaken), count: num(t.seatCount) })),
+    actions);
+}
+
+/** "Tüm masalar", "Masa aç": the rest of the lobby, one tap away (scrolled to, its heading focused). */
+function jumpTo(sel) {
+  const el = $(sel);
+  if (!el) return;
+  el.scrollIntoView({ block: "start" });
+  el.focus({ preventScroll: true });
 }
 
 /** A table's card: its name, game and stake, who sits where, the rules that matter, a way in. */
@@ -253,5 +349,8 @@ export function bindLobby() {
   $("#create-game").addEventListener("change", renderCreateOptions);
   $("#create-form").addEventListener("submit", (e) => createTable(e));
   bindSeating(refreshLobby);
+  onFriendsChange(() => { if (!$("#screen-lobby").hidden) renderFriendTables(); });
+  document.addEventListener("visibilitychange", () => { if (!document.hidden && lifeTimer) refreshLife(); });
+  for (const b of $$("[data-jump]")) b.addEventListener("click", () => jumpTo(b.dataset.jump));
   $("#byid-form").addEventListener("submit", (e) => { e.preventDefault(); location.hash = `#/table/${$("#byid-input").value.trim()}`; });
 }

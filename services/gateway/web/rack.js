@@ -1,9 +1,9 @@
 // The rack: tile drawing (every tile on the page is drawn here), the client-side order of the
 // rack's 30 slots (kept per hand in local storage), and the rack's input: click to select and
-// move, arrow keys (Shift to carry a tile), drag and drop.
+// move, arrow keys (Shift to carry a tile), drag and drop; and Otomatik diz (issue 47.4).
 import { $, h, num, store } from "./dom.js";
 import { tr } from "./i18n.js";
-import { S, is101, rackIds, render, tileById, tileHint } from "./state.js";
+import { S, arrangementIds, hintsKey, is101, isMyTurn, rackIds, render, tileById, tileHint } from "./state.js";
 
 const ROW = 15; // slots per rack row
 const ROWS = 2;
@@ -132,9 +132,16 @@ export function syncRack(t) {
 
 function saveRack(t) { if (t.rackKey) store.set(t.rackKey, JSON.stringify(t.slots)); }
 
+// A move by hand: the draw's pending Otomatik diz must not undo it [issue 47.4].
+function movedByHand(t) {
+  t.rackMoves = (t.rackMoves || 0) + 1;
+  t.autoArrange = null;
+}
+
 function moveTile(t, id, target) {
   const from = t.slots.indexOf(id);
   if (from < 0 || target < 0 || target >= SLOTS || from === target) return;
+  movedByHand(t);
   t.slots[from] = null;
   if (t.slots[target] === null) { t.slots[target] = id; }
   else {
@@ -155,6 +162,7 @@ function moveTile(t, id, target) {
 
 function swapSlots(t, a, b) {
   if (b < 0 || b >= SLOTS) return;
+  movedByHand(t);
   [t.slots[a], t.slots[b]] = [t.slots[b], t.slots[a]];
   saveRack(t);
 }
@@ -183,6 +191,59 @@ export function arrange(t, melds) {
   const slots = tryLayout(true) || tryLayout(false);
   if (slots) { t.slots = slots; saveRack(t); }
   render();
+}
+
+// ------------------------------------------------------------------ Seri Diz / Çift Diz, Otomatik diz [issue 47.4]
+// Otomatik diz (a switch on the rack, remembered on this device): after each draw of mine (the
+// deck or the side pile), once the view after it and its hints (the table service's GetHints)
+// are in, the rack is laid out once as the last pressed of Seri Diz / Çift Diz (Seri at first)
+// lays it out. Not while a tile is dragged (after the drag), and not after a move by hand made
+// since the draw. The client computes no arrangement: it is the hints' runs or pairs.
+
+const AUTO_KEY = "okey.rack.auto";
+const CHOICE_KEY = "okey.rack.choice";
+
+/** Whether Otomatik diz is on (this device). */
+export function autoArrangeOn() { return store.get(AUTO_KEY) === "1"; }
+/** What Otomatik diz lays out: "runs" (Seri Diz, the default) or "pairs" (Çift Diz), the last pressed. */
+export function arrangeChoice() { return store.get(CHOICE_KEY) === "pairs" ? "pairs" : "runs"; }
+
+/** Seri Diz ("runs") or Çift Diz ("pairs") pressed: lay the rack out by the hints, and remember the choice. */
+export function arrangeBy(kind) {
+  const t = S.t;
+  if (!t || !t.hints) return;
+  store.set(CHOICE_KEY, kind === "pairs" ? "pairs" : "runs");
+  t.autoArrange = null; // laid out by hand: this draw's is done
+  arrange(t, arrangementIds(t.hints[kind]));
+}
+
+/** My draw was accepted (the table at `version` after it): lay the rack out once its hints are in. */
+export function noteDraw(t, version) {
+  if (!autoArrangeOn() || !t.view) return;
+  t.autoArrange = { version, hand: num(t.view.hand) };
+  autoArrangeNow(t);
+}
+
+/** The pending Otomatik diz, when the view after the draw and its hints are here (else later). */
+export function autoArrangeNow(t) {
+  const a = t.autoArrange;
+  if (!a || S.t !== t || t.dragging || !t.view) return;
+  const v = t.view;
+  if (num(v.version) < a.version && num(v.hand) === a.hand) return; // the draw's view is still on its way
+  if (!autoArrangeOn() || num(v.hand) !== a.hand || !isMyTurn(v)) { t.autoArrange = null; return; }
+  if (!t.hints || t.hintsKey !== hintsKey(t)) return; // its hints are still on their way
+  t.autoArrange = null;
+  arrange(t, arrangementIds(t.hints[arrangeChoice()]));
+}
+
+function bindAutoArrange() {
+  const box = $("#auto-arrange");
+  if (!box) return;
+  box.checked = autoArrangeOn();
+  box.addEventListener("change", () => {
+    if (box.checked) store.set(AUTO_KEY, "1"); else store.del(AUTO_KEY);
+    if (!box.checked && S.t) S.t.autoArrange = null;
+  });
 }
 
 // ------------------------------------------------------------------ drawing the rack
@@ -312,4 +373,5 @@ export function bindRack() {
   rack.addEventListener("dragend", onDragEnd);
   rack.addEventListener("dragover", (e) => { if (e.target.closest("[data-slot]")) e.preventDefault(); });
   rack.addEventListener("drop", onRackDrop);
+  bindAutoArrange();
 }

@@ -1,14 +1,22 @@
-// The lobby's rooms and its readable table cards (issue 18.7): the rooms by game and stake
-// (Okey / Okey 101 × no stake, 100, 500, 1K, 5K) that filter the table list, a table's readable
-// name ("Masa 482", and who opened it), the two or three rules that matter on its card, and
-// every rule behind a disclosure one click away, read against the rules' option spec (what is
-// usual is the spec's default). No option key or table id is shown.
-import { h, num, store } from "./dom.js";
+// The lobby's rooms and its readable table cards (issue 18.7, 47.5): the rooms by game and stake
+// as the lobby lists them (ListRooms: Okey / Okey 101 × no stake, 100, 500, 1K, 5K, the lists
+// below only until it answers), drawn as tiles with the lobby's counts of people playing and
+// waiting, and as the bar that filters the table list; a table's readable name ("Masa 482",
+// and who opened it), the two or three rules that matter on its card, and every rule behind a
+// disclosure one click away, read against the rules' option spec (what is usual is the spec's
+// default). No option key or table id is shown, and no count is made here: each is the lobby's.
+import { $$, h, num, store } from "./dom.js";
 import { hasString, tr } from "./i18n.js";
 import { optionSpec, optionsOf, ruleValue, valueText } from "./options.js";
 
 export const ROOM_GAMES = ["", "OKEY", "OKEY101"]; // "": every game
-export const ROOM_STAKES = ["", "0", "100", "500", "1000", "5000"]; // "": every stake
+export const ROOM_STAKES = ["", "0", "100", "500", "1000", "5000"]; // "": every stake (until ListRooms answers)
+
+// ListRooms' rooms, in its order: {game, stake, playing, waiting, tables}, the counts the lobby's.
+let served = [];
+const uniq = (xs) => [...new Set(xs)];
+const roomGames = () => (served.length ? ["", ...uniq(served.map((r) => r.game))] : ROOM_GAMES);
+const roomStakes = () => (served.length ? ["", ...uniq(served.map((r) => r.stake))] : ROOM_STAKES);
 
 const room = { game: "", stake: "" };
 try { Object.assign(room, JSON.parse(store.get("okey.room") || "{}")); } catch { /* a bad value: every room */ }
@@ -24,10 +32,25 @@ export function currentRoom() { return { ...room }; }
 
 /** Choose a room (either part; undefined keeps it); it is remembered on this device. */
 export function setRoom(next) {
-  if (next.game !== undefined && ROOM_GAMES.includes(next.game)) room.game = next.game;
-  if (next.stake !== undefined && ROOM_STAKES.includes(next.stake)) room.stake = next.stake;
+  if (next.game !== undefined && roomGames().includes(next.game)) room.game = next.game;
+  if (next.stake !== undefined && roomStakes().includes(next.stake)) room.stake = next.stake;
   store.set("okey.room", JSON.stringify(room));
 }
+
+/** The lobby's rooms (ListRooms' answer) become the rooms drawn; [] (no answer) keeps the last. */
+export function setServedRooms(rooms) {
+  if (!rooms || !rooms.length) return;
+  served = rooms.map((r) => ({
+    game: gameOf(r), stake: String(num(r.stake)),
+    playing: num(r.peoplePlaying), waiting: num(r.peopleWaiting), tables: num(r.tablesWaiting),
+  }));
+}
+
+/** The stakes the lobby's rooms offer, from none up ("0", "100", ...). */
+export const servedStakes = () => roomStakes().filter((v) => v !== "");
+
+/** The lobby's room of a game and a stake, with its counts, or undefined. */
+const servedRoom = (r) => served.find((x) => x.game === r.game && x.stake === r.stake);
 
 /** Is the table in the room (game and stake)? A stake of no room shows under "every stake". */
 export function inRoom(t, r = room) {
@@ -125,19 +148,41 @@ export function fullRules(t) {
   return box;
 }
 
-/** The rooms bar: game and stake, each button with the number of waiting tables it holds. */
-export function renderRooms(box, tables, onPick) {
+/** The rooms bar: game and stake. A button that names one room (a game and a stake) says how
+ * many tables wait there, as the lobby counted them; "every game" or "every stake" says none. */
+export function renderRooms(box, onPick) {
   if (!box) return;
-  const waiting = tables.filter((t) => String(t.status || "").endsWith("WAITING"));
   const group = (label, values, key, name) => h("div", { class: "room-group", role: "group", "aria-label": label },
     values.map((v) => {
-      const n = waiting.filter((t) => inRoom(t, { ...room, [key]: v })).length;
+      const one = servedRoom({ ...room, [key]: v });
       return h("button", {
         type: "button", class: "room", "aria-pressed": String(room[key] === v), dataset: { room: key, value: v || "all" },
         onclick: () => { setRoom({ [key]: v }); onPick({ ...room }); },
-      }, name(v), " ", h("span", { class: "room-count" }, `(${n})`));
+      }, name(v), one ? [" ", h("span", { class: "room-count" }, `(${one.tables})`)] : null);
     }));
   box.replaceChildren(
-    group(tr("rooms.games"), ROOM_GAMES, "game", (v) => (v ? tr("game." + v) : tr("rooms.allGames"))),
-    group(tr("rooms.stakes"), ROOM_STAKES, "stake", (v) => (v === "" ? tr("rooms.allStakes") : stakeText(v))));
+    group(tr("rooms.games"), roomGames(), "game", (v) => (v ? tr("game." + v) : tr("rooms.allGames"))),
+    group(tr("rooms.stakes"), roomStakes(), "stake", (v) => (v === "" ? tr("rooms.allStakes") : stakeText(v))));
+}
+
+/** The rooms as tiles (the lobby's first screen): each game at each stake with the lobby's
+ * counts ("3 oynuyor · 2 bekliyor"); a tap chooses the room, as the bar does. A redraw with the
+ * same rooms changes the tiles in place, so a focused tile keeps its focus. */
+export function renderRoomTiles(box, onPick) {
+  if (!box) return;
+  const key = (r) => `${r.game}/${r.stake}`;
+  if ($$("button", box).map((b) => b.dataset.room).join() !== served.map(key).join()) {
+    box.replaceChildren(...served.map((r) => h("li", {}, h("button", {
+      type: "button", class: "room-tile", dataset: { room: key(r), game: r.game, stake: r.stake },
+      onclick: () => { setRoom({ game: r.game, stake: r.stake }); onPick({ ...room }); },
+    }, h("span", { class: "tile-game" }), h("span", { class: "tile-stake" + (num(r.stake) ? "" : " free") }), h("span", { class: "tile-counts" })))));
+  }
+  for (const [i, b] of $$("button", box).entries()) {
+    const r = served[i];
+    b.setAttribute("aria-pressed", String(room.game === r.game && room.stake === r.stake));
+    b.querySelector(".tile-game").textContent = tr("game." + r.game);
+    b.querySelector(".tile-stake").textContent = stakeText(r.stake);
+    b.querySelector(".tile-counts").textContent = tr("life.counts", { playing: r.playing, waiting: r.waiting });
+  }
+  box.hidden = !served.length;
 }

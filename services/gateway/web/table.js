@@ -2,9 +2,9 @@
 // it, rendering every part of it, the turn timer, and the keyboard shortcuts.
 import { $, h, num, sleep, store, withTileIds } from "./dom.js";
 import { hasString, tr } from "./i18n.js";
-import { S, arrangementIds, is101, isMyTurn, mySeatAt, newTable, seatName, setRenderer, show, stage } from "./state.js";
+import { S, is101, isMyTurn, mySeatAt, newTable, seatName, setRenderer, show, stage } from "./state.js";
 import { api, errText, hasMethod } from "./api.js";
-import { arrange, bindRack, renderRack, tileName } from "./rack.js";
+import { arrangeBy, bindRack, renderRack, tileName } from "./rack.js";
 import { applyView, connectWatch } from "./live.js";
 import { logEvent, renderLog } from "./log.js";
 import { doDiscard, doDraw, doFinish, doTake, renderActions } from "./actions.js";
@@ -174,8 +174,8 @@ function onGlobalKey(e) {
   else if (k === "t") { e.preventDefault(); doTake(); }
   else if (k === "x") { e.preventDefault(); doDiscard(); }
   else if (k === "f" && !is101(v)) { e.preventDefault(); doFinish(); }
-  else if (k === "r" && S.t.hints) { e.preventDefault(); arrange(S.t, arrangementIds(S.t.hints.runs)); }
-  else if (k === "p" && S.t.hints) { e.preventDefault(); arrange(S.t, arrangementIds(S.t.hints.pairs)); }
+  else if (k === "r" && S.t.hints) { e.preventDefault(); arrangeBy("runs"); }
+  else if (k === "p" && S.t.hints) { e.preventDefault(); arrangeBy("pairs"); }
   else if (k === "escape" && S.t.selected.length) { S.t.selected = []; renderTable(); }
 }
 
