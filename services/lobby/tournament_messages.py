@@ -102,7 +102,7 @@ def tournament_pb(view: TournamentView, full: bool = True) -> pb.Tournament:
         return msg
     finished = s.status == tm.FINISHED
     for place, e in enumerate(view.standings, start=1):
-        opponents = sum(s.entries[o].match_points for o in e.met if o in s.entries)
+        opponents = tm.opponents_points(s, e)
         prize = e.prize if finished else (prizes[place - 1] if place <= len(prizes) and not e.withdrew else 0)
         msg.standings.add(
             player_id=e.player_id,

@@ -55,6 +55,8 @@ __all__ = [
     "fold",
     "apply",
     "standings",
+    "opponents_points",
+    "applied",
     "prize_amounts",
     "planned_rounds",
     "table_id_for",
@@ -330,6 +332,11 @@ def _table_finished(state: State, ev: dict[str, Any]) -> None:
 # ------------------------------------------------------------------ ranking and prizes
 
 
+def opponents_points(state: State, e: Entry) -> int:
+    """The match points of the people ``e`` met (Buchholz; one who unregistered counts none)."""
+    return sum(state.entries[o].match_points for o in e.met if o in state.entries)
+
+
 def _ties(state: State, e: Entry) -> tuple[int, ...]:
     """The spec's tie-breaks for ``e``, each as "smaller sorts first"."""
     out = []
@@ -337,7 +344,7 @@ def _ties(state: State, e: Entry) -> tuple[int, ...]:
         if t == SCORE:
             out.append(-e.score)
         elif t == OPPONENTS:
-            out.append(-sum(state.entries[o].match_points for o in e.met if o in state.entries))
+            out.append(-opponents_points(state, e))
         else:
             out.append(-e.firsts)
     return tuple(out)
@@ -401,7 +408,7 @@ def register(state: State, player_id: str) -> list[dict[str, Any]]:
         raise Decline("Turnuva dolu, yer kalmadı. (The tournament is full.)", "TOURNAMENT_FULL")
     events = [{"kind": "registered", "player": player_id, "seed": state.next_seed}]
     if state.spec.starts_at is None and len(state.entries) + 1 == state.spec.size:
-        after = _after(state, events)
+        after = applied(state, events)
         events += start(after)
     return events
 
@@ -423,7 +430,7 @@ def start(state: State) -> list[dict[str, Any]]:
     events: list[dict[str, Any]] = [
         {"kind": "started", "players": players, "pool": state.spec.entry_fee * len(players)}
     ]
-    return events + _seat_round(_after(state, events), 1)
+    return events + _seat_round(applied(state, events), 1)
 
 
 def _seat_round(state: State, round_: int) -> list[dict[str, Any]]:
@@ -474,7 +481,7 @@ def table_finished(state: State, table_id: str, scores: Sequence[int], winners: 
             "places": list(places),
         }
     ]
-    after = _after(state, events)
+    after = applied(state, events)
     if all(t.finished for t in after.in_round(after.round)):
         events += _round_ended(after)
     return events
@@ -492,7 +499,7 @@ def _round_ended(state: State) -> list[dict[str, Any]]:
             keep = len(people) if final else state.spec.advance_per_table
             out += [e.player_id for e in people[keep:]]
     events: list[dict[str, Any]] = [{"kind": "round_ended", "round": round_, "out": out}]
-    after = _after(state, events)
+    after = applied(state, events)
     left = after.in_play()
     done = len(after.in_round(round_)) == 1 if state.spec.format == KNOCKOUT else round_ >= state.spec.swiss_rounds
     if done or len(left) < 2:
@@ -531,7 +538,7 @@ def cancel(state: State, reason: str) -> list[dict[str, Any]]:
     return [{"kind": "cancelled", "reason": reason, "refunds": [r for r in refunds if r[1]]}]
 
 
-def _after(state: State, events: Sequence[dict[str, Any]]) -> State:
+def applied(state: State, events: Sequence[dict[str, Any]]) -> State:
     """``state`` with ``events`` applied, on a copy (the decisions look ahead without changing it)."""
     copy = State(
         state.tournament_id,

@@ -260,9 +260,9 @@ class Tournaments:
 
     async def _commit(self, uow: Unit, state: tm.State, events: list[dict[str, Any]], now: datetime) -> tm.State:
         """Append ``events`` and do what each says, in the unit; the state after them."""
-        after = state
+        after = tm.applied(state, [])  # one copy, each event applied to it in turn
         for ev in events:
-            after = tm._after(after, [ev])
+            tm.apply(after, ev)
             await self._effect(uow, after, ev, now)
         await uow.tournaments.append(state.tournament_id, state.version, events, after.status, len(after.entries), now)
         if events:
