@@ -22,6 +22,7 @@ from typing import Any
 
 import httpx
 import pytest
+from browser_pages import signed_in
 from okeytools import stack as okeystack
 from test_browser import ARTIFACTS
 from test_browser_motion import OPEN_TABLE, STATE, TABLE_READY, _my_turn
@@ -40,20 +41,6 @@ def stack(make_module_stack: Callable[..., okeystack.Stack]) -> okeystack.Stack:
         "OKEY_BOTS_PACE": "instant",
     }
     return make_module_stack(("table", "lobby", "bots", "gateway"), env=env, label="autoarrange", private_nats=True)
-
-
-async def _signed_in(browser: Any, stack: okeystack.Stack, name: str) -> tuple[Any, Any, list[str]]:
-    # bypass_csp: the page's CSP (script-src 'self') would refuse the injected axe-core script
-    context = await browser.new_context(locale="tr-TR", bypass_csp=True, viewport=DESKTOP)
-    page = await context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    await page.goto(f"http://{stack.http_address}/")
-    await page.wait_for_selector("#screen-signin:not([hidden])")
-    await page.fill("#signin-name", name)
-    await page.click("#signin-submit")
-    await page.wait_for_selector("#screen-lobby:not([hidden])")
-    return context, page, errors
 
 
 async def _table_ready(page: Any) -> None:
@@ -150,7 +137,7 @@ def _assert_laid_out(rack: dict[str, Any], melds: list[list[int]], what: str) ->
 async def test_47_4_otomatik_diz_lays_the_rack_out_after_a_draw_as_seri_diz_does(
     browser: Any, stack: okeystack.Stack
 ) -> None:
-    context, page, errors = await _signed_in(browser, stack, "Otomatik Dizen")
+    context, page, errors = await signed_in(browser, stack.http_address, "Otomatik Dizen", viewport=DESKTOP)
     try:
         t = await page.evaluate(OPEN_TABLE)
         await page.evaluate("(h) => { location.hash = h; }", f"#/table/{t['id']}/{t['seat']}")

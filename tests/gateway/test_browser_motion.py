@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from browser_pages import signed_in
 from okeytools import stack as okeystack
 from test_browser import ARTIFACTS
 from test_browser_phone import LANDSCAPE, PHONE, _axe, _painted
@@ -48,19 +49,6 @@ def stack(make_module_stack: Callable[..., okeystack.Stack]) -> okeystack.Stack:
         "OKEY_BOTS_PACE": "instant",
     }
     return make_module_stack(("table", "lobby", "bots", "gateway"), env=env, label="motion", private_nats=True)
-
-
-async def _signed_in(browser: Any, stack: okeystack.Stack, name: str, **ctx: Any) -> tuple[Any, Any, list[str]]:
-    context = await browser.new_context(locale="tr-TR", bypass_csp=True, **ctx)
-    page = await context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    await page.goto(f"http://{stack.http_address}/")
-    await page.wait_for_selector("#screen-signin:not([hidden])")
-    await page.fill("#signin-name", name)
-    await page.click("#signin-submit")
-    await page.wait_for_selector("#screen-lobby:not([hidden])")
-    return context, page, errors
 
 
 OPEN_TABLE = """async () => {
@@ -211,7 +199,7 @@ async def _settled(page: Any) -> tuple[dict[str, Any], bool]:
 async def test_47_1_tiles_travel_nothing_sticks_and_input_is_not_lost(
     browser: Any, stack: okeystack.Stack, viewport: dict[str, int], extra: dict[str, Any], who: str
 ) -> None:
-    context, page, errors = await _signed_in(browser, stack, who, viewport=viewport, **extra)
+    context, page, errors = await signed_in(browser, stack.http_address, who, viewport=viewport, **extra)
     try:
         await _open_table(page)
         await page.evaluate(RECORD)
@@ -256,7 +244,7 @@ async def test_47_1_tiles_travel_nothing_sticks_and_input_is_not_lost(
 
 
 async def test_47_1_reduced_motion_starts_no_animation(browser: Any, stack: okeystack.Stack) -> None:
-    context, page, errors = await _signed_in(browser, stack, "Hareketsiz", viewport=DESKTOP)
+    context, page, errors = await signed_in(browser, stack.http_address, "Hareketsiz", viewport=DESKTOP)
     try:
         await page.emulate_media(reduced_motion="reduce")
         await _open_table(page)
@@ -276,7 +264,7 @@ async def test_47_1_reduced_motion_starts_no_animation(browser: Any, stack: okey
 
 
 async def test_47_2_no_sound_before_a_gesture_and_the_mute_switch_holds(browser: Any, stack: okeystack.Stack) -> None:
-    context, page, errors = await _signed_in(browser, stack, "Sessiz Oyuncu", viewport=DESKTOP)
+    context, page, errors = await signed_in(browser, stack.http_address, "Sessiz Oyuncu", viewport=DESKTOP)
     try:
         # a reload with no gesture since: the bots' moves make no AudioContext
         await _open_table(page)
