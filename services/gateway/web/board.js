@@ -5,7 +5,7 @@ import { $, h, num } from "./dom.js";
 import { tr } from "./i18n.js";
 import { S, is101, isMyTurn, seatName, stage } from "./state.js";
 import { hasMethod } from "./api.js";
-import { dragTile, tileEl } from "./rack.js";
+import { dragTile, tileEl, tileName } from "./rack.js";
 import { doDiscard, doDraw, doTake } from "./actions.js";
 import { openReport } from "./chat.js";
 import { seatBubble } from "./emotes.js";
@@ -87,9 +87,13 @@ function renderPile(v, seat) {
   });
   if (top) {
     if (takeable) {
-      box.append(tileEl(top, { button: true, attrs: { id: "take-side", "data-focus": "take-side", title: `${tr("table.pile.take")}: ${playerTileName(top.code)}` } }));
+      // Named as the buttons name it ("Okey"), with the face the tile shows when that differs, so the
+      // name holds the visible number (axe: label-content-name-mismatch)
+      const named = playerTileName(top.code), shown = tileName(top.code);
+      const what = named === shown ? named : `${named} (${shown})`;
+      box.append(tileEl(top, { button: true, attrs: { id: "take-side", "data-focus": "take-side", title: `${tr("table.pile.take")}: ${what}` } }));
       box.firstChild.addEventListener("click", () => doTake());
-      box.firstChild.setAttribute("aria-label", `${tr("act.take_discard")}: ${playerTileName(top.code)}`);
+      box.firstChild.setAttribute("aria-label", `${tr("act.take_discard")}: ${what}`);
     } else box.append(tileEl(top));
   } else box.append(h("span", { class: "pile-empty" }, tr("table.pile.empty")));
   const count = num(pub.pileSize);
