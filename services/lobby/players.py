@@ -169,7 +169,7 @@ class Players:
 
     def recent_proof(self, who: Identity) -> None:
         """FAILED_PRECONDITION REAUTH_REQUIRED unless the caller's token carries a proof (a device
-        credential or the password, through Reauthenticate or a sign-in) of the last
+        credential or the password, given to Reauthenticate; a sign-in's token carries none) of the last
         ``Limits.reauth_s``: a bearer token alone (a stolen one, a refreshed one) makes no
         sensitive change."""
         if who.authenticated_at <= 0 or self.clock().timestamp() - who.authenticated_at > self.limits.reauth_s:

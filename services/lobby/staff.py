@@ -227,15 +227,18 @@ class Staff:
 
     async def adjust_chips(self, who: Identity, player_id: str, amount: int, reason: str) -> int:
         """Chips from the bank to the player (or back, ``amount`` < 0) as one ledger posting,
-        never a balance edited; returns the player's balance after it."""
+        never a balance edited; returns the player's balance after it. Staff of the caller's
+        rank or above (the caller included) are out of reach: an admin moves no admin's chips,
+        nor their own; only the operator does (refusals audited)."""
         require(who, "chips.adjust")
         why = need_reason(reason)
         if amount == 0 or abs(amount) > CHIPS_ADJUST_MAX:
             raise Invalid(f"amount: not 0, at most {CHIPS_ADJUST_MAX} either way", "INVALID_ARGUMENT")
         now = self.clock()
         account = player_account(player_id)
-        async with self.store.unit() as uow:
+        async with refusals_audited(self.store, who, self.clock), self.store.unit() as uow:
             await self._target(uow, player_id)
+            await outrank(uow, who, player_id, "ADJUST_CHIPS", why, amount=amount)
             key = f"adjust:{player_id}:{secrets.token_hex(8)}"
             memo = {"reason": why, "by": who.subject}
             try:

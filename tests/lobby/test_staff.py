@@ -256,3 +256,27 @@ async def test_staff_sanction_only_staff_below_them_and_refusals_are_audited(app
     await app.ban(ROOT, admin2.subject, 0, "devir")
     await app.unban(ROOT, admin2.subject, "geri")
     assert await app.revoke_role(ROOT, admin2.subject, "bitti") == "admin"
+
+
+async def test_39_5_an_admin_moves_no_chips_of_an_admin_nor_their_own(app: LobbyApp) -> None:
+    """Chips are a sanction too: staff of the caller's rank (the caller included) are out of reach,
+    the refusal is audited and nothing is posted; an admin adjusts a moderator's, the operator an
+    admin's."""
+    admin, admin2 = await _staff_member(app, "Selin", "admin"), await _staff_member(app, "Derya", "admin")
+    mod = await _staff_member(app, "Kerem", "moderator")
+    before = {x.subject: (await app.chips(x, 1))[0] for x in (admin, admin2, mod)}
+    for target, amount in ((admin2.subject, -100), (admin.subject, 1_000_000)):
+        with pytest.raises(Forbidden) as denied:
+            await app.adjust_chips(admin, target, amount, "kendime")
+        assert denied.value.reason == "OUTRANKED"
+    assert {x.subject: (await app.chips(x, 1))[0] for x in (admin, admin2)} == {
+        admin.subject: before[admin.subject],
+        admin2.subject: before[admin2.subject],
+    }
+    refused = [a for a in await app.audit_log(ROOT, 100) if a.action == "REFUSED"]
+    assert [(a.target_id, a.detail["attempted"], a.detail["amount"]) for a in refused[:2]] == [
+        (admin.subject, "ADJUST_CHIPS", 1_000_000),
+        (admin2.subject, "ADJUST_CHIPS", -100),
+    ]
+    assert await app.adjust_chips(admin, mod.subject, 50, "ödül") == before[mod.subject] + 50
+    assert await app.adjust_chips(ROOT, admin2.subject, 10, "düzeltme") == before[admin2.subject] + 10
