@@ -348,7 +348,7 @@ PROCESS_TESTS = {
     "tests/platform/test_embedded.py::*": "integration",  # embedded servers of its own
     "tests/platform/test_eventstore_contract.py::*postgres*": "integration",  # getfixturevalue("database_url")
     "tests/platform/test_service_gc.py::*": "integration",
-    "tests/test_docs.py::test_the_readmes_fast_subset_*": "integration",  # pytest --collect-only
+    "tests/test_docs.py::test_the_readmes_subsets_*": "integration",  # pytest --collect-only
     "tests/test_markers.py::test_every_*": "integration",  # pytest --collect-only
     # programs that are not the project's Python (installed by tests/tools_setup.py, or the linters)
     "tests/cli/test_bench_record.py::test_write_appends_*": "tools",  # git

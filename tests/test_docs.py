@@ -177,37 +177,69 @@ def test_ci_runs_exactly_the_readmes_test_command() -> None:
     assert runs == [command], runs
 
 
-def test_the_readmes_fast_subset_selects_some_tests_but_not_all() -> None:
-    """Each `-m "..."` subset the README names selects at least one test and fewer than the whole."""
+MARKS_DUMP = """
+import json, os
+
+def pytest_collection_finish(session):
+    with open(os.environ["OKEY_MARKS_DUMP"], "w", encoding="utf-8") as f:
+        json.dump([sorted({m.name for m in item.iter_markers()}) for item in session.items], f)
+"""
+
+
+def _number(text: str) -> int:
+    return int(text.replace(",", ""))
+
+
+def test_the_readmes_subsets_select_some_tests_and_its_counts_are_true(tmp_path: Path) -> None:
+    """Each `pytest -m ...` subset the README names (quoted or one word: the inner loop's `-m unit`)
+    selects at least one test and fewer than the whole, and the counts the README gives (the whole
+    suite, the inner loop's share) are within a tenth of what is collected. One collection, each
+    test's markers dumped, the README's expressions evaluated as pytest does."""
+    import json
+    import os
     import subprocess
     import sys
 
-    subsets = set(re.findall(r'-m "([^"]+)"', README.read_text(encoding="utf-8")))
-    assert subsets, 'the README names a fast subset (-m "not slow")'
+    from _pytest.mark.expression import Expression
+
+    text = README.read_text(encoding="utf-8")
+    subsets = {q or w for q, w in re.findall(r'pytest -m (?:"([^"]+)"|(\w+))', text)}
+    assert "unit" in subsets, "the README names the inner loop (pytest -m unit)"
+    (tmp_path / "okey_marks_dump.py").write_text(MARKS_DUMP, encoding="utf-8")
+    dump = tmp_path / "marks.json"
+    env = {
+        **os.environ,
+        "OKEY_MARKS_DUMP": str(dump),
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH", "")])),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-n", "0", "-p", "no:cacheprovider"]
+        + ["-p", "okey_marks_dump"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
+    assert done.returncode == 0 and dump.exists(), done.stdout[-2000:] + done.stderr[-2000:]
+    items = [set(marks) for marks in json.loads(dump.read_text(encoding="utf-8"))]
+    whole = len(items)
+    chosen = {}
     for expression in subsets:
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pytest",
-                "--collect-only",
-                "-q",
-                "-n",
-                "0",
-                "-p",
-                "no:cacheprovider",
-                "-m",
-                expression,
-            ],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        counted = re.search(r"^(\d+)(?:/(\d+))? tests? collected", done.stdout, re.M)
-        assert counted, done.stdout[-2000:] + done.stderr[-2000:]
-        chosen, whole = int(counted[1]), int(counted[2] or counted[1])
-        assert 0 < chosen < whole, f'-m "{expression}" selects {chosen} of {whole} tests'
+        compiled = Expression.compile(expression)
+        chosen[expression] = sum(compiled.evaluate(lambda name, m=marks, **_: name in m) for marks in items)
+        assert 0 < chosen[expression] < whole, f"-m {expression!r} selects {chosen[expression]} of {whole} tests"
+
+    def near(said: int, counted: int, what: str) -> None:
+        assert abs(said - counted) <= counted / 10, f"the README says {said:,} {what}; {counted:,} are collected"
+
+    total = re.search(r"\(([\d,]+) tests on", text)
+    assert total, "the README says how many tests the suite has"
+    near(_number(total[1]), whole, "tests in the suite")
+    share = re.search(r"pytest -m unit`:[^(]*\(about ([\d,]+) of ([\d,]+)", text)
+    assert share, "the README says how many tests the inner loop runs"
+    near(_number(share[1]), chosen["unit"], "tests in pytest -m unit")
+    near(_number(share[2]), whole, "tests in the suite")
 
 
 def test_the_readme_says_how_okey_and_grpcurl_get_on_the_path() -> None:
