@@ -30,9 +30,27 @@ from okeycore import native
 
 from .common import cpu_model
 
-__all__ = ["ENV", "DEFAULT_PATH", "Table", "Section", "target", "render", "write", "record", "command_line"]
+__all__ = [
+    "ENV",
+    "DEFAULT_PATH",
+    "MAX_LOAD",
+    "MAX_LOAD_ENV",
+    "Table",
+    "Section",
+    "target",
+    "too_busy",
+    "render",
+    "write",
+    "record",
+    "command_line",
+]
 
 ENV = "OKEY_BENCH_RECORD"
+# A figure is recorded only from a quiet machine: above this 1-minute load average at the start, a
+# bench asked to --record refuses before it runs (a crowded run's figures are the machine's queue,
+# not the code's). OKEY_BENCH_MAX_LOAD changes the bound (the tests of recording raise it).
+MAX_LOAD = 1.5
+MAX_LOAD_ENV = "OKEY_BENCH_MAX_LOAD"
 DEFAULT_PATH = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"
 
 
@@ -102,6 +120,26 @@ def target(args: argparse.Namespace) -> Path | None:
     if value is None:
         return None
     return DEFAULT_PATH if value == "" else Path(value)
+
+
+def too_busy(args: argparse.Namespace) -> str | None:
+    """Why this run may not record (the machine is busier than the bound), or None: recording is
+    off, or the 1-minute load average is at most ``MAX_LOAD`` (``OKEY_BENCH_MAX_LOAD``)."""
+    if target(args) is None or not hasattr(os, "getloadavg"):
+        return None
+    raw = os.environ.get(MAX_LOAD_ENV, "")
+    try:
+        bound = float(raw) if raw else MAX_LOAD
+    except ValueError:
+        return f"{MAX_LOAD_ENV}={raw!r} is not a number: set a load average such as {MAX_LOAD}"
+    one = os.getloadavg()[0]
+    if one <= bound:
+        return None
+    return (
+        f"not recording: the load average is {one:.2f} (1 min), above {bound:g}, so the figures would be the "
+        f"machine's queue, not the code's. Stop what else runs, wait until `uptime` shows at most {bound:g}, "
+        f"and run again; or leave out --record (and {ENV}) to see the figures without writing them"
+    )
 
 
 def machine_lines(in_process: bool = False) -> list[str]:

@@ -326,6 +326,7 @@ PROCESS_TESTS = {
     "tests/cli/test_admin.py::test_every_admin_subcommand_has_help*": "integration",
     "tests/cli/test_admin.py::test_without_a_token_secret_or_a_lobby_it_says_so_in_one_line": "integration",
     "tests/cli/test_bench_record.py::test_a_bench_with_recording_on_*": "integration",
+    "tests/cli/test_bench_record.py::test_48_5_a_bench_refuses_*": "integration",
     "tests/cli/test_cli.py::test_every_subcommand_has_help*": "integration",
     "tests/cli/test_cli.py::test_demo_in_process_*": "integration",
     "tests/cli/test_cli.py::test_demo_rejects_a_bad_option_with_a_hint": "integration",

@@ -36,7 +36,12 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
 def _cmd_bench(args: argparse.Namespace) -> int:
     from okeybench import BENCHES
+    from okeybench.record import too_busy
 
+    busy = too_busy(args)  # before the run: a crowded machine's figures are not recorded
+    if busy:
+        print(f"okey bench {args.name}: {busy}", file=sys.stderr)
+        return 2
     run = BENCHES[args.name]
     return run(args)
 

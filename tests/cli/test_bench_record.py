@@ -14,7 +14,19 @@ from pathlib import Path
 
 import pytest
 from okeybench import BENCHES
-from okeybench.record import DEFAULT_PATH, ENV, Section, Table, record, render, target, write
+from okeybench.record import (
+    DEFAULT_PATH,
+    ENV,
+    MAX_LOAD,
+    MAX_LOAD_ENV,
+    Section,
+    Table,
+    record,
+    render,
+    target,
+    too_busy,
+    write,
+)
 
 OKEY = shutil.which("okey") or ""
 START, END = "<!-- bench:solver:start -->", "<!-- bench:solver:end -->"
@@ -37,7 +49,7 @@ def _split(text: str) -> tuple[str, str, str]:
 def test_a_bench_with_recording_on_writes_its_section_between_the_markers_and_replaces_it(tmp_path: Path) -> None:
     doc = tmp_path / "benchmarks.md"
     doc.write_text(BEFORE + START + "\nfigures of an earlier run\n" + END + AFTER, encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if k != ENV}
+    env = {k: v for k, v in os.environ.items() if k != ENV} | {MAX_LOAD_ENV: "1000"}  # the suite's own load
 
     got = _okey("bench", "solver", "--quick", "--record", str(doc), env=env)  # asked by flag
     assert got.returncode == 0, got.stdout + got.stderr
@@ -90,3 +102,27 @@ def test_docs_benchmarks_has_one_section_per_bench_for_it_to_replace(kind: str) 
     text = DEFAULT_PATH.read_text(encoding="utf-8")
     start, end = f"<!-- bench:{kind}:start -->", f"<!-- bench:{kind}:end -->"
     assert text.count(start) == 1 and text.count(end) == 1 and text.index(start) < text.index(end)
+
+
+def test_48_5_a_bench_refuses_to_record_on_a_busy_machine_and_says_so(tmp_path: Path) -> None:
+    """Above the load bound a bench asked to --record refuses before it runs (exit 2, one line that
+    says why and what to do) and writes nothing; without --record the same machine runs it."""
+    doc = tmp_path / "benchmarks.md"
+    doc.write_text(BEFORE, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != ENV} | {MAX_LOAD_ENV: "-1"}  # any load is above it
+    got = _okey("bench", "envelope", "--quick", "--record", str(doc), env=env)
+    assert got.returncode == 2, got.stdout + got.stderr
+    assert "not recording: the load average is" in got.stderr and "uptime" in got.stderr, got.stderr
+    assert got.stdout == "" and doc.read_text(encoding="utf-8") == BEFORE  # refused before it ran
+    assert MAX_LOAD == 1.5
+
+
+def test_the_load_bound_applies_only_to_recording(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(ENV, raising=False)
+    monkeypatch.setenv(MAX_LOAD_ENV, "-1")
+    assert too_busy(argparse.Namespace(record=None)) is None  # not recording: any load runs
+    assert "not recording" in (too_busy(argparse.Namespace(record="x.md")) or "")
+    monkeypatch.setenv(MAX_LOAD_ENV, "1000")
+    assert too_busy(argparse.Namespace(record="x.md")) is None
+    monkeypatch.setenv(MAX_LOAD_ENV, "quiet")
+    assert "is not a number" in (too_busy(argparse.Namespace(record="x.md")) or "")
