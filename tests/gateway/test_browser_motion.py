@@ -18,6 +18,7 @@ The stack: table service, lobby, bots (instant) and gateway.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -111,6 +112,12 @@ STATS = """async () => {
       [`${r} [style*="transform"]`, `${r} [style*="opacity"]`]).join(', ')).length};
 }"""
 
+# No clone flies, no animation of motion.js runs, no transform or opacity is left on the table.
+QUIET = """() => !document.querySelector('.motion-layer .fly')
+  && !document.getAnimations().some((a) => a.id === 'okey-motion' && a.playState === 'running')
+  && !document.querySelector(['#board', '#rack'].flatMap((r) =>
+      [`${r} [style*="transform"]`, `${r} [style*="opacity"]`]).join(', '))"""
+
 STATE = """() => {
   const t = okeyApp.state.t, v = t.view;
   return {phase: v.phase || '', turn: Number(v.turn || 0), seat: t.seat, busy: t.busy,
@@ -185,9 +192,21 @@ async def _play_moves(page: Any, moves: int) -> tuple[int, int]:
 
 async def _settled(page: Any) -> tuple[dict[str, Any], bool]:
     """Once the table stands still (the person's turn: the bots wait; or the hand's end) and every
-    animation had its time (each is under 300 ms): motion.js's counts, and whether it is my turn."""
-    mine = await _my_turn(page) is not None
-    await page.wait_for_timeout(400)
+    animation had its time (each is under 300 ms; a loaded machine delays frames, so the wait is
+    for the last one to end): motion.js's counts, and whether it is my turn. A table that moves on
+    meanwhile (the next hand's bots) is waited for again; a stuck clone or transform never ends,
+    and the counts say so after 20 s."""
+    from playwright.async_api import TimeoutError as PlaywrightTimeout  # installed after collection
+
+    deadline = asyncio.get_running_loop().time() + 20
+    mine = False
+    while asyncio.get_running_loop().time() < deadline:
+        mine = await _my_turn(page) is not None
+        try:
+            await page.wait_for_function(QUIET, timeout=2_000, polling=100)
+        except PlaywrightTimeout:
+            continue  # still moving (or stuck): look again
+        break
     return await page.evaluate(STATS), mine
 
 
@@ -307,3 +326,55 @@ async def test_47_2_no_sound_before_a_gesture_and_the_mute_switch_holds(browser:
     finally:
         await context.close()
     assert not errors, errors
+
+
+# Random trees built twice with dom.js's h(): patched over an old tree, the DOM equals a fresh build
+# of the new one; a node that did not change is the same node (the browser restyles nothing there);
+# a node with a listener of its own is always the new one (its closure is the new redraw's).
+PATCH_PROPERTY = """async (seed) => {
+  const { h, listen, patch } = await import('./dom.js');
+  let x = seed;
+  const rnd = (n) => { x = (x * 1103515245 + 12345) % 2147483648; return x % n; };
+  const tree = (depth) => {
+    const tag = ['div', 'span', 'button', 'p', 'li'][rnd(5)];
+    const attrs = {};
+    if (rnd(2)) attrs.class = ['a', 'b', 'a b', 'tile c-R'][rnd(4)];
+    if (rnd(3) === 0) attrs['data-slot'] = rnd(4);
+    if (rnd(4) === 0) attrs.disabled = true;
+    const kids = [];
+    for (let i = depth > 0 ? rnd(4) : 0; i > 0; i--) kids.push(rnd(3) ? tree(depth - 1) : ['x', 'y', '12', ''][rnd(4)]);
+    return h(tag, attrs, kids);
+  };
+  const box = document.createElement('div');
+  for (let i = 0; i < 300; i++) {
+    const wanted = tree(3);
+    const fresh = document.createElement('div');
+    fresh.append(wanted.cloneNode(true));
+    patch(box, wanted);
+    if (!box.isEqualNode(fresh)) return {i, got: box.innerHTML, want: fresh.innerHTML};
+  }
+  // the same content again: every node kept; a listener's node replaced, and only it
+  const draw = (n) => h('div', { class: 'rack' }, h('span', {}, 'tile'),
+    h('button', { type: 'button', onclick: () => n }, 'go'));
+  patch(box, draw(1));
+  const [span, button] = box.firstChild.childNodes;
+  patch(box, draw(2));
+  const [span2, button2] = box.firstChild.childNodes;
+  const moved = listen(h('p', {}, 'drop'), 'drop', () => 0);
+  patch(box, moved);
+  return {kept: span === span2, replaced: button !== button2, listened: box.firstChild === moved};
+}"""
+
+
+async def test_47_patch_leaves_the_dom_a_redraw_gives_and_keeps_what_did_not_change(
+    browser: Any, stack: okeystack.Stack
+) -> None:
+    context = await browser.new_context()
+    try:
+        page = await context.new_page()
+        await page.goto(f"http://{stack.http_address}/")
+        for seed in (1, 7, 2024):
+            got = await page.evaluate(PATCH_PROPERTY, seed)
+            assert got == {"kept": True, "replaced": True, "listened": True}, got
+    finally:
+        await context.close()

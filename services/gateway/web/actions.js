@@ -1,6 +1,6 @@
 // Acting at the table: the commands the seat sends (TableService.Act with a fresh command id)
 // and the action toolbar, whose buttons are the engine's answer (the view's `allowed`).
-import { $, h, num, toast, uid } from "./dom.js";
+import { $, h, num, patch, toast, uid } from "./dom.js";
 import { tr } from "./i18n.js";
 import { S, go, is101, me, render, selectedOne, tileById } from "./state.js";
 import { api, errText } from "./api.js";
@@ -104,7 +104,7 @@ export function renderActions() {
   if (may.has("TakeBack")) items.push(actionButton("take_back", () => act("takeBack"), true, { primary: true }));
   if (may.has("LeaveSeat")) items.push(actionButton("leave_seat", doLeave, true));
   if (t.selected.length) items.push(actionButton("deselect", () => { t.selected = []; render(); }, true));
-  box.replaceChildren(...items);
+  patch(box, ...items);
   const sel = $("#selection-line");
   sel.textContent = t.selected.length
     ? tr("act.selected", { tiles: t.selected.map((id) => { const x = tileById(t, id); return x ? playerTileName(x.code) : ""; }).join(", ") })

@@ -62,19 +62,27 @@ export function avatarText(value) {
 /** The drawing of a face (PlayerProfile.avatar, LobbySeat.avatar, ...) as an inline SVG with
  * role="img" and its name, or null for none (an open seat, a bot, a deleted player). A name this
  * client has no drawing for is a plain disc. `big`: the profile's size. */
+const drawn = new Map(); // each face drawn once (its markup parsed once), then copied: a table redraws its seats often
+
 export function avatarEl(value, big = false) {
   const n = avatarName(value);
   if (!n) return null;
-  const [bg, shapes] = DRAWINGS[n] || ["#cfd8dc", ""];
-  const svg = document.createElementNS(NS, "svg");
-  svg.setAttribute("viewBox", "0 0 40 40");
-  svg.setAttribute("class", "avatar" + (big ? " big" : ""));
-  svg.setAttribute("role", "img");
-  svg.setAttribute("aria-label", tr("avatar.label", { avatar: avatarText(value) }));
-  svg.setAttribute("focusable", "false");
-  svg.dataset.avatar = n;
-  svg.innerHTML = `<circle cx="20" cy="20" r="20" fill="${bg}"/>${shapes}`; // our own markup, no player data
-  return svg;
+  const label = tr("avatar.label", { avatar: avatarText(value) });
+  const key = `${n}|${big}|${label}`;
+  let svg = drawn.get(key);
+  if (!svg) {
+    const [bg, shapes] = DRAWINGS[n] || ["#cfd8dc", ""];
+    svg = document.createElementNS(NS, "svg");
+    svg.setAttribute("viewBox", "0 0 40 40");
+    svg.setAttribute("class", "avatar" + (big ? " big" : ""));
+    svg.setAttribute("role", "img");
+    svg.setAttribute("aria-label", label);
+    svg.setAttribute("focusable", "false");
+    svg.dataset.avatar = n;
+    svg.innerHTML = `<circle cx="20" cy="20" r="20" fill="${bg}"/>${shapes}`; // our own markup, no player data
+    drawn.set(key, svg);
+  }
+  return svg.cloneNode(true);
 }
 
 /** The face of the signed-in player as the lobby last said it (a seat, a chat line of theirs

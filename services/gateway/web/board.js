@@ -1,7 +1,7 @@
 // The board around the rack: each seat's panel (name, flags, tiles, score, report), its discard
 // pile (the left neighbour's top tile can be taken; my pile takes a dropped tile), and the
 // centre (deck, indicator, okey).
-import { $, h, num } from "./dom.js";
+import { $, h, listen, num, patch } from "./dom.js";
 import { tr } from "./i18n.js";
 import { S, is101, isMyTurn, seatName, stage } from "./state.js";
 import { hasMethod } from "./api.js";
@@ -92,7 +92,7 @@ function renderPile(v, seat) {
       const named = playerTileName(top.code), shown = tileName(top.code);
       const what = named === shown ? named : `${named} (${shown})`;
       box.append(tileEl(top, { button: true, attrs: { id: "take-side", "data-focus": "take-side", title: `${tr("table.pile.take")}: ${what}` } }));
-      box.firstChild.addEventListener("click", () => doTake());
+      listen(box.firstChild, "click", () => doTake());
       box.firstChild.setAttribute("aria-label", `${tr("act.take_discard")}: ${what}`);
     } else box.append(tileEl(top));
   } else box.append(h("span", { class: "pile-empty" }, tr("table.pile.empty")));
@@ -102,9 +102,9 @@ function renderPile(v, seat) {
     box.append(h("div", { class: "pile-history", "aria-label": tr("table.pile.history") }, pile.slice(0, -1).reverse().slice(0, 20).map((x) => tileEl(x, { small: true }))));
   }
   if (mine) {
-    box.addEventListener("dragover", (e) => { e.preventDefault(); box.classList.add("over"); });
-    box.addEventListener("dragleave", () => box.classList.remove("over"));
-    box.addEventListener("drop", (e) => {
+    listen(box, "dragover", (e) => { e.preventDefault(); box.classList.add("over"); });
+    listen(box, "dragleave", () => box.classList.remove("over"));
+    listen(box, "drop", (e) => {
       e.preventDefault();
       box.classList.remove("over");
       const id = dragTile(e);
@@ -139,6 +139,6 @@ export function renderBoard(v) {
   for (const where of ["top", "left", "right"]) if (pos[where] !== undefined) parts.push(renderSeat(v, pos[where], where));
   parts.push(renderCenter(v));
   parts.push(renderSeat(v, pos.bottom, "bottom"));
-  board.replaceChildren(...parts);
+  patch(board, ...parts);
 }
 

@@ -1,6 +1,6 @@
 // The hints panel: Seri Diz / Çift Diz (lay the rack out as the table service's best runs or
 // pairs), the classic totals, and Okey 101's opening preview.
-import { $, h, num } from "./dom.js";
+import { $, h, num, patch } from "./dom.js";
 import { tr } from "./i18n.js";
 import { S, is101, me } from "./state.js";
 import { arrangeBy, autoArrangeNow, isOkey, tileEl, tileName } from "./rack.js";
@@ -45,7 +45,7 @@ export function renderHints(v) {
   }
   parts.push(h("details", { class: "legend" }, h("summary", {}, tr("hints.legend")),
     h("ul", {}, ["finishes", "penalised", "addable", "takes"].map((k) => h("li", {}, tr("hints.mark." + k))))));
-  body.replaceChildren(...parts);
+  patch(body, ...parts);
   // Fresh hints (or a drag's end) may be what a draw's Otomatik diz waited for: after this render.
   if (t.autoArrange) queueMicrotask(() => autoArrangeNow(t));
 }

@@ -84,6 +84,17 @@ export async function refreshView(t) {
   } catch { /* the watch will catch up */ }
 }
 
+// Several events often come in one frame (a bot's draw and discard, a deal, a catch-up): the table
+// is drawn once a frame, not once an event [issue 47]. A hidden tab has no frames: a timer draws it.
+let drawQueued = false;
+function drawSoon() {
+  if (drawQueued) return;
+  drawQueued = true;
+  const draw = () => { if (drawQueued) { drawQueued = false; render(); } };
+  requestAnimationFrame(draw);
+  setTimeout(draw, 100);
+}
+
 export function applyView(view, event) {
   const t = S.t;
   if (!t || !view) return;
@@ -98,7 +109,7 @@ export function applyView(view, event) {
   if (event && event.handStarted) { t.hints = null; t.hintsKey = ""; } // a deal (also a void hand's new deal): no last hand's hints [issue 18.9]
   if (event) logEvent(t, event);
   if (t.dragging) t.pending = true;
-  else { render(); motionAfter(motion, prev, view); }
+  else { drawSoon(); motionAfter(motion, prev, view); }
   const mine = isMyTurn(view);
   const turnCame = mine && (!prev || !isMyTurn(prev) || num(prev.hand) !== num(view.hand));
   if (turnCame) announce(tr("ev.yourTurn"));

@@ -1,6 +1,6 @@
 // The table's event log: one line per event, named by the envelope's kind, kept as seats and tile
 // codes so that it follows a language switch.
-import { $, announce, h, num } from "./dom.js";
+import { $, announce, h, num, patch } from "./dom.js";
 import { tr } from "./i18n.js";
 import { seatName } from "./state.js";
 import { tileName } from "./rack.js";
@@ -44,6 +44,6 @@ function logText(x) {
 
 export function renderLog(t) {
   const ol = $("#event-log");
-  ol.replaceChildren(...t.log.slice().reverse().slice(0, 30).map((x) => h("li", { "data-version": x.version }, logText(x))));
+  patch(ol, ...t.log.slice().reverse().slice(0, 30).map((x) => h("li", { "data-version": x.version }, logText(x))));
 }
 

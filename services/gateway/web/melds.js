@@ -1,6 +1,6 @@
 // Okey 101's melds on the table (adding a tile at either end, taking an okey back) and the
 // staging panel where the player builds the melds to open with.
-import { $, h, num } from "./dom.js";
+import { $, h, listen, num, patch } from "./dom.js";
 import { tr } from "./i18n.js";
 import { S, arrangementIds, is101, isMyTurn, render, seatName, selectedOne, stage, tileById } from "./state.js";
 import { dragTile, tileEl, tileName } from "./rack.js";
@@ -81,9 +81,9 @@ export function renderMelds(v) {
         takes ? h("button", { type: "button", class: "small", "data-take": "okey", onclick: () => takeOkey(i), "data-focus": `meld-${i}-okey` }, tr("fits.take_okey", { tile: name })) : null);
       item.append(acts);
     }
-    item.addEventListener("dragover", (e) => { if (isMyTurn(v)) { e.preventDefault(); item.classList.add("over"); } });
-    item.addEventListener("dragleave", () => item.classList.remove("over"));
-    item.addEventListener("drop", (e) => {
+    listen(item, "dragover", (e) => { if (isMyTurn(v)) { e.preventDefault(); item.classList.add("over"); } });
+    listen(item, "dragleave", () => item.classList.remove("over"));
+    listen(item, "drop", (e) => {
       e.preventDefault();
       item.classList.remove("over");
       const id = dragTile(e);
@@ -94,7 +94,7 @@ export function renderMelds(v) {
     });
     list.append(item);
   });
-  area.replaceChildren(
+  patch(area,
     h("h3", {}, tr("melds.title"), " ", h("span", { class: "help" }, tr("melds.threshold", { runs: num(v.runThreshold) || 101, pairs: num(v.pairThreshold) || 5 }))),
     melds.length ? list : h("p", { class: "help" }, tr("melds.none")));
   // staging (opening and new melds)
@@ -104,7 +104,7 @@ export function renderMelds(v) {
     m.kind ? h("span", { class: "meld-owner" }, tr("melds.kind." + String(m.kind).replace("MELD_KIND_", ""))) : null,
     h("span", { class: "meld-tiles" }, m.ids.map((id) => tileById(t, id)).filter(Boolean).map((x) => tileEl(x, { small: true }))))));
   const turnPlay = isMyTurn(v) && stage(v) === "PLAY";
-  st.replaceChildren(
+  patch(st,
     h("h3", {}, tr("melds.staged")),
     t.staged.length ? stagedList : h("p", { class: "help" }, tr("melds.staged.none")),
     h("div", { class: "row wrap" },

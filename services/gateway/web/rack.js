@@ -1,7 +1,7 @@
 // The rack: tile drawing (every tile on the page is drawn here), the client-side order of the
 // rack's 30 slots (kept per hand in local storage), and the rack's input: click to select and
 // move, arrow keys (Shift to carry a tile), drag and drop; and Otomatik diz (issue 47.4).
-import { $, h, num, store } from "./dom.js";
+import { $, h, num, patch, store } from "./dom.js";
 import { tr } from "./i18n.js";
 import { S, arrangementIds, hintsKey, is101, isMyTurn, rackIds, render, tileById, tileHint } from "./state.js";
 
@@ -283,7 +283,7 @@ export function renderRack(v) {
     }
     rows.push(h("div", { role: "row", class: "rack-row" }, cells));
   }
-  rack.replaceChildren(...rows);
+  patch(rack, ...rows);
 }
 
 // ------------------------------------------------------------------ input: clicks, keys, drag and drop
