@@ -28,6 +28,7 @@ from okeycore.classic import split_pot
 from okeycore.options import Game, TableOptions
 from okeyplatform.auth import Identity
 
+from .cards import is_practice
 from .errors import Flood, Refused
 from .ledger_repo import BANK, HOUSE, EntryRow, player_account, pot_account
 from .policy import Limits, grant_day, next_day_start, quotas
@@ -300,6 +301,7 @@ class PotQuote:
     pot: int
     max_win: int
     hand_prize: int
+    practice: bool  # unranked (cards.is_practice): the quote says it before anyone sits
 
 
 def quote(options: TableOptions, people_seats: Sequence[int]) -> PotQuote:
@@ -320,4 +322,5 @@ def quote(options: TableOptions, people_seats: Sequence[int]) -> PotQuote:
         winners = sorted({p, (p + 2) % count}) if teams else [p]
         payout = split_pot(stake * count, len(winners))[0]
         best = max(best, split_for(pot, winners, seats, payout).paid.get(f"p{p}", 0))
-    return PotQuote(stake, len(people), count - len(people), pot, best, options.hand_prize if len(people) > 1 else 0)
+    prize = options.hand_prize if len(people) > 1 else 0
+    return PotQuote(stake, len(people), count - len(people), pot, best, prize, is_practice(f"p{i}" for i in people))

@@ -71,7 +71,13 @@ def table_pb(card: TableCard) -> pb.LobbyTable:
 
 def quote_pb(q: PotQuote) -> pb.PotQuote:
     return pb.PotQuote(
-        stake=q.stake, people=q.people, bots=q.bots, pot=q.pot, max_win=q.max_win, hand_prize=q.hand_prize
+        stake=q.stake,
+        people=q.people,
+        bots=q.bots,
+        pot=q.pot,
+        max_win=q.max_win,
+        hand_prize=q.hand_prize,
+        practice=q.practice,
     )
 
 

@@ -312,11 +312,10 @@ async def test_no_english_word_reaches_a_tr_table(browser: Any, stack: okeystack
         await page.screenshot(path=str(ARTIFACTS / f"texts-tr-{game}.png"))
         badge = await page.text_content(f'#board .seat-panel[data-seat="{others[0]}"] .flag.auto')
         assert badge and badge.strip() == tr["table.flag.autopilot.short"], badge
-        text = await page.evaluate(RENDERED_TEXT_JS)
         names = await page.evaluate("() => okeyApp.state.t.names || {}")
-        for x in [table_id, me, *[str(v) for v in (names.values() if isinstance(names, dict) else names) if v]]:
-            text = text.replace(x, " ")
-        english = english_in(text, words)
+        english, text = await _english_on(
+            page, words, [table_id, me, *[str(v) for v in (names.values() if isinstance(names, dict) else names) if v]]
+        )
         assert not english, f"English on the TR {game} table: {english}\n{text[:3000]}"
 
         lines = await page.evaluate(
@@ -333,6 +332,92 @@ async def test_no_english_word_reaches_a_tr_table(browser: Any, stack: okeystack
             assert any("5 çiftle açtı" in x for x in opened), opened
             assert any("12 puanlık" in x for x in opened), opened
             assert not any(x.rstrip().endswith(")") for x in opened), opened
+    finally:
+        await context.close()
+    assert not errors, errors
+
+
+async def _english_on(page: Any, words: set[str], leave_out: list[str]) -> tuple[list[str], str]:
+    """The English words of ``words`` the page shows or reads out now (RENDERED_TEXT_JS), with
+    ``leave_out`` (ids, player names) taken out first; and the text scanned."""
+    text = await page.evaluate(RENDERED_TEXT_JS)
+    for x in sorted((x for x in leave_out if x), key=len, reverse=True):
+        text = text.replace(x, " ")
+    return english_in(text, words), text
+
+
+# A classic hand ended (the finisher another seat, by okey, doubled; an indicator shown), as the
+# table service's view carries it, drawn by the page's own modules: the end-of-hand screen.
+HAND_END_JS = """async () => {
+  const t = okeyApp.state.t, v = t.view, n = v.seats.length, me = t.seat, other = (me + 1) % n;
+  const hand = Number(v.hand || 1), okey = v.okey, ind = v.indicator || okey;
+  const lines = [
+    {seat: other, points: 0, reason: 'FINISHED'},
+    {seat: me, points: -4, reason: 'OTHER_FINISHED'},
+    {seat: me, points: -1, reason: 'INDICATOR_OTHER'},
+    {seat: (me + 2) % n, points: -4, reason: 'OTHER_FINISHED'},
+    {seat: (me + 3) % n, points: -4, reason: 'OTHER_FINISHED'},
+    {seat: (me + 3) % n, points: 1, reason: 'INDICATOR_SHOWN'},
+  ];
+  const sum = (i) => lines.filter((l) => l.seat === i).reduce((a, l) => a + l.points, 0);
+  const totals = Array.from({length: n}, (_, i) => 20 + sum(i));
+  Object.assign(v, {
+    phase: 'PHASE_HAND_OVER', breakDueMs: String(Date.now() + 120000), allowed: ['Ready'], ready: [],
+    lastHandOkey: okey, lastHandIndicator: ind,
+    lastHand: {hand, reason: 'HAND_END_REASON_FINISHED', finisher: other, okeyFinish: true, multiplier: 2,
+      deltas: Array.from({length: n}, (_, i) => totals[i] - 20),
+      arrangement: [{tiles: (v.rack || []).slice(0, 3)}, {tiles: (v.rack || []).slice(3, 6)}],
+      finalTile: (v.rack || [])[6]},
+    lastHandBreakdown: {hand, lines, totals, changes: Array.from({length: n}, (_, i) => totals[i] - 20)},
+  });
+  (await import('/state.js')).render();
+}"""
+
+# The match over (this seat the winner), the view's result drawn by the page's own result dialog.
+RESULT_JS = """async () => {
+  const t = okeyApp.state.t, v = t.view, n = v.seats.length;
+  Object.assign(v, {phase: 'PHASE_MATCH_OVER', allowed: [], breakDueMs: '0',
+    result: {scores: Array.from({length: n}, (_, i) => (i === t.seat ? 30 : 10 - i)), winners: [t.seat]}});
+  (await import('/state.js')).render();
+  await (await import('/results.js')).showFinal(t);
+}"""
+
+
+async def test_40_7_no_english_word_reaches_a_tr_lobby_profile_result_or_hand_end(
+    browser: Any, stack: okeystack.Stack
+) -> None:
+    """[issue 40.7] Beyond the table: the TR lobby's first screen, the profile, the end-of-hand
+    screen and the result dialog show and read out no English word (the same scan as the table's)."""
+    words = english_vocabulary()
+    me = "Gülşen Öztürk"
+    context, page, errors = await _signed_in(browser, stack, me, viewport={"width": 1366, "height": 768})
+    try:
+        found: dict[str, list[str]] = {}
+        texts: dict[str, str] = {}
+        # The lobby's first screen, once the lobby answered (rooms, tables, quick play, the form).
+        await page.wait_for_timeout(1500)
+        found["lobby"], texts["lobby"] = await _english_on(page, words, [me])
+        # The profile (chips, the day's chips, the face, the stats and the leaderboard as they come).
+        await page.click("#profile-open")
+        await page.wait_for_selector("#profile-dialog[open]")
+        await page.wait_for_timeout(1500)
+        found["profile"], texts["profile"] = await _english_on(page, words, [me])
+        await page.click("#profile-close")
+        # The end-of-hand screen and the match's result, at a classic table.
+        table_id = await _open_table(page, GAMES["classic"])
+        names = await page.evaluate("() => Object.values(okeyApp.state.t.names || {}).map(String)")
+        await page.evaluate(HAND_END_JS)
+        await page.wait_for_selector("#handend[open] .handend-scores tbody tr")
+        await _painted(page)
+        await page.screenshot(path=str(ARTIFACTS / "texts-tr-handend.png"))
+        found["hand end"], texts["hand end"] = await _english_on(page, words, [table_id, me, *names])
+        await page.evaluate(RESULT_JS)
+        await page.wait_for_selector("#result-dialog[open] table.standings tbody tr")
+        await page.wait_for_timeout(800)  # the chips' record, as the lobby says it
+        await page.screenshot(path=str(ARTIFACTS / "texts-tr-result.png"))
+        found["result"], texts["result"] = await _english_on(page, words, [table_id, me, *names])
+        bad = {k: v for k, v in found.items() if v}
+        assert not bad, f"English on TR screens: {bad}\n" + "\n".join(f"--- {k}\n{texts[k][:2000]}" for k in bad)
     finally:
         await context.close()
     assert not errors, errors

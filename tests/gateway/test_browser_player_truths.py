@@ -151,6 +151,45 @@ async def test_a_one_person_table_says_practice_on_its_card_and_in_its_result(
     assert not errors and not other_errors, errors + other_errors
 
 
+async def test_40_2_create_with_bots_and_quick_play_say_practice_before_sitting(base: str, browser: Any) -> None:
+    """[issue 40.2] The usual ways in say "practice" before the person sits: the create form next
+    to "fill with bots" (on by default; the lobby's QuotePot counts one person) and gone without
+    bots, in TR and EN; and quick play, landing alone at a table the lobby calls practice."""
+    errors: list[str] = []
+    page = await _signed_in(browser, base, "Önceden Bilen", errors)
+    assert await page.is_checked("#create-fill")
+    await page.wait_for_selector("#create-practice:not([hidden])", timeout=TIMEOUT_MS)
+    said = await page.text_content("#create-practice") or ""
+    assert "antrenman" in said and "sıralamaya" in said, said
+    await page.screenshot(path=str(ARTIFACTS / "practice-create-form.png"))
+    await page.uncheck("#create-fill")  # every seat for people: it counts
+    await page.wait_for_selector("#create-practice", state="hidden", timeout=TIMEOUT_MS)
+    await page.check("#create-fill")
+    await page.wait_for_selector("#create-practice:not([hidden])", timeout=TIMEOUT_MS)
+    await page.click(".lang button[data-lang=en]")
+    assert "practice" in (await page.text_content("#create-practice") or "")
+    await page.click(".lang button[data-lang=tr]")
+
+    # Quick play opens a table where the player is alone: the page says at once that started
+    # with bots it is practice (the lobby's card.practice), before any match starts there.
+    await page.select_option("#quick-game", "OKEY")
+    await page.select_option("#quick-stake", "0")
+    async with page.expect_response(lambda r: r.url.endswith(".LobbyService/QuickPlay")) as answer:
+        await page.click("#quick-play")
+    r = await (await answer.value).json()
+    assert r["table"].get("practice") and r["table"]["status"] == "LOBBY_TABLE_STATUS_WAITING", r
+    await page.wait_for_selector("#toast:not([hidden])", timeout=TIMEOUT_MS)
+    toast = await page.text_content("#toast") or ""
+    assert "antrenman" in toast and "sıralamaya" in toast, toast
+    assert await page.is_visible("#screen-lobby")  # not seated at a match yet
+    # Leave it, so the module's other quick plays do not meet this table.
+    await page.evaluate(
+        "async (id) => (await import('/api.js')).api('LobbyService', 'LeaveTable', {tableId: id})",
+        r["table"]["tableId"],
+    )
+    assert not errors, errors
+
+
 # ------------------------------------------------------------------ 40.4 a coherent welcome
 
 

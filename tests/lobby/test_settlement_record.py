@@ -208,6 +208,9 @@ def test_the_quote_is_what_the_payment_pays() -> None:
     prize = quote(TableOptions(game=Game.OKEY101, stake=10, hand_prize=5, seats=3), [0, 1, 2])
     assert (prize.pot, prize.max_win, prize.hand_prize) == (30, 30, 5)
     assert quote(TableOptions(game=Game.OKEY101, stake=10, hand_prize=5), [0]).hand_prize == 0  # people only
+    # practice (unranked) is the lobby's word in the quote, said before anyone sits [issue 40.2]
+    assert (alone.practice, full.practice, duel.practice) == (True, False, False)
+    assert quote(TableOptions(game=Game.OKEY, stake=0), [0]).practice
 
 
 async def test_a_card_and_quote_pot_say_what_can_be_won_before_a_sit(app: LobbyApp, guest: Guest) -> None:

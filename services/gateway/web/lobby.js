@@ -12,7 +12,7 @@ import { S, go, mySeatAt, show } from "./state.js";
 import { api, errText, hasMethod, serviceMissing } from "./api.js";
 import { leaveTable } from "./table.js";
 import { startChat } from "./chat.js";
-import { confirmStake, keepChipsCurrent, quotePot } from "./wallet.js";
+import { confirmStake, keepChipsCurrent, quotePot, quotePractice } from "./wallet.js";
 import { creatorName, fullRules, headlineRules, inRoom, practiceNote, renderRoomTiles, renderRooms, servedStakes, setServedRooms, stakeText, tableLabel } from "./rooms.js";
 import { bindSeating, fillWithBots, openWithoutLobby, gameName, joinFriend, joinListed, leaveWaiting, refreshMyTables, renderMyTables, seatLine, statusName } from "./seating.js";
 import { F, loadFriends, onFriendsChange } from "./social.js";
@@ -238,6 +238,21 @@ export function renderCreateOptions() {
   for (const o of optionsOf(game)) (SHORT.has(o.name) ? short : box).append(optionField(o, previous[o.name]));
   $("#create-form").onchange = syncCreateConstraints;
   syncCreateConstraints();
+  syncPracticeAhead();
+}
+
+// Next to "fill with bots": whether the table these options open would be practice (unranked),
+// before anyone sits. The lobby says it (QuotePot's count of people, wallet.quotePractice); the
+// last answer wins, and nothing is said when the lobby cannot say.
+let practiceAsk = 0;
+async function syncPracticeAhead() {
+  const note = $("#create-practice");
+  if (!note) return;
+  const ask = ++practiceAsk;
+  const game = $("#create-game").value;
+  const practice = await quotePractice(readOptions(game), $("#create-fill").checked);
+  if (ask !== practiceAsk) return;
+  note.hidden = practice !== true;
 }
 
 function optionField(o, previous) {
@@ -348,6 +363,7 @@ export function bindLobby() {
   $("#include-playing").addEventListener("change", refreshLobby);
   $("#create-game").addEventListener("change", renderCreateOptions);
   $("#create-form").addEventListener("submit", (e) => createTable(e));
+  $("#create-form").addEventListener("change", (e) => { if (e.target.id !== "create-game") syncPracticeAhead(); });
   bindSeating(refreshLobby);
   onFriendsChange(() => { if (!$("#screen-lobby").hidden) renderFriendTables(); });
   document.addEventListener("visibilitychange", () => { if (!document.hidden && lifeTimer) refreshLife(); });

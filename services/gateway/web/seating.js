@@ -226,9 +226,14 @@ export async function quickPlay() {
 
 function quickSeated(r) {
   const counts = { table: tableLabel(r.table), taken: num(r.table.seatsTaken), count: num(r.table.seatCount) };
-  if (r.opened) toast(tr("seating.quick.opened"), "info");
-  else if (r.returnedToSeat === "WAITING") toast(tr("seating.quick.waiting", counts), "info");
-  else if (statusName(r.table.status) === "WAITING") toast(tr("seating.quick.found", counts), "info");
+  const waiting = statusName(r.table.status) === "WAITING";
+  // The lobby's word that the table is practice (alone there: started with bots it is unranked),
+  // said as the player lands, before any match starts there (its card says it too).
+  const practice = r.table.practice ? " " + tr(waiting ? "practice.waiting" : "practice.card") : "";
+  if (r.opened) toast(tr("seating.quick.opened") + practice, "info");
+  else if (r.returnedToSeat === "WAITING") toast(tr("seating.quick.waiting", counts) + practice, "info");
+  else if (waiting) toast(tr("seating.quick.found", counts) + practice, "info");
+  else if (practice) toast(practice.trim(), "info");
   seated(r.table, r.seat, r.started);
 }
 

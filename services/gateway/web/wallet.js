@@ -110,14 +110,33 @@ function showQuote(quote) {
   const lines = [tr("stake.win", { max: num(q.maxWin), pot: num(q.pot), people: num(q.people), stake: num(q.stake) })];
   if (num(q.bots)) lines.push(tr("stake.win.bots", { bots: num(q.bots) }));
   if (q.full) lines.push(tr("stake.win.full"));
+  if (q.practice) lines.push(tr("practice.ahead")); // the lobby's word (quotePractice): unranked
   if (num(q.handPrize)) lines.push(tr("stake.win.prize", { prize: num(q.handPrize) }));
   el.textContent = lines.join(" ");
   el.dataset.max = String(num(q.maxWin));
   el.dataset.pot = String(num(q.pot));
 }
 
-/** The lobby's quote for a table not opened yet (QuotePot); null when it cannot say. */
+/** The lobby's quote for a table not opened yet (QuotePot); null when it cannot say. With
+ * ``practice`` (quotePractice): whether that match would be unranked. */
 export async function quotePot(options, fillWithBots) {
   if (!S.token || S.lobbyDown || !hasMethod("LobbyService", "QuotePot") || !num(options.stake)) return null;
-  try { return (await api("LobbyService", "QuotePot", { options, fillWithBots })).quote || null; } catch { return null; }
+  try { return withPractice((await api("LobbyService", "QuotePot", { options, fillWithBots })).quote || null); } catch { return null; }
+}
+
+// Practice (unranked) is the lobby's word: PotQuote.practice (cards.is_practice, docs/design.md),
+// for the people whose seats would make the match (with bots in the empty seats: the opener
+// alone). Nothing is judged here; protobuf's JSON leaves a false one out.
+function withPractice(q) {
+  return q ? { ...q, practice: !!q.practice } : null;
+}
+
+/** Would a table opened with ``options`` (with bots in the empty seats or not) be practice, as
+ * the lobby's QuotePot counts its people (asked with any stake, 0 too)? null when it cannot say. */
+export async function quotePractice(options, fillWithBots) {
+  if (!S.token || S.lobbyDown || !hasMethod("LobbyService", "QuotePot")) return null;
+  try {
+    const q = withPractice((await api("LobbyService", "QuotePot", { options, fillWithBots })).quote || null);
+    return q ? q.practice : null;
+  } catch { return null; }
 }

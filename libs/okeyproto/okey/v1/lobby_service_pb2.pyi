@@ -554,20 +554,22 @@ class LobbyTable(_message.Message):
     def __init__(self, table_id: _Optional[str] = ..., game: _Optional[_Union[_common_pb2.Game, str]] = ..., options: _Optional[_Union[_common_pb2.TableOptions, _Mapping]] = ..., rules: _Optional[_Iterable[_Union[TableRule, _Mapping]]] = ..., stake: _Optional[int] = ..., visibility: _Optional[_Union[TableVisibility, str]] = ..., status: _Optional[_Union[LobbyTableStatus, str]] = ..., seats: _Optional[_Iterable[_Union[LobbySeat, _Mapping]]] = ..., seats_taken: _Optional[int] = ..., seat_count: _Optional[int] = ..., creator_id: _Optional[str] = ..., invite_code: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., pot: _Optional[int] = ..., practice: _Optional[bool] = ..., quote: _Optional[_Union[PotQuote, _Mapping]] = ..., tournament_id: _Optional[str] = ...) -> None: ...
 
 class PotQuote(_message.Message):
-    __slots__ = ("stake", "people", "bots", "pot", "max_win", "hand_prize")
+    __slots__ = ("stake", "people", "bots", "pot", "max_win", "hand_prize", "practice")
     STAKE_FIELD_NUMBER: _ClassVar[int]
     PEOPLE_FIELD_NUMBER: _ClassVar[int]
     BOTS_FIELD_NUMBER: _ClassVar[int]
     POT_FIELD_NUMBER: _ClassVar[int]
     MAX_WIN_FIELD_NUMBER: _ClassVar[int]
     HAND_PRIZE_FIELD_NUMBER: _ClassVar[int]
+    PRACTICE_FIELD_NUMBER: _ClassVar[int]
     stake: int
     people: int
     bots: int
     pot: int
     max_win: int
     hand_prize: int
-    def __init__(self, stake: _Optional[int] = ..., people: _Optional[int] = ..., bots: _Optional[int] = ..., pot: _Optional[int] = ..., max_win: _Optional[int] = ..., hand_prize: _Optional[int] = ...) -> None: ...
+    practice: bool
+    def __init__(self, stake: _Optional[int] = ..., people: _Optional[int] = ..., bots: _Optional[int] = ..., pot: _Optional[int] = ..., max_win: _Optional[int] = ..., hand_prize: _Optional[int] = ..., practice: _Optional[bool] = ...) -> None: ...
 
 class QuotePotRequest(_message.Message):
     __slots__ = ("options", "fill_with_bots")
