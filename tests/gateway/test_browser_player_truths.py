@@ -140,6 +140,13 @@ async def test_a_one_person_table_says_practice_on_its_card_and_in_its_result(
         await page.wait_for_selector("#result-body .practice", timeout=TIMEOUT_MS)
         text = await page.text_content("#result-body .practice") or ""
         assert "Antrenman" in text and "sıralamaya" in text, text
+        # no stake, no chips moved: the chips' part says that alone once the lobby answered, never
+        # also that they are still being counted
+        await page.wait_for_function(
+            "() => (document.querySelector('#result-chips') || {}).textContent?.includes('jeton hareketi yok')",
+            timeout=TIMEOUT_MS,
+        )
+        assert "hesaplanıyor" not in (await page.text_content("#result-chips") or "")
         await page.screenshot(path=str(ARTIFACTS / "practice-result.png"))
         # In English too.
         await page.click("#result-close")

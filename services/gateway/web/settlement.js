@@ -47,9 +47,10 @@ function drawSettlement(t, box, s, balance) {
   const mine = seats.find((x) => num(x.seat) === t.seat && !x.bot);
   const moved = seats.some((x) => num(x.paidIn) || num(x.handPrizes) || num(x.payout) || num(x.refund));
   const parts = [h("h3", {}, tr("settle.title"))];
-  if (!FINAL.has(s.status)) parts.push(h("p", { class: "help" }, tr("settle.wait")));
+  // no chips moved (a match without a stake has no record to wait for): that alone is said
   if (!moved) parts.push(h("p", { class: "help" }, tr("settle.none")));
   else {
+    if (!FINAL.has(s.status)) parts.push(h("p", { class: "help" }, tr("settle.wait")));
     if (mine) parts.push(h("p", { class: "settle-mine", "data-net": num(mine.net) }, tr("settle.mine", { net: signed(mine.net) })));
     parts.push(h("table", { class: "mini settlement" },
       h("thead", {}, h("tr", {}, ["settle.seat", "settle.paidin", "settle.handprizes", "settle.payout", "settle.refund", "settle.net", "settle.why"]
