@@ -113,9 +113,9 @@ def test_every_image_shows_a_small_png_that_exists(doc: Path) -> None:
         assert alt.strip(), f"{doc.name}: {target} has no alt text"
 
 
-def test_the_readme_shows_the_lobby_the_table_and_the_end_of_hand_screen() -> None:
+def test_the_readme_shows_the_lobby_a_move_the_table_and_the_end_of_hand_screen() -> None:
     shown = {Path(t).name for _, t in IMAGE.findall(README.read_text(encoding="utf-8"))}
-    assert shown == {"lobby.png", "table.png", "end-of-hand.png"}, shown
+    assert shown == {"lobby.png", "table-move.png", "table.png", "end-of-hand.png"}, shown
 
 
 def _settings_read_by_the_code() -> set[str]:

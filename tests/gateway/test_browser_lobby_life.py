@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 from okeytools import stack as okeystack
 from test_browser import ARTIFACTS
+from test_browser_rooms import _for_the_readme
 from tools_setup import axe_script as _axe_script
 
 TIMEOUT_MS = 15_000
@@ -42,7 +43,7 @@ def life_stack(make_module_stack: Callable[..., okeystack.Stack]) -> okeystack.S
         "OKEY_DAILY_GRANTS_PER_ADDRESS": "0",
         "OKEY_TIMEOUT_GRACE_MS": "300",
     }
-    return make_module_stack(("table", "lobby", "gateway"), env=env, label="lobbylife", private_nats=True)
+    return make_module_stack(("table", "lobby", "scoring", "gateway"), env=env, label="lobbylife", private_nats=True)
 
 
 async def _person(browser: Any, stack: okeystack.Stack, name: str, errors: list[str], **options: Any) -> Any:
@@ -200,6 +201,7 @@ async def test_the_lobby_s_first_screen_draws_the_server_s_counts_and_quick_play
     await _no_sideways_scroll(derya, "1366x768")
     await derya.evaluate("() => document.fonts.ready")
     await derya.screenshot(path=str(ARTIFACTS / "lobby-life-desktop.png"))
+    _for_the_readme("lobby-life-desktop.png", "lobby.png")  # the README's lobby (copy it to docs/images/)
 
     # ---- "Hemen oyna" seats Derya at the waiting table, which then comes first on her screen
     await derya.click("#quick-play")

@@ -27,6 +27,7 @@ from browser_pages import signed_in
 from okeytools import stack as okeystack
 from test_browser import ARTIFACTS
 from test_browser_phone import LANDSCAPE, PHONE, _axe, _painted
+from test_browser_rooms import _for_the_readme
 
 DESKTOP = {"width": 1366, "height": 768}
 MOVES = 4  # the person's turns played per test (a hand may end sooner: a bot finishes)
@@ -210,6 +211,23 @@ async def _settled(page: Any) -> tuple[dict[str, Any], bool]:
     return await page.evaluate(STATS), mine
 
 
+async def _mid_move_picture(page: Any) -> None:
+    """The README's picture of a move (artifacts/readme/table-move.png; copy it to docs/images/):
+    the person draws, and the drawn tile's flight is held where it is while the picture is taken,
+    then let go (it ends as every flight does)."""
+    await page.locator("#rack button.tile:not(.okey)").last.click()
+    await page.click("#deck")
+    await page.wait_for_function("() => !!document.querySelector('.motion-layer .fly')", timeout=10_000, polling="raf")
+    await page.evaluate(
+        "() => document.getAnimations().filter((a) => a.id === 'okey-motion')"
+        ".forEach((a) => { a.currentTime = 130; a.pause(); })"
+    )
+    await page.screenshot(path=str(ARTIFACTS / "table-move.png"))
+    await page.evaluate("() => document.getAnimations().filter((a) => a.id === 'okey-motion').forEach((a) => a.play())")
+    _for_the_readme("table-move.png", "table-move.png")
+    await page.wait_for_function(QUIET, timeout=5_000, polling=100)
+
+
 @pytest.mark.parametrize(
     ("viewport", "extra", "who"),
     [(DESKTOP, {}, "Hareket Masaüstü"), (LANDSCAPE, PHONE, "Hareket Telefon")],
@@ -257,6 +275,8 @@ async def test_47_1_tiles_travel_nothing_sticks_and_input_is_not_lost(
         assert worst < FRAME_BOUND_MS, f"worst frame {worst:.1f} ms"
         assert stats["worstMs"] < MOTION_WORK_MS, stats
         await page.screenshot(path=str(ARTIFACTS / f"motion-{viewport['width']}x{viewport['height']}.png"))
+        if mine and viewport == DESKTOP:
+            await _mid_move_picture(page)
     finally:
         await context.close()
     assert not errors, errors

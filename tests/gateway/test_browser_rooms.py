@@ -11,8 +11,9 @@ when"): Debian's Chromium through Playwright, as test_browser.py.
 
 The stack (table, lobby, bots, gateway) is shared by the module's tests. Screenshots go to
 artifacts/: rooms-lobby.png (1024x640), rooms-101-table.png and rooms-101-end.png (1024x768), and
-the README's three made small (small_png.py) in artifacts/readme/: copy them to docs/images/
-to refresh the README."""
+two of the README's pictures made small (small_png.py) in artifacts/readme/: copy them to
+docs/images/ to refresh the README (its lobby comes from test_browser_lobby_life.py, its move from
+test_browser_motion.py)."""
 
 from __future__ import annotations
 
@@ -142,7 +143,6 @@ async def test_the_lobby_shows_rooms_and_readable_cards_and_opens_a_table_from_t
     )
     await baris.wait_for_timeout(200)
     await baris.screenshot(path=str(ARTIFACTS / "rooms-lobby.png"))
-    _for_the_readme("rooms-lobby.png", "lobby.png")
     await card101.locator("details.card-rules summary").click()
 
     # ---- the rooms filter the list: Okey 101 × 100 holds the folding table, not the classic one
