@@ -98,6 +98,10 @@ def command_line(kind: str, args: argparse.Namespace) -> str:
         value = getattr(args, name, None)
         if value is not None:
             parts += [f"--{name}", f"{value:g}" if isinstance(value, float) else str(value)]
+    if getattr(args, "events", None) is not None:
+        parts += ["--events", str(args.events)]
+    if getattr(args, "one_pass", False):
+        parts.append("--one-pass")
     if getattr(args, "faults", False):
         parts.append("--faults")
     if getattr(args, "nats_down_seconds", None) is not None:

@@ -149,6 +149,14 @@ def _bench_parser(sub: Any) -> None:
         default=None,
         help="messages a minute on a seat's watch while at a table (default 12: a table at 0.2 moves/s)",
     )
+    parsers["replay"].add_argument(
+        "--events", type=int, default=None, help="events in the generated log (default 1,000,000; --quick 20,000)"
+    )
+    parsers["replay"].add_argument(
+        "--one-pass",
+        action="store_true",
+        help="also time the one-pass reader (okey replay before issue 48) on the same log: before and after",
+    )
     parsers["envelope"].add_argument(
         "--events",
         type=int,

@@ -3,21 +3,38 @@ tables and swap them in; with ``--verify``, first re-run okeycore over every str
 loudly when a recorded result differs from what okeycore decides, and rebuild every tournament
 from its commands and its tables' results (``replay_tournaments.py``).
 
-The rebuild runs the live projector's own code (``services.scoring.projection.Projection``) over the log in its
-global order, writes the result with COPY into the schema ``okey_scoring_rebuild``, then, in one
-transaction that locks the live tables: catches the new tables up with whatever the log (and
-the live projector) got meanwhile, counts the rows that differ from the live tables, and moves
-the new tables over the old ones. Readers see the old projection or the new, never a mix."""
+The rebuild runs the live projector's own code (``services.scoring.projection.Projection``) over
+each table's events in their order, writes the result with COPY into the schema
+``okey_scoring_rebuild``, then, in one transaction that locks the live tables: catches the new
+tables up with whatever the log (and the live projector) got meanwhile, counts the rows that
+differ from the live tables, and moves the new tables over the old ones. Readers see the old
+projection or the new, never a mix.
+
+How the log is read (issue 48): up to its end when the replay starts (``log_end``), in
+partitions of whole tables. The rebuild alone reads only the events a projection uses (and
+each table's first): PostgreSQL leaves out the draws and discards, counts every table's events
+meanwhile (their versions gap-free), and the tables are set to their last versions. ``--verify``
+reads every event, decoded once, in a process per partition: okeycore re-decides each table's
+results, and the findings merge in the log's global order. Anything only the whole log's order
+can judge (a gap, an unknown event type) sends the replay back to the one-pass reader, which
+reports it as it always has."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import functools
+import gc
+import json
+import multiprocessing
+import operator
 import os
 import sys
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -32,6 +49,7 @@ from okeycore.events import (
     PenaltyApplied,
     TableCreated,
     TileDiscarded,
+    TileDrawn,
     event_from_dict,
 )
 from okeycore.games import Engine
@@ -39,12 +57,21 @@ from okeycore.games import engine_for as engine
 from okeycore.options import RULES_VERSION, Game
 from okeyplatform.eventstore import START, GlobalPosition, PostgresEventStore, StoredEvent
 
-from services.scoring.projection import Projection, ProjectionError, UnknownEventType
+from services.scoring.projection import (
+    COUNTER_FIELDS,
+    IGNORED,
+    Changes,
+    Counters,
+    Projection,
+    ProjectionError,
+    TableAcc,
+    UnknownEventType,
+)
 from services.scoring.store import REBUILD_SCHEMA, ScoringStore
 
 from .replay_tournaments import TABLE_INPUT_TYPES, TableInputs, TournamentReport, verify_tournaments
 
-__all__ = ["ReplayReport", "LogVerifier", "replay", "run_replay"]
+__all__ = ["ReplayReport", "VerifyReport", "LogVerifier", "replay", "verify_log", "run_replay", "PARTITIONS"]
 
 
 # ------------------------------------------------------------------ verification with okeycore
@@ -57,6 +84,22 @@ def _norm(e: Event) -> Event:
     """Deadlines come from the caller's clock, not from the rules: left out of comparisons."""
     clock = {name: 0 for name in _CLOCK_FIELDS if hasattr(e, name)}
     return replace(e, **clock) if clock else e
+
+
+@functools.cache
+def _compared(cls: type[Event]) -> Callable[[Event], Any]:
+    """The fields an equality of two events of ``cls`` compares, deadlines left out."""
+    names = [f.name for f in fields(cls) if f.compare and f.name not in _CLOCK_FIELDS]
+    return operator.attrgetter(*names) if names else (lambda e: ())
+
+
+def _same(a: Event, b: Event) -> bool:
+    """``_norm(a) == _norm(b)`` without building the two copies (a replay compares every
+    decided event with its recorded one)."""
+    if type(a) is not type(b):
+        return False
+    get = _compared(type(a))
+    return bool(get(a) == get(b))
 
 
 def _difference(recorded: Event, decided: Event) -> str:
@@ -77,6 +120,7 @@ class _Stream:
     expect: list[tuple[Event, str]] = field(default_factory=list)
     over: bool = False
     broken: bool = False
+    first: Any = None  # where the stream was first seen (LogVerifier.where), for merging partitions
 
 
 class LogVerifier:
@@ -99,10 +143,18 @@ class LogVerifier:
         self.max_problems = max_problems
         self.checked = {"discards": 0, "hand ends": 0, "match ends": 0, "indicator shows": 0, "penalties": 0}
         self.events = 0
+        # A partitioned reader sets ``where`` (the event's place in the log's global order)
+        # before each ``feed``: the problems and rules differences keep it, so the partitions'
+        # findings merge in the order one reader of the whole log finds them (``merge_found``).
+        self.where: Any = None
+        self.found: list[tuple[Any, str]] = []  # (where, problem), as ``problems`` without the "..." line
+        self.rules_found: list[tuple[Any, str]] = []  # (where, rules difference)
 
     def _problem(self, table_id: str, version: int, text: str) -> None:
         if len(self.problems) < self.max_problems:
-            self.problems.append(f"table {table_id} version {version}: {text}")
+            line = f"table {table_id} version {version}: {text}"
+            self.problems.append(line)
+            self.found.append((self.where, line))
         elif len(self.problems) == self.max_problems:
             self.problems.append("... (more problems not shown)")
 
@@ -121,9 +173,9 @@ class LogVerifier:
         if st is None:
             if not isinstance(ev, TableCreated):
                 self._problem(table_id, version, f"the stream starts with {ev.type}, not TableCreated")
-                self.streams[table_id] = _Stream(engine(Game.OKEY), broken=True)
+                self.streams[table_id] = _Stream(engine(Game.OKEY), broken=True, first=self.where)
                 return
-            st = self.streams[table_id] = _Stream(engine(ev.options.game))
+            st = self.streams[table_id] = _Stream(engine(ev.options.game), first=self.where)
         if st.over:
             self._problem(table_id, version, f"a {ev.type} event after the match ended")
             st.broken = True
@@ -131,7 +183,7 @@ class LogVerifier:
         before = st.state
         if st.expect:
             want, why = st.expect.pop(0)
-            if _norm(want) != _norm(ev):
+            if not _same(want, ev):
                 self._problem(table_id, version, f"{why}: {_difference(ev, want)}")
             else:
                 self._count(ev)
@@ -157,6 +209,8 @@ class LogVerifier:
             self.checked["penalties"] += 1
 
     def _check(self, st: _Stream, table_id: str, version: int, ev: Event, before: Any) -> None:
+        if type(ev) is TileDrawn:
+            return  # a draw decides nothing to check (the commonest event, with the discard)
         if isinstance(ev, TileDiscarded):
             self.checked["discards"] += 1
             self._group(st, table_id, version, ev, 0, Discard(seat=ev.seat, tile=ev.tile), f"seat {ev.seat}'s discard")
@@ -233,16 +287,19 @@ class LogVerifier:
         if isinstance(got, RuleViolation):
             self._problem(table_id, version, f"okeycore refuses {why}: {got.code}: {got.message}")
             return
-        self._rules_difference(st, table_id, version, state0, cmd, got, why)
+        if getattr(state0, "rules_version", RULES_VERSION) < RULES_VERSION:
+            self._rules_difference(st, table_id, version, state0, cmd, got, why)
         for r, d in zip(recorded, got, strict=False):
-            if _norm(r) != _norm(d):
+            if not _same(r, d):
                 self._problem(table_id, version, f"{why}: {_difference(r, d)}")
                 return
         if len(got) < len(recorded):
             self._problem(table_id, version, f"{why}: the log has a {ev.type} okeycore does not decide")
             return
-        st.expect = [(d, why) for d in got[len(recorded) :]]
-        self.checked["match ends"] += sum(1 for d in got if isinstance(d, MatchEnded))
+        st.expect = [(d, why) for d in got[len(recorded) :]] if len(got) > len(recorded) else []
+        for d in got:
+            if isinstance(d, MatchEnded):
+                self.checked["match ends"] += 1
 
     def _rules_difference(
         self, st: _Stream, table_id: str, version: int, state0: Any, cmd: Command, got: list[Event], why: str
@@ -264,13 +321,14 @@ class LogVerifier:
             return
         self.rules_difference_count += 1
         if len(self.rules_differences) < self.max_problems:
-            self.rules_differences.append(
-                f"table {table_id} version {version} (rules version {old}, now {RULES_VERSION}): {why}: {differs}"
-            )
+            line = f"table {table_id} version {version} (rules version {old}, now {RULES_VERSION}): {why}: {differs}"
+            self.rules_differences.append(line)
+            self.rules_found.append((self.where, line))
 
     def finish(self) -> list[str]:
         for table_id, st in self.streams.items():
             if st.expect and not st.broken:
+                self.where = (1, st.first)  # after every problem found while reading, as a whole-log reader
                 missing = ", ".join(e.type for e, _ in st.expect)
                 self._problem(table_id, -1, f"okeycore decides {missing} after {st.expect[0][1]}, the log ends before")
         return self.problems
@@ -334,6 +392,14 @@ async def _catch_up(
 
 REPLAY_LOCK = 0x5C_0E_12_EB  # pg_advisory_lock key: one rebuild at a time
 
+PARTITIONS = max(1, min(2, os.cpu_count() or 1))
+"""How many partitions of the log (each a set of whole tables) a replay reads and projects at
+once: one per core, two at most."""
+
+_IGNORED_TYPES = sorted(cls.type for cls in IGNORED)
+_IGNORED_NAMES = frozenset(_IGNORED_TYPES)
+_MORE = "... (more problems not shown)"
+
 
 async def replay(
     events: PostgresEventStore,
@@ -342,34 +408,427 @@ async def replay(
     swap: bool = True,
     page: int = 5000,
     progress: Callable[[int, int, float], None] | None = None,
+    partitions: int | None = None,
+    dsn: str | None = None,
 ) -> ReplayReport:
     """Rebuild (and with ``verify`` check) from the log; swap the result in when ``swap`` and
     verification found nothing wrong. Raises ProjectionError when the log cannot be projected
-    or another rebuild is running."""
+    or another rebuild is running.
+
+    The log is read in ``partitions`` partitions of whole tables at once (each table's events
+    in their order in one partition; the rows merged exactly). With ``verify`` (default
+    ``PARTITIONS``) each partition is a process of its own, as okeycore's checks are Python
+    (``dsn``: the event log's URL, by default the one ``events`` connected with). The rebuild
+    alone (default one partition) lets PostgreSQL pick out the few events a projection reads, in
+    a parallel scan of its own: a partition more would only scan the log once more.
+    ``partitions=0`` reads the whole log in one pass in its global order, as ``okey replay`` did
+    before (the reference tests/scoring/test_replay_partitions.py checks the partitions against)."""
     async with scoring.pool.acquire() as conn:
         if not await conn.fetchval("SELECT pg_try_advisory_lock($1)", REPLAY_LOCK):
             raise ProjectionError("another okey replay is rebuilding the scoring tables right now; try again later")
         try:
-            return await _replay(conn, events, scoring, verify, swap, page, progress)
+            n = (PARTITIONS if verify else 1) if partitions is None else partitions
+            return await _replay(conn, events, scoring, verify, swap, page, progress, n, dsn or _dsn_of(events))
         finally:
             await conn.execute("SELECT pg_advisory_unlock($1)", REPLAY_LOCK)
 
 
-async def _replay(
+def _dsn_of(events: PostgresEventStore) -> str | None:
+    """The URL the event store's pool connects with (for the worker processes), if it says."""
+    args = getattr(events.pool, "_connect_args", None)
+    return args[0] if args and isinstance(args[0], str) else None
+
+
+# ------------------------------------------------------------------ the partitions
+
+
+class _Anomaly(Exception):
+    """A partition met what only a reader of the whole log in its global order judges as
+    ``okey replay`` always has (a gap in a table's versions, an event type scoring does not
+    know): the replay then reads the log in one pass, which reports it in its own words."""
+
+
+@dataclass
+class _Part:
+    """What one partition of the log (a set of whole tables) produced."""
+
+    events: int = 0
+    tables: dict[str, TableAcc] = field(default_factory=dict)
+    changes: Changes = field(default_factory=Changes)
+    parked: dict[str, tuple[int, str]] = field(default_factory=dict)
+    anomaly: str = ""
+    # --verify: the partition's LogVerifier findings, each with its place in the global order
+    found: list[tuple[Any, str]] = field(default_factory=list)
+    overflow: bool = False
+    rules_found: list[tuple[Any, str]] = field(default_factory=list)
+    rules_count: int = 0
+    checked: dict[str, int] = field(default_factory=dict)
+    inputs: TableInputs = field(default_factory=TableInputs)
+
+
+def _part_sql(until: GlobalPosition, part: int, parts: int) -> str:
+    """The events of partition ``part`` of ``parts`` up to ``until``: a table's events are all
+    in one partition (by a hash of its id)."""
+    sql = f"(tx, position) <= ('{int(until[0])}'::xid8, {int(until[1])})"
+    if parts > 1:
+        sql += f" AND (hashtext(stream_id) & 2147483647) % {int(parts)} = {int(part)}"
+    return sql
+
+
+async def _read_part(
     conn: Any,
-    events: PostgresEventStore,
-    scoring: ScoringStore,
+    until: GlobalPosition,
+    part: int,
+    parts: int,
     verify: bool,
-    swap: bool,
+    page: int,
+    tick: Callable[[int, int], None],
+    other: Any = None,
+) -> _Part:
+    """Partition ``part`` of ``parts`` read on ``conn`` (and ``other``, a second connection the
+    rebuild counts the events on meanwhile, when given)."""
+    out = _Part()
+    try:
+        if verify:
+            await _verify_part(conn, out, _part_sql(until, part, parts), page, tick)
+        else:
+            await _project_part(conn, out, _part_sql(until, part, parts), page, tick, other)
+    except _Anomaly as exc:
+        return _Part(anomaly=str(exc) or "anomaly")
+    return out
+
+
+async def _project_part(
+    conn: Any, out: _Part, where: str, page: int, tick: Callable[[int, int], None], other: Any = None
+) -> None:
+    """The rebuild alone: only the events that change a projection are read and decoded (and
+    every table's first); the draws and discards between, which change nothing but the table's
+    version, are counted by PostgreSQL (and their versions checked gap-free), on ``other``
+    meanwhile when given."""
+    proj = Projection(out.tables)
+    counting = (other or conn).fetch(
+        f"SELECT stream_id, count(*)::int, min(version), max(version) FROM okey_events WHERE {where} GROUP BY stream_id"
+    )
+    pending = asyncio.ensure_future(counting) if other is not None else None
+    try:
+        await _project_rows(conn, out, proj, where, page, tick, [] if pending is not None else await counting)
+        if pending is not None:
+            _count_rows(out, await pending)
+    finally:
+        if pending is not None and not pending.done():
+            pending.cancel()
+            with contextlib.suppress(BaseException):
+                await pending
+    out.changes = proj.changes
+    tick(0, len(out.tables))
+
+
+async def _project_rows(
+    conn: Any, out: _Part, proj: Projection, where: str, page: int, tick: Callable[[int, int], None], counts: Any
+) -> None:
+    if counts:
+        _check_counts(counts)
+    tables, parked, apply, loads = out.tables, out.parked, proj.apply_stored, json.loads
+    sql = (
+        "SELECT stream_id, version, type, data::text, recorded_at FROM okey_events "
+        f"WHERE {where} AND (type <> ALL($1::text[]) OR version = 1) ORDER BY okey_events.tx, okey_events.position"
+    )
+    async with conn.transaction():
+        cur = await conn.cursor(sql, _IGNORED_TYPES)
+        while rows := await cur.fetch(page):
+            for table_id, version, kind, data, at in rows:
+                if table_id in parked:
+                    continue
+                acc = tables.get(table_id)
+                if acc is not None:
+                    if version <= acc.version:
+                        raise _Anomaly("a table's versions out of the log's order")
+                    acc.version = version - 1  # the events between change nothing but the version
+                try:
+                    apply(table_id, version, at, kind, loads(data))
+                except ValueError as exc:
+                    raise _Anomaly(str(exc)) from None
+                except UnknownEventType as exc:
+                    raise _Anomaly(str(exc)) from None
+                except ProjectionError as exc:  # this table stops here; the others go on
+                    parked[table_id] = (version, str(exc)[:500])
+            tick(len(rows), 0)
+    if counts:
+        _count_rows(out, counts)
+
+
+def _check_counts(counts: Any) -> None:
+    for _, n, lo, hi in counts:
+        if lo != 1 or hi != n:
+            raise _Anomaly("a table's versions are not gap-free")
+
+
+def _count_rows(out: _Part, counts: Any) -> None:
+    """Each table at its last version (its draws and discards after its last projected event)."""
+    _check_counts(counts)
+    for table_id, n, _, hi in counts:
+        out.events += n
+        if table_id in out.parked:
+            continue  # it stays at the version before the event that parked it
+        acc = out.tables.get(table_id)
+        if acc is None:
+            raise _Anomaly(f"table {table_id!r} has no first event")
+        acc.version = hi
+
+
+async def _verify_part(conn: Any, out: _Part, where: str, page: int, tick: Callable[[int, int], None]) -> None:
+    """``--verify``: every event, decoded once from its JSON, is projected and re-decided by
+    okeycore (``LogVerifier``), as the one-pass reader does for the whole log."""
+    proj = Projection(out.tables)
+    verifier = LogVerifier()
+    tables, parked, apply, loads = out.tables, out.parked, proj.apply_stored, json.loads
+    feed, inputs, ignored = verifier.feed, out.inputs, _IGNORED_NAMES
+    sql = (
+        "SELECT stream_id, version, type, data::text, recorded_at, tx::text::bigint, position FROM okey_events "
+        f"WHERE {where} ORDER BY okey_events.tx, okey_events.position"
+    )
+    async with conn.transaction():
+        cur = await conn.cursor(sql)
+        pending = asyncio.ensure_future(cur.fetch(page))
+        try:
+            while rows := await pending:
+                pending = asyncio.ensure_future(cur.fetch(page))
+                await asyncio.sleep(0)  # the next page is asked for: PostgreSQL sends it while this one is checked
+                made = len(tables)
+                for table_id, version, kind, text, at, tx, position in rows:
+                    data = loads(text)
+                    acc = tables.get(table_id)
+                    if acc is not None and kind in ignored and version == acc.version + 1 and table_id not in parked:
+                        acc.version = version  # all that applying a draw or a discard does
+                    elif table_id not in parked:
+                        try:
+                            apply(table_id, version, at, kind, data)
+                        except ValueError as exc:
+                            raise _Anomaly(str(exc)) from None
+                        except UnknownEventType as exc:
+                            raise _Anomaly(str(exc)) from None
+                        except ProjectionError as exc:
+                            parked[table_id] = (version, str(exc)[:500])
+                    data["type"] = kind  # the projection reads fields by name: the one dict serves both
+                    verifier.where = (0, tx, position)
+                    feed(table_id, version, data)
+                    if kind in TABLE_INPUT_TYPES:
+                        inputs.feed(table_id, kind, data)
+                out.events += len(rows)
+                tick(len(rows), len(tables) - made)
+        finally:
+            if not pending.done():  # a page asked for: let it come before the transaction ends
+                with contextlib.suppress(Exception):
+                    await pending
+    verifier.finish()
+    out.changes = proj.changes
+    out.found = verifier.found
+    out.overflow = len(verifier.problems) > verifier.max_problems
+    out.rules_found = verifier.rules_found
+    out.rules_count = verifier.rules_difference_count
+    out.checked = dict(verifier.checked)
+
+
+_counters: Any = None  # a worker process's shared progress counts (events, tables)
+
+
+def _init_worker(counters: Any) -> None:
+    global _counters
+    _counters = counters
+
+
+def _part_worker(dsn: str, until: GlobalPosition, part: int, parts: int, verify: bool, page: int) -> _Part:
+    # What a worker holds (events, okeycore states, rows) makes few cycles: the collector need
+    # not walk it every 700 allocations, nor the modules the fork brought along.
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 20)
+
+    def tick(n: int, tables: int) -> None:
+        with _counters.get_lock():
+            _counters[0] += n
+            _counters[1] += tables
+
+    async def main() -> _Part:
+        import asyncpg
+
+        conn = await asyncpg.connect(dsn)
+        try:
+            return await _read_part(conn, until, part, parts, verify, page, tick)
+        finally:
+            await conn.close()
+
+    return asyncio.run(main())
+
+
+async def _read_parts(
+    events: PostgresEventStore,
+    dsn: str | None,
+    until: GlobalPosition,
+    parts: int,
+    verify: bool,
     page: int,
     progress: Callable[[int, int, float], None] | None,
-) -> ReplayReport:
-    report = ReplayReport()
-    proj = Projection()
-    verifier = LogVerifier() if verify else None
-    inputs = TableInputs()  # --verify: the tournament tables' results, for the tournaments' rebuild
-    cursor: GlobalPosition = START
+    t0: float,
+) -> list[_Part]:
+    """Every partition read and projected (and verified), at once: with ``verify`` each in a
+    process of its own (okeycore's checks are Python), else each on a connection of its own in
+    this process (PostgreSQL does most of the work: it picks out the events that matter)."""
+    counts = [0, 0]
+
+    def tick(n: int, tables: int) -> None:
+        counts[0] += n
+        counts[1] += tables
+
+    shared: Any = None
+    pool: ProcessPoolExecutor | None = None
+    if verify and parts > 1 and dsn is not None:
+        ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+        shared = ctx.Array("q", 2)
+        pool = ProcessPoolExecutor(parts, mp_context=ctx, initializer=_init_worker, initargs=(shared,))
+
+    async def one(part: int) -> _Part:
+        if pool is not None:
+            assert dsn is not None
+            loop = asyncio.get_running_loop()
+            try:
+                return await loop.run_in_executor(pool, _part_worker, dsn, until, part, parts, verify, page)
+            except Exception:  # e.g. a URL the worker cannot connect with: this process reads it
+                pass
+        async with events.pool.acquire() as conn:
+            if parts == 1 and not verify and events.pool.get_max_size() > 1:
+                async with events.pool.acquire() as other:
+                    return await _read_part(conn, until, part, parts, verify, page, tick, other)
+            return await _read_part(conn, until, part, parts, verify, page, tick)
+
+    async def ticker() -> None:
+        assert progress is not None
+        while True:
+            await asyncio.sleep(0.5)
+            n, tables = (shared[0], shared[1]) if shared is not None else counts
+            progress(n, tables, time.perf_counter() - t0)
+
+    ticking = asyncio.create_task(ticker()) if progress is not None else None
+    try:
+        return list(await asyncio.gather(*(one(k) for k in range(parts))))
+    finally:
+        if ticking is not None:
+            ticking.cancel()
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+
+
+@dataclass
+class VerifyReport:
+    events: int = 0
+    seconds: float = 0.0
+    problems: list[str] = field(default_factory=list)
+    checked: dict[str, int] = field(default_factory=dict)
+    rules_differences: list[str] = field(default_factory=list)
+    rules_difference_count: int = 0
+
+    @property
+    def rate(self) -> float:
+        return self.events / self.seconds if self.seconds else 0.0
+
+
+async def verify_log(
+    events: PostgresEventStore,
+    dsn: str | None = None,
+    partitions: int | None = None,
+    page: int = 5000,
+    progress: Callable[[int, int, float], None] | None = None,
+) -> VerifyReport:
+    """``okey replay --verify``'s check alone (no tables written, no tournaments): okeycore
+    re-decides every recorded result of the log as it stands now, in parallel partitions."""
     t0 = time.perf_counter()
+    report = VerifyReport()
+    until = await events.log_end()
+    n = PARTITIONS if partitions is None else max(1, partitions)
+    parts = (
+        await _read_parts(events, dsn or _dsn_of(events), until, n, True, page, progress, t0) if until != START else []
+    )
+    if any(p.anomaly for p in parts):  # what only the whole log's order judges: one pass
+        verifier = LogVerifier()
+        cursor = START
+        while batch := await events.read_all(cursor, page):
+            cursor = batch[-1].global_position
+            for e in batch:
+                verifier.feed(e.stream_id, e.version, {"type": e.type, **e.data})
+        report.events = verifier.events
+        report.problems = verifier.finish()
+        report.checked = dict(verifier.checked)
+        report.rules_differences = list(verifier.rules_differences)
+        report.rules_difference_count = verifier.rules_difference_count
+    else:
+        _verified(parts, report)
+        report.events = sum(p.events for p in parts)
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def _verified(parts: Sequence[_Part], into: Any) -> None:
+    """The partitions' okeycore findings merged into ``into`` (a ReplayReport or VerifyReport)."""
+    problems = merge_found((f for p in parts for f in p.found), any(p.overflow for p in parts), 50, _MORE)
+    checked = dict(LogVerifier().checked)
+    for p in parts:
+        for k, n in p.checked.items():
+            checked[k] = checked.get(k, 0) + n
+    rules = merge_found((f for p in parts for f in p.rules_found), False, 50, None)
+    count = sum(p.rules_count for p in parts)
+    if isinstance(into, ReplayReport):
+        into.verify_problems, into.verified = problems, checked
+    else:
+        into.problems, into.checked = problems, checked
+    into.rules_differences, into.rules_difference_count = rules, count
+
+
+def _add(into: Counters, more: Counters) -> None:
+    for name in COUNTER_FIELDS:
+        setattr(into, name, getattr(into, name) + getattr(more, name))
+
+
+def _merge(parts: Sequence[_Part]) -> Projection:
+    """One projection of the partitions' disjoint tables: their rows side by side, the player and
+    weekly counters (increments) added, the rated matches together (rated in their order)."""
+    proj = Projection()
+    into = proj.changes
+    for p in parts:
+        proj.tables.update(p.tables)
+        ch = p.changes
+        into.tables.update(ch.tables)
+        into.hands += ch.hands
+        into.matches += ch.matches
+        into.seats += ch.seats
+        into.rated += ch.rated
+        for (player, game), c in ch.players.items():
+            _add(into.player(player, game), c)
+        for (week, game, player), c in ch.weekly.items():
+            _add(into.week(week, game, player), c)
+    return proj
+
+
+def merge_found(found: Iterable[tuple[Any, str]], overflow: bool, limit: int, more: str | None) -> list[str]:
+    """Findings of several partitions in the order a reader of the whole log finds them, cut at
+    ``limit`` as one ``LogVerifier`` cuts them (``more``: its last line when there are more)."""
+    ordered = sorted(found, key=lambda f: f[0])
+    out = [line for _, line in ordered[:limit]]
+    if more is not None and (overflow or len(ordered) > limit):
+        out.append(more)
+    return out
+
+
+async def _read_in_one_pass(
+    events: PostgresEventStore,
+    proj: Projection,
+    report: ReplayReport,
+    verifier: LogVerifier | None,
+    inputs: TableInputs,
+    page: int,
+    progress: Callable[[int, int, float], None] | None,
+    t0: float,
+) -> GlobalPosition:
+    """The whole log in its global order, one page after the other; returns where it stopped."""
+    cursor: GlobalPosition = START
     last_tick = t0
     pending = asyncio.create_task(events.read_all(cursor, page))
     try:
@@ -402,15 +861,55 @@ async def _replay(
                 progress(report.events, len(proj.tables), now - t0)
     finally:
         pending.cancel()
+    return cursor
+
+
+async def _replay(
+    conn: Any,
+    events: PostgresEventStore,
+    scoring: ScoringStore,
+    verify: bool,
+    swap: bool,
+    page: int,
+    progress: Callable[[int, int, float], None] | None,
+    partitions: int,
+    dsn: str | None,
+) -> ReplayReport:
+    report = ReplayReport()
+    t0 = time.perf_counter()
+    parts: list[_Part] = []
+    if partitions > 0:
+        until = await events.log_end()
+        if until != START:
+            parts = await _read_parts(events, dsn, until, partitions, verify, page, progress, t0)
+    if partitions > 0 and not any(p.anomaly for p in parts):
+        cursor = until
+        proj = _merge(parts)
+        report.events = sum(p.events for p in parts)
+        for p in parts:
+            report.parked.update(p.parked)
+        inputs = TableInputs()
+        for p in parts:
+            inputs.ended.update(p.inputs.ended)
+            inputs.left.update(p.inputs.left)
+        if verify:
+            _verified(parts, report)
+    else:  # one pass (asked, or a partition met what only it can judge)
+        proj = Projection()
+        report.parked = {}
+        verifier = LogVerifier() if verify else None
+        inputs = TableInputs()  # --verify: the tournament tables' results, for the tournaments' rebuild
+        cursor = await _read_in_one_pass(events, proj, report, verifier, inputs, page, progress, t0)
+        if verifier is not None:
+            report.verify_problems = verifier.finish()
+            report.verified = dict(verifier.checked)
+            report.rules_differences = list(verifier.rules_differences)
+            report.rules_difference_count = verifier.rules_difference_count
     report.read_s = time.perf_counter() - t0
     report.tables = len(proj.tables)
     if progress is not None:
         progress(report.events, report.tables, report.read_s)
-    if verifier is not None:
-        report.verify_problems = verifier.finish()
-        report.verified = dict(verifier.checked)
-        report.rules_differences = list(verifier.rules_differences)
-        report.rules_difference_count = verifier.rules_difference_count
+    if verify:
         report.tournaments = await verify_tournaments(events, inputs)
         if report.verify_problems or report.tournaments.problems:
             return report  # the log disagrees with okeycore: keep the live projection as it is
@@ -489,7 +988,9 @@ async def _run(url: str, scoring_url: str, verify: bool, swap: bool, page: int) 
     scoring = await ScoringStore.connect(scoring_url, min_size=1, max_size=2)
     try:
         try:
-            report = await replay(events, scoring, verify=verify, swap=swap, page=page, progress=_progress_printer())
+            report = await replay(
+                events, scoring, verify=verify, swap=swap, page=page, progress=_progress_printer(), dsn=url
+            )
         except ProjectionError as exc:
             if sys.stderr.isatty():
                 sys.stderr.write("\n")
