@@ -1,4 +1,4 @@
-"""``okey bench solver``: finish checks, decide+evolve, and simulated hands per second."""
+"""``okey bench solver``: finish checks, decide+evolve, simulated hands per second, and `okey solve` lines per case."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from okeycore.racks import is_real_okey
 from okeycore.simulate import Simulator
 from okeycore.solve import solve_line
 from okeycore.tiles import face_of_id
+from okeycore.tiles import okey_face as okey_face_of
 
 from .common import Progress, machine, ms, percentile, us
 from .record import Section, Table, command_line, record
@@ -285,6 +286,7 @@ def run(args: argparse.Namespace) -> int:
         )
     )
     rows += run_solve(args, random.Random(args.seed + 14))
+    rows += run_solve_lines(args)
     times = _moves(args.seed, 3 if args.quick else 20)
     print(f"\ndecide + evolve, {len(times):,} commands from greedy-bot matches")
     print(f"  median {us(percentile(times, 50))}  p99 {us(percentile(times, 99))}   target: median <= 50 us")
@@ -412,4 +414,265 @@ def run_101(args: argparse.Namespace) -> list[tuple[str, str, str]]:
             f"{rates[0]:,.1f} / {rates[1]:,.1f} hands/s",
         )
     )
+    return rows
+
+
+# ------------------------------------------------------------ `okey solve` lines per case, both games
+
+CLASSIC_TARGET = 120e-6  # a classic line with its arrangement (issue 48)
+OPENING_TARGET = 2.5e-3  # a 101 line: the best opening, its melds, the pairs (issue 48)
+
+
+def _okey_face_index(indicator: int) -> int:
+    return okey_face_of(face_of_id(indicator)).index
+
+
+def _ids_of(faces: list[int], used: set[int], indicator: int) -> list[int] | None:
+    """A free tile id for each face (the okey's face given as a fake okey, which plays it
+    [T-FAKE-1]), marked used; None when a face has no copy left."""
+    okey = _okey_face_index(indicator)
+    out = []
+    for f in faces:
+        free = [t for t in ((104, 105) if f == okey else (2 * f, 2 * f + 1)) if t not in used]
+        if not free:
+            return None
+        used.add(free[0])
+        out.append(free[0])
+    return out
+
+
+def _meld_faces(rng: random.Random, size: int, wrap: bool = True) -> list[int]:
+    if size <= 4 and rng.random() < 0.45:
+        n = rng.randrange(13)
+        return [c * 13 + n for c in rng.sample(range(4), size)]
+    c = rng.randrange(4)
+    s = rng.randrange(0, (14 if wrap else 13) - size + 1)
+    return [c * 13 + (s + k) % 13 for k in range(size)]
+
+
+def _fill(
+    rng: random.Random, rack: list[int], used: set[int], n: int, indicator: int, faces: list[int] | None = None
+) -> None:
+    """Tiles up to ``n``: from ``faces`` while they have copies left (a few hundred tries), then any."""
+    for _ in range(400 if faces else 0):
+        if len(rack) >= n:
+            return
+        got = _ids_of([rng.choice(faces)], used, indicator) if faces else None
+        if got:
+            rack += got
+    while len(rack) < n:
+        t = rng.randrange(106)
+        if t not in used:
+            used.add(t)
+            rack.append(t)
+
+
+def _with_okeys(rng: random.Random, rack: list[int], used: set[int], indicator: int, k: int) -> None:
+    """Up to ``k`` tiles of the rack given up for real okeys."""
+    for t in [t for t in range(104) if is_real_okey(t, indicator) and t not in used][:k]:
+        i = rng.randrange(len(rack))
+        used.discard(rack[i])
+        rack[i] = t
+        used.add(t)
+
+
+def _swap(rng: random.Random, rack: list[int], used: set[int]) -> None:
+    i = rng.randrange(len(rack))
+    t = rng.choice([t for t in range(106) if t not in used])
+    used.discard(rack[i])
+    rack[i] = t
+    used.add(t)
+
+
+def hard_classic_line(rng: random.Random) -> str:
+    """A classic request harder than a random rack: runs and groups of 14 tiles with 0-2 okeys
+    and fake okeys standing in, finishing or one or two tiles away; dense racks of a few colours
+    over a few numbers (many overlapping runs and groups); twins (seven pairs or nearly)."""
+    while True:
+        indicator = rng.randrange(104)
+        used = {indicator}
+        rack: list[int] = []
+        kind = rng.choice(["win", "win", "near", "near", "near2", "dense", "dense", "pairs", "random"])
+        if kind in ("win", "near", "near2"):
+            for size in rng.choice([(3, 3, 4, 4), (3, 3, 3, 5), (3, 4, 7), (3, 3, 8), (4, 5, 5), (3, 5, 6)]):
+                rack += _ids_of(_meld_faces(rng, size), used, indicator) or []
+            if len(rack) != 14:
+                continue
+            _with_okeys(rng, rack, used, indicator, rng.choice([0, 1, 1, 2, 2]))
+            for _ in range({"win": 0, "near": 1, "near2": 2}[kind]):
+                _swap(rng, rack, used)
+        elif kind == "dense":
+            colours = rng.sample(range(4), rng.choice([1, 2, 2, 3]))
+            lo, width = rng.randrange(13), rng.choice([5, 6, 7, 8])
+            faces = [c * 13 + (lo + k) % 13 for c in colours for k in range(width)]
+            _fill(rng, rack, used, 14 - rng.choice([0, 1, 2]), indicator, faces)
+            rack += [t for t in range(104) if is_real_okey(t, indicator) and t not in used][: 14 - len(rack)]
+            used.update(rack)
+            _fill(rng, rack, used, 14, indicator)
+        elif kind == "pairs":
+            while len(rack) < 14:
+                f = rng.randrange(53)
+                twins = [104, 105] if f == 52 else [2 * f, 2 * f + 1]
+                if not used.intersection(twins):
+                    rack += twins
+                    used.update(twins)
+            _with_okeys(rng, rack, used, indicator, rng.choice([0, 1, 2]))
+            if rng.random() < 0.5:
+                _swap(rng, rack, used)
+        else:
+            _fill(rng, rack, used, 14, indicator)
+        rng.shuffle(rack)
+        return json.dumps(
+            {"game": "OKEY", "indicator": str(face_of_id(indicator)), "tiles": [str(face_of_id(t)) for t in rack]}
+        )
+
+
+def hard_101_line(rng: random.Random) -> str:
+    """A 101 request of 21-22 tiles harder than a random deal: dense racks of 2-4 colours over
+    5-9 numbers (twins, overlapping runs and groups), or racks built of melds, or random; 0-2
+    okeys and fake okeys standing in; wrap on or off."""
+    indicator = rng.randrange(104)
+    n = rng.choice([21, 22])
+    wrap = rng.random() < 0.5
+    kind = rng.choice(["dense", "dense", "dense", "melds", "melds", "random"])
+    used = {indicator}
+    rack: list[int] = []
+    if kind == "dense":
+        colours = rng.sample(range(4), rng.choice([2, 3, 3, 4]))
+        lo, width = rng.randrange(13), rng.choice([5, 6, 7, 8, 9])
+        _fill(
+            rng,
+            rack,
+            used,
+            n - rng.choice([0, 0, 1, 2, 3]),
+            indicator,
+            [c * 13 + (lo + k) % 13 for c in colours for k in range(width)],
+        )
+    elif kind == "melds":
+        for _ in range(50):
+            if len(rack) >= n - 2:
+                break
+            got = _ids_of(_meld_faces(rng, rng.choice([3, 3, 4, 4, 5, 6]), wrap), used, indicator)
+            if got and len(rack) + len(got) <= n:
+                rack += got
+    _fill(rng, rack, used, n, indicator)
+    _with_okeys(rng, rack, used, indicator, rng.choice([0, 1, 1, 2, 2]))
+    rng.shuffle(rack)
+    codes = [str(face_of_id(t)) for t in rack]
+    return json.dumps({"game": "OKEY101", "indicator": str(face_of_id(indicator)), "tiles": codes, "wrap": wrap})
+
+
+def lines_101(racks: list[tuple[list[int], int]], wrap: bool) -> list[str]:
+    """The OKEY101 ``okey solve`` request line of each rack."""
+    return [
+        json.dumps(
+            {
+                "game": "OKEY101",
+                "indicator": str(face_of_id(ind)),
+                "tiles": [str(face_of_id(t)) for t in rack],
+                "wrap": wrap,
+            }
+        )
+        for rack, ind in racks
+    ]
+
+
+def _before_best_points(
+    x: int, j: int, wrap: bool, okey_face: object = None, must_leave: bool = True
+) -> tuple[int, list[M.Meld]]:
+    """101's best opening as `okey solve` found it before issue 48: the plain memoised search
+    of every meld (``melds._maximise`` scoring points), which the fast one must equal."""
+    total, descs = M._maximise(x, j, wrap, lambda _size, pts: pts, must_leave)
+    return total, [M._describe(d, None) for d in descs]
+
+
+def _cpu_per_line(lines: list[str], label: str, before: bool) -> list[float]:
+    """CPU time (``time.process_time``) of each line through `okey solve`'s line protocol, the
+    classic memo cold; ``before``: 101 lines with the search of before issue 48 (answers checked
+    equal). Sorted."""
+    fast = M.best_points
+    times: list[float] = []
+    prog = Progress(label, len(lines))
+    try:
+        if before:
+            M.best_points = _before_best_points  # type: ignore[assignment]
+        for i, line in enumerate(lines):
+            _cold()
+            t0 = time.process_time()
+            solve_line(line)
+            times.append(time.process_time() - t0)
+            prog.update(i + 1)
+    finally:
+        M.best_points = fast  # type: ignore[assignment]
+    prog.done()
+    times.sort()
+    return times
+
+
+def _same_answers(lines: list[str]) -> int:
+    """How many 101 lines answer differently with the search of before issue 48 (should be 0)."""
+    fast = M.best_points
+    now = [solve_line(line) for line in lines]
+    try:
+        M.best_points = _before_best_points  # type: ignore[assignment]
+        old = [solve_line(line) for line in lines]
+    finally:
+        M.best_points = fast  # type: ignore[assignment]
+    return sum(a != b for a, b in zip(now, old, strict=True))
+
+
+def _figures(times: list[float], target: float) -> tuple[str, str]:
+    unit = us if target < 1e-3 else ms
+    mean = _mean(times)
+    return (
+        f"p50 {unit(percentile(times, 50))}, mean {unit(mean)}, p99 {unit(percentile(times, 99))}",
+        "met" if mean <= target else "NOT met",
+    )
+
+
+def run_solve_lines(args: argparse.Namespace) -> list[tuple[str, str, str]]:
+    """Per-case CPU of `okey solve` lines of both games, on the bench's own racks and on a hard
+    generated set, against issue 48's targets; 101 before (the old search) and after, in this
+    same run, interleaved in rounds so that a busy machine weighs on both alike."""
+    n = 200 if args.quick else 2000
+    rng = random.Random(args.seed + 48)
+    own_classic = solve_lines([(winning_rack if i % 2 else near_winning_rack)(rng) for i in range(n)])
+    racks = [random_rack_101(rng) for _ in range(n)]
+    own_101 = lines_101(racks[: n // 2], False) + lines_101(racks[n // 2 :], True)
+    hard_classic = [hard_classic_line(rng) for _ in range(n)]
+    hard_101 = [hard_101_line(rng) for _ in range(n)]
+    rounds = 1 if args.quick else 3
+    print(
+        f"\n`okey solve` lines, CPU per case (time.process_time), {n:,} lines a set, best of {rounds} round(s);"
+        " targets: classic mean <= 120 us with the arrangement, 101 mean <= 2.5 ms"
+    )
+    sets = [
+        ("classic, bench racks (winning / near-winning)", own_classic, CLASSIC_TARGET, False),
+        ("classic, hard set", hard_classic, CLASSIC_TARGET, False),
+        ("101, bench racks (22 random tiles, wrap off / on)", own_101, OPENING_TARGET, True),
+        ("101, hard set", hard_101, OPENING_TARGET, True),
+    ]
+    best: dict[tuple[str, bool], list[float]] = {}
+    for r in range(rounds):
+        for name, lines, _target, has_before in sets:
+            for before in (True, False) if has_before else (False,):
+                times = _cpu_per_line(lines, f"{name}{', before' if before else ''}, round {r + 1}", before)
+                key = (name, before)
+                if key not in best or _mean(times) < _mean(best[key]):
+                    best[key] = times
+    rows = []
+    for name, lines, target, has_before in sets:
+        now, met = _figures(best[name, False], target)
+        goal = f"mean <= {'120 us' if target == CLASSIC_TARGET else '2.5 ms'}"
+        if has_before:
+            was, _ = _figures(best[name, True], target)
+            diff = _same_answers(lines)
+            print(f"  {name}:\n    before {was}\n    after  {now}   {goal}: {met}   ({diff} answers differ)")
+            rows.append((f"`okey solve` {name}, {n:,} lines, per case: before issue 48", goal, was))
+            rows.append(
+                (f"`okey solve` {name}, {n:,} lines, per case: now ({diff} answers differ)", goal, f"{now} ({met})")
+            )
+        else:
+            print(f"  {name}:\n    now    {now}   {goal}: {met}")
+            rows.append((f"`okey solve` {name}, {n:,} lines with the arrangement, per case", goal, f"{now} ({met})"))
     return rows

@@ -74,13 +74,17 @@ def _codes(melds: Sequence[M.Meld], okey: Face) -> list[list[str]]:
     """Each meld's tile codes: a real okey as its own face, whatever it stands for; a plain tile
     with the okey's face can only be a fake okey, so ``F``."""
     wild = str(okey)
-    return [
-        [
-            wild if joker else "F" if face == okey else str(face)
-            for face, joker in zip(m.stands_for, m.jokers, strict=True)
-        ]
-        for m in melds
-    ]
+    out: list[list[str]] = []
+    for m in melds:
+        row: list[str] = []
+        for face, joker in zip(m.stands_for, m.jokers, strict=True):
+            if joker:
+                row.append(wild)
+            else:
+                code = str(face)  # one code a face: comparing codes is comparing faces, cheaper
+                row.append("F" if code == wild else code)
+        out.append(row)
+    return out
 
 
 def solve_request(req: Any) -> dict[str, Any]:
