@@ -57,7 +57,7 @@ INJECT_RUN_JS = """(allow) => {
   return { id: tile.id, name: names[c] + ' ' + n };
 }"""
 # Hints marking every rack tile, then a HandStarted event with the view as it is (the page's own
-# applyView); the rack's markers counted before and right after.
+# applyView); the rack's markers counted before and right after the frame that draws it.
 REDEAL_JS = """async () => {
   const live = await import('/live.js');
   const t = okeyApp.state.t;
@@ -69,6 +69,7 @@ REDEAL_JS = """async () => {
   const v = JSON.parse(JSON.stringify(t.view));
   v.version = t.version + 1;
   live.applyView(v, { kind: 'HandStarted', version: v.version, handStarted: { hand: v.hand, starter: t.seat } });
+  await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));  // the table draws once a frame
   return { before, after: document.querySelectorAll('#rack .mk').length, hints: t.hints };
 }"""
 PAGE_TEXT_JS = "(id) => document.body.innerText.split(id).join(' ')"
