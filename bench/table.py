@@ -424,6 +424,7 @@ async def _run(
             )
             if meter.available:
                 section.tables.append(_cpu_table(raw_cpu, commits, floor_cpu, calls, cpu_rows))
+                section.notes += move_vs_call(floor_cpu, calls, cpu_rows)
             section.notes += [
                 f"raw asyncpg single-row INSERT+COMMIT, 20 connections: {raw:,.0f} commits/s; "
                 f"bare gRPC calls (Health/Check, no database), 500 callers: {floor:,.0f} calls/s",
@@ -502,6 +503,8 @@ def _print_cpu(
         if not moves:
             continue
         print(f"{'move, ' + label:>24} {cells(cpu, moves)} {sum(cpu.values()) / moves * 1e6:>8,.0f} {busy:>6.0%}")
+    for line in move_vs_call(floor_cpu, calls, rows):
+        print(line)
     if commits and calls:
         call = sum(floor_cpu.values()) / calls
         per_commit = raw_all / commits
@@ -517,6 +520,30 @@ def _print_cpu(
             f"a move costs {per_move / per_commit:.1f}x the CPU of a raw commit: on {cores} cores, moves can reach "
             f"at most ~{per_commit / per_move:.0%} of the raw rate (a ceiling of ~{cores / per_move:,.0f} moves/s)"
         )
+
+
+MOVE_VS_CALL_TARGET = 2.0
+"""Issue 48: a move costs the table service at most twice the CPU of a bare gRPC call."""
+
+
+def move_vs_call(
+    floor_cpu: dict[str, float], calls: int, rows: list[tuple[str, dict[str, float], int, float]]
+) -> list[str]:
+    """Per level, the table service's CPU per move over its CPU per bare gRPC call (Health/Check)
+    in the same run, against the target (issue 48)."""
+    call = floor_cpu.get("table", 0.0) / calls if calls else 0.0
+    if call <= 0:
+        return []
+    out = []
+    for label, cpu, moves, _busy in rows:
+        if moves:
+            ratio = cpu.get("table", 0.0) / moves / call
+            verdict = "met" if ratio <= MOVE_VS_CALL_TARGET else "not met"
+            out.append(
+                f"table service, move / bare gRPC call, {label}: {ratio:.1f}x "
+                f"(target <= {MOVE_VS_CALL_TARGET:g}x: {verdict})"
+            )
+    return out
 
 
 def _print_relay(rows: list[tuple[str, list[float], float]]) -> None:
