@@ -398,3 +398,46 @@ async def test_47_patch_leaves_the_dom_a_redraw_gives_and_keeps_what_did_not_cha
             assert got == {"kept": True, "replaced": True, "listened": True}, got
     finally:
         await context.close()
+
+
+# A hand's end through the page's own applyView (the table's view as it is, one version on, with
+# the event the watch would bring): the flash it starts, gold for an okey finish, and when it ends.
+HAND_END_FLASH = """async (okey) => {
+  const live = await import('./live.js');
+  const t = okeyApp.state.t;
+  const v = JSON.parse(JSON.stringify(t.view));
+  v.version = t.version + 1;
+  live.applyView(v, { kind: 'HandEnded', version: v.version, handEnded: { okeyFinish: okey, seat: t.seat } });
+  const seen = await new Promise((resolve) => {
+    const until = performance.now() + 2000;
+    const look = () => {
+      const el = document.querySelector('.motion-layer .fly.flash');
+      if (el || performance.now() > until) resolve(el ? el.className : null);
+      else requestAnimationFrame(look);
+    };
+    requestAnimationFrame(look);
+  });
+  const started = performance.now();
+  while (document.querySelector('.motion-layer .flash') && performance.now() - started < 3000) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return { seen, gone: !document.querySelector('.motion-layer .flash'), ms: performance.now() - started };
+}"""
+
+
+async def test_47_1_a_hand_s_end_flashes_gold_for_an_okey_finish_and_the_flash_ends(
+    browser: Any, stack: okeystack.Stack
+) -> None:
+    context, page, errors = await signed_in(browser, stack.http_address, "Hareket Flaş", viewport=DESKTOP)
+    try:
+        await _open_table(page)
+        assert await _my_turn(page) is not None  # the table stands still: the bots wait for the person
+        okey = await page.evaluate(HAND_END_FLASH, True)
+        assert okey["seen"] is not None and "okey" in okey["seen"].split(), okey
+        assert okey["gone"], okey  # under 300 ms of animation, then removed
+        plain = await page.evaluate(HAND_END_FLASH, False)
+        assert plain["seen"] is not None and "okey" not in plain["seen"].split(), plain
+        assert plain["gone"], plain
+    finally:
+        await context.close()
+    assert not errors, errors
