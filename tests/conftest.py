@@ -312,10 +312,8 @@ is not in :data:`PROCESS_TESTS`, is ``unit``."""
 
 PROCESS_TESTS = {
     # okey up, okey demo through the stack, okey bench table: whole stacks of services
-    "tests/cli/test_admin.py::test_okey_admin_runs_the_staff_work_against_okey_up": "e2e",
-    "tests/cli/test_admin_tournaments.py::test_okey_admin_tournament_against_okey_up": "e2e",
+    "tests/cli/test_admin.py::test_okey_admin_runs_the_staff_work_and_the_tournaments_against_okey_up": "e2e",
     "tests/cli/test_backup.py::*": "e2e",
-    "tests/cli/test_up_data.py::*": "e2e",
     "tests/cli/test_readme_snippets.py::*": "e2e",
     "tests/cli/test_temp_folders.py::*": "e2e",
     "tests/cli/test_cli.py::test_demo_runs_the_stack_*": "e2e",
@@ -349,7 +347,6 @@ PROCESS_TESTS = {
     "tests/platform/test_embedded.py::*": "integration",  # embedded servers of its own
     "tests/platform/test_eventstore_contract.py::*postgres*": "integration",  # getfixturevalue("database_url")
     "tests/platform/test_service_gc.py::*": "integration",
-    "tests/test_docs.py::test_the_readmes_subsets_*": "integration",  # pytest --collect-only
     "tests/test_markers.py::test_every_*": "integration",  # pytest --collect-only
     # programs that are not the project's Python (installed by tests/tools_setup.py, or the linters)
     "tests/cli/test_bench_record.py::test_write_appends_*": "tools",  # git

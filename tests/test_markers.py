@@ -127,3 +127,39 @@ def _conftest(request: pytest.FixtureRequest) -> ModuleType:
     ]
     assert len(found) == 1, found
     return found[0]
+
+
+def _number(text: str) -> int:
+    return int(text.replace(",", ""))
+
+
+def test_every_readme_subset_selects_some_tests_and_the_readmes_counts_are_true(collected: dict[str, Any]) -> None:
+    """Each `pytest -m ...` subset the README names (quoted or one word: the inner loop's `-m unit`)
+    selects at least one test and fewer than the whole, and the counts the README gives (the whole
+    suite, the inner loop's share) are within a tenth of what is collected: the README's
+    expressions evaluated over each test's kind as pytest evaluates them (41.7)."""
+    import re
+
+    from _pytest.mark.expression import Expression
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    subsets = {q or w for q, w in re.findall(r'pytest -m (?:"([^"]+)"|(\w+))', text)}
+    assert "unit" in subsets, "the README names the inner loop (pytest -m unit)"
+    items = [set(t["kinds"]) for t in collected["tests"].values()]
+    whole = len(items)
+    chosen = {}
+    for expression in subsets:
+        compiled = Expression.compile(expression)
+        chosen[expression] = sum(compiled.evaluate(lambda name, m=kinds, **_: name in m) for kinds in items)
+        assert 0 < chosen[expression] < whole, f"-m {expression!r} selects {chosen[expression]} of {whole} tests"
+
+    def near(said: int, counted: int, what: str) -> None:
+        assert abs(said - counted) <= counted / 10, f"the README says {said:,} {what}; {counted:,} are collected"
+
+    total = re.search(r"\(([\d,]+) tests on", text)
+    assert total, "the README says how many tests the suite has"
+    near(_number(total[1]), whole, "tests in the suite")
+    share = re.search(r"pytest -m unit`:[^(]*\(about ([\d,]+) of ([\d,]+)", text)
+    assert share, "the README says how many tests the inner loop runs"
+    near(_number(share[1]), chosen["unit"], "tests in pytest -m unit")
+    near(_number(share[2]), whole, "tests in the suite")

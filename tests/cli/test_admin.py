@@ -61,15 +61,22 @@ def test_without_a_token_secret_or_a_lobby_it_says_so_in_one_line(tmp_path: Path
     _one_line_error(okey(away, "admin", "token", "--ttl", "5"), "--ttl")
 
 
-def test_okey_admin_runs_the_staff_work_against_okey_up() -> None:
+def test_okey_admin_runs_the_staff_work_and_the_tournaments_against_okey_up() -> None:
+    """One ``okey up`` for both (its start is the expensive part): the staff work, then
+    ``okey admin tournament`` (test_admin_tournaments.py)."""
+    from test_admin_tournaments import tournaments  # it imports this module's helpers
+
     data = reachable_dir("okey-admin-")
     try:
         ports, http_addr = free_ports()
-        env = up_env(data / "okey", ports)
+        # the two parts' guests are more than one address may open (and be granted chips) a day
+        quotas = {"OKEY_MAX_ACCOUNTS_PER_ADDRESS": "0", "OKEY_DAILY_GRANTS_PER_ADDRESS": "0"}
+        env = up_env(data / "okey", ports) | quotas
         proc = up(env)
         try:
             with httpx.Client(base_url=f"http://{http_addr}", timeout=20) as http:
                 _staff_work(env, http, data / "okey" / "token-secret")
+                tournaments(env, http)
         finally:
             down(proc)
     finally:

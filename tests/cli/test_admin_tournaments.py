@@ -2,17 +2,17 @@
 sit-and-go created (its id and the server's prizes printed), filled by guests so its first round
 is seated, listed and shown (standings and tables); a scheduled one cancelled with every entry
 fee refunded to the chip; the expected failures one line on stderr; a bad flag the subcommand's
-usage; every subcommand's --help."""
+usage; every subcommand's --help. The part against ``okey up`` (:func:`tournaments`) runs in
+test_admin.py's ``okey up`` test, after the staff work: one start for both."""
 
 from __future__ import annotations
 
-import shutil
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
 import pytest
-from okey_up import call, down, free_ports, reachable_dir, up, up_env
+from okey_up import call
 from okeytools.cli import main
 from test_admin import _one_line_error, okey
 
@@ -54,21 +54,6 @@ def test_a_bad_flag_prints_the_create_usage(flags: list[str], word: str, capsys:
     assert word in err.splitlines()[-1], err
 
 
-def test_okey_admin_tournament_against_okey_up() -> None:
-    data = reachable_dir("okey-admin-t-")
-    try:
-        ports, http_addr = free_ports()
-        env = up_env(data / "okey", ports)
-        proc = up(env)
-        try:
-            with httpx.Client(base_url=f"http://{http_addr}", timeout=20) as http:
-                _tournaments(env, http)
-        finally:
-            down(proc)
-    finally:
-        shutil.rmtree(data, ignore_errors=True)
-
-
 def _guest(http: httpx.Client, admin: str, name: str) -> dict[str, Any]:
     """A guest with 1,000 chips to pay entry fees with (one address gets few daily grants)."""
     g = call(http, LOBBY + "SignInGuest", {"displayName": name})
@@ -79,7 +64,7 @@ def _guest(http: httpx.Client, admin: str, name: str) -> dict[str, Any]:
     return g
 
 
-def _tournaments(env: dict[str, str], http: httpx.Client) -> None:
+def tournaments(env: dict[str, str], http: httpx.Client) -> None:
     admin = okey(env, "admin", "token", "--ttl", "900").stdout.strip()
     assert "no tournaments yet" in okey(env, "admin", "tournament", "list").stdout
     # a sit-and-go of 8: the id first, then the summary with the server's prizes

@@ -1,9 +1,16 @@
-"""Issue 22.4: ``okey backup FILE`` then ``okey restore FILE`` into a fresh data directory gives
-the same install: every leaderboard, a ranked match's result, a player who signs in again with
-their device credential and finds their chips, the same figures from ``okey replay --verify``
-before the backup and on the restored log; a relay started on the restored database, against
-the NATS it published to before, publishes nothing twice (its cursor came back with the log);
-and a restore never goes over a database that holds data."""
+"""Issues 22.3 and 22.4 on one ``okey up`` install (one test: each ``okey up`` start is the
+expensive part).
+
+- 22.3: stopped and started again on the same data directory, a guest's token still works, their
+  chips are where they were, and a finished match's result (a bot match and a ranked one) and the
+  standings (every leaderboard, with the players of the ranked match on it) are still there
+  (PostgreSQL with fsync on, the tokens' key kept beside it).
+- 22.4: ``okey backup FILE`` then ``okey restore FILE`` into a fresh data directory gives the same
+  install: every leaderboard, a ranked match's result, a player who signs in again with their
+  device credential and finds their chips, the same figures from ``okey replay --verify`` before
+  the backup and on the restored log; a relay started on the restored database, against the NATS
+  it published to before, publishes nothing twice (its cursor came back with the log); and a
+  restore never goes over a database that holds data."""
 
 from __future__ import annotations
 
@@ -66,7 +73,7 @@ def _published(metrics_addr: str) -> float:
     return sum(float(x) for x in found)
 
 
-def test_a_backup_restored_into_a_fresh_data_directory_is_the_same_install() -> None:
+def test_okey_up_keeps_its_data_across_a_restart_and_a_backup_restored_elsewhere_is_the_same_install() -> None:
     root = reachable_dir("okey-backup-")
     try:
         with EmbeddedNats() as nats:  # one NATS for both installs: the restored one publishes where the first did
@@ -78,12 +85,29 @@ def test_a_backup_restored_into_a_fresh_data_directory_is_the_same_install() -> 
                     guest = call(http, "okey.v1.LobbyService/SignInGuest", {"displayName": "Yedek Ayse"})
                     token, secret = guest["token"], guest["deviceSecret"]
                     other = call(http, "okey.v1.LobbyService/SignInGuest", {"displayName": "Yedek Bora"})["token"]
+                    bot_table, bot_result = bot_match(http, token, "keep-1")
                     table_id, result = ranked_match(http, (token, other))
                     chips = call(http, "okey.v1.LobbyService/GetChips", {}, token)["balance"]
                     standings = boards(http, token)
                     on_board = standings["GAME_OKEY LEADERBOARD_PERIOD_ALL_TIME"].get("entries", [])
                     assert guest["player"]["playerId"] in {e["playerId"] for e in on_board}, standings
                 before = _verify(_database_url(proc))
+            finally:
+                down(proc)
+            assert (root / "first" / "postgres").is_dir() and (root / "first" / "token-secret").is_file()
+
+            # 22.3: started again on the same data, everything is where it was
+            proc = up(first)
+            try:
+                with httpx.Client(base_url=f"http://{http_addr}", timeout=20) as http:
+                    again = call(http, "okey.v1.LobbyService/GetChips", {}, token)  # the same token: the same key
+                    assert again["balance"] == chips
+                    me = call(http, "okey.v1.LobbyService/GetPlayer", {}, token)["player"]
+                    assert me["displayName"] == "Yedek Ayse"
+                    for tid, kept in ((bot_table, bot_result), (table_id, result)):
+                        got = call(http, "okey.v1.ScoringService/GetMatchResult", {"tableId": tid}, token)
+                        assert got["result"] == kept
+                    assert boards(http, token) == standings  # every leaderboard, each entry as it was
             finally:
                 down(proc)
             dump = root / "okey.dump"

@@ -39,34 +39,36 @@ def _okey(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
 
 
-def _split(text: str) -> tuple[str, str, str]:
+def _split(text: str, start: str = START, end: str = END) -> tuple[str, str, str]:
     """(before the section, the section with its markers, after it)."""
-    assert text.count(START) == 1 and text.count(END) == 1, text
-    i, j = text.index(START), text.index(END) + len(END)
+    assert text.count(start) == 1 and text.count(end) == 1, text
+    i, j = text.index(start), text.index(end) + len(end)
     return text[:i], text[i:j], text[j:]
 
 
 def test_a_bench_with_recording_on_writes_its_section_between_the_markers_and_replaces_it(tmp_path: Path) -> None:
+    """Through the envelope bench (two seconds: what is tested is the recording, not a bench)."""
+    start, end = "<!-- bench:envelope:start -->", "<!-- bench:envelope:end -->"
     doc = tmp_path / "benchmarks.md"
-    doc.write_text(BEFORE + START + "\nfigures of an earlier run\n" + END + AFTER, encoding="utf-8")
+    doc.write_text(BEFORE + start + "\nfigures of an earlier run\n" + end + AFTER, encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k != ENV} | {MAX_LOAD_ENV: "1000"}  # the suite's own load
 
-    got = _okey("bench", "solver", "--quick", "--record", str(doc), env=env)  # asked by flag
+    got = _okey("bench", "envelope", "--quick", "--record", str(doc), env=env)  # asked by flag
     assert got.returncode == 0, got.stdout + got.stderr
-    before, first, after = _split(doc.read_text(encoding="utf-8"))
+    before, first, after = _split(doc.read_text(encoding="utf-8"), start, end)
     assert (before, after) == (BEFORE, AFTER)  # the rest of the file, byte for byte
     assert "earlier run" not in first
-    assert "`okey bench solver --quick`" in first  # the command line
+    assert "`okey bench envelope --quick`" in first  # the command line
     assert re.search(r"Recorded \d{4}-\d\d-\d\d \d\d:\d\d UTC", first)  # the date
     assert re.search(r"machine: .+, \d+ cores.*Python 3\.\d+", first)  # the machine
-    assert "| measure | target | measured |" in first
-    assert re.search(r"\| finish check .* \| median <= 50 us \| median [\d.,]+ us", first)  # a figure just measured
+    assert "| per event | protobuf envelope |" in first
+    assert re.search(r"\| encode .* \| [\d.,]+ us \| [\d.,]+ us \|", first)  # a figure just measured
 
-    got = _okey("bench", "solver", "--quick", env={**env, ENV: str(doc)})  # asked by the environment
+    got = _okey("bench", "envelope", "--quick", env={**env, ENV: str(doc)})  # asked by the environment
     assert got.returncode == 0, got.stdout + got.stderr
-    before, second, after = _split(doc.read_text(encoding="utf-8"))  # one section still: replaced, not appended
+    before, second, after = _split(doc.read_text(encoding="utf-8"), start, end)  # one section: replaced
     assert (before, after) == (BEFORE, AFTER)
-    assert second.count("| measure | target | measured |") == 1
+    assert second.count("| per event | protobuf envelope |") == 1
 
 
 def _section(note: str) -> Section:
