@@ -395,12 +395,12 @@ async def test_40_7_no_english_word_reaches_a_tr_lobby_profile_result_or_hand_en
         found: dict[str, list[str]] = {}
         texts: dict[str, str] = {}
         # The lobby's first screen, once the lobby answered (rooms, tables, quick play, the form).
-        await page.wait_for_timeout(1500)
+        await page.wait_for_selector("#rooms [data-room]", timeout=15_000)
         found["lobby"], texts["lobby"] = await _english_on(page, words, [me])
         # The profile (chips, the day's chips, the face, the stats and the leaderboard as they come).
         await page.click("#profile-open")
         await page.wait_for_selector("#profile-dialog[open]")
-        await page.wait_for_timeout(1500)
+        await page.wait_for_selector("#profile-stats > *", timeout=15_000)  # the stats as scoring says them
         found["profile"], texts["profile"] = await _english_on(page, words, [me])
         await page.click("#profile-close")
         # The end-of-hand screen and the match's result, at a classic table.
@@ -413,7 +413,11 @@ async def test_40_7_no_english_word_reaches_a_tr_lobby_profile_result_or_hand_en
         found["hand end"], texts["hand end"] = await _english_on(page, words, [table_id, me, *names])
         await page.evaluate(RESULT_JS)
         await page.wait_for_selector("#result-dialog[open] table.standings tbody tr")
-        await page.wait_for_timeout(800)  # the chips' record, as the lobby says it
+        await page.wait_for_function(  # the chips' record, as the lobby says it (or no record to show)
+            "() => { const c = document.querySelector('#result-chips');"
+            " return !c || c.hidden || !!c.querySelector('#settle-balance'); }",
+            timeout=15_000,
+        )
         await page.screenshot(path=str(ARTIFACTS / "texts-tr-result.png"))
         found["result"], texts["result"] = await _english_on(page, words, [table_id, me, *names])
         bad = {k: v for k, v in found.items() if v}
