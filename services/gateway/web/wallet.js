@@ -120,23 +120,22 @@ function showQuote(quote) {
 /** The lobby's quote for a table not opened yet (QuotePot); null when it cannot say. With
  * ``practice`` (quotePractice): whether that match would be unranked. */
 export async function quotePot(options, fillWithBots) {
-  if (!S.token || S.lobbyDown || !hasMethod("LobbyService", "QuotePot") || !num(options.stake)) return null;
-  try { return withPractice((await api("LobbyService", "QuotePot", { options, fillWithBots })).quote || null); } catch { return null; }
-}
-
-// Practice (unranked) is the lobby's word: PotQuote.practice (cards.is_practice, docs/design.md),
-// for the people whose seats would make the match (with bots in the empty seats: the opener
-// alone). Nothing is judged here; protobuf's JSON leaves a false one out.
-function withPractice(q) {
-  return q ? { ...q, practice: !!q.practice } : null;
+  return num(options.stake) ? askQuote(options, fillWithBots) : null;
 }
 
 /** Would a table opened with ``options`` (with bots in the empty seats or not) be practice, as
- * the lobby's QuotePot counts its people (asked with any stake, 0 too)? null when it cannot say. */
+ * the lobby's QuotePot says (asked with any stake, 0 too)? null when it cannot say. */
 export async function quotePractice(options, fillWithBots) {
+  const q = await askQuote(options, fillWithBots);
+  return q ? q.practice : null;
+}
+
+// The lobby's QuotePot, or null. Practice (unranked) is the lobby's word: PotQuote.practice
+// (cards.is_practice, docs/design.md); protobuf's JSON leaves a false one out.
+async function askQuote(options, fillWithBots) {
   if (!S.token || S.lobbyDown || !hasMethod("LobbyService", "QuotePot")) return null;
   try {
-    const q = withPractice((await api("LobbyService", "QuotePot", { options, fillWithBots })).quote || null);
-    return q ? q.practice : null;
+    const q = (await api("LobbyService", "QuotePot", { options, fillWithBots })).quote;
+    return q ? { ...q, practice: !!q.practice } : null;
   } catch { return null; }
 }
