@@ -110,6 +110,16 @@ BOXES = """() => {
 }"""
 
 
+LONG_SIDE = """() => {
+  const many = (el, tag, n) => { for (let i = 0; i < n; i++) {
+    const x = document.createElement(tag); x.textContent = 'uzun satır ' + i; el.append(x); } };
+  many(document.querySelector('#hints-body'), 'p', 30);
+  many(document.querySelector('#event-log'), 'li', 80);
+  const last = document.querySelector('#lasthand-panel'); last.hidden = false;
+  many(document.querySelector('#lasthand-body'), 'p', 12);
+}"""
+
+
 def _outside(b: dict[str, Any], m: dict[str, Any]) -> bool:
     return b["x"] < -0.5 or b["y"] < -0.5 or b["x"] + b["w"] > m["vw"] + 0.5 or b["y"] + b["h"] > m["vh"] + 0.5
 
@@ -137,6 +147,15 @@ async def test_the_table_in_play_fits_a_laptop_screen(
         assert not out, f"{w}x{h} {game}: out of view (viewport {m['vw']}x{m['vh']}): {out}"
         assert m["scrollH"] <= m["vh"] and m["scrollW"] <= m["vw"], f"the page scrolls: {m}"
         assert len(m["controls"]) >= 10, m["controls"]
+        # The side column's length depends on the deal (101's hint list, the log, the last hand):
+        # with every panel of it long, the chat still keeps its place in view.
+        await page.evaluate(LONG_SIDE)
+        m = await page.evaluate(BOXES)
+        chat = [b for b in m["controls"] if "chat" in b["what"] or "emote" in b["what"]]
+        assert len(chat) >= 2, m["controls"]
+        out = [b for b in m["controls"] + m["table"] if _outside(b, m)]
+        assert not out, f"{w}x{h} {game}, a long side column: out of view: {out}"
+        assert m["scrollH"] <= m["vh"], f"the page scrolls with a long side column: {m}"
     finally:
         await context.close()
     assert not errors, errors
