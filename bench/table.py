@@ -2,7 +2,8 @@
 
 The table service runs in its own process (as in production); this process drives N tables
 with a minimal bot per table (draw from the deck, discard the drawn tile) through the public
-gRPC API, timing every Act call. The same run measures the raw asyncpg single-row
+gRPC API, timing every Act: a unary call each, and (the levels marked Play) as requests on
+long-lived ``Play`` streams, the way the bots send their moves. The same run measures the raw asyncpg single-row
 insert+commit rate on the same database, and how far the NATS relay lags at the end."""
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from okey.v1 import table_service_pb2 as pb
 from okey.v1 import table_service_pb2_grpc as pb_grpc
 from okeycore.options import TableOptions
 from okeyplatform.auth import issue_token, token_secret
+from okeyplatform.client import PlayStream
 from okeyplatform.contract import decode_envelope, options_pb
 from okeyplatform.relay import TABLE_STREAM
 from okeytools.embedded import free_port, resolve_infra, with_database
@@ -39,12 +41,21 @@ from .record import Section, Table, command_line, record
 
 class TableBot:
     """Plays all four seats of one table with the cheapest legal moves, tracking the turn
-    from the events each Act returns (the acting seat sees its own drawn tile)."""
+    from the events each Act returns (the acting seat sees its own drawn tile). With ``play``,
+    each move goes on that Play stream (shared by the tables of a connection, as a bots
+    replica sends its moves), else as a unary Act."""
 
-    def __init__(self, stub: pb_grpc.TableServiceStub, meta: tuple[tuple[str, str], ...], table_id: str) -> None:
+    def __init__(
+        self,
+        stub: pb_grpc.TableServiceStub,
+        meta: tuple[tuple[str, str], ...],
+        table_id: str,
+        play: PlayStream | None = None,
+    ) -> None:
         self.stub = stub
         self.meta = meta
         self.table_id = table_id
+        self.play = play
         self.turn = 0
         self.rack0: int | None = None  # the starter's discard at a new hand
         self.n = 0
@@ -53,7 +64,10 @@ class TableBot:
         self.n += 1
         req = pb.ActRequest(table_id=self.table_id, command_id=f"b{self.n}", seat=seat, **kind)  # type: ignore[arg-type]
         t0 = time.perf_counter()
-        resp: pb.ActResponse = await self.stub.Act(req, metadata=self.meta)
+        if self.play is not None:
+            resp: pb.ActResponse = (await self.play.request(pb.PlayRequest(act=req), None)).act
+        else:
+            resp = await self.stub.Act(req, metadata=self.meta)
         latencies.append(time.perf_counter() - t0)
         return resp
 
@@ -258,14 +272,18 @@ async def one_level(
     seed: int = 1,
     meter: CpuMeter | None = None,
     prefix: str = "bench-",
+    stream: bool = False,
 ) -> tuple[float, list[float], int, dict[str, float], float, datetime]:
     """N tables over ``channels`` connections; ``offered`` moves/s in total, or as fast as
-    the service answers when None. Returns (moves/s, sorted Act latencies, moves, CPU seconds
-    per process group while the bots played, share of the machine busy, when the bots began:
-    the tables were opened before)."""
+    the service answers when None; ``stream``: the moves go on one Play stream per connection.
+    Returns (moves/s, sorted Act latencies, moves, CPU seconds per process group while the bots
+    played, share of the machine busy, when the bots began: the tables were opened before)."""
+    if stream:
+        channels = STREAM_CONNECTIONS
     chans = _channels(target, channels)
     stubs = [pb_grpc.TableServiceStub(c) for c in chans]
     meta = (("authorization", f"Bearer {token}"),)
+    plays = [PlayStream(stub, lambda: meta) if stream else None for stub in stubs]
     sem = asyncio.Semaphore(50)
 
     async def create(i: int) -> TableBot:
@@ -274,7 +292,7 @@ async def one_level(
             tid = f"{prefix}{i}"
             req = pb.CreateTableRequest(table_id=tid, options=options_pb(TableOptions(turn_seconds=120)))
             await stub.CreateTable(req, metadata=meta)
-            bot = TableBot(stub, meta, tid)
+            bot = TableBot(stub, meta, tid, plays[i % channels])
             await bot.start()
             return bot
 
@@ -291,26 +309,38 @@ async def one_level(
     counts = await asyncio.gather(*(b.run(until, latencies, interval, r) for b, r in zip(bots, rngs, strict=True)))
     elapsed = time.perf_counter() - t0
     cpu, busy = meter.stop() if meter else ({}, float("nan"))
+    for play in plays:
+        if play is not None:
+            await play.close()
     for c in chans:
         await c.close()
     latencies.sort()
     return sum(counts) / elapsed, latencies, sum(counts), cpu, busy, began
 
 
+STREAM_CONNECTIONS = 2
+"""Connections of the Play-stream levels, a stream each: as the bots send their moves (one stream
+per replica; the bench's tables stand for two)."""
+
+
 def run(args: argparse.Namespace) -> int:
     seconds = float(getattr(args, "seconds", None) or (5.0 if args.quick else 20.0))
     tables = getattr(args, "tables", None)
     offered = getattr(args, "offered", None)
-    plan: list[tuple[int, float | None]]
+    plan: list[tuple[int, float | None, bool]]  # (tables, moves/s offered or None: max, on Play streams)
     if tables:
         # One level: the tables given, at the rate given (0: back to back), or 1,000/s.
-        plan = [(tables, (offered or None) if offered is not None else 1000.0)]
+        stream = getattr(args, "calls", None) == "stream"
+        plan = [(tables, (offered or None) if offered is not None else 1000.0, stream)]
     else:
         levels = [10, 100] if args.quick else [10, 100, 500]
-        plan = [(n, 1000.0) for n in levels]
+        plan = [(n, 1000.0, False) for n in levels]
         if not args.quick:
-            plan.append((500, 1500.0))  # headroom past the target
-        plan.append((levels[-1], None))
+            plan.append((500, 1500.0, False))  # headroom past the target
+        plan.append((levels[-1], None, False))
+        # The same moves as the bots send them, on Play streams (issue 48): the move's own cost
+        # against a bare call, without a call's.
+        plan += [(levels[-1], 1000.0, True), (levels[-1], None, True)]
     workers = int(os.environ.get("OKEY_TABLE_WORKERS", "2"))
     print(
         f"okey bench table  ({'quick' if args.quick else 'full'}: {seconds:.0f} s per level, "
@@ -334,7 +364,7 @@ def run(args: argparse.Namespace) -> int:
 async def _run(
     base_url: str,
     nats_url: str,
-    plan: list[tuple[int, float | None]],
+    plan: list[tuple[int, float | None, bool]],
     seconds: float,
     workers: int,
     seed: int,
@@ -373,13 +403,13 @@ async def _run(
         relay_rows: list[tuple[str, list[float], float]] = []
         best: tuple[float, int] | None = None  # (moves/s, tables) of the best level with p99 <= 50 ms
         level_rows: list[tuple[str, ...]] = []
-        for level, (n, offered) in enumerate(plan):
-            label = f"{offered:,.0f}/s" if offered else "max"
+        for level, (n, offered, stream) in enumerate(plan):
+            label = (f"{offered:,.0f}/s" if offered else "max") + (" Play" if stream else "")
             sys.stderr.write(f"  running {n} tables, offered {label}, for {seconds:.0f} s ...\n")
             prefix = f"bench-{int(time.time())}-{level}-"
             seq = await stream_seq(nats_url)
             rate, lat, moves, cpu, busy, began = await one_level(
-                addr, token, n, seconds, offered, seed=seed, meter=meter, prefix=prefix
+                addr, token, n, seconds, offered, seed=seed, meter=meter, prefix=prefix, stream=stream
             )
             lag = await relay_lag(dsn)
             relay_rows.append((f"{n} tables, {label}", await publish_latencies(nats_url, seq, prefix, began), lag))
@@ -419,7 +449,11 @@ async def _run(
                     (*head, "relay caught up", "of raw"),
                     level_rows,
                     frozenset(range(10)),
-                    caption="Each move is one Act through gRPC; publish: from its append to its storing in JetStream.",
+                    caption=(
+                        "Each move is one Act through gRPC: a unary call, or a request on a Play stream (Play: "
+                        f"{STREAM_CONNECTIONS} streams, as the bots send theirs); publish: from its append to its "
+                        "storing in JetStream."
+                    ),
                 )
             )
             if meter.available:

@@ -95,6 +95,13 @@ def _bench_parser(sub: Any) -> None:
     )
     table.add_argument("--seconds", type=float, default=None, help="seconds per level (default 20; --quick 5)")
     table.add_argument(
+        "--calls",
+        choices=("unary", "stream"),
+        default=None,
+        help="with --tables: each move a unary Act (default), or on Play streams as the bots send them; "
+        "without --tables both are run",
+    )
+    table.add_argument(
         "--observability",
         action="store_true",
         help="the CPU per move with metrics and 1%% tracing on against both off, alternating, same load "

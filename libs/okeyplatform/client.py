@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import itertools
+import time
 import uuid
-from collections.abc import AsyncIterator, Collection
+from collections.abc import AsyncIterator, Callable, Collection
 from typing import Any
 
 import grpc
@@ -17,8 +20,9 @@ from okeycore.options import TableOptions
 
 from .auth import ServiceCredential
 from .contract import enum_codec, options_pb
+from .grpcserver import rich_error
 
-__all__ = ["TableClient", "command_request"]
+__all__ = ["TableClient", "PlayStream", "command_request", "call_error"]
 
 
 _BARE: dict[type, str] = {
@@ -70,14 +74,162 @@ def command_request(table_id: str, command: C.Command, command_id: str | None = 
     return req
 
 
-class TableClient:
-    """``token``: a fixed bearer token, or a :class:`ServiceCredential` that renews itself."""
+def call_error(code: grpc.StatusCode, message: str, reason: str = "") -> grpc.aio.AioRpcError:
+    """The error a unary call ending with this status raises, ErrorInfo ``reason`` included
+    (``okeyplatform.grpcserver.error_reason`` reads it back): a request of a stream fails as
+    its unary call would, so callers handle both alike."""
+    if not reason:
+        return grpc.aio.AioRpcError(code, grpc.aio.Metadata(), grpc.aio.Metadata(), message)
+    status = rich_error(code, reason, message)
+    return grpc.aio.AioRpcError(code, grpc.aio.Metadata(), grpc.aio.Metadata(*status.trailing_metadata), status.details)
 
-    def __init__(self, target: str, token: str | ServiceCredential, channel: grpc.aio.Channel | None = None) -> None:
+
+class _NoPlay(Exception):
+    """The table service has no Play (an older release): the request goes as a unary call."""
+
+
+class _Stream:
+    """One open Play stream: its requests waiting for an answer, and the task reading answers."""
+
+    def __init__(self, call: Any, metadata: tuple[tuple[str, str], ...]) -> None:
+        self.call = call
+        self.metadata = metadata
+        self.pending: dict[int, asyncio.Future[pb.PlayResponse]] = {}
+        self.write_lock = asyncio.Lock()
+        self.last_answer = time.monotonic()
+        self.closed = False  # no new request goes on it
+        self.reader = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        error: BaseException | None = None
+        try:
+            async for answer in self.call:
+                self.last_answer = time.monotonic()
+                waiting = self.pending.pop(answer.id, None)
+                if waiting is not None and not waiting.done():
+                    waiting.set_result(answer)
+        except grpc.aio.AioRpcError as err:
+            error = _NoPlay() if err.code() is grpc.StatusCode.UNIMPLEMENTED else err
+        except asyncio.CancelledError:
+            error = call_error(grpc.StatusCode.UNAVAILABLE, "the table stream was closed")
+            raise
+        finally:
+            self.closed = True
+            failed = error or call_error(grpc.StatusCode.UNAVAILABLE, "the table stream ended before answering")
+            for waiting in self.pending.values():
+                if not waiting.done():
+                    waiting.set_exception(failed)
+            self.pending.clear()
+
+    async def close(self) -> None:
+        """Ask nothing more: the server answers what is in flight, then ends the stream."""
+        self.closed = True
+        if not self.reader.done():
+            try:
+                async with self.write_lock:
+                    await self.call.done_writing()
+            except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
+                pass
+
+
+class PlayStream:
+    """``TableService.Play`` from the caller's side: Act and GetView requests of many tasks on one
+    long-lived stream, each answered to its own caller. A request fails exactly as its unary call
+    would (:func:`call_error`: the same code and reason), so a caller handles both alike.
+
+    A stream opens at the first request and stays open; it is opened again when the credential's
+    token changes (the old one finishes what it has in flight), and after it fails (every request
+    in flight fails with its status: UNAVAILABLE for a table service gone, whose requests are
+    safe to send again with the same command ids). A request past its ``timeout`` fails with
+    DEADLINE_EXCEEDED; when nothing at all came back on the stream since it was sent, the stream is
+    taken for stuck (a connection lost without a reset) and closed. A table service without Play
+    answers UNIMPLEMENTED: from then on every request goes as a unary call."""
+
+    def __init__(self, stub: pb_grpc.TableServiceStub, metadata: Callable[[], tuple[tuple[str, str], ...]]) -> None:
+        self.stub = stub
+        self.metadata = metadata
+        self.available = True  # False once the server said it has no Play
+        self._stream: _Stream | None = None
+        self._ids = itertools.count(1)
+        self._old: set[_Stream] = set()
+
+    def _open(self) -> _Stream:
+        md = self.metadata()
+        st = self._stream
+        if st is not None and not st.closed and st.metadata == md:
+            return st
+        if st is not None:
+            self._retire(st)
+        st = self._stream = _Stream(self.stub.Play(metadata=md), md)
+        return st
+
+    def _retire(self, st: _Stream) -> None:
+        self._old.add(st)
+        task = asyncio.create_task(st.close())
+        task.add_done_callback(lambda _t: st.reader.add_done_callback(lambda _r: self._old.discard(st)))
+
+    async def request(self, request: pb.PlayRequest, timeout: float | None) -> pb.PlayResponse:
+        """Send one request, wait for its answer; raises what its unary call would, or
+        :class:`_NoPlay` when the server has no Play."""
+        st = self._open()
+        request.id = rid = next(self._ids)
+        waiting: asyncio.Future[pb.PlayResponse] = asyncio.get_running_loop().create_future()
+        st.pending[rid] = waiting
+        sent = time.monotonic()
+        try:
+            async with st.write_lock:
+                await st.call.write(request)
+        except (grpc.aio.AioRpcError, asyncio.InvalidStateError) as exc:
+            st.pending.pop(rid, None)
+            st.closed = True
+            if isinstance(exc, grpc.aio.AioRpcError):
+                if exc.code() is grpc.StatusCode.UNIMPLEMENTED:
+                    raise _NoPlay() from None
+                raise
+            if waiting.done():  # the reader failed it first, with the stream's status
+                return waiting.result()
+            raise call_error(grpc.StatusCode.UNAVAILABLE, "the table stream ended") from None
+        try:
+            answer = await (waiting if timeout is None else asyncio.wait_for(waiting, timeout))
+        except TimeoutError:
+            st.pending.pop(rid, None)
+            if st.last_answer < sent:  # nothing came back since: a stream that hangs
+                st.closed = True
+                st.call.cancel()
+            raise call_error(grpc.StatusCode.DEADLINE_EXCEEDED, "the table did not answer in time") from None
+        if answer.HasField("error"):
+            e = answer.error
+            raise call_error(grpc.StatusCode(_CODES[e.code]), e.message, e.reason)
+        return answer
+
+    async def close(self) -> None:
+        streams = [s for s in (self._stream, *self._old) if s is not None]
+        self._stream = None
+        for st in streams:
+            st.call.cancel()
+            await asyncio.gather(st.reader, return_exceptions=True)
+
+
+_CODES = {c.value[0]: c for c in grpc.StatusCode}
+
+
+class TableClient:
+    """``token``: a fixed bearer token, or a :class:`ServiceCredential` that renews itself.
+    ``stream``: Act and GetView go on one long-lived ``Play`` stream (a service's client: the
+    bots'), not a call each."""
+
+    def __init__(
+        self,
+        target: str,
+        token: str | ServiceCredential,
+        channel: grpc.aio.Channel | None = None,
+        stream: bool = False,
+    ) -> None:
         self.channel = channel or grpc.aio.insecure_channel(target)
         self.stub = pb_grpc.TableServiceStub(self.channel)
         self.credential = token if isinstance(token, ServiceCredential) else None
         self._metadata: tuple[tuple[str, str], ...] = () if self.credential else (("authorization", f"Bearer {token}"),)
+        self.play = PlayStream(self.stub, lambda: self.metadata) if stream else None
 
     @property
     def metadata(self) -> tuple[tuple[str, str], ...]:
@@ -88,7 +240,20 @@ class TableClient:
         self.credential, self._metadata = None, value
 
     async def close(self) -> None:
+        if self.play is not None:
+            await self.play.close()
         await self.channel.close()
+
+    async def _played(self, request: pb.PlayRequest, timeout: float | None) -> pb.PlayResponse | None:
+        """The request's answer over the Play stream; None when there is none to use (no stream
+        asked for, or a table service without Play): the caller makes the unary call."""
+        if self.play is None or not self.play.available:
+            return None
+        try:
+            return await self.play.request(request, timeout)
+        except _NoPlay:
+            self.play.available = False
+            return None
 
     async def create_table(
         self,
@@ -126,13 +291,16 @@ class TableClient:
         ``return_next_view`` (a service's call) it carries the view of the seat the command handed
         the turn to when a bot plays that seat (``resp.next_view``). ``timeout``: seconds before
         the call gives up (DEADLINE_EXCEEDED; a retry with the same ``command_id`` is safe)."""
-        md = self.metadata + ((("traceparent", traceparent),) if traceparent else ())
         req = command_request(table_id, command, command_id)
         req.return_view = return_view
         req.return_next_view = return_next_view
         if allowed is not None:
             req.allowed_query.SetInParent()
             req.allowed_query.names.extend(allowed)
+        played = await self._played(pb.PlayRequest(act=req, traceparent=traceparent or ""), timeout)
+        if played is not None:
+            return played.act
+        md = self.metadata + ((("traceparent", traceparent),) if traceparent else ())
         resp: pb.ActResponse = await self.stub.Act(req, metadata=md, timeout=timeout)
         return resp
 
@@ -143,6 +311,7 @@ class TableClient:
         min_version: int = 0,
         allowed: Collection[str] | None = None,
         timeout: float | None = None,
+        traceparent: str | None = None,
     ) -> pb.SeatView:
         """``seat``'s view (a spectator's without one), including at least ``min_version``; its
         ``allowed`` answers only for the names in ``allowed`` when given (``AllowedQuery``);
@@ -155,7 +324,11 @@ class TableClient:
         if allowed is not None:
             req.allowed_query.SetInParent()
             req.allowed_query.names.extend(allowed)
-        resp = await self.stub.GetView(req, metadata=self.metadata, timeout=timeout)
+        played = await self._played(pb.PlayRequest(view=req, traceparent=traceparent or ""), timeout)
+        if played is not None:
+            return played.view.view
+        md = self.metadata + ((("traceparent", traceparent),) if traceparent else ())
+        resp = await self.stub.GetView(req, metadata=md, timeout=timeout)
         return resp.view
 
     async def events(self, table_id: str, seat: int | None = None, after_version: int = 0) -> list[Any]:

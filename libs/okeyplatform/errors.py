@@ -122,7 +122,15 @@ class AppErrors(WrappingInterceptor):
     anything else propagates as before (UNKNOWN, logged by grpc)."""
 
     def _wrap(self, handler: Any, method: str) -> Any:
-        if handler is None or handler.request_streaming:
+        if handler is None:
+            return handler
+        if handler.stream_stream is not None:  # TableService.Play: the requests are the first argument
+            return grpc.stream_stream_rpc_method_handler(
+                _stream(handler.stream_stream),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        if handler.request_streaming:
             return handler
         if handler.unary_unary is not None:
             return grpc.unary_unary_rpc_method_handler(

@@ -17,7 +17,15 @@ from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 from grpc_status import rpc_status
 
-__all__ = ["build_server", "rich_error", "RequestReader", "WrappingInterceptor", "DOMAIN", "MAX_MESSAGE_BYTES"]
+__all__ = [
+    "build_server",
+    "rich_error",
+    "RequestReader",
+    "WrappingInterceptor",
+    "DOMAIN",
+    "MAX_MESSAGE_BYTES",
+    "nul_field",
+]
 
 DOMAIN = "okey.v1"
 MAX_MESSAGE_BYTES = 1 << 20
@@ -135,7 +143,7 @@ async def _read(parse: Callable[[bytes], Any], raw: bytes, context: grpc.aio.Ser
             rich_error(grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST", f"the request is not a valid {kind}")
         )
         raise
-    bad = _nul_field(request) if isinstance(request, Message) else None
+    bad = nul_field(request) if isinstance(request, Message) else None
     if bad is not None:
         await context.abort_with_status(
             rich_error(grpc.StatusCode.INVALID_ARGUMENT, "INVALID_TEXT", f"{bad}: text may not contain NUL characters")
@@ -143,7 +151,7 @@ async def _read(parse: Callable[[bytes], Any], raw: bytes, context: grpc.aio.Ser
     return request
 
 
-def _nul_field(msg: Message, prefix: str = "") -> str | None:
+def nul_field(msg: Message, prefix: str = "") -> str | None:
     """The first text field (path) holding a NUL character, anywhere in the message."""
     for fd, value in msg.ListFields():
         if fd.message_type is not None and fd.message_type.GetOptions().map_entry:
@@ -154,7 +162,7 @@ def _nul_field(msg: Message, prefix: str = "") -> str | None:
             if isinstance(v, str) and "\x00" in v:
                 return prefix + fd.name
             if isinstance(v, Message):
-                found = _nul_field(v, f"{prefix}{fd.name}.")
+                found = nul_field(v, f"{prefix}{fd.name}.")
                 if found is not None:
                     return found
     return None

@@ -41,6 +41,7 @@ __all__ = [
     "serve_metrics",
     "serve_workers",
     "WorkersCollector",
+    "stream_request_done",
     "Sampler",
     "watch_nats",
     "metrics_address",
@@ -313,6 +314,20 @@ class _Observed:
     def __exit__(self, _type: Any, exc: BaseException | None, _tb: Any) -> None:
         _REASON.reset(self.token)
         self.m.done(_code_name(self.context, exc), self.box, time.perf_counter() - self.t0)
+
+
+_STREAM_REQUESTS: dict[tuple[str, str], _Method] = {}
+
+
+def stream_request_done(service: str, method: str, code: str, reason: str, elapsed: float) -> None:
+    """One request of a stream of calls (``TableService.Play``: an Act or a GetView), counted,
+    timed and its refusal's reason recorded as a served RPC's are, under the kind
+    ``stream_request`` (``code``: OK or the status name)."""
+    m = _STREAM_REQUESTS.get((service, method))
+    if m is None:
+        m = _STREAM_REQUESTS[(service, method)] = _Method(service, method, "stream_request")
+    m.started.inc()
+    m.done(code, [reason] if reason else [], elapsed)
 
 
 class GrpcMetrics(WrappingInterceptor):

@@ -39,6 +39,7 @@ __all__ = [
     "start_span",
     "event_span",
     "passes_on",
+    "server_span",
     "consumer_span",
     "valid_traceparent",
     "db_span",
@@ -243,31 +244,44 @@ class TracingInterceptor(WrappingInterceptor):
             return handler
         inner = handler.unary_unary
         full = full_method.lstrip("/")
-        service, _, method = full.partition("/")
-        scope = "okey." + service.rsplit(".", 1)[-1].removesuffix("Service").lower()
 
         async def unary(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-            parent = parent_context(valid_traceparent(_metadata_traceparent(context)))
-            span = start_span(scope, full, parent, SpanKind.SERVER)
-            token = otel_context.attach(trace.set_span_in_context(span))
-            try:
-                response = await inner(request, context)
-            except BaseException as exc:
-                if span.is_recording():
-                    _rpc_attributes(span, service, method, _status_code(context, exc))
-                    span.set_status(Status(StatusCode.ERROR, type(exc).__name__))
-                raise
-            else:
-                if span.is_recording():
-                    _rpc_attributes(span, service, method, 0)
+            with server_span(full, valid_traceparent(_metadata_traceparent(context))) as done:
+                try:
+                    response = await inner(request, context)
+                except BaseException as exc:
+                    done(_status_code(context, exc), type(exc).__name__)
+                    raise
+                done(0)
                 return response
-            finally:
-                otel_context.detach(token)
-                span.end()
 
         return grpc.unary_unary_rpc_method_handler(
             unary, request_deserializer=handler.request_deserializer, response_serializer=handler.response_serializer
         )
+
+
+@contextlib.contextmanager
+def server_span(full_method: str, traceparent: str | None) -> Iterator[Any]:
+    """The SERVER span of one call, ``full_method`` naming it (``okey.v1.TableService/Act``), its
+    parent ``traceparent`` (already checked), current inside the block. The block calls what it
+    yields with the call's status number (and, when it failed, the error's name). A unary call's
+    (the interceptor) and each request of a stream of calls (TableService.Play) alike."""
+    service, _, method = full_method.partition("/")
+    scope = "okey." + service.rsplit(".", 1)[-1].removesuffix("Service").lower()
+    span = start_span(scope, full_method, parent_context(traceparent), SpanKind.SERVER)
+    token = otel_context.attach(trace.set_span_in_context(span))
+
+    def done(code: int, error: str = "") -> None:
+        if span.is_recording():
+            _rpc_attributes(span, service, method, code)
+            if error:
+                span.set_status(Status(StatusCode.ERROR, error))
+
+    try:
+        yield done
+    finally:
+        otel_context.detach(token)
+        span.end()
 
 
 def _rpc_attributes(span: trace.Span, service: str, method: str, code: int) -> None:

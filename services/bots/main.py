@@ -40,13 +40,15 @@ class BotsConfig:
     durable: str = DURABLE
     reuse_port: bool = False  # a worker of several on one port (OKEY_BOTS_WORKERS)
     instant: bool = False  # OKEY_BOTS_PACE=instant: every table's bots move at once
+    stream: bool = True  # OKEY_BOTS_CALLS=stream (the default): Act and GetView on one Play stream; unary: a call each
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> BotsConfig:
         """``OKEY_NATS_URL``, ``OKEY_BOTS_DATABASE_URL`` (default ``OKEY_DATABASE_URL``),
         ``OKEY_TABLE_ADDR``, ``OKEY_BOTS_ADDR``, ``OKEY_BOTS_STRATEGY`` (random, greedy or strong
-        for every table; unset, each table's ``bot_level`` chooses), ``OKEY_BOTS_DURABLE``;
-        tokens are signed with ``OKEY_TOKEN_SECRET``."""
+        for every table; unset, each table's ``bot_level`` chooses), ``OKEY_BOTS_DURABLE``,
+        ``OKEY_BOTS_CALLS`` (``stream``, the default, or ``unary``); tokens are signed with
+        ``OKEY_TOKEN_SECRET``."""
         e = os.environ if env is None else env
         return cls(
             nats_url=e["OKEY_NATS_URL"],
@@ -57,7 +59,18 @@ class BotsConfig:
             durable=e.get("OKEY_BOTS_DURABLE") or DURABLE,
             reuse_port=e.get("OKEY_REUSE_PORT") == "1",
             instant=_pace(e.get("OKEY_BOTS_PACE", "table")),
+            stream=_calls(e.get("OKEY_BOTS_CALLS", "stream")),
         )
+
+
+def _calls(value: str) -> bool:
+    """``OKEY_BOTS_CALLS``: ``stream`` (Act and GetView on one Play stream, the default) or
+    ``unary`` (a gRPC call each, as before the stream: to compare, or against a table service
+    behind a proxy that cannot carry a bidirectional stream)."""
+    value = value.strip().lower() or "stream"
+    if value not in ("stream", "unary"):
+        raise ValueError(f"OKEY_BOTS_CALLS={value!r}: use stream (one Play stream) or unary (a call each)")
+    return value == "stream"
 
 
 def _pace(value: str) -> bool:
@@ -80,7 +93,8 @@ def bootstrap(config: BotsConfig) -> ServiceHost[BotsParts]:
     consumer has bound to the stream."""
 
     async def setup(host: ServiceHost[BotsParts]) -> BotsParts:
-        client = TableClient(config.table_addr, ServiceCredential("bots", ttl_s=TOKEN_TTL_S))
+        # Act and GetView on one long-lived Play stream, not a call each (issue 48).
+        client = TableClient(config.table_addr, ServiceCredential("bots", ttl_s=TOKEN_TTL_S), stream=config.stream)
         app = BotsApp(client, config.strategy, instant=config.instant)
         host.on_close(app.client.close)
         host.on_close(app.close)  # before the client: its scheduled turns are cancelled first

@@ -159,7 +159,12 @@ class BotTable:
         when the table is not there."""
         try:
             msg = await self.client.view(
-                table_id, seat, min_version=min_version, allowed=_ASKED, timeout=CALL_DEADLINE_S
+                table_id,
+                seat,
+                min_version=min_version,
+                allowed=_ASKED,
+                timeout=CALL_DEADLINE_S,
+                traceparent=current_traceparent(),
             )
         except grpc.aio.AioRpcError as err:
             if err.code() in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.INVALID_ARGUMENT):

@@ -35,9 +35,9 @@ PUBLIC_SERVICES: dict[str, tuple[str, str, str]] = {
     "okey.v1.LobbyService": ("okey.v1.lobby_service_pb2", "OKEY_LOBBY_ADDR", "127.0.0.1:50063"),
 }
 
-SERVICE_ONLY_METHODS = frozenset({"/okey.v1.ScoringService/ForgetPlayer"})
-"""Calls one service makes of another (the lobby's, when an account is deleted): the edge does
-not forward them, nor list them, whatever token comes with them."""
+SERVICE_ONLY_METHODS = frozenset({"/okey.v1.ScoringService/ForgetPlayer", "/okey.v1.TableService/Play"})
+"""Calls one service makes of another (the lobby's, when an account is deleted; the bots' stream
+of moves): the edge does not forward them, nor list them, whatever token comes with them."""
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
@@ -17,6 +18,7 @@ from okeycore import okey101
 from okeycore.events import Event
 from okeycore.kernel.state import Phase
 from okeycore.melds import MeldKind
+from okeyplatform import metrics as M
 from okeyplatform.auth import Identity, identity_from_metadata, still_valid
 from okeyplatform.contract import (
     enum_codec,
@@ -30,9 +32,18 @@ from okeyplatform.contract import (
     valid_traceparent,
     view_pb,
 )
-from okeyplatform.errors import InvalidArgument, ResourceExhausted
+from okeyplatform.errors import (
+    AppError,
+    InvalidArgument,
+    PermissionDenied,
+    ResourceExhausted,
+    Unauthenticated,
+    as_app_error,
+)
 from okeyplatform.eventstore import StoredEvent
-from okeyplatform.tracing import current_traceparent
+from okeyplatform.grpcserver import nul_field
+from okeyplatform.logs import get_logger
+from okeyplatform.tracing import current_traceparent, server_span
 
 from .app import TableApp
 from .replays import Replays
@@ -40,6 +51,7 @@ from .replays import Replays
 __all__ = ["TableServicer", "SERVICE_NAME"]
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["TableService"].full_name
+log = get_logger(component="table-api")
 WATCH_POLL_S = 1.0
 
 
@@ -109,6 +121,15 @@ def _meld_kind(value: int) -> MeldKind:
     return kind
 
 
+PLAY_IN_FLIGHT = 512
+"""Requests of one Play stream handled at once (a bots replica's tables in play); past it the
+stream is read no further until one is answered, so a caller cannot pile up work unbounded."""
+
+
+def _table_of(request: pb.PlayRequest) -> str:
+    return request.act.table_id if request.HasField("act") else request.view.table_id
+
+
 MAX_ALLOWED_ASKED = 64
 """The most names one ``AllowedQuery`` may list (every game has fewer seat commands than this)."""
 
@@ -158,11 +179,11 @@ class TableServicer(pb_grpc.TableServiceServicer):
         return pb.CreateTableResponse(table_id=table_id, version=version)
 
     async def Act(self, request: pb.ActRequest, context: Any) -> pb.ActResponse:
-        identity = _identity(context)
+        return await self._act(request, _identity(context), _traceparent(context))
+
+    async def _act(self, request: pb.ActRequest, identity: Identity, traceparent: str | None) -> pb.ActResponse:
         make = _command(request)
-        res = await self.app.act(
-            request.table_id, request.command_id, make, identity, request.seat, _traceparent(context)
-        )
+        res = await self.app.act(request.table_id, request.command_id, make, identity, request.seat, traceparent)
         loaded = await self.app.load(request.table_id)
         events = [self._event(st, ev, loaded.engine, request.seat) for st, ev in res.events]
         resp = pb.ActResponse(version=res.version, events=events, duplicate=res.duplicate)
@@ -182,7 +203,9 @@ class TableServicer(pb_grpc.TableServiceServicer):
         return loaded
 
     async def GetView(self, request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
-        identity = _identity(context)
+        return await self._view(request, _identity(context))
+
+    async def _view(self, request: pb.GetViewRequest, identity: Identity) -> pb.GetViewResponse:
         seat = request.seat if request.HasField("seat") else None
         if request.min_version < 0:
             raise InvalidArgument(f"min_version must be 0 or more, got {request.min_version}")
@@ -247,6 +270,83 @@ class TableServicer(pb_grpc.TableServiceServicer):
                 turns=n.turns,
             )
         return pb.GetReplayResponse(replay=msg)
+
+    async def Play(self, requests: AsyncIterator[pb.PlayRequest], context: Any) -> AsyncIterator[pb.PlayResponse]:
+        """Act and GetView over one stream (the bots'): each request is handled as its own task as
+        it comes, and answered when it is done; at most :data:`PLAY_IN_FLIGHT` are in flight, from
+        read to answer written (past it the stream is read no further). The stream ends when the
+        caller ends it, after the answers of what it asked; a caller that goes away cancels what
+        it asked."""
+        identity = _identity(context)
+        if not identity.is_service:
+            raise PermissionDenied("Play is the services' stream: call Act and GetView", "SERVICE_ONLY")
+        answers: asyncio.Queue[pb.PlayResponse | None] = asyncio.Queue()
+        slots = asyncio.Semaphore(PLAY_IN_FLIGHT)
+        running: set[asyncio.Task[None]] = set()
+
+        async def one(request: pb.PlayRequest) -> None:
+            answers.put_nowait(await self._play_one(request, identity))  # it answers every request
+
+        async def read() -> None:
+            try:
+                async for request in requests:
+                    await slots.acquire()
+                    task = asyncio.create_task(one(request))
+                    running.add(task)
+                    task.add_done_callback(running.discard)
+                if running:
+                    await asyncio.wait(set(running))
+            finally:
+                answers.put_nowait(None)
+
+        reader = asyncio.create_task(read())
+        try:
+            while (answer := await answers.get()) is not None:
+                yield answer
+                slots.release()  # counted until its answer is written: a caller that reads none is read no more
+            await reader  # a stream that broke off ends with its error
+        finally:
+            reader.cancel()
+            for task in list(running):
+                task.cancel()
+
+    async def _play_one(self, request: pb.PlayRequest, identity: Identity) -> pb.PlayResponse:
+        """One request of a Play stream, checked and applied as its unary call (Act or GetView):
+        the same span, the same metrics (kind ``stream_request``), the same refusals."""
+        kind = request.WhichOneof("call")
+        method = "GetView" if kind == "view" else "Act"
+        t0 = time.perf_counter()
+        with server_span(f"{SERVICE_NAME}/{method}", valid_traceparent(request.traceparent or None)) as done:
+            try:
+                answer = await self._answer(request, kind, identity)
+            except Exception as exc:
+                err = as_app_error(exc)
+                if err is None:  # a fault of ours: logged; the caller is told, as a unary call's UNKNOWN
+                    log.exception("play_request_failed", table_id=_table_of(request), method=method)
+                    err = AppError(f"the table service failed on this request ({type(exc).__name__})")
+                code = err.status.value[0]
+                done(code, type(exc).__name__)
+                M.stream_request_done(SERVICE_NAME, method, err.status.name, err.reason, time.perf_counter() - t0)
+                return pb.PlayResponse(
+                    id=request.id, error=pb.PlayError(code=code, reason=err.reason, message=err.message)
+                )
+            done(0)
+            M.stream_request_done(SERVICE_NAME, method, "OK", "", time.perf_counter() - t0)
+            return answer
+
+    async def _answer(self, request: pb.PlayRequest, kind: str | None, identity: Identity) -> pb.PlayResponse:
+        still_valid(identity)  # a credential revoked since the stream opened: its requests are refused
+        if identity.expires_at and identity.expires_at <= time.time():
+            raise Unauthenticated("the stream's token has expired: open a new stream")
+        bad = nul_field(request)
+        if bad is not None:
+            raise InvalidArgument(f"{bad}: text may not contain NUL characters", "INVALID_TEXT")
+        if kind == "act":
+            traceparent = current_traceparent() or valid_traceparent(request.traceparent or None)
+            return pb.PlayResponse(id=request.id, act=await self._act(request.act, identity, traceparent))
+        if kind == "view":
+            return pb.PlayResponse(id=request.id, view=await self._view(request.view, identity))
+        raise InvalidArgument("a PlayRequest carries an act or a view", "MALFORMED_REQUEST")
 
     async def Watch(self, request: pb.WatchRequest, context: Any) -> AsyncIterator[pb.WatchResponse]:
         identity = _identity(context)

@@ -65,6 +65,40 @@ STAGE_LAST_CHANCE: Stage
 STAGE_LAST_CHANCE_TAKEN: Stage
 STAGE_PLAY: Stage
 
+class PlayRequest(_message.Message):
+    __slots__ = ("id", "act", "view", "traceparent")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    ACT_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    TRACEPARENT_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    act: ActRequest
+    view: GetViewRequest
+    traceparent: str
+    def __init__(self, id: _Optional[int] = ..., act: _Optional[_Union[ActRequest, _Mapping]] = ..., view: _Optional[_Union[GetViewRequest, _Mapping]] = ..., traceparent: _Optional[str] = ...) -> None: ...
+
+class PlayResponse(_message.Message):
+    __slots__ = ("id", "act", "view", "error")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    ACT_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    act: ActResponse
+    view: GetViewResponse
+    error: PlayError
+    def __init__(self, id: _Optional[int] = ..., act: _Optional[_Union[ActResponse, _Mapping]] = ..., view: _Optional[_Union[GetViewResponse, _Mapping]] = ..., error: _Optional[_Union[PlayError, _Mapping]] = ...) -> None: ...
+
+class PlayError(_message.Message):
+    __slots__ = ("code", "reason", "message")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    reason: str
+    message: str
+    def __init__(self, code: _Optional[int] = ..., reason: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
+
 class GetReplayRequest(_message.Message):
     __slots__ = ("table_id", "hand")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]

@@ -81,6 +81,11 @@ class TableServiceStub:
                 request_serializer=okey_dot_v1_dot_table__service__pb2.GetReplayRequest.SerializeToString,
                 response_deserializer=okey_dot_v1_dot_table__service__pb2.GetReplayResponse.FromString,
                 _registered_method=True)
+        self.Play = channel.stream_stream(
+                '/okey.v1.TableService/Play',
+                request_serializer=okey_dot_v1_dot_table__service__pb2.PlayRequest.SerializeToString,
+                response_deserializer=okey_dot_v1_dot_table__service__pb2.PlayResponse.FromString,
+                _registered_method=True)
 
 
 class TableServiceServicer:
@@ -158,6 +163,19 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Play(self, request_iterator, context):
+        """The bots' Act and GetView calls over one long-lived stream (issue 48): a service credential
+        only, and the edge never forwards it. Each PlayRequest carries one Act or GetView with the
+        caller's `id`; each PlayResponse answers one of them with that id, in the order they finish
+        (a slow table holds up no other). Each request is checked and applied exactly as its unary
+        call; a refusal comes back as that call's status in `error` and the stream goes on. What it
+        saves per move is a call's own cost: a new HTTP/2 stream, its metadata, the token check and
+        the interceptors. PERMISSION_DENIED SERVICE_ONLY for a person's token.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TableServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -200,6 +218,11 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.GetReplay,
                     request_deserializer=okey_dot_v1_dot_table__service__pb2.GetReplayRequest.FromString,
                     response_serializer=okey_dot_v1_dot_table__service__pb2.GetReplayResponse.SerializeToString,
+            ),
+            'Play': grpc.stream_stream_rpc_method_handler(
+                    servicer.Play,
+                    request_deserializer=okey_dot_v1_dot_table__service__pb2.PlayRequest.FromString,
+                    response_serializer=okey_dot_v1_dot_table__service__pb2.PlayResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -425,6 +448,33 @@ class TableService:
             '/okey.v1.TableService/GetReplay',
             okey_dot_v1_dot_table__service__pb2.GetReplayRequest.SerializeToString,
             okey_dot_v1_dot_table__service__pb2.GetReplayResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Play(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/okey.v1.TableService/Play',
+            okey_dot_v1_dot_table__service__pb2.PlayRequest.SerializeToString,
+            okey_dot_v1_dot_table__service__pb2.PlayResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,199 @@
+"""Issue 48: ``TableService.Play``, the bots' Act and GetView on one long-lived stream.
+
+Each request is checked and applied as its unary call: the same answers, the same refusals
+(code and reason), the same duplicates; a person's token cannot open it; the client sends many
+tasks' requests on one stream, gives each its own answer, opens the stream again after the table
+service went away, gives up on a stream that hangs, and falls back to unary calls against a table
+service without Play."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import grpc
+import pytest
+from okey.v1 import table_service_pb2 as pb
+from okeycore.commands import Discard, Draw
+from okeycore.options import TableOptions
+from okeyplatform import metrics as M
+from okeyplatform.auth import issue_token
+from okeyplatform.client import TableClient
+from okeyplatform.contract import classic_view_from_pb
+from okeyplatform.grpcserver import error_reason
+from okeytools.embedded import free_port
+
+from services.table.main import TableService
+
+SERVICE = "okey.v1.TableService"
+
+
+def _count(kind: str, method: str) -> float:
+    return M.GRPC_STARTED.labels(SERVICE, method, kind)._value.get()
+
+
+@pytest.fixture
+async def bots(table_service: TableService) -> AsyncIterator[TableClient]:
+    client = TableClient(f"127.0.0.1:{table_service.port}", issue_token("bots", "service"), stream=True)
+    yield client
+    await client.close()
+
+
+async def _bot_table(client_for: Callable[..., TableClient]) -> str:
+    table_id = f"t-play-{uuid.uuid4().hex[:8]}"
+    await client_for("lobby", "service").create_table(TableOptions(), table_id=table_id)  # four bot seats
+    return table_id
+
+
+async def test_play_answers_every_request_as_its_unary_call_each_to_its_own_caller(
+    table_service: TableService, client_for: Callable[..., TableClient], bots: TableClient
+) -> None:
+    table_id = await _bot_table(client_for)
+    unary = client_for("bots", "service")  # the same credential, a call each
+    acts, views = _count("unary", "Act"), _count("unary", "GetView")
+    played_views = _count("stream_request", "GetView")
+
+    # many tasks' requests at once on the one stream, each answered with its own seat's view
+    seats = [i % 4 for i in range(40)]
+    got = await asyncio.gather(*(bots.view(table_id, s) for s in seats))
+    assert [v.seat for v in got] == seats
+    for s in range(4):
+        assert got[s] == await unary.view(table_id, s)  # what GetView says, rack and all
+    assert _count("stream_request", "GetView") - played_views == 40
+
+    view = classic_view_from_pb(got[0])
+    turn = view.turn
+    mine = classic_view_from_pb(got[turn])
+    answer = await bots.act(table_id, Discard(seat=turn, tile=mine.rack[0]), command_id="p1", return_next_view=True)
+    assert answer.version == view.version + 1 and not answer.duplicate
+    nxt = (turn + 1) % 4
+    assert answer.next_view.seat == nxt  # a bot seat's view after the discard, as Act gives a service
+    again = await bots.act(table_id, Discard(seat=turn, tile=mine.rack[0]), command_id="p1")
+    assert again.duplicate and again.version == answer.version  # the same command id: the first result
+
+    # a refusal: the unary call's code and reason, and the stream goes on
+    with pytest.raises(grpc.aio.AioRpcError) as played:
+        await bots.act(table_id, Draw(seat=turn), command_id="p2")
+    with pytest.raises(grpc.aio.AioRpcError) as called:
+        await unary.act(table_id, Draw(seat=turn), command_id="p3")
+    assert played.value.code() == called.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert error_reason(played.value) == error_reason(called.value) == "NOT_YOUR_TURN"
+    with pytest.raises(grpc.aio.AioRpcError) as gone:
+        await bots.view("no-such-table", 0)
+    assert gone.value.code() == grpc.StatusCode.NOT_FOUND and error_reason(gone.value) == "TABLE_NOT_FOUND"
+    drawn = await bots.act(table_id, Draw(seat=nxt), command_id="p4", return_view=True)
+    assert drawn.version == answer.version + 1 and drawn.view.seat == nxt
+    # the stream's requests made no unary call (the unary client's own four views aside)
+    assert _count("unary", "Act") - acts == 1  # the unary client's refused Draw
+    assert _count("unary", "GetView") - views == 4
+
+
+async def test_a_person_cannot_open_play_and_bad_requests_are_refused_one_by_one(
+    table_service: TableService, client_for: Callable[..., TableClient], bots: TableClient
+) -> None:
+    table_id = await _bot_table(client_for)
+    person = TableClient(f"127.0.0.1:{table_service.port}", issue_token("ali", "player"), stream=True)
+    try:
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await person.view(table_id, 0)
+        assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED and error_reason(err.value) == "SERVICE_ONLY"
+    finally:
+        await person.close()
+    assert bots.play is not None
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await bots.play.request(pb.PlayRequest(), timeout=5)  # neither an act nor a view
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and error_reason(err.value) == "MALFORMED_REQUEST"
+    bad = pb.PlayRequest(view=pb.GetViewRequest(table_id="t\x00x"))
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await bots.play.request(bad, timeout=5)
+    assert error_reason(err.value) == "INVALID_TEXT"
+    assert (await bots.view(table_id, 0)).seat == 0  # the stream goes on
+
+
+async def test_the_stream_opens_again_after_the_table_service_went_away(fresh_database_url: str, nats_url: str) -> None:
+    port = free_port()
+    svc = TableService(fresh_database_url, nats_url, f"127.0.0.1:{port}", grace_ms=300)
+    await svc.start()
+    lobby = TableClient(f"127.0.0.1:{port}", issue_token("lobby", "service"))
+    bots = TableClient(f"127.0.0.1:{port}", issue_token("bots", "service"), stream=True)
+    try:
+        table_id = f"t-replay-{uuid.uuid4().hex[:8]}"
+        await lobby.create_table(TableOptions(), table_id=table_id)
+        before = await bots.view(table_id, 0)
+        await svc.stop(grace_s=0.5)
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await bots.view(table_id, 0, timeout=2)
+        assert err.value.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+        svc = TableService(fresh_database_url, nats_url, f"127.0.0.1:{port}", grace_ms=300)
+        await svc.start()
+        for _ in range(50):  # the channel reconnects with its backoff
+            try:
+                after = await bots.view(table_id, 0, timeout=2)
+                break
+            except grpc.aio.AioRpcError:
+                await asyncio.sleep(0.2)
+        else:
+            pytest.fail("the stream never opened again")
+        assert after == before
+    finally:
+        await bots.close()
+        await lobby.close()
+        await svc.stop(grace_s=0.5)
+
+
+class _Silent(grpc.GenericRpcHandler):
+    """A TableService whose Play reads every request and answers none (a stream that hangs)."""
+
+    def __init__(self) -> None:
+        self.opened = 0
+
+    def service(self, details: grpc.HandlerCallDetails) -> Any:
+        if details.method != f"/{SERVICE}/Play":  # type: ignore[attr-defined]
+            return None
+
+        async def play(requests: AsyncIterator[bytes], _context: Any) -> AsyncIterator[bytes]:
+            self.opened += 1
+            async for _ in requests:
+                pass
+            if False:  # an async generator that yields nothing
+                yield b""
+
+        return grpc.stream_stream_rpc_method_handler(play)
+
+
+async def test_a_stream_that_hangs_fails_its_requests_in_time_and_is_opened_anew() -> None:
+    handler = _Silent()
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers((handler,))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    client = TableClient(f"127.0.0.1:{port}", issue_token("bots", "service"), stream=True)
+    try:
+        for i in range(2):
+            with pytest.raises(grpc.aio.AioRpcError) as err:
+                await client.view("t", 0, timeout=0.3)
+            assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+            assert handler.opened == i + 1  # nothing came back: the stream is taken for stuck
+    finally:
+        await client.close()
+        await server.stop(None)
+
+
+async def test_a_table_service_without_play_gets_unary_calls() -> None:
+    """An older table service answers Play with UNIMPLEMENTED: the request goes as its unary
+    call, and so does every later one."""
+    server = grpc.aio.server()  # no service at all: every method is UNIMPLEMENTED
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    client = TableClient(f"127.0.0.1:{port}", issue_token("bots", "service"), stream=True)
+    try:
+        assert client.play is not None and client.play.available
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await client.view("t", 0, timeout=2)
+        assert err.value.code() == grpc.StatusCode.UNIMPLEMENTED  # the unary GetView's answer
+        assert not client.play.available
+    finally:
+        await client.close()
+        await server.stop(None)
