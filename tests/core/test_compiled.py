@@ -95,16 +95,62 @@ def _wheel(dest: Path, compiled: bool) -> Path:
     return wheel
 
 
+def _build_inputs() -> str:
+    """A digest of everything the compiled build is made from: okeycore's sources, the build
+    backend and the project's metadata, and the versions of Python, mypy, setuptools and the C
+    compiler. Two builds from the same inputs are the same build."""
+    import hashlib
+
+    import mypy.version
+    import setuptools
+
+    h = hashlib.sha256()
+    files = sorted((ROOT / "libs" / "okeycore").rglob("*.py")) + [
+        ROOT / "build_backend" / "okey_build.py",
+        ROOT / "pyproject.toml",
+    ]
+    for f in files:
+        h.update(f.relative_to(ROOT).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+    cc = subprocess.run([os.environ.get("CC", "cc"), "--version"], capture_output=True, text=True).stdout
+    h.update(f"{sys.version}|{mypy.version.__version__}|{setuptools.__version__}|{cc}".encode())
+    return h.hexdigest()[:32]
+
+
+def _cache_root() -> Path:
+    """Where built okeycore sites are kept between runs on this machine (``OKEY_TEST_CACHE``, else
+    ``~/.cache/okey-backend/tests``)."""
+    own = os.environ.get("OKEY_TEST_CACHE")
+    return Path(own) if own else Path.home() / ".cache" / "okey-backend" / "tests"
+
+
 @pytest.fixture(scope="module")
 def compiled_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """okeycore as an ``OKEY_COMPILE=1`` wheel installs it, unpacked in a folder of its own."""
+    """okeycore as an ``OKEY_COMPILE=1`` wheel installs it, unpacked in a folder of its own.
+
+    The build (mypyc and the C compiler: half a minute to a minute and a half of CPU) is kept
+    on this machine under the digest of its inputs (:func:`_build_inputs`): a run whose sources,
+    backend and tools are those of an earlier run's build reuses it, and any change builds
+    anew. ``OKEY_TEST_CACHE=off`` always builds."""
     if shutil.which(os.environ.get("CC", "cc")) is None:
         pytest.skip("no C compiler here: the compiled build needs one (gcc or clang)")
+    cache = None if os.environ.get("OKEY_TEST_CACHE") == "off" else _cache_root() / f"compiled-{_build_inputs()}"
+    if cache is not None and (cache / "okeycore").is_dir():
+        return cache
     wheel = _wheel(tmp_path_factory.mktemp("dist"), compiled=True)
     site = tmp_path_factory.mktemp("site")
     with zipfile.ZipFile(wheel) as zf:
         zf.extractall(site)
-    return site
+    if cache is None:
+        return site
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        for old in cache.parent.glob("compiled-*"):  # one build kept: the latest inputs'
+            shutil.rmtree(old, ignore_errors=True)
+        staged = Path(shutil.copytree(site, cache.parent / f".{cache.name}.{os.getpid()}"))
+        staged.rename(cache)  # whole or not at all: a reader never sees half a site
+    except OSError:
+        return site  # a cache that cannot be written costs a build next time, nothing else
+    return cache
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +174,8 @@ def test_compiled_and_pure_modules_make_the_same_moves_and_answers(compiled_play
 
 def test_a_pure_wheel_carries_no_compiled_module(compiled_site: Path, tmp_path: Path) -> None:
     """Without ``OKEY_COMPILE`` the wheel is pure Python, even right after a compiled build left
-    its modules in the build directory (the backend starts each wheel from an empty one)."""
+    its modules in the build directory (the backend starts each wheel from an empty one; with
+    the compiled build kept from an earlier run, after that run's)."""
     wheel = _wheel(tmp_path, compiled=False)
     assert wheel.name.endswith("-py3-none-any.whl")
     with zipfile.ZipFile(wheel) as zf:
