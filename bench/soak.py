@@ -773,6 +773,10 @@ def run(args: argparse.Namespace) -> int:
             strategy = stack.env.get("OKEY_BOTS_STRATEGY") or "each table's bot_level"
             workers = stack.env.get("OKEY_BOTS_WORKERS") or "1"
             strategy += f", {workers} worker{'s' if workers != '1' else ''} (OKEY_BOTS_WORKERS)"
+            calls = (stack.env.get("OKEY_BOTS_CALLS") or "stream").strip().lower()
+            strategy += ", calls to the table " + (
+                "on one Play stream a worker" if calls == "stream" else "one gRPC call each (OKEY_BOTS_CALLS=unary)"
+            )
             out(f"  stack up in {time.monotonic() - t:.1f} s (bots: {strategy}; service logs in {logs})")
             report, fault_lines, books = asyncio.run(
                 soak(stack, infra.postgres, infra.nats, tables, minutes * 60, out, faults, nats_down_s, people=people)
