@@ -9,10 +9,10 @@ over the bucket increases (linear inside a bucket). The text format is read by
 Per service: up or down; RPCs/s (gRPC calls handled plus HTTP requests answered), errors/s (every
 unsuccessful answer: a non-OK gRPC status, an HTTP 4xx or 5xx) and their share, faults/s (the
 server's fault: the gRPC codes the OkeyGrpcErrors alert counts, HTTP 5xx), the p99 of unary calls
-and HTTP requests in ms (server streams and WebSockets last as long as their client stays, so they
-are left out), the lag (the relay's backlog in the table service, the consumers' elsewhere), moves
-and events per second at the table, decisions per second of the bots, the gateway's open
-connections."""
+(and of the requests on the bots' Play stream) and HTTP requests in ms (server streams and
+WebSockets last as long as their client stays, so they are left out), the lag (the relay's
+backlog in the table service, the consumers' elsewhere), moves and events per second at the
+table, decisions per second of the bots, the gateway's open connections."""
 
 from __future__ import annotations
 
@@ -186,8 +186,9 @@ def _http_fault(labels: Mapping[str, str]) -> bool:
 
 
 def _timed(labels: Mapping[str, str]) -> bool:
-    """Calls whose duration is a response time: not server streams, not WebSockets."""
-    return labels.get("grpc_type", "unary") == "unary" and labels.get("method") != "WS"
+    """Calls whose duration is a response time: unary calls and the requests of a stream of calls
+    (the bots' Play), not server streams, not WebSockets."""
+    return labels.get("grpc_type", "unary") in ("unary", "stream_request") and labels.get("method") != "WS"
 
 
 def _gauge(samples: Samples, name: str, how: Callable[[Iterable[float]], float] = sum) -> float | None:

@@ -88,17 +88,47 @@ class _NoPlay(Exception):
     """The table service has no Play (an older release): the request goes as a unary call."""
 
 
+ANSWER_GRACE_S = 0.25
+"""How much longer than a request's timeout its caller waits: the table answers a request past
+its deadline itself (DEADLINE_EXCEEDED), so a live stream always answers within the timeout and
+this grace; a stream that answered nothing at all by then is taken for stuck."""
+
+NO_PLAY_RETRY_S = 60.0
+"""After a table service answered that it has no Play, unary calls for this long, then the stream
+is tried again (a rolling upgrade's old replica, a proxy without the route, do not turn it off
+for good)."""
+
+
 class _Stream:
-    """One open Play stream: its requests waiting for an answer, and the task reading answers."""
+    """One open Play stream: the requests waiting for an answer; one task writes them in order
+    (no caller's cancellation ever reaches a write, which would cancel the whole stream) and one
+    reads the answers."""
 
     def __init__(self, call: Any, metadata: tuple[tuple[str, str], ...]) -> None:
         self.call = call
         self.metadata = metadata
         self.pending: dict[int, asyncio.Future[pb.PlayResponse]] = {}
-        self.write_lock = asyncio.Lock()
+        self.outbox: asyncio.Queue[pb.PlayRequest | None] = asyncio.Queue()
         self.last_answer = time.monotonic()
         self.closed = False  # no new request goes on it
         self.reader = asyncio.create_task(self._read())
+        self.writer = asyncio.create_task(self._write())
+
+    def send(self, request: pb.PlayRequest) -> asyncio.Future[pb.PlayResponse]:
+        waiting: asyncio.Future[pb.PlayResponse] = asyncio.get_running_loop().create_future()
+        self.pending[request.id] = waiting
+        self.outbox.put_nowait(request)
+        return waiting
+
+    async def _write(self) -> None:
+        try:
+            while (request := await self.outbox.get()) is not None:
+                if request.id in self.pending:  # else its caller gave up before it went out
+                    await self.call.write(request)
+            await self.call.done_writing()  # the server answers what is in flight, then ends
+        except (grpc.aio.AioRpcError, asyncio.InvalidStateError, grpc.aio.UsageError):
+            # the call ended: the reader fails what is pending with its status
+            self.closed = True
 
     async def _read(self) -> None:
         error: BaseException | None = None
@@ -113,6 +143,8 @@ class _Stream:
         except asyncio.CancelledError:
             error = call_error(grpc.StatusCode.UNAVAILABLE, "the table stream was closed")
             raise
+        except Exception as exc:  # an answer that cannot be read: a fault, said as such
+            error = call_error(grpc.StatusCode.UNKNOWN, f"the table stream failed: {type(exc).__name__}")
         finally:
             self.closed = True
             failed = error or call_error(grpc.StatusCode.UNAVAILABLE, "the table stream ended before answering")
@@ -120,16 +152,17 @@ class _Stream:
                 if not waiting.done():
                     waiting.set_exception(failed)
             self.pending.clear()
+            if not self.writer.done():
+                self.outbox.put_nowait(None)
 
-    async def close(self) -> None:
-        """Ask nothing more: the server answers what is in flight, then ends the stream."""
+    def close(self) -> None:
+        """Ask nothing more: what is in flight is answered, then the server ends the stream."""
         self.closed = True
-        if not self.reader.done():
-            try:
-                async with self.write_lock:
-                    await self.call.done_writing()
-            except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
-                pass
+        self.outbox.put_nowait(None)
+
+    def cancel(self) -> None:
+        self.closed = True
+        self.call.cancel()
 
 
 class PlayStream:
@@ -140,18 +173,27 @@ class PlayStream:
     A stream opens at the first request and stays open; it is opened again when the credential's
     token changes (the old one finishes what it has in flight), and after it fails (every request
     in flight fails with its status: UNAVAILABLE for a table service gone, whose requests are
-    safe to send again with the same command ids). A request past its ``timeout`` fails with
-    DEADLINE_EXCEEDED; when nothing at all came back on the stream since it was sent, the stream is
-    taken for stuck (a connection lost without a reset) and closed. A table service without Play
-    answers UNIMPLEMENTED: from then on every request goes as a unary call."""
+    safe to send again with the same command ids). A request's ``timeout`` covers the whole
+    request and goes with it: the table stops working on it past it and answers
+    DEADLINE_EXCEEDED. When nothing at all came back on the stream within a request's timeout
+    (and :data:`ANSWER_GRACE_S`), the stream is taken for stuck (a connection lost without a
+    reset) and closed. A table service without Play answers UNIMPLEMENTED: requests go as unary
+    calls for :data:`NO_PLAY_RETRY_S`, then the stream is tried again."""
 
     def __init__(self, stub: pb_grpc.TableServiceStub, metadata: Callable[[], tuple[tuple[str, str], ...]]) -> None:
         self.stub = stub
         self.metadata = metadata
-        self.available = True  # False once the server said it has no Play
+        self.unary_until = 0.0  # monotonic time before which requests go as unary calls (no Play there)
         self._stream: _Stream | None = None
         self._ids = itertools.count(1)
         self._old: set[_Stream] = set()
+
+    @property
+    def available(self) -> bool:
+        return time.monotonic() >= self.unary_until
+
+    def no_play(self) -> None:
+        self.unary_until = time.monotonic() + NO_PLAY_RETRY_S
 
     def _open(self) -> _Stream:
         md = self.metadata()
@@ -159,55 +201,44 @@ class PlayStream:
         if st is not None and not st.closed and st.metadata == md:
             return st
         if st is not None:
-            self._retire(st)
+            st.close()  # a token renewed: the old stream ends once it has answered
+            self._old.add(st)
+            st.reader.add_done_callback(lambda _r, st=st: self._old.discard(st))
         st = self._stream = _Stream(self.stub.Play(metadata=md), md)
         return st
-
-    def _retire(self, st: _Stream) -> None:
-        self._old.add(st)
-        task = asyncio.create_task(st.close())
-        task.add_done_callback(lambda _t: st.reader.add_done_callback(lambda _r: self._old.discard(st)))
 
     async def request(self, request: pb.PlayRequest, timeout: float | None) -> pb.PlayResponse:
         """Send one request, wait for its answer; raises what its unary call would, or
         :class:`_NoPlay` when the server has no Play."""
         st = self._open()
         request.id = rid = next(self._ids)
-        waiting: asyncio.Future[pb.PlayResponse] = asyncio.get_running_loop().create_future()
-        st.pending[rid] = waiting
+        if timeout is not None:
+            request.timeout_ms = max(1, round(timeout * 1000))
+        waiting = st.send(request)
         sent = time.monotonic()
         try:
-            async with st.write_lock:
-                await st.call.write(request)
-        except (grpc.aio.AioRpcError, asyncio.InvalidStateError) as exc:
-            st.pending.pop(rid, None)
-            st.closed = True
-            if isinstance(exc, grpc.aio.AioRpcError):
-                if exc.code() is grpc.StatusCode.UNIMPLEMENTED:
-                    raise _NoPlay() from None
-                raise
-            if waiting.done():  # the reader failed it first, with the stream's status
-                return waiting.result()
-            raise call_error(grpc.StatusCode.UNAVAILABLE, "the table stream ended") from None
-        try:
-            answer = await (waiting if timeout is None else asyncio.wait_for(waiting, timeout))
+            answer = await (waiting if timeout is None else asyncio.wait_for(waiting, timeout + ANSWER_GRACE_S))
         except TimeoutError:
-            st.pending.pop(rid, None)
-            if st.last_answer < sent:  # nothing came back since: a stream that hangs
-                st.closed = True
-                st.call.cancel()
+            if st.last_answer < sent:  # nothing at all came back since: a stream that hangs
+                st.cancel()
             raise call_error(grpc.StatusCode.DEADLINE_EXCEEDED, "the table did not answer in time") from None
-        if answer.HasField("error"):
+        finally:
+            st.pending.pop(rid, None)  # answered, given up or cancelled: nothing is left behind
+        kind = request.WhichOneof("call")
+        got = answer.WhichOneof("answer")
+        if got == "error":
             e = answer.error
-            raise call_error(grpc.StatusCode(_CODES[e.code]), e.message, e.reason)
+            raise call_error(_CODES.get(e.code, grpc.StatusCode.UNKNOWN), e.message, e.reason)
+        if got != kind:
+            raise call_error(grpc.StatusCode.UNKNOWN, f"the table answered a {kind} request with {got}")
         return answer
 
     async def close(self) -> None:
         streams = [s for s in (self._stream, *self._old) if s is not None]
         self._stream = None
         for st in streams:
-            st.call.cancel()
-            await asyncio.gather(st.reader, return_exceptions=True)
+            st.cancel()
+            await asyncio.gather(st.reader, st.writer, return_exceptions=True)
 
 
 _CODES = {c.value[0]: c for c in grpc.StatusCode}
@@ -252,7 +283,7 @@ class TableClient:
         try:
             return await self.play.request(request, timeout)
         except _NoPlay:
-            self.play.available = False
+            self.play.no_play()
             return None
 
     async def create_table(

@@ -56,6 +56,7 @@ __all__ = [
     "UnknownEvent",
     "snake",
     "tile_pb",
+    "face_pb",
     "tiles_pb",
     "enum_codec",
     "options_pb",
@@ -123,7 +124,7 @@ def tiles_pb(ids: Sequence[int]) -> list[common_pb2.Tile]:
     return [_TILES[t] if 0 <= t < TILE_COUNT else _HIDDEN for t in ids]
 
 
-def _face_pb(face: object) -> common_pb2.Tile:
+def face_pb(face: object) -> common_pb2.Tile:
     """A face that is no one tile (the okey a view names): its code, id -1."""
     return common_pb2.Tile(id=-1, code=str(face))
 
@@ -431,10 +432,10 @@ def view_pb(view: Any, players: Sequence[str] = ()) -> table_service_pb2.SeatVie
         msg.seat = view.seat
     okey = getattr(view, "okey", None)
     if okey is not None and view.indicator >= 0:
-        msg.okey.CopyFrom(_face_pb(okey))
+        msg.okey.CopyFrom(face_pb(okey))
     last_okey = getattr(view, "last_hand_okey", None)
     if last_okey is not None:
-        msg.last_hand_okey.CopyFrom(_face_pb(last_okey))
+        msg.last_hand_okey.CopyFrom(face_pb(last_okey))
     else:
         msg.ClearField("last_hand_indicator")
     if view.side_tile < 0:

@@ -169,12 +169,15 @@ def _stream(inner: Callable[..., Any]) -> Callable[..., Any]:
     if inspect.isasyncgenfunction(inner):
 
         async def items(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[Any]:
+            stream = inner(request, context)
             try:
-                async for item in inner(request, context):
+                async for item in stream:
                     yield item
             except Exception as exc:
                 await _abort(context, exc)
                 raise
+            finally:
+                await stream.aclose()  # a caller gone: the handler's own cleanup runs now, not at GC
 
         return items
 

@@ -104,6 +104,7 @@ class ServiceHost(Generic[P]):
         self._generic: list[grpc.GenericRpcHandler] = []
         self._tasks: list[_Task] = []
         self._closers: list[Callable[[], Any]] = []
+        self._drains: list[Callable[[], Any]] = []
         self._started_hooks: list[Callable[[], Awaitable[None]]] = []
         self._stopped = False
         self.sampler = Sampler()
@@ -123,6 +124,12 @@ class ServiceHost(Generic[P]):
         """A task to run while the service runs. With ``ready``, the service is SERVING only once
         it is set; ``critical``: its failure fails the service (see the module's text)."""
         self._tasks.append(_Task(runner, critical, ready))
+
+    def on_drain(self, drain: Callable[[], Any]) -> None:
+        """Called at stop right after the service is marked NOT_SERVING, before the drain and the
+        grace: what a long-lived stream needs to end gently (TableService.Play stops reading
+        requests, answers those in flight and ends, so its caller moves to another replica)."""
+        self._drains.append(drain)
 
     def on_close(self, close: Callable[[], Any]) -> None:
         """Called (and awaited when it returns an awaitable) at stop, the last registered first."""
@@ -221,8 +228,10 @@ class ServiceHost(Generic[P]):
         self._stopped = True
         if self.health is not None:
             await mark_not_serving(self.health, self.serving_names)
-            if self.drain_s > 0:
-                await asyncio.sleep(self.drain_s)
+        for drain in self._drains:
+            drain()
+        if self.health is not None and self.drain_s > 0:
+            await asyncio.sleep(self.drain_s)
         if self.server is not None:
             await self.server.stop(grace_s)
         for t in self._tasks:

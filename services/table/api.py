@@ -18,11 +18,13 @@ from okeycore import okey101
 from okeycore.events import Event
 from okeycore.kernel.state import Phase
 from okeycore.melds import MeldKind
+from okeycore.tiles import face_of_id, okey_face
 from okeyplatform import metrics as M
 from okeyplatform.auth import Identity, identity_from_metadata, still_valid
 from okeyplatform.contract import (
     enum_codec,
     envelope_pb,
+    face_pb,
     hints_pb,
     option_spec_pb,
     options_from_pb,
@@ -41,7 +43,7 @@ from okeyplatform.errors import (
     as_app_error,
 )
 from okeyplatform.eventstore import StoredEvent
-from okeyplatform.grpcserver import nul_field
+from okeyplatform.grpcserver import MAX_ERROR_MESSAGE, nul_field
 from okeyplatform.logs import get_logger
 from okeyplatform.tracing import current_traceparent, server_span
 
@@ -121,6 +123,11 @@ def _meld_kind(value: int) -> MeldKind:
     return kind
 
 
+class _PastDeadline(AppError):
+    status = grpc.StatusCode.DEADLINE_EXCEEDED
+    default_reason = "DEADLINE_EXCEEDED"
+
+
 PLAY_IN_FLIGHT = 512
 """Requests of one Play stream handled at once (a bots replica's tables in play); past it the
 stream is read no further until one is answered, so a caller cannot pile up work unbounded."""
@@ -162,6 +169,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
         self.max_watches = max_watches  # open Watch streams per player on this replica; 0: no cap
         self._watches: Counter[str] = Counter()
         self.replays = Replays()
+        self._draining = asyncio.Event()  # set at stop: Play streams end gently
 
     def _event(self, stored: StoredEvent, event: Event, engine: Any, seat: int | None) -> Any:
         """The envelope NATS carries too, with the event as ``seat`` may see it."""
@@ -248,6 +256,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
             players=list(r.created.players),
             starter=r.started.starter,
             indicator=tile_pb(r.started.indicator),
+            okey=face_pb(okey_face(face_of_id(r.started.indicator))),
             deck=tiles_pb(r.started.deck),
             events=[envelope_pb(st, ev, private=True) for st, ev in r.pairs],
             commitment=r.started.commitment,
@@ -271,25 +280,40 @@ class TableServicer(pb_grpc.TableServiceServicer):
             )
         return pb.GetReplayResponse(replay=msg)
 
+    def drain(self) -> None:
+        """The service is stopping: every Play stream stops reading requests, answers those in
+        flight and ends (its caller opens a new one, on another replica)."""
+        self._draining.set()
+
     async def Play(self, requests: AsyncIterator[pb.PlayRequest], context: Any) -> AsyncIterator[pb.PlayResponse]:
         """Act and GetView over one stream (the bots'): each request is handled as its own task as
         it comes, and answered when it is done; at most :data:`PLAY_IN_FLIGHT` are in flight, from
         read to answer written (past it the stream is read no further). The stream ends when the
-        caller ends it, after the answers of what it asked; a caller that goes away cancels what
-        it asked."""
+        caller ends it or the service drains, after the answers of what was read; a caller that
+        goes away cancels what it asked."""
         identity = _identity(context)
         if not identity.is_service:
             raise PermissionDenied("Play is the services' stream: call Act and GetView", "SERVICE_ONLY")
         answers: asyncio.Queue[pb.PlayResponse | None] = asyncio.Queue()
         slots = asyncio.Semaphore(PLAY_IN_FLIGHT)
         running: set[asyncio.Task[None]] = set()
+        draining = asyncio.ensure_future(self._draining.wait())
 
         async def one(request: pb.PlayRequest) -> None:
             answers.put_nowait(await self._play_one(request, identity))  # it answers every request
 
         async def read() -> None:
             try:
-                async for request in requests:
+                incoming = aiter(requests)
+                while not draining.done():
+                    nxt = asyncio.ensure_future(anext(incoming, None))
+                    await asyncio.wait((nxt, draining), return_when=asyncio.FIRST_COMPLETED)
+                    if not nxt.done():  # draining: read no more
+                        nxt.cancel()
+                        break
+                    request = nxt.result()
+                    if request is None:  # the caller ended its side
+                        break
                     await slots.acquire()
                     task = asyncio.create_task(one(request))
                     running.add(task)
@@ -307,29 +331,34 @@ class TableServicer(pb_grpc.TableServiceServicer):
             await reader  # a stream that broke off ends with its error
         finally:
             reader.cancel()
+            draining.cancel()
             for task in list(running):
                 task.cancel()
 
     async def _play_one(self, request: pb.PlayRequest, identity: Identity) -> pb.PlayResponse:
         """One request of a Play stream, checked and applied as its unary call (Act or GetView):
-        the same span, the same metrics (kind ``stream_request``), the same refusals."""
+        the same span, the same metrics (kind ``stream_request``), the same refusals; past its
+        ``timeout_ms`` it is DEADLINE_EXCEEDED, as a unary call past its deadline."""
         kind = request.WhichOneof("call")
         method = "GetView" if kind == "view" else "Act"
         t0 = time.perf_counter()
         with server_span(f"{SERVICE_NAME}/{method}", valid_traceparent(request.traceparent or None)) as done:
             try:
-                answer = await self._answer(request, kind, identity)
+                deadline = request.timeout_ms / 1000 if request.timeout_ms > 0 else None
+                async with asyncio.timeout(deadline):
+                    answer = await self._answer(request, kind, identity)
             except Exception as exc:
                 err = as_app_error(exc)
-                if err is None:  # a fault of ours: logged; the caller is told, as a unary call's UNKNOWN
+                if isinstance(exc, TimeoutError):
+                    err = _PastDeadline(f"the table did not answer within {request.timeout_ms} ms")
+                elif err is None:  # a fault of ours: logged; the caller is told, as a unary call's UNKNOWN
                     log.exception("play_request_failed", table_id=_table_of(request), method=method)
                     err = AppError(f"the table service failed on this request ({type(exc).__name__})")
                 code = err.status.value[0]
                 done(code, type(exc).__name__)
                 M.stream_request_done(SERVICE_NAME, method, err.status.name, err.reason, time.perf_counter() - t0)
-                return pb.PlayResponse(
-                    id=request.id, error=pb.PlayError(code=code, reason=err.reason, message=err.message)
-                )
+                message = err.message[:MAX_ERROR_MESSAGE]
+                return pb.PlayResponse(id=request.id, error=pb.PlayError(code=code, reason=err.reason, message=message))
             done(0)
             M.stream_request_done(SERVICE_NAME, method, "OK", "", time.perf_counter() - t0)
             return answer

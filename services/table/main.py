@@ -85,11 +85,9 @@ def bootstrap(config: TableConfig) -> ServiceHost[TableParts]:
         relay = Relay(store, config.database_url, config.nats_url, linger_s=config.relay_linger_s)
         timers = TimerPoller(app, store)
         listener = AppendListener(app, config.database_url, config.listen_idle_s)
-        host.serve(
-            pb_grpc.add_TableServiceServicer_to_server,
-            TableServicer(app, max_watches=config.max_watches_per_player),
-            SERVICE_NAME,
-        )
+        servicer = TableServicer(app, max_watches=config.max_watches_per_player)
+        host.serve(pb_grpc.add_TableServiceServicer_to_server, servicer, SERVICE_NAME)
+        host.on_drain(servicer.drain)  # Play streams end gently: their callers go to another replica
         for task in (relay, timers, listener):
             host.background(task)
 

@@ -24,6 +24,7 @@ import pytest
 from names import unique_name
 from okey.v1 import table_service_pb2 as tpb
 from okey.v1 import table_service_pb2_grpc as tgrpc
+from okeycore.tiles import okey_face, parse_face
 from okeyplatform.grpcserver import error_reason
 from okeytools.stack import Stack
 
@@ -186,6 +187,9 @@ def _check_replay(replay: dict[str, Any], table_id: str, hand: int, players: lis
     assert replay["commitment"] == dealt["commitment"] and len(replay["commitment"]) == 64, replay["commitment"]
     assert len(replay["order"]) == 106 and replay["salt"], (len(replay["order"]), replay.get("salt"))
     assert replay.get("verified") is True, replay.get("verified")
+    # The okey as the rules name it from the indicator [T-OKEY-1]: the client computes no rule.
+    indicator = parse_face(replay["indicator"]["code"])
+    assert replay["okey"] == {"id": -1, "code": str(okey_face(indicator))}, (replay["indicator"], replay.get("okey"))
     # The coaching notes: a list (maybe empty), each of a seat and a kind.
     notes = replay.get("notes", [])
     assert isinstance(notes, list)

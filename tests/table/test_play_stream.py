@@ -143,6 +143,81 @@ async def test_the_stream_opens_again_after_the_table_service_went_away(fresh_da
         await svc.stop(grace_s=0.5)
 
 
+def _slowed(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
+    """Every Play request of the table service in this process takes ``seconds`` longer."""
+    from services.table.api import TableServicer
+
+    answer = TableServicer._answer
+
+    async def slow(self: TableServicer, request: pb.PlayRequest, kind: str | None, identity: Any) -> pb.PlayResponse:
+        await asyncio.sleep(seconds)
+        return await answer(self, request, kind, identity)
+
+    monkeypatch.setattr(TableServicer, "_answer", slow)
+
+
+async def test_a_request_past_its_deadline_is_stopped_by_the_table_and_one_caller_s_cancel_is_its_own(
+    table_service: TableService,
+    client_for: Callable[..., TableClient],
+    bots: TableClient,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The timeout goes with the request: the table answers DEADLINE_EXCEEDED itself, so the
+    stream is not taken for stuck. A caller cancelled while waiting abandons its own request
+    only: the others on the stream are answered."""
+    table_id = await _bot_table(client_for)
+    await bots.view(table_id, 0)
+    assert bots.play is not None
+    stream = bots.play._stream
+    _slowed(monkeypatch, 0.6)
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await bots.view(table_id, 0, timeout=0.2)
+    assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    assert "did not answer within 200 ms" in (err.value.details() or "")  # the table's own answer
+    assert bots.play._stream is stream  # still the same stream: it answered
+    cancelled = asyncio.ensure_future(bots.view(table_id, 1))
+    kept = asyncio.ensure_future(bots.view(table_id, 2))
+    await asyncio.sleep(0.2)
+    cancelled.cancel()
+    assert (await kept).seat == 2 and cancelled.cancelled()
+    assert bots.play._stream is stream and not stream.pending  # nothing left behind
+
+
+async def test_a_stopping_table_service_answers_what_its_streams_asked_then_ends_them(
+    fresh_database_url: str, nats_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At stop (NOT_SERVING) each Play stream is read no further, its requests in flight are
+    answered, and it ends: the stop need not wait out its grace, and the caller opens a new
+    stream (on another replica) for what it asks next."""
+    import time
+
+    svc = TableService(fresh_database_url, nats_url, "127.0.0.1:0", grace_ms=300)
+    await svc.start()
+    address = f"127.0.0.1:{svc.port}"
+    lobby = TableClient(address, issue_token("lobby", "service"))
+    bots = TableClient(address, issue_token("bots", "service"), stream=True)
+    try:
+        table_id = f"t-drain-{uuid.uuid4().hex[:8]}"
+        await lobby.create_table(TableOptions(), table_id=table_id)
+        await bots.view(table_id, 0)
+        assert bots.play is not None
+        stream = bots.play._stream
+        assert stream is not None
+        _slowed(monkeypatch, 0.8)
+        in_flight = asyncio.ensure_future(bots.view(table_id, 3, timeout=5))
+        await asyncio.sleep(0.3)
+        t0 = time.monotonic()
+        await svc.stop(grace_s=10.0)
+        assert time.monotonic() - t0 < 5.0  # not the grace: the stream ended once it had answered
+        assert (await in_flight).seat == 3  # answered, not cut off
+        await asyncio.wait_for(stream.reader, 5)
+        assert stream.closed
+    finally:
+        await bots.close()
+        await lobby.close()
+        await svc.stop(grace_s=0.5)
+
+
 class _Silent(grpc.GenericRpcHandler):
     """A TableService whose Play reads every request and answers none (a stream that hangs)."""
 
@@ -175,6 +250,7 @@ async def test_a_stream_that_hangs_fails_its_requests_in_time_and_is_opened_anew
             with pytest.raises(grpc.aio.AioRpcError) as err:
                 await client.view("t", 0, timeout=0.3)
             assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+            assert "did not answer in time" in (err.value.details() or "")  # the caller's own deadline
             assert handler.opened == i + 1  # nothing came back: the stream is taken for stuck
     finally:
         await client.close()
@@ -193,7 +269,9 @@ async def test_a_table_service_without_play_gets_unary_calls() -> None:
         with pytest.raises(grpc.aio.AioRpcError) as err:
             await client.view("t", 0, timeout=2)
         assert err.value.code() == grpc.StatusCode.UNIMPLEMENTED  # the unary GetView's answer
-        assert not client.play.available
+        assert not client.play.available  # unary calls for a while (NO_PLAY_RETRY_S), then Play again
+        client.play.unary_until = 0.0
+        assert client.play.available
     finally:
         await client.close()
         await server.stop(None)

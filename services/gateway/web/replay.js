@@ -103,9 +103,7 @@ function fold(rp) {
 // ------------------------------------------------------------------ names and texts
 
 function okeyOf(rp) {
-  const c = rp && rp.indicator && rp.indicator.code;
-  if (!c || c === "F") return "";
-  return c[0] + ((Number(c.slice(1)) % 13) + 1); // the face after the indicator's, 13 then 1
+  return (rp && rp.okey && rp.okey.code) || ""; // the server names the hand's okey (Replay.okey)
 }
 
 function seatLabel(i) {

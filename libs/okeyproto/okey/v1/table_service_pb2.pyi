@@ -66,16 +66,18 @@ STAGE_LAST_CHANCE_TAKEN: Stage
 STAGE_PLAY: Stage
 
 class PlayRequest(_message.Message):
-    __slots__ = ("id", "act", "view", "traceparent")
+    __slots__ = ("id", "act", "view", "traceparent", "timeout_ms")
     ID_FIELD_NUMBER: _ClassVar[int]
     ACT_FIELD_NUMBER: _ClassVar[int]
     VIEW_FIELD_NUMBER: _ClassVar[int]
     TRACEPARENT_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUT_MS_FIELD_NUMBER: _ClassVar[int]
     id: int
     act: ActRequest
     view: GetViewRequest
     traceparent: str
-    def __init__(self, id: _Optional[int] = ..., act: _Optional[_Union[ActRequest, _Mapping]] = ..., view: _Optional[_Union[GetViewRequest, _Mapping]] = ..., traceparent: _Optional[str] = ...) -> None: ...
+    timeout_ms: int
+    def __init__(self, id: _Optional[int] = ..., act: _Optional[_Union[ActRequest, _Mapping]] = ..., view: _Optional[_Union[GetViewRequest, _Mapping]] = ..., traceparent: _Optional[str] = ..., timeout_ms: _Optional[int] = ...) -> None: ...
 
 class PlayResponse(_message.Message):
     __slots__ = ("id", "act", "view", "error")
@@ -128,7 +130,7 @@ class CoachingNote(_message.Message):
     def __init__(self, version: _Optional[int] = ..., seat: _Optional[int] = ..., kind: _Optional[_Union[CoachingKind, str]] = ..., text: _Optional[str] = ..., hindsight: _Optional[bool] = ..., tiles: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., points: _Optional[int] = ..., turns: _Optional[int] = ...) -> None: ...
 
 class Replay(_message.Message):
-    __slots__ = ("table_id", "hand", "options", "players", "starter", "indicator", "racks", "deck", "events", "commitment", "order", "salt", "verified", "notes", "notes_truncated")
+    __slots__ = ("table_id", "hand", "options", "players", "starter", "indicator", "racks", "deck", "events", "commitment", "order", "salt", "verified", "notes", "notes_truncated", "okey")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     HAND_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
@@ -144,6 +146,7 @@ class Replay(_message.Message):
     VERIFIED_FIELD_NUMBER: _ClassVar[int]
     NOTES_FIELD_NUMBER: _ClassVar[int]
     NOTES_TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    OKEY_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     hand: int
     options: _common_pb2.TableOptions
@@ -159,7 +162,8 @@ class Replay(_message.Message):
     verified: bool
     notes: _containers.RepeatedCompositeFieldContainer[CoachingNote]
     notes_truncated: bool
-    def __init__(self, table_id: _Optional[str] = ..., hand: _Optional[int] = ..., options: _Optional[_Union[_common_pb2.TableOptions, _Mapping]] = ..., players: _Optional[_Iterable[str]] = ..., starter: _Optional[int] = ..., indicator: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., racks: _Optional[_Iterable[_Union[_common_pb2.TileGroup, _Mapping]]] = ..., deck: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., events: _Optional[_Iterable[_Union[_events_pb2.TableEvent, _Mapping]]] = ..., commitment: _Optional[str] = ..., order: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., salt: _Optional[str] = ..., verified: _Optional[bool] = ..., notes: _Optional[_Iterable[_Union[CoachingNote, _Mapping]]] = ..., notes_truncated: _Optional[bool] = ...) -> None: ...
+    okey: _common_pb2.Tile
+    def __init__(self, table_id: _Optional[str] = ..., hand: _Optional[int] = ..., options: _Optional[_Union[_common_pb2.TableOptions, _Mapping]] = ..., players: _Optional[_Iterable[str]] = ..., starter: _Optional[int] = ..., indicator: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ..., racks: _Optional[_Iterable[_Union[_common_pb2.TileGroup, _Mapping]]] = ..., deck: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., events: _Optional[_Iterable[_Union[_events_pb2.TableEvent, _Mapping]]] = ..., commitment: _Optional[str] = ..., order: _Optional[_Iterable[_Union[_common_pb2.Tile, _Mapping]]] = ..., salt: _Optional[str] = ..., verified: _Optional[bool] = ..., notes: _Optional[_Iterable[_Union[CoachingNote, _Mapping]]] = ..., notes_truncated: _Optional[bool] = ..., okey: _Optional[_Union[_common_pb2.Tile, _Mapping]] = ...) -> None: ...
 
 class GetReplayResponse(_message.Message):
     __slots__ = ("replay",)
