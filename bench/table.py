@@ -3,8 +3,9 @@
 The table service runs in its own process (as in production); this process drives N tables
 with a minimal bot per table (draw from the deck, discard the drawn tile) through the public
 gRPC API, timing every Act: a unary call each, and (the levels marked Play) as requests on
-long-lived ``Play`` streams, the way the bots send their moves. The same run measures the raw asyncpg single-row
-insert+commit rate on the same database, and how far the NATS relay lags at the end."""
+long-lived ``Play`` streams, the way the bots send their moves. The same run measures the raw
+asyncpg single-row insert+commit rate on the same database, and how far the NATS relay lags at
+the end."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ from okeycore.options import TableOptions
 
 from .auth import ServiceCredential
 from .contract import enum_codec, options_pb
-from .grpcserver import rich_error
+from .grpcserver import error_status
 
 __all__ = ["TableClient", "PlayStream", "command_request", "call_error"]
 
@@ -80,7 +80,7 @@ def call_error(code: grpc.StatusCode, message: str, reason: str = "") -> grpc.ai
     its unary call would, so callers handle both alike."""
     if not reason:
         return grpc.aio.AioRpcError(code, grpc.aio.Metadata(), grpc.aio.Metadata(), message)
-    status = rich_error(code, reason, message)
+    status = error_status(code, reason, message)
     return grpc.aio.AioRpcError(code, grpc.aio.Metadata(), grpc.aio.Metadata(*status.trailing_metadata), status.details)
 
 
@@ -275,6 +275,10 @@ class TableClient:
             await self.play.close()
         await self.channel.close()
 
+    def _traced(self, traceparent: str | None) -> tuple[tuple[str, str], ...]:
+        """A unary call's metadata: the token, and the caller's trace context when it has one."""
+        return self.metadata + ((("traceparent", traceparent),) if traceparent else ())
+
     async def _played(self, request: pb.PlayRequest, timeout: float | None) -> pb.PlayResponse | None:
         """The request's answer over the Play stream; None when there is none to use (no stream
         asked for, or a table service without Play): the caller makes the unary call."""
@@ -331,8 +335,7 @@ class TableClient:
         played = await self._played(pb.PlayRequest(act=req, traceparent=traceparent or ""), timeout)
         if played is not None:
             return played.act
-        md = self.metadata + ((("traceparent", traceparent),) if traceparent else ())
-        resp: pb.ActResponse = await self.stub.Act(req, metadata=md, timeout=timeout)
+        resp: pb.ActResponse = await self.stub.Act(req, metadata=self._traced(traceparent), timeout=timeout)
         return resp
 
     async def view(
@@ -358,8 +361,7 @@ class TableClient:
         played = await self._played(pb.PlayRequest(view=req, traceparent=traceparent or ""), timeout)
         if played is not None:
             return played.view.view
-        md = self.metadata + ((("traceparent", traceparent),) if traceparent else ())
-        resp = await self.stub.GetView(req, metadata=md, timeout=timeout)
+        resp = await self.stub.GetView(req, metadata=self._traced(traceparent), timeout=timeout)
         return resp.view
 
     async def events(self, table_id: str, seat: int | None = None, after_version: int = 0) -> list[Any]:

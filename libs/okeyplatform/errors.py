@@ -28,6 +28,7 @@ __all__ = [
     "Unauthenticated",
     "ResourceExhausted",
     "Aborted",
+    "DeadlineExceeded",
     "Unavailable",
     "as_app_error",
     "to_status",
@@ -91,6 +92,11 @@ class ResourceExhausted(AppError):
 class Aborted(AppError):
     status = grpc.StatusCode.ABORTED
     default_reason = "ABORTED"
+
+
+class DeadlineExceeded(AppError):
+    status = grpc.StatusCode.DEADLINE_EXCEEDED
+    default_reason = "DEADLINE_EXCEEDED"
 
 
 class Unavailable(AppError):

@@ -25,6 +25,8 @@ __all__ = [
     "DOMAIN",
     "MAX_MESSAGE_BYTES",
     "nul_field",
+    "clip_message",
+    "error_status",
 ]
 
 DOMAIN = "okey.v1"
@@ -191,13 +193,24 @@ def note_reason(reason: str) -> None:
         box.append(reason)
 
 
+def clip_message(message: str) -> str:
+    """An error's message as it travels: a long one is cut (it goes in the trailers, which clients
+    refuse past a few KiB; a message echoing a huge id would otherwise turn a clean refusal into
+    an unreadable one)."""
+    return message if len(message) <= MAX_ERROR_MESSAGE else message[: MAX_ERROR_MESSAGE - 1] + "…"
+
+
 def rich_error(code: grpc.StatusCode, reason: str, message: str, **metadata: str) -> grpc.Status:
-    """A status carrying google.rpc.ErrorInfo(reason, domain, metadata) in its details. A long
-    message is cut: it travels in the trailers, which clients refuse past a few KiB (a message
-    echoing a huge id would otherwise turn a clean refusal into an unreadable one)."""
-    if len(message) > MAX_ERROR_MESSAGE:
-        message = message[: MAX_ERROR_MESSAGE - 1] + "…"
-    note_reason(reason)  # the served RPC's refusal reason, for okey_grpc_server_refusals_total
+    """The status a served RPC ends with: :func:`error_status`, its reason noted for
+    okey_grpc_server_refusals_total."""
+    note_reason(reason)
+    return error_status(code, reason, message, **metadata)
+
+
+def error_status(code: grpc.StatusCode, reason: str, message: str, **metadata: str) -> grpc.Status:
+    """A status carrying google.rpc.ErrorInfo(reason, domain, metadata) in its details, its
+    message clipped (:func:`clip_message`)."""
+    message = clip_message(message)
     info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata)
     detail = any_pb2.Any()
     detail.Pack(info)

@@ -36,6 +36,7 @@ from okeyplatform.contract import (
 )
 from okeyplatform.errors import (
     AppError,
+    DeadlineExceeded,
     InvalidArgument,
     PermissionDenied,
     ResourceExhausted,
@@ -43,7 +44,7 @@ from okeyplatform.errors import (
     as_app_error,
 )
 from okeyplatform.eventstore import StoredEvent
-from okeyplatform.grpcserver import MAX_ERROR_MESSAGE, nul_field
+from okeyplatform.grpcserver import clip_message, nul_field
 from okeyplatform.logs import get_logger
 from okeyplatform.tracing import current_traceparent, server_span
 
@@ -121,11 +122,6 @@ def _meld_kind(value: int) -> MeldKind:
         raise InvalidArgument("open_melds.kinds: MELD_KIND_RUN, MELD_KIND_GROUP or MELD_KIND_PAIR")
     kind: MeldKind = kinds[value]
     return kind
-
-
-class _PastDeadline(AppError):
-    status = grpc.StatusCode.DEADLINE_EXCEEDED
-    default_reason = "DEADLINE_EXCEEDED"
 
 
 PLAY_IN_FLIGHT = 512
@@ -350,14 +346,14 @@ class TableServicer(pb_grpc.TableServiceServicer):
             except Exception as exc:
                 err = as_app_error(exc)
                 if isinstance(exc, TimeoutError):
-                    err = _PastDeadline(f"the table did not answer within {request.timeout_ms} ms")
+                    err = DeadlineExceeded(f"the table did not answer within {request.timeout_ms} ms")
                 elif err is None:  # a fault of ours: logged; the caller is told, as a unary call's UNKNOWN
                     log.exception("play_request_failed", table_id=_table_of(request), method=method)
                     err = AppError(f"the table service failed on this request ({type(exc).__name__})")
                 code = err.status.value[0]
                 done(code, type(exc).__name__)
                 M.stream_request_done(SERVICE_NAME, method, err.status.name, err.reason, time.perf_counter() - t0)
-                message = err.message[:MAX_ERROR_MESSAGE]
+                message = clip_message(err.message)
                 return pb.PlayResponse(id=request.id, error=pb.PlayError(code=code, reason=err.reason, message=message))
             done(0)
             M.stream_request_done(SERVICE_NAME, method, "OK", "", time.perf_counter() - t0)
