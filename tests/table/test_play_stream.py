@@ -275,3 +275,26 @@ async def test_a_table_service_without_play_gets_unary_calls() -> None:
     finally:
         await client.close()
         await server.stop(None)
+
+
+async def test_a_stream_opened_with_a_credential_revoked_since_is_refused_on_its_next_request(
+    table_service: TableService, client_for: Callable[..., TableClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stream checks its token once, when it opens; a revocation after that (a stolen service
+    credential, cut off) refuses its very next request, as a unary call would be, and a stream
+    opened with that token is of no use afterwards."""
+    import time
+
+    from okeyplatform import auth
+
+    table_id = await _bot_table(client_for)
+    thief = TableClient(f"127.0.0.1:{table_service.port}", issue_token("bots-stolen", "service"), stream=True)
+    try:
+        assert (await thief.view(table_id, 0)).seat == 0  # the stream is open and serves
+        monkeypatch.setitem(auth._REVOKED, "bots-stolen", time.time() + 1)  # revoked, as the lobby's order does
+        for _ in range(2):
+            with pytest.raises(grpc.aio.AioRpcError) as err:
+                await thief.view(table_id, 0)
+            assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    finally:
+        await thief.close()
