@@ -78,21 +78,33 @@ async def check_nats(url: str, within_s: float = 5.0) -> None:
     or raise :class:`NatsUnreachable`. The services' own connections wait for NATS for ever
     (:func:`connect_nats`), right for a server that restarts; a URL that never answers is for
     the command that starts them to tell at once."""
-    seen: list[BaseException] = []
+    failed: asyncio.Future[BaseException] = asyncio.get_running_loop().create_future()
 
     async def on_error(exc: Exception) -> None:  # nats-py would print each try's traceback
-        seen.append(exc)
+        if not failed.done():
+            failed.set_result(exc)
 
     shown = _redacted(url)
-    try:
-        nc = await asyncio.wait_for(
-            nats.connect(url, connect_timeout=2, allow_reconnect=False, max_reconnect_attempts=0, error_cb=on_error),
-            timeout=within_s,
-        )
-    except (nats.errors.Error, OSError, TimeoutError) as exc:
-        cause = seen[-1] if seen else exc
-        what = str(cause) or type(cause).__name__
-        raise NatsUnreachable(f"cannot reach NATS at {shown} within {within_s:g} s ({what})") from None
+    # nats-py keeps trying a server that refused (its pool is never empty with
+    # max_reconnect_attempts=0), so the first failed try, reported here, ends the check: a port
+    # nobody listens on or a name that does not resolve is told at once, not after ``within_s``.
+    connecting = asyncio.ensure_future(
+        nats.connect(url, connect_timeout=2, allow_reconnect=False, max_reconnect_attempts=0, error_cb=on_error)
+    )
+    done, _ = await asyncio.wait({connecting, failed}, timeout=within_s, return_when=asyncio.FIRST_COMPLETED)
+    if connecting in done and connecting.exception() is None:
+        nc = connecting.result()
+    else:
+        connecting.cancel()
+        await asyncio.gather(connecting, return_exceptions=True)
+        cause: BaseException = TimeoutError()
+        if failed.done():
+            cause = failed.result()
+        elif connecting in done and connecting.exception() is not None:
+            cause = connecting.exception()  # type: ignore[assignment]
+        if isinstance(cause, TimeoutError):
+            raise NatsUnreachable(f"cannot reach NATS at {shown} within {within_s:g} s")
+        raise NatsUnreachable(f"cannot reach NATS at {shown} ({str(cause) or type(cause).__name__})")
     try:
         await asyncio.wait_for(nc.jetstream().account_info(), timeout=within_s)
     except (nats.errors.Error, OSError, TimeoutError) as exc:
