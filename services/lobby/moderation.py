@@ -47,6 +47,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from . import wordlists as W
 
@@ -236,14 +237,12 @@ def _letter(c: str, first: bool, leet: dict[str, str]) -> str:
     return "[" + re.escape(chars) + "]"
 
 
-def _word_pattern(word: str, leet: bool = True, table: dict[str, str] = W.LEET) -> str:
-    """A regex for one listed word: each letter may be a look-alike (leetspeak), repeated
-    (``siiik``; a double letter in the word must stay double), and separated from the next by
-    separators; the words of a phrase by spaces."""
+def _word_units(word: str, leet: bool = True, table: dict[str, str] = W.LEET) -> list[str]:
+    """The regex for one listed word, as a list of pieces (one per letter run; the words of a
+    phrase joined by spaces): each letter may be a look-alike (leetspeak), repeated (``siiik``;
+    a double letter in the word must stay double), and separated from the next by separators."""
     out: list[str] = []
     for wi, w in enumerate(word.split()):
-        if wi:
-            out.append(r"\s+")
         runs: list[tuple[str, int]] = []
         for c in w:
             if runs and runs[-1][0] == c:
@@ -253,21 +252,44 @@ def _word_pattern(word: str, leet: bool = True, table: dict[str, str] = W.LEET) 
         for ri, (c, n) in enumerate(runs):
             cls = _letter(c, wi == 0 and ri == 0, table) if leet else "[" + re.escape(c) + "]"
             unit = f"[{_SEP}]*{cls}"
-            out.append(cls if wi == 0 and ri == 0 else unit)
-            out.append(f"(?:{unit}){{{n - 1}}}(?:{unit})*" if n > 1 else f"(?:{unit})*")
-    return "".join(out)
+            head = (r"\s+" if wi and not ri else "") + (cls if wi == 0 and ri == 0 else unit)
+            out.append(head + (f"(?:{unit}){{{n - 1}}}(?:{unit})*" if n > 1 else f"(?:{unit})*"))
+    return out
+
+
+def _alternation(words: list[list[str]]) -> str:
+    """The words' pieces as one alternation with their common beginnings written once (a trie):
+    ``sik|sikik|siktir`` as ``sik(?:ik|tir)?``. It matches exactly the strings the plain
+    alternation matches (the order of alternatives only picks which one matches, and every use
+    here asks only whether one does); and it compiles in a fraction of the time, which every
+    lobby start pays."""
+    trie: dict[str, Any] = {}
+    for units in words:
+        node = trie
+        for u in units:
+            node = node.setdefault(u, {})
+        node[""] = {}  # the word ends here
+
+    def emit(node: dict[str, Any]) -> str:
+        alts = [u + emit(child) for u, child in node.items() if u]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 and "" not in node else "(?:" + "|".join(alts) + ")"
+        return body + ("?" if "" in node else "")
+
+    return emit(trie)
 
 
 def _compile(
     words: Iterable[str], leet: bool = True, digits_after: bool = False, table: dict[str, str] = W.LEET
 ) -> re.Pattern[str]:
-    """One alternation of the words' patterns, longest first; the caller anchors it. With
+    """One alternation of the words' patterns (:func:`_alternation`); the caller anchors it. With
     ``digits_after``, words of three letters or more may have digits glued on (``salak123``).
     ``table`` is the leetspeak read for each letter. No words: a pattern that never matches."""
-    forms = sorted({fold(w) if leet else w for w in words}, key=len, reverse=True)
+    forms = sorted({fold(w) if leet else w for w in words})
     tail = r"\d*"
-    alts = [_word_pattern(w, leet, table) + (tail if digits_after and len(w) >= 3 else "") for w in forms]
-    return re.compile("(?:" + "|".join(alts) + ")" if alts else "(?!)")
+    units = [_word_units(w, leet, table) + ([tail] if digits_after and len(w) >= 3 else []) for w in forms]
+    return re.compile(_alternation(units) if units else "(?!)")
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,6 @@ import socket
 import time
 
 import pytest
-
 from okeyplatform.bus import NatsUnreachable, check_nats
 
 
