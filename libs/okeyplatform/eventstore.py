@@ -478,7 +478,7 @@ class PostgresEventStore:
                 FROM unnest($3::text[], $4::text[], $5::int[], $7::smallint[])
                     WITH ORDINALITY AS t(type, data, hand, bots, ord)
                 WHERE $2::int = 0 OR EXISTS (SELECT 1 FROM okey_events WHERE stream_id = $1 AND version = $2::int)
-                RETURNING position, tx, stream_id, version, type, data, hand, recorded_at, traceparent, bot_seats
+                RETURNING position, tx, version, recorded_at
             )""",
             # "<stream id>:<last version>": the relay wakes on any; the table service's replicas
             # wake their watchers of that table, skipping what they wrote themselves.
@@ -503,8 +503,7 @@ class PostgresEventStore:
         sql = (
             "WITH "
             + ",\n".join(parts)
-            + "\nSELECT ev.position, ev.tx::text AS tx, ev.stream_id, ev.version, ev.type, ev.data::text AS data, "
-            "ev.hand, ev.recorded_at, ev.traceparent, ev.bot_seats FROM ev, n ORDER BY ev.version"
+            + "\nSELECT ev.position, ev.tx::text AS tx, ev.version, ev.recorded_at FROM ev, n ORDER BY ev.version"
         )
         try:
             with db_span("INSERT", "okey_events"):
@@ -518,7 +517,12 @@ class PostgresEventStore:
             raise VersionConflict(f"{stream_id}: version {expected_version + 1} is taken") from None
         if not rows:
             raise VersionConflict(f"{stream_id} is not at version {expected_version}")
-        out = [_row(r) for r in rows]
+        # Only what the database decided comes back (the position, the transaction, the time):
+        # the rest is what was sent, so it is neither read back nor parsed again.
+        out = [
+            StoredEvent(stream_id, v, e.type, e.data, e.hand, pos, (int(tx), pos), at, traceparent, e.bot_seats)
+            for (pos, tx, v, at), e in zip(rows, events, strict=True)
+        ]
         return AppendResult(out[0].version, out[-1].version, out)
 
     async def read_stream(self, stream_id: str, after_version: int = 0, limit: int | None = None) -> list[StoredEvent]:

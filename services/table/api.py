@@ -298,16 +298,33 @@ class TableServicer(pb_grpc.TableServiceServicer):
         async def one(request: pb.PlayRequest) -> None:
             answers.put_nowait(await self._play_one(request, identity))  # it answers every request
 
+        # The reader waits on the next request alone (no second future to race it each time: a
+        # request costs no more than its read); the drain cancels that wait, and only that wait,
+        # so a request already read is always handled and answered.
+        waiting = False
+        drained = False
+
+        def stop_reading(_: Any) -> None:
+            nonlocal drained
+            if waiting:
+                drained = True
+                reader.cancel()
+
         async def read() -> None:
+            nonlocal waiting
             try:
                 incoming = aiter(requests)
                 while not draining.done():
-                    nxt = asyncio.ensure_future(anext(incoming, None))
-                    await asyncio.wait((nxt, draining), return_when=asyncio.FIRST_COMPLETED)
-                    if not nxt.done():  # draining: read no more
-                        nxt.cancel()
-                        break
-                    request = nxt.result()
+                    waiting = True
+                    try:
+                        request = await anext(incoming, None)
+                    except asyncio.CancelledError:
+                        if not drained:
+                            raise
+                        asyncio.current_task().uncancel()  # type: ignore[union-attr]
+                        break  # draining: read no more
+                    finally:
+                        waiting = False
                     if request is None:  # the caller ended its side
                         break
                     await slots.acquire()
@@ -320,12 +337,14 @@ class TableServicer(pb_grpc.TableServiceServicer):
                 answers.put_nowait(None)
 
         reader = asyncio.create_task(read())
+        draining.add_done_callback(stop_reading)
         try:
             while (answer := await answers.get()) is not None:
                 yield answer
                 slots.release()  # counted until its answer is written: a caller that reads none is read no more
             await reader  # a stream that broke off ends with its error
         finally:
+            draining.remove_done_callback(stop_reading)
             reader.cancel()
             draining.cancel()
             for task in list(running):

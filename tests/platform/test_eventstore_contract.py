@@ -68,6 +68,16 @@ async def test_append_assigns_consecutive_versions_and_reads_back(store: EventSt
     assert await store.read_stream("nope") == []
 
 
+async def test_what_an_append_returns_is_what_a_read_gives_back(store: EventStore) -> None:
+    """The append's events are built from what was sent and what the store decided (position,
+    transaction, time), not read back: they must equal the stored rows, field for field."""
+    tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+    first = await store.append("s", 0, [ev("A", 1), NewEvent("B", {"z": 1, "a": [3, {"k": None}]}, 2, 0b0101)], "c1")
+    second = await store.append("s", 2, [ev("C", 3)], traceparent=tp)
+    assert [*first.events, *second.events] == await store.read_stream("s")
+    assert [e.bot_seats for e in first.events] == [None, 0b0101] and second.events[0].traceparent == tp
+
+
 async def test_an_append_keeps_its_trace_context_with_every_event_it_wrote(store: EventStore) -> None:
     """The trace context of the command behind the events (the relay publishes it with them);
     none given, none kept."""
