@@ -311,6 +311,93 @@ MIGRATIONS: list[tuple[int, str]] = [
         # only for their own seats. NULL for the events appended before: they ask, as they did.
         "ALTER TABLE okey_events ADD COLUMN bot_seats SMALLINT;",
     ),
+    (
+        5,
+        # Many appends in one round trip and one commit (PostgresEventStore's group commit). Each
+        # request is what one append is on its own, in a block of its own: its events only if the
+        # stream is at its expected version, then its command, its timer and its NOTIFY; a
+        # version taken or a command seen before undoes that request alone. Outcome 0: written
+        # (a row per event); 1: the version is taken; 2: the command was applied before, as the
+        # versions in ev_version (first) and ev_position (last).
+        """
+        CREATE FUNCTION okey_append_batch(
+            streams TEXT[], expected INT[], command_ids TEXT[], timer_ops SMALLINT[], due_ats TIMESTAMPTZ[],
+            traceparents TEXT[], counts INT[], types TEXT[], datas TEXT[], hands INT[], bots SMALLINT[]
+        ) RETURNS TABLE (req INT, outcome SMALLINT, ev_position BIGINT, ev_tx TEXT, ev_version INT,
+                         ev_recorded_at TIMESTAMPTZ)
+        LANGUAGE plpgsql AS $fn$
+        DECLARE
+            k INT;
+            a INT := 1;
+            b INT;
+            last_v INT;
+            got_pos BIGINT[];
+            got_tx TEXT[];
+            got_ver INT[];
+            got_at TIMESTAMPTZ[];
+            written BOOLEAN;
+            cname TEXT;
+            f INT;
+            l INT;
+        BEGIN
+            FOR k IN 1 .. coalesce(cardinality(streams), 0) LOOP
+                b := a + counts[k] - 1;
+                last_v := expected[k] + counts[k];
+                written := false;
+                BEGIN
+                    WITH ev AS (
+                        INSERT INTO okey_events (stream_id, version, type, data, hand, traceparent, bot_seats)
+                        SELECT streams[k], expected[k] + t.ord, t.type, t.data::jsonb, t.hand, traceparents[k], t.bots
+                        FROM unnest(types[a:b], datas[a:b], hands[a:b], bots[a:b])
+                            WITH ORDINALITY AS t(type, data, hand, bots, ord)
+                        WHERE expected[k] = 0 OR EXISTS (
+                            SELECT 1 FROM okey_events e WHERE e.stream_id = streams[k] AND e.version = expected[k])
+                        RETURNING position, tx, version, recorded_at
+                    )
+                    SELECT array_agg(ev.position ORDER BY ev.version), array_agg(ev.tx::text ORDER BY ev.version),
+                           array_agg(ev.version ORDER BY ev.version), array_agg(ev.recorded_at ORDER BY ev.version)
+                    INTO got_pos, got_tx, got_ver, got_at FROM ev;
+                    IF got_pos IS NOT NULL THEN
+                        IF command_ids[k] IS NOT NULL THEN
+                            INSERT INTO okey_commands (stream_id, command_id, first_version, last_version)
+                            VALUES (streams[k], command_ids[k], expected[k] + 1, last_v);
+                        END IF;
+                        IF timer_ops[k] = 1 THEN
+                            DELETE FROM okey_timers WHERE stream_id = streams[k];
+                        ELSIF timer_ops[k] = 2 THEN
+                            INSERT INTO okey_timers (stream_id, due_at) VALUES (streams[k], due_ats[k])
+                            ON CONFLICT (stream_id) DO UPDATE SET due_at = EXCLUDED.due_at;
+                        END IF;
+                        PERFORM pg_notify('okey_events', streams[k] || ':' || last_v);
+                        written := true;
+                    END IF;
+                EXCEPTION WHEN unique_violation THEN
+                    GET STACKED DIAGNOSTICS cname = CONSTRAINT_NAME;
+                    f := NULL;
+                    IF cname = 'okey_commands_pkey' THEN
+                        SELECT c.first_version, c.last_version INTO f, l FROM okey_commands c
+                        WHERE c.stream_id = streams[k] AND c.command_id = command_ids[k];
+                    END IF;
+                    IF f IS NOT NULL THEN
+                        RETURN QUERY SELECT k, 2::SMALLINT, l::BIGINT, NULL::TEXT, f, NULL::TIMESTAMPTZ;
+                    ELSE
+                        RETURN QUERY SELECT k, 1::SMALLINT, NULL::BIGINT, NULL::TEXT, NULL::INT, NULL::TIMESTAMPTZ;
+                    END IF;
+                    a := b + 1;
+                    CONTINUE;
+                END;
+                IF written THEN
+                    RETURN QUERY SELECT k, 0::SMALLINT, x.p, x.t, x.v, x.r
+                        FROM unnest(got_pos, got_tx, got_ver, got_at) AS x(p, t, v, r);
+                ELSE
+                    RETURN QUERY SELECT k, 1::SMALLINT, NULL::BIGINT, NULL::TEXT, NULL::INT, NULL::TIMESTAMPTZ;
+                END IF;
+                a := b + 1;
+            END LOOP;
+        END
+        $fn$;
+        """,
+    ),
 ]
 
 
@@ -434,6 +521,22 @@ _COLUMNS = (
 )
 
 
+_APPEND_BATCH = "SELECT * FROM okey_append_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
+
+
+@dataclass(slots=True)
+class _Append:
+    """One append waiting for its round trip (PostgresEventStore's group commit)."""
+
+    stream_id: str
+    expected_version: int
+    events: Sequence[NewEvent]
+    command_id: str | None
+    due_at_ms: Any
+    traceparent: str | None
+    future: asyncio.Future[AppendResult]
+
+
 class PostgresEventStore:
     """The event store on PostgreSQL. An append is one statement (one round trip): the events
     insert (guarded so versions stay gap-free), the command record and the timer change run
@@ -443,6 +546,8 @@ class PostgresEventStore:
 
     def __init__(self, pool: asyncpg.Pool) -> None:
         self.pool = pool
+        self._waiting: list[_Append] = []  # appends that wait for the round trip under way
+        self._flusher: asyncio.Task[None] | None = None
 
     @classmethod
     async def connect(cls, dsn: str, min_size: int = 2, max_size: int = 10) -> PostgresEventStore:
@@ -450,6 +555,9 @@ class PostgresEventStore:
 
     async def close(self) -> None:
         await self.pool.close()
+
+    MAX_BATCH = 200
+    """The most appends one group commit carries (its arrays stay small; more wait for the next)."""
 
     async def append(
         self,
@@ -460,8 +568,112 @@ class PostgresEventStore:
         due_at_ms: int | None = KEEP_TIMER,
         traceparent: str | None = None,
     ) -> AppendResult:
+        """Append, by group commit: while one round trip to PostgreSQL is under way, the appends
+        that arrive wait, and then go together, in one statement and one commit (each with
+        exactly its own outcome: :sql:`okey_append_batch`). Alone, an append is one statement of
+        its own. A caller that gives up before its append is sent takes it out of the batch."""
         if not events:
             return AppendResult(expected_version + 1, expected_version, [])
+        item = _Append(
+            stream_id,
+            expected_version,
+            events,
+            command_id,
+            due_at_ms,
+            traceparent,
+            asyncio.get_running_loop().create_future(),
+        )
+        self._waiting.append(item)
+        if self._flusher is None:
+            self._flusher = asyncio.create_task(self._flush())
+        with db_span("INSERT", "okey_events"):
+            return await item.future
+
+    async def _flush(self) -> None:
+        """Send the waiting appends, a batch a round trip, until none waits."""
+        try:
+            while self._waiting:
+                batch = [a for a in self._waiting[: self.MAX_BATCH] if not a.future.done()]
+                del self._waiting[: self.MAX_BATCH]
+                if not batch:
+                    continue
+                outcomes: list[AppendResult | BaseException]
+                try:
+                    if len(batch) == 1:
+                        outcomes = [await self._outcome(batch[0])]
+                    else:
+                        outcomes = await self._append_many(batch)
+                except Exception as exc:  # the round trip failed: every append of it failed so
+                    outcomes = [exc] * len(batch)
+                for a, out in zip(batch, outcomes, strict=True):
+                    if a.future.done():
+                        continue
+                    if isinstance(out, BaseException):
+                        a.future.set_exception(out)
+                    else:
+                        a.future.set_result(out)
+        except BaseException as exc:  # cancelled (the service stops): nobody is left waiting
+            for a in self._waiting:
+                if not a.future.done():
+                    a.future.set_exception(ConnectionError(f"the event store stopped ({type(exc).__name__})"))
+            self._waiting.clear()
+            raise
+        finally:
+            self._flusher = None
+
+    async def _outcome(self, a: _Append) -> AppendResult | BaseException:
+        try:
+            return await self._append_one(a)
+        except (VersionConflict, DuplicateCommand) as exc:
+            return exc
+
+    async def _append_many(self, batch: list[_Append]) -> list[AppendResult | BaseException]:
+        """Appends of several streams in one call of :sql:`okey_append_batch`, in the order of
+        their stream ids: two batches that write the same streams lock them in the same order."""
+        order = sorted(range(len(batch)), key=lambda i: batch[i].stream_id)
+        items = [batch[i] for i in order]
+        flat = [e for a in items for e in a.events]
+        args = (
+            [a.stream_id for a in items],
+            [a.expected_version for a in items],
+            [a.command_id for a in items],
+            [0 if a.due_at_ms is KEEP_TIMER else 1 if a.due_at_ms is None else 2 for a in items],
+            [None if a.due_at_ms is None or a.due_at_ms is KEEP_TIMER else _ts(int(a.due_at_ms)) for a in items],
+            [a.traceparent for a in items],
+            [len(a.events) for a in items],
+            [e.type for e in flat],
+            [json.dumps(e.data, separators=(",", ":")) for e in flat],
+            [e.hand for e in flat],
+            [e.bot_seats for e in flat],
+        )
+        async with self.pool.acquire() as conn:
+            rows = await conn.fetch(
+                "SELECT * FROM okey_append_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)", *args
+            )
+        got: dict[int, list[asyncpg.Record]] = {}
+        for r in rows:
+            got.setdefault(r[0], []).append(r)
+        outcomes: list[AppendResult | BaseException] = [VersionConflict("")] * len(batch)
+        for k, (i, a) in enumerate(zip(order, items, strict=True), start=1):
+            mine = got.get(k, [])
+            if mine and mine[0][1] == 0:
+                out = [
+                    StoredEvent(
+                        a.stream_id, v, e.type, e.data, e.hand, pos, (int(tx), pos), at, a.traceparent, e.bot_seats
+                    )
+                    for (_, _, pos, tx, v, at), e in zip(mine, a.events, strict=True)
+                ]
+                outcomes[i] = AppendResult(out[0].version, out[-1].version, out)
+            elif mine and mine[0][1] == 2:
+                outcomes[i] = DuplicateCommand(mine[0][4], mine[0][2])
+            else:
+                outcomes[i] = VersionConflict(f"{a.stream_id} is not at version {a.expected_version}")
+        return outcomes
+
+    async def _append_one(self, a: _Append) -> AppendResult:
+        """One append on its own: one statement, its parts as data-modifying CTEs."""
+        stream_id, expected_version, events, command_id = a.stream_id, a.expected_version, a.events, a.command_id
+        due_at_ms, traceparent = a.due_at_ms, a.traceparent
         args: list[Any] = [
             stream_id,
             expected_version,
@@ -506,9 +718,8 @@ class PostgresEventStore:
             + "\nSELECT ev.position, ev.tx::text AS tx, ev.version, ev.recorded_at FROM ev, n ORDER BY ev.version"
         )
         try:
-            with db_span("INSERT", "okey_events"):
-                async with self.pool.acquire() as conn:
-                    rows = await conn.fetch(sql, *args)
+            async with self.pool.acquire() as conn:
+                rows = await conn.fetch(sql, *args)
         except asyncpg.UniqueViolationError as exc:
             if exc.constraint_name == "okey_commands_pkey" and command_id is not None:
                 found = await self.find_command(stream_id, command_id)
@@ -636,7 +847,7 @@ class PostgresEventStore:
     async def timer(self, stream_id: str) -> int | None:
         async with self.pool.acquire() as conn:
             r = await conn.fetchval("SELECT due_at FROM okey_timers WHERE stream_id = $1", stream_id)
-        return int(r.timestamp() * 1000) if r else None
+        return round(r.timestamp() * 1000) if r else None
 
     async def set_timer(self, stream_id: str, due_at_ms: int | None) -> None:
         async with self.pool.acquire() as conn:

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 from okeyplatform.eventstore import (
+    AppendResult,
     DuplicateCommand,
     EventStore,
     MemoryEventStore,
@@ -221,3 +222,85 @@ async def test_two_replicas_claiming_due_timers_at_once_never_claim_one_twice(fr
     finally:
         await a.close()
         await b.close()
+
+
+async def test_appends_made_at_once_each_get_their_own_outcome(store: EventStore) -> None:
+    """Appends that arrive together (the PostgreSQL store sends them as one group commit) are
+    each what they would be alone: written, a version taken, or a command seen before; their
+    commands and timers only with their events."""
+    for i in range(12):
+        await store.append(f"s{i}", 0, [ev("A", i)], command_id="c0", due_at_ms=1_000 + i)
+    calls = []
+    for i in range(12):
+        if i % 4 == 1:  # a stale version: another writer was first
+            calls.append(store.append(f"s{i}", 0, [ev("B", i)], command_id="late", due_at_ms=None))
+        elif i % 4 == 2:  # a command seen before
+            calls.append(store.append(f"s{i}", 1, [ev("B", i)], command_id="c0", due_at_ms=None))
+        elif i % 4 == 3:  # the timer cleared
+            calls.append(store.append(f"s{i}", 1, [ev("B", i), ev("C", i)], command_id="c1", due_at_ms=None))
+        else:  # the timer moved, the command kept
+            calls.append(store.append(f"s{i}", 1, [ev("B", i)], command_id="c1", due_at_ms=9_000 + i))
+    results = await asyncio.gather(*calls, return_exceptions=True)
+    for i, r in enumerate(results):
+        kind = i % 4
+        stored = await store.read_stream(f"s{i}")
+        if kind == 1:
+            assert isinstance(r, VersionConflict), r
+            assert len(stored) == 1 and await store.find_command(f"s{i}", "late") is None
+        elif kind == 2:
+            assert isinstance(r, DuplicateCommand) and (r.first, r.last) == (1, 1), r
+            assert len(stored) == 1
+        else:
+            assert isinstance(r, AppendResult), r
+            assert r.events == stored[1:] and [e.data["n"] for e in r.events] == [i] * len(r.events)
+            assert await store.find_command(f"s{i}", "c1") == (2, len(stored))
+    if isinstance(store, PostgresEventStore):
+        assert [await store.timer(f"s{i}") for i in range(4)] == [9_000, 1_001, 1_002, None]
+    await _settled(store, 12 + 3 * 2 + 3 * 1)
+
+
+async def test_an_append_given_up_before_it_is_sent_writes_nothing(fresh_database_url: str) -> None:
+    """A caller that gives up (its deadline) while its append waits for the round trip under
+    way takes it out of the group: nothing of it is written."""
+    store = await PostgresEventStore.connect(fresh_database_url)
+    try:
+        first = asyncio.ensure_future(store.append("a", 0, [ev("A")]))
+        waiting = asyncio.ensure_future(store.append("b", 0, [ev("A")]))
+        await asyncio.sleep(0)  # both queued; the round trip starts with both or with "a" alone
+        waiting.cancel()
+        await first
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        assert len(await store.read_stream("a")) == 1
+        if not await store.read_stream("b"):  # it was taken out before it went
+            assert await store.find_command("b", "x") is None
+        await store.append("c", 0, [ev("A")])  # the store goes on
+    finally:
+        await store.close()
+
+
+async def test_two_replicas_appending_the_same_tables_at_once_never_deadlock(fresh_database_url: str) -> None:
+    """Two table-service replicas whose group commits write the same tables, in opposite orders
+    of arrival: each batch takes its tables in stream-id order, so neither waits on the other
+    in a cycle (PostgreSQL would end one after a second's deadlock timeout), and each version is
+    written exactly once."""
+    one = await PostgresEventStore.connect(fresh_database_url)
+    two = await PostgresEventStore.connect(fresh_database_url)
+    try:
+        names = [f"t{i:02d}" for i in range(40)]
+        for n in names:
+            await one.append(n, 0, [ev("A")])
+        for version in range(1, 4):
+            t0 = time.monotonic()
+            got = await asyncio.gather(
+                *(one.append(n, version, [ev("B")]) for n in names),
+                *(two.append(n, version, [ev("B")]) for n in reversed(names)),
+                return_exceptions=True,
+            )
+            assert time.monotonic() - t0 < 0.9, "a batch waited out a deadlock timeout"
+            assert not [g for g in got if isinstance(g, BaseException) and not isinstance(g, VersionConflict)]
+            for n in names:
+                assert [e.version for e in await one.read_stream(n)] == list(range(1, version + 2))
+    finally:
+        await one.close()
+        await two.close()
