@@ -43,10 +43,44 @@ def pytest_collection_finish(session):
 """
 
 
+def _dump(session: pytest.Session) -> dict[str, Any]:
+    """What the DUMP plugin writes, from a session that collected the suite."""
+    conftest = next(
+        p
+        for p in session.config.pluginmanager.get_plugins()
+        if str(getattr(p, "__file__", "")).endswith(os.path.join("tests", "conftest.py"))
+    )
+    kinds = conftest.KINDS
+    return {
+        "kinds": list(kinds),
+        "fixtures": {k: sorted(v) for k, v in conftest.KIND_FIXTURES.items()},
+        "patterns": list(conftest.PROCESS_TESTS),
+        "tests": {
+            item.nodeid: {
+                "kinds": [m.name for m in item.iter_markers() if m.name in kinds],
+                "fixtures": sorted(conftest._fixtures_of(item)),
+            }
+            for item in session.items
+        },
+    }
+
+
 @pytest.fixture(scope="module")
-def collected(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """The whole suite as a collecting pytest sees it (whatever subset this run selected), in one
-    process: the suite's -n auto would have each xdist worker collect it all again."""
+def collected(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The whole suite as a collecting pytest sees it, whatever subset this run selected. A run of
+    the whole suite (the README's command: no paths, no -k, no -m) has collected it already, on
+    every xdist worker: its own collection is read. Any other run collects it again, in one
+    process."""
+    config = request.config
+    whole = (
+        config.args_source is pytest.Config.ArgsSource.TESTPATHS
+        and not config.option.keyword
+        and not config.option.markexpr
+        and not config.getoption("deselect", None)
+        and not config.getoption("lf", False)
+    )
+    if whole:
+        return _dump(request.session)
     where = tmp_path_factory.mktemp("markers")
     (where / "okey_markers_dump.py").write_text(DUMP, encoding="utf-8")
     out = where / "collected.json"
