@@ -7,6 +7,7 @@ Two implementations share one contract (tests/platform/test_eventstore_contract.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -524,6 +525,15 @@ _COLUMNS = (
 _APPEND_BATCH = "SELECT * FROM okey_append_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
 
 
+async def _find_command(conn: asyncpg.Connection, stream_id: str, command_id: str) -> tuple[int, int] | None:
+    r = await conn.fetchrow(
+        "SELECT first_version, last_version FROM okey_commands WHERE stream_id = $1 AND command_id = $2",
+        stream_id,
+        command_id,
+    )
+    return (r["first_version"], r["last_version"]) if r else None
+
+
 @dataclass(slots=True)
 class _Append:
     """One append waiting for its round trip (PostgresEventStore's group commit)."""
@@ -547,6 +557,7 @@ class PostgresEventStore:
     def __init__(self, pool: asyncpg.Pool) -> None:
         self.pool = pool
         self._waiting: list[_Append] = []  # appends that wait for the round trip under way
+        self._sending: list[_Append] = []  # the appends of the round trip under way
         self._flusher: asyncio.Task[None] | None = None
 
     @classmethod
@@ -556,8 +567,9 @@ class PostgresEventStore:
     async def close(self) -> None:
         await self.pool.close()
 
-    MAX_BATCH = 200
-    """The most appends one group commit carries (its arrays stay small; more wait for the next)."""
+    MAX_BATCH = 50
+    """The most appends one group commit carries. Each is a subtransaction with an id of its own,
+    and PostgreSQL keeps at most 64 of them per transaction in every snapshot's fast path."""
 
     async def append(
         self,
@@ -584,50 +596,63 @@ class PostgresEventStore:
             asyncio.get_running_loop().create_future(),
         )
         self._waiting.append(item)
-        if self._flusher is None:
-            self._flusher = asyncio.create_task(self._flush())
+        if self._flusher is None:  # a context of its own: not the first caller's trace or deadline
+            self._flusher = asyncio.create_task(self._flush(), context=contextvars.Context())
+            self._flusher.add_done_callback(self._flush_ended)
         with db_span("INSERT", "okey_events"):
             return await item.future
 
     async def _flush(self) -> None:
-        """Send the waiting appends, a batch a round trip, until none waits."""
-        try:
-            while self._waiting:
-                batch = [a for a in self._waiting[: self.MAX_BATCH] if not a.future.done()]
+        """Send the waiting appends, a batch a round trip, until none waits. The batch is taken
+        once a connection is in hand, so a caller that gave up meanwhile is not sent."""
+        while self._waiting:
+            async with self.pool.acquire() as conn:
+                self._sending = [a for a in self._waiting[: self.MAX_BATCH] if not a.future.done()]
                 del self._waiting[: self.MAX_BATCH]
-                if not batch:
+                if not self._sending:
                     continue
                 outcomes: list[AppendResult | BaseException]
-                try:
-                    if len(batch) == 1:
-                        outcomes = [await self._outcome(batch[0])]
-                    else:
-                        outcomes = await self._append_many(batch)
-                except Exception as exc:  # the round trip failed: every append of it failed so
-                    outcomes = [exc] * len(batch)
-                for a, out in zip(batch, outcomes, strict=True):
-                    if a.future.done():
-                        continue
-                    if isinstance(out, BaseException):
-                        a.future.set_exception(out)
-                    else:
-                        a.future.set_result(out)
-        except BaseException as exc:  # cancelled (the service stops): nobody is left waiting
-            for a in self._waiting:
-                if not a.future.done():
-                    a.future.set_exception(ConnectionError(f"the event store stopped ({type(exc).__name__})"))
-            self._waiting.clear()
-            raise
-        finally:
-            self._flusher = None
+                if len(self._sending) == 1:
+                    outcomes = [await self._outcome(conn, self._sending[0])]
+                else:
+                    try:
+                        outcomes = await self._append_many(conn, self._sending)
+                    except Exception:
+                        # The batch failed as a whole and wrote nothing (one append's bad value,
+                        # a lost connection): each goes again alone, so one append's fault is its own.
+                        outcomes = [await self._outcome(conn, a) for a in self._sending]
+            for a, out in zip(self._sending, outcomes, strict=True):
+                if a.future.done():
+                    continue
+                if isinstance(out, BaseException):
+                    a.future.set_exception(out)
+                else:
+                    a.future.set_result(out)
+            self._sending = []
+        self._flusher = None  # nothing waits: the next append starts a flush of its own
 
-    async def _outcome(self, a: _Append) -> AppendResult | BaseException:
+    def _flush_ended(self, task: asyncio.Task[None]) -> None:
+        """A flush that ended otherwise than by running out of appends (cancelled, even before it
+        began, as the service stops; a fault of ours): every append it held or that waits for it
+        fails, and the next append starts a flush of its own. Nobody waits for ever."""
+        if self._flusher is task:
+            self._flusher = None
+        if not task.cancelled() and task.exception() is None:
+            return
+        why = "cancelled" if task.cancelled() else repr(task.exception())
+        for a in [*self._sending, *self._waiting]:
+            if not a.future.done():
+                a.future.set_exception(ConnectionError(f"the event store's round trip ended ({why})"))
+        self._sending = []
+        self._waiting.clear()
+
+    async def _outcome(self, conn: asyncpg.Connection, a: _Append) -> AppendResult | BaseException:
         try:
-            return await self._append_one(a)
-        except (VersionConflict, DuplicateCommand) as exc:
+            return await self._append_one(conn, a)
+        except Exception as exc:
             return exc
 
-    async def _append_many(self, batch: list[_Append]) -> list[AppendResult | BaseException]:
+    async def _append_many(self, conn: asyncpg.Connection, batch: list[_Append]) -> list[AppendResult | BaseException]:
         """Appends of several streams in one call of :sql:`okey_append_batch`, in the order of
         their stream ids: two batches that write the same streams lock them in the same order."""
         order = sorted(range(len(batch)), key=lambda i: batch[i].stream_id)
@@ -670,7 +695,7 @@ class PostgresEventStore:
                 outcomes[i] = VersionConflict(f"{a.stream_id} is not at version {a.expected_version}")
         return outcomes
 
-    async def _append_one(self, a: _Append) -> AppendResult:
+    async def _append_one(self, conn: asyncpg.Connection, a: _Append) -> AppendResult:
         """One append on its own: one statement, its parts as data-modifying CTEs."""
         stream_id, expected_version, events, command_id = a.stream_id, a.expected_version, a.events, a.command_id
         due_at_ms, traceparent = a.due_at_ms, a.traceparent
@@ -694,22 +719,27 @@ class PostgresEventStore:
             )""",
             # "<stream id>:<last version>": the relay wakes on any; the table service's replicas
             # wake their watchers of that table, skipping what they wrote themselves.
-            f"n AS (SELECT pg_notify('{self.NOTIFY_CHANNEL}', $1 || ':' || ($2::int + cardinality($3::text[]))))",
+            # The command, the timer and the NOTIFY only with the events: a data-modifying CTE runs
+            # whether or not anything reads it, so each asks whether the events went in.
+            f"n AS (SELECT pg_notify('{self.NOTIFY_CHANNEL}', $1 || ':' || ($2::int + cardinality($3::text[]))) "
+            "WHERE EXISTS (SELECT 1 FROM ev))",
         ]
         if command_id is not None:
             args.append(command_id)
             parts.append(
                 f"""cmd AS (
                 INSERT INTO okey_commands (stream_id, command_id, first_version, last_version)
-                VALUES ($1, ${len(args)}, $2::int + 1, $2::int + cardinality($3::text[])))"""
+                SELECT $1, ${len(args)}, $2::int + 1, $2::int + cardinality($3::text[])
+                WHERE EXISTS (SELECT 1 FROM ev))"""
             )
         if due_at_ms is None:
-            parts.append("tm AS (DELETE FROM okey_timers WHERE stream_id = $1)")
+            parts.append("tm AS (DELETE FROM okey_timers WHERE stream_id = $1 AND EXISTS (SELECT 1 FROM ev))")
         elif due_at_ms is not KEEP_TIMER:
             args.append(_ts(int(due_at_ms)))
             parts.append(
                 f"""tm AS (
-                INSERT INTO okey_timers (stream_id, due_at) VALUES ($1, ${len(args)})
+                INSERT INTO okey_timers (stream_id, due_at) SELECT $1, ${len(args)}::timestamptz
+                WHERE EXISTS (SELECT 1 FROM ev)
                 ON CONFLICT (stream_id) DO UPDATE SET due_at = EXCLUDED.due_at)"""
             )
         sql = (
@@ -718,11 +748,10 @@ class PostgresEventStore:
             + "\nSELECT ev.position, ev.tx::text AS tx, ev.version, ev.recorded_at FROM ev, n ORDER BY ev.version"
         )
         try:
-            async with self.pool.acquire() as conn:
-                rows = await conn.fetch(sql, *args)
+            rows = await conn.fetch(sql, *args)
         except asyncpg.UniqueViolationError as exc:
             if exc.constraint_name == "okey_commands_pkey" and command_id is not None:
-                found = await self.find_command(stream_id, command_id)
+                found = await _find_command(conn, stream_id, command_id)
                 if found:
                     raise DuplicateCommand(*found) from None
             raise VersionConflict(f"{stream_id}: version {expected_version + 1} is taken") from None
@@ -822,12 +851,7 @@ class PostgresEventStore:
 
     async def find_command(self, stream_id: str, command_id: str) -> tuple[int, int] | None:
         async with self.pool.acquire() as conn:
-            r = await conn.fetchrow(
-                "SELECT first_version, last_version FROM okey_commands WHERE stream_id = $1 AND command_id = $2",
-                stream_id,
-                command_id,
-            )
-        return (r["first_version"], r["last_version"]) if r else None
+            return await _find_command(conn, stream_id, command_id)
 
     async def claim_due_timers(self, now_ms: int, lease_ms: int, limit: int = 100) -> list[str]:
         """Due streams, each claimed by pushing its timer ``lease_ms`` ahead; SKIP LOCKED keeps

@@ -34,8 +34,9 @@ export async function act(name, body = {}) {
 async function doLeave() {
   if (!window.confirm(tr("act.leave_seat.confirm"))) return;
   const t = S.t;
+  if (t) { t.leaving = true; clearTimeout(t.hintsTimer); } // no hints asked while the leave is on its way
   const r = await act("leaveSeat");
-  if (!r) return;
+  if (!r) { if (t) t.leaving = false; return; }
   if (t) seatGone(t); // nothing more is asked as the seat: no hints, no view as it
   forgetTable(); // opening the site no longer comes back here
   toast(tr("act.leave_seat.done"), "info");

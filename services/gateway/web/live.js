@@ -132,12 +132,12 @@ export function seatGone(t) {
 }
 
 function scheduleHints(t) {
-  if (t.seat === null || !t.view || t.view.phase !== "PHASE_PLAYING" || !hasMethod("TableService", "GetHints")) return;
+  if (t.seat === null || t.leaving || !t.view || t.view.phase !== "PHASE_PLAYING" || !hasMethod("TableService", "GetHints")) return;
   const key = hintsKey(t);
   if (key === t.hintsKey) return;
   clearTimeout(t.hintsTimer);
   t.hintsTimer = setTimeout(async () => {
-    if (S.t !== t || t.seat === null) return;
+    if (S.t !== t || t.seat === null || t.leaving) return;
     try {
       const r = await api("TableService", "GetHints", { tableId: t.id, seat: t.seat });
       // Hints asked for an earlier view (the last hand's, when a new hand was dealt meanwhile)
