@@ -18,28 +18,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# A plugin for the collecting pytest: each test's kinds and fixtures, and the conftest's tables.
+# A plugin for the collecting pytest: what _dump reads from its session (test_markers is imported
+# by then, as a module of the suite it collected).
 DUMP = """
 import json, os
 from pathlib import Path
 
 def pytest_collection_finish(session):
-    conftest = next(p for p in session.config.pluginmanager.get_plugins()
-                    if str(getattr(p, "__file__", "")).endswith(os.path.join("tests", "conftest.py")))
-    kinds = conftest.KINDS
-    out = {
-        "kinds": list(kinds),
-        "fixtures": {k: sorted(v) for k, v in conftest.KIND_FIXTURES.items()},
-        "patterns": list(conftest.PROCESS_TESTS),
-        "tests": {
-            item.nodeid: {
-                "kinds": [m.name for m in item.iter_markers() if m.name in kinds],
-                "fixtures": sorted(conftest._fixtures_of(item)),
-            }
-            for item in session.items
-        },
-    }
-    Path(os.environ["OKEY_MARKERS_OUT"]).write_text(json.dumps(out))
+    from test_markers import _dump
+    Path(os.environ["OKEY_MARKERS_OUT"]).write_text(json.dumps(_dump(session)))
 """
 
 

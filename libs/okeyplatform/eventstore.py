@@ -534,6 +534,17 @@ async def _find_command(conn: asyncpg.Connection, stream_id: str, command_id: st
     return (r["first_version"], r["last_version"]) if r else None
 
 
+def _written(a: _Append, rows: Sequence[tuple[Any, ...]]) -> AppendResult:
+    """``a``'s events as written: only what the database decided comes back (each event's
+    position, transaction, version and time, in version order); the rest is what was sent, so it
+    is neither read back nor parsed again."""
+    out = [
+        StoredEvent(a.stream_id, v, e.type, e.data, e.hand, pos, (int(tx), pos), at, a.traceparent, e.bot_seats)
+        for (pos, tx, v, at), e in zip(rows, a.events, strict=True)
+    ]
+    return AppendResult(out[0].version, out[-1].version, out)
+
+
 @dataclass(slots=True)
 class _Append:
     """One append waiting for its round trip (PostgresEventStore's group commit)."""
@@ -671,29 +682,20 @@ class PostgresEventStore:
             [e.hand for e in flat],
             [e.bot_seats for e in flat],
         )
-        async with self.pool.acquire() as conn:
-            rows = await conn.fetch(
-                "SELECT * FROM okey_append_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)", *args
-            )
+        rows = await conn.fetch(_APPEND_BATCH, *args)
         got: dict[int, list[asyncpg.Record]] = {}
         for r in rows:
             got.setdefault(r[0], []).append(r)
-        outcomes: list[AppendResult | BaseException] = [VersionConflict("")] * len(batch)
+        outcomes: dict[int, AppendResult | BaseException] = {}
         for k, (i, a) in enumerate(zip(order, items, strict=True), start=1):
             mine = got.get(k, [])
             if mine and mine[0][1] == 0:
-                out = [
-                    StoredEvent(
-                        a.stream_id, v, e.type, e.data, e.hand, pos, (int(tx), pos), at, a.traceparent, e.bot_seats
-                    )
-                    for (_, _, pos, tx, v, at), e in zip(mine, a.events, strict=True)
-                ]
-                outcomes[i] = AppendResult(out[0].version, out[-1].version, out)
+                outcomes[i] = _written(a, [tuple(r[2:]) for r in mine])
             elif mine and mine[0][1] == 2:
                 outcomes[i] = DuplicateCommand(mine[0][4], mine[0][2])
             else:
                 outcomes[i] = VersionConflict(f"{a.stream_id} is not at version {a.expected_version}")
-        return outcomes
+        return [outcomes[i] for i in range(len(batch))]
 
     async def _append_one(self, conn: asyncpg.Connection, a: _Append) -> AppendResult:
         """One append on its own: one statement, its parts as data-modifying CTEs."""
@@ -757,13 +759,7 @@ class PostgresEventStore:
             raise VersionConflict(f"{stream_id}: version {expected_version + 1} is taken") from None
         if not rows:
             raise VersionConflict(f"{stream_id} is not at version {expected_version}")
-        # Only what the database decided comes back (the position, the transaction, the time):
-        # the rest is what was sent, so it is neither read back nor parsed again.
-        out = [
-            StoredEvent(stream_id, v, e.type, e.data, e.hand, pos, (int(tx), pos), at, traceparent, e.bot_seats)
-            for (pos, tx, v, at), e in zip(rows, events, strict=True)
-        ]
-        return AppendResult(out[0].version, out[-1].version, out)
+        return _written(a, [tuple(r) for r in rows])
 
     async def read_stream(self, stream_id: str, after_version: int = 0, limit: int | None = None) -> list[StoredEvent]:
         sql = f"SELECT {_COLUMNS} FROM okey_events WHERE stream_id = $1 AND version > $2 ORDER BY version"
