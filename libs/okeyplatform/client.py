@@ -19,7 +19,7 @@ from okeycore.melds import MeldKind
 from okeycore.options import TableOptions
 
 from .auth import ServiceCredential
-from .contract import enum_codec, options_pb
+from .contract import PLAY_BATCH_HEADER, PLAY_BATCH_MAX, enum_codec, options_pb
 from .grpcserver import error_status
 
 __all__ = ["TableClient", "PlayStream", "command_request", "call_error"]
@@ -102,11 +102,13 @@ for good)."""
 class _Stream:
     """One open Play stream: the requests waiting for an answer; one task writes them in order
     (no caller's cancellation ever reaches a write, which would cancel the whole stream) and one
-    reads the answers."""
+    reads the answers. The stream asks for batches; once the table service has said it takes
+    them, the requests that wait while a write is under way go together in the next message."""
 
     def __init__(self, call: Any, metadata: tuple[tuple[str, str], ...]) -> None:
         self.call = call
         self.metadata = metadata
+        self.batching = False  # the table service takes requests in batches (its initial metadata)
         self.pending: dict[int, asyncio.Future[pb.PlayResponse]] = {}
         self.outbox: asyncio.Queue[pb.PlayRequest | None] = asyncio.Queue()
         self.last_answer = time.monotonic()
@@ -122,9 +124,21 @@ class _Stream:
 
     async def _write(self) -> None:
         try:
-            while (request := await self.outbox.get()) is not None:
-                if request.id in self.pending:  # else its caller gave up before it went out
+            ended = False
+            while not ended and (request := await self.outbox.get()) is not None:
+                if request.id not in self.pending:  # its caller gave up before it went out
+                    continue
+                while self.batching and len(request.batch) < PLAY_BATCH_MAX - 1 and not self.outbox.empty():
+                    more = self.outbox.get_nowait()
+                    if more is None:
+                        ended = True
+                        break
+                    if more.id in self.pending:
+                        request.batch.append(more)
+                try:
                     await self.call.write(request)
+                finally:
+                    request.ClearField("batch")  # the caller's request is its own again
             await self.call.done_writing()  # the server answers what is in flight, then ends
         except (grpc.aio.AioRpcError, asyncio.InvalidStateError, grpc.aio.UsageError):
             # the call ended: the reader fails what is pending with its status
@@ -133,11 +147,17 @@ class _Stream:
     async def _read(self) -> None:
         error: BaseException | None = None
         try:
+            self.batching = (await self.call.initial_metadata()).get(PLAY_BATCH_HEADER) == "1"
             async for answer in self.call:
                 self.last_answer = time.monotonic()
-                waiting = self.pending.pop(answer.id, None)
-                if waiting is not None and not waiting.done():
-                    waiting.set_result(answer)
+                answered = [answer]
+                if answer.batch:
+                    answered.extend(answer.batch)
+                    answer.ClearField("batch")
+                for each in answered:
+                    waiting = self.pending.pop(each.id, None)
+                    if waiting is not None and not waiting.done():
+                        waiting.set_result(each)
         except grpc.aio.AioRpcError as err:
             error = _NoPlay() if err.code() is grpc.StatusCode.UNIMPLEMENTED else err
         except asyncio.CancelledError:
@@ -204,7 +224,7 @@ class PlayStream:
             st.close()  # a token renewed: the old stream ends once it has answered
             self._old.add(st)
             st.reader.add_done_callback(lambda _r, st=st: self._old.discard(st))
-        st = self._stream = _Stream(self.stub.Play(metadata=md), md)
+        st = self._stream = _Stream(self.stub.Play(metadata=(*md, (PLAY_BATCH_HEADER, "1"))), md)
         return st
 
     async def request(self, request: pb.PlayRequest, timeout: float | None) -> pb.PlayResponse:

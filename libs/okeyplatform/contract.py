@@ -77,10 +77,21 @@ __all__ = [
     "nats_headers",
     "envelope_json",
     "valid_traceparent",
+    "PLAY_BATCH_HEADER",
+    "PLAY_BATCH_MAX",
 ]
 
 CONTENT_TYPE = "application/x-protobuf; messageType=okey.v1.TableEvent"
 """The NATS ``Content-Type`` header of a table event (the envelope, binary)."""
+
+PLAY_BATCH_HEADER = "okey-play-batch"
+"""TableService.Play's batches (table_service.proto): a caller that opens the stream with this
+metadata set to ``1`` takes answers several to a message; a table service that answers it in its
+initial metadata takes requests so."""
+
+PLAY_BATCH_MAX = 64
+"""The most requests (or answers) one Play message carries, itself included; a request past it
+in a batch is refused (INVALID_ARGUMENT BATCH_TOO_LARGE)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,8 @@ from okeycore.tiles import face_of_id, okey_face
 from okeyplatform import metrics as M
 from okeyplatform.auth import Identity, identity_from_metadata, still_valid
 from okeyplatform.contract import (
+    PLAY_BATCH_HEADER,
+    PLAY_BATCH_MAX,
     enum_codec,
     envelope_pb,
     face_pb,
@@ -127,6 +129,24 @@ def _meld_kind(value: int) -> MeldKind:
 PLAY_IN_FLIGHT = 512
 """Requests of one Play stream handled at once (a bots replica's tables in play); past it the
 stream is read no further until one is answered, so a caller cannot pile up work unbounded."""
+
+
+_TOO_MANY = f"a Play message carries at most {PLAY_BATCH_MAX} requests"
+
+
+def _refusal(request: pb.PlayRequest, err: AppError) -> pb.PlayResponse:
+    """A request's refusal: the status its unary call would have ended with."""
+    error = pb.PlayError(code=err.status.value[0], reason=err.reason, message=clip_message(err.message))
+    return pb.PlayResponse(id=request.id, error=error)
+
+
+def _unbatched(request: pb.PlayRequest) -> list[pb.PlayRequest]:
+    """The requests one Play message carries: itself, then its ``batch`` (taken off it)."""
+    if not request.batch:
+        return [request]
+    more = list(request.batch)
+    request.ClearField("batch")
+    return [request, *more]
 
 
 def _table_of(request: pb.PlayRequest) -> str:
@@ -286,10 +306,15 @@ class TableServicer(pb_grpc.TableServiceServicer):
         it comes, and answered when it is done; at most :data:`PLAY_IN_FLIGHT` are in flight, from
         read to answer written (past it the stream is read no further). The stream ends when the
         caller ends it or the service drains, after the answers of what was read; a caller that
-        goes away cancels what it asked."""
+        goes away cancels what it asked. A message may carry a batch of requests; a caller that
+        asked for batches (:data:`PLAY_BATCH_HEADER`) gets the answers ready together in one."""
         identity = _identity(context)
         if not identity.is_service:
             raise PermissionDenied("Play is the services' stream: call Act and GetView", "SERVICE_ONLY")
+        # A caller that takes answers in batches is told that its requests may come so too.
+        batched = any(k == PLAY_BATCH_HEADER and v == "1" for k, v in context.invocation_metadata() or ())
+        if batched:
+            await context.send_initial_metadata(((PLAY_BATCH_HEADER, "1"),))
         answers: asyncio.Queue[pb.PlayResponse | None] = asyncio.Queue()
         slots = asyncio.Semaphore(PLAY_IN_FLIGHT)
         running: set[asyncio.Task[None]] = set()
@@ -327,10 +352,16 @@ class TableServicer(pb_grpc.TableServiceServicer):
                         waiting = False
                     if request is None:  # the caller ended its side
                         break
-                    await slots.acquire()
-                    task = asyncio.create_task(one(request))
-                    running.add(task)
-                    task.add_done_callback(running.discard)
+                    for i, each in enumerate(_unbatched(request)):
+                        await slots.acquire()
+                        if i >= PLAY_BATCH_MAX:
+                            method = "GetView" if each.HasField("view") else "Act"
+                            M.stream_request_done(SERVICE_NAME, method, "INVALID_ARGUMENT", "BATCH_TOO_LARGE", 0.0)
+                            answers.put_nowait(_refusal(each, InvalidArgument(_TOO_MANY, "BATCH_TOO_LARGE")))
+                            continue
+                        task = asyncio.create_task(one(each))
+                        running.add(task)
+                        task.add_done_callback(running.discard)
                 if running:
                     await asyncio.wait(set(running))
             finally:
@@ -339,9 +370,19 @@ class TableServicer(pb_grpc.TableServiceServicer):
         reader = asyncio.create_task(read())
         draining.add_done_callback(stop_reading)
         try:
-            while (answer := await answers.get()) is not None:
+            ended = False
+            while not ended and (answer := await answers.get()) is not None:
+                n = 1
+                while batched and n < PLAY_BATCH_MAX and not answers.empty():  # those ready too, in one message
+                    more = answers.get_nowait()
+                    if more is None:
+                        ended = True
+                        break
+                    answer.batch.append(more)
+                    n += 1
                 yield answer
-                slots.release()  # counted until its answer is written: a caller that reads none is read no more
+                for _ in range(n):
+                    slots.release()  # counted until its answer is written: a caller that reads none is read no more
             await reader  # a stream that broke off ends with its error
         finally:
             draining.remove_done_callback(stop_reading)
@@ -369,11 +410,9 @@ class TableServicer(pb_grpc.TableServiceServicer):
                 elif err is None:  # a fault of ours: logged; the caller is told, as a unary call's UNKNOWN
                     log.exception("play_request_failed", table_id=_table_of(request), method=method)
                     err = AppError(f"the table service failed on this request ({type(exc).__name__})")
-                code = err.status.value[0]
-                done(code, type(exc).__name__)
+                done(err.status.value[0], type(exc).__name__)
                 M.stream_request_done(SERVICE_NAME, method, err.status.name, err.reason, time.perf_counter() - t0)
-                message = clip_message(err.message)
-                return pb.PlayResponse(id=request.id, error=pb.PlayError(code=code, reason=err.reason, message=message))
+                return _refusal(request, err)
             done(0)
             M.stream_request_done(SERVICE_NAME, method, "OK", "", time.perf_counter() - t0)
             return answer
@@ -382,6 +421,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
         still_valid(identity)  # a credential revoked since the stream opened: its requests are refused
         if identity.expires_at and identity.expires_at <= time.time():
             raise Unauthenticated("the stream's token has expired: open a new stream")
+        if request.batch:  # one level: a request in a batch carries none
+            raise InvalidArgument("a request in a batch carries no batch of its own", "MALFORMED_REQUEST")
         bad = nul_field(request)
         if bad is not None:
             raise InvalidArgument(f"{bad}: text may not contain NUL characters", "INVALID_TEXT")

@@ -21,7 +21,7 @@ from okeycore.options import TableOptions
 from okeyplatform import metrics as M
 from okeyplatform.auth import issue_token
 from okeyplatform.client import TableClient
-from okeyplatform.contract import classic_view_from_pb
+from okeyplatform.contract import PLAY_BATCH_HEADER, PLAY_BATCH_MAX, classic_view_from_pb
 from okeyplatform.grpcserver import error_reason
 from okeytools.embedded import free_port
 
@@ -110,6 +110,91 @@ async def test_a_person_cannot_open_play_and_bad_requests_are_refused_one_by_one
         await bots.play.request(bad, timeout=5)
     assert error_reason(err.value) == "INVALID_TEXT"
     assert (await bots.view(table_id, 0)).seat == 0  # the stream goes on
+
+
+def _views(ids: range, table_id: str) -> list[pb.PlayRequest]:
+    return [pb.PlayRequest(id=i, view=pb.GetViewRequest(table_id=table_id, seat=i % 4)) for i in ids]
+
+
+async def _answers(call: Any, ids: set[int]) -> tuple[dict[int, pb.PlayResponse], int]:
+    """The answers to ``ids`` read off a raw Play call (batches opened), and the messages they came in."""
+    got: dict[int, pb.PlayResponse] = {}
+    messages = 0
+    while set(got) != ids:
+        message = await asyncio.wait_for(call.read(), 10)
+        assert message is not grpc.aio.EOF
+        messages += 1
+        for each in (message, *message.batch):
+            assert each.id not in got  # each request is answered once
+            got[each.id] = each
+    return got, messages
+
+
+async def test_play_takes_requests_in_batches_and_answers_so_those_who_ask(
+    table_service: TableService, client_for: Callable[..., TableClient]
+) -> None:
+    """A batch's requests are each answered as if sent alone; past PLAY_BATCH_MAX in one message
+    a request is refused (BATCH_TOO_LARGE), a request in a batch with a batch of its own too
+    (MALFORMED_REQUEST). The table service says it batches only to a caller that asked, and
+    answers one to a message a caller that did not (an earlier bots release)."""
+    table_id = await _bot_table(client_for)
+    token = (("authorization", f"Bearer {issue_token('bots', 'service')}"),)
+    stub = client_for("bots", "service").stub
+    call = stub.Play(metadata=(*token, (PLAY_BATCH_HEADER, "1")))
+    assert (await call.initial_metadata()).get(PLAY_BATCH_HEADER) == "1"
+    first, *rest = _views(range(1, PLAY_BATCH_MAX + 7), table_id)  # 70 requests in one message
+    nested = rest[10]
+    nested.batch.extend(_views(range(500, 502), table_id))
+    first.batch.extend(rest)
+    await call.write(first)
+    got, messages = await _answers(call, set(range(1, PLAY_BATCH_MAX + 7)))
+    for i, answer in got.items():
+        if i > PLAY_BATCH_MAX:
+            assert (
+                answer.error.reason == "BATCH_TOO_LARGE"
+                and answer.error.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+            )
+        elif i == nested.id:
+            assert answer.error.reason == "MALFORMED_REQUEST"
+        else:
+            assert answer.WhichOneof("answer") == "view" and answer.view.view.seat == i % 4
+    assert messages < len(got)  # answers ready together went together
+    await call.done_writing()
+    assert await asyncio.wait_for(call.read(), 10) is grpc.aio.EOF
+
+    plain = stub.Play(metadata=token)  # no batches asked for: none said, one answer a message
+    first, *rest = _views(range(1, 11), table_id)
+    first.batch.extend(rest)
+    await plain.write(first)
+    got, messages = await _answers(plain, set(range(1, 11)))
+    assert messages == 10 and all(a.view.view.seat == i % 4 for i, a in got.items())
+    assert PLAY_BATCH_HEADER not in await plain.initial_metadata()
+    await plain.done_writing()
+    assert await asyncio.wait_for(plain.read(), 10) is grpc.aio.EOF
+
+
+async def test_the_client_sends_the_requests_that_wait_together(
+    table_service: TableService, client_for: Callable[..., TableClient], bots: TableClient
+) -> None:
+    """Requests of many tasks that wait while a write is under way go in one message, and each
+    caller gets its own answer."""
+    table_id = await _bot_table(client_for)
+    assert (await bots.view(table_id, 0)).seat == 0  # the stream is open and said it batches
+    assert bots.play is not None and bots.play._stream is not None
+    stream = bots.play._stream
+    assert stream.batching
+    write = stream.call.write
+    messages: list[int] = []
+
+    async def counted(request: pb.PlayRequest) -> None:
+        messages.append(1 + len(request.batch))
+        await write(request)
+
+    stream.call.write = counted
+    seats = [i % 4 for i in range(200)]
+    got = await asyncio.gather(*(bots.view(table_id, s) for s in seats))
+    assert [v.seat for v in got] == seats
+    assert sum(messages) == 200 and len(messages) < 200 and max(messages) <= PLAY_BATCH_MAX
 
 
 async def test_the_stream_opens_again_after_the_table_service_went_away(fresh_database_url: str, nats_url: str) -> None:

@@ -66,30 +66,34 @@ STAGE_LAST_CHANCE_TAKEN: Stage
 STAGE_PLAY: Stage
 
 class PlayRequest(_message.Message):
-    __slots__ = ("id", "act", "view", "traceparent", "timeout_ms")
+    __slots__ = ("id", "act", "view", "traceparent", "timeout_ms", "batch")
     ID_FIELD_NUMBER: _ClassVar[int]
     ACT_FIELD_NUMBER: _ClassVar[int]
     VIEW_FIELD_NUMBER: _ClassVar[int]
     TRACEPARENT_FIELD_NUMBER: _ClassVar[int]
     TIMEOUT_MS_FIELD_NUMBER: _ClassVar[int]
+    BATCH_FIELD_NUMBER: _ClassVar[int]
     id: int
     act: ActRequest
     view: GetViewRequest
     traceparent: str
     timeout_ms: int
-    def __init__(self, id: _Optional[int] = ..., act: _Optional[_Union[ActRequest, _Mapping]] = ..., view: _Optional[_Union[GetViewRequest, _Mapping]] = ..., traceparent: _Optional[str] = ..., timeout_ms: _Optional[int] = ...) -> None: ...
+    batch: _containers.RepeatedCompositeFieldContainer[PlayRequest]
+    def __init__(self, id: _Optional[int] = ..., act: _Optional[_Union[ActRequest, _Mapping]] = ..., view: _Optional[_Union[GetViewRequest, _Mapping]] = ..., traceparent: _Optional[str] = ..., timeout_ms: _Optional[int] = ..., batch: _Optional[_Iterable[_Union[PlayRequest, _Mapping]]] = ...) -> None: ...
 
 class PlayResponse(_message.Message):
-    __slots__ = ("id", "act", "view", "error")
+    __slots__ = ("id", "act", "view", "error", "batch")
     ID_FIELD_NUMBER: _ClassVar[int]
     ACT_FIELD_NUMBER: _ClassVar[int]
     VIEW_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
+    BATCH_FIELD_NUMBER: _ClassVar[int]
     id: int
     act: ActResponse
     view: GetViewResponse
     error: PlayError
-    def __init__(self, id: _Optional[int] = ..., act: _Optional[_Union[ActResponse, _Mapping]] = ..., view: _Optional[_Union[GetViewResponse, _Mapping]] = ..., error: _Optional[_Union[PlayError, _Mapping]] = ...) -> None: ...
+    batch: _containers.RepeatedCompositeFieldContainer[PlayResponse]
+    def __init__(self, id: _Optional[int] = ..., act: _Optional[_Union[ActResponse, _Mapping]] = ..., view: _Optional[_Union[GetViewResponse, _Mapping]] = ..., error: _Optional[_Union[PlayError, _Mapping]] = ..., batch: _Optional[_Iterable[_Union[PlayResponse, _Mapping]]] = ...) -> None: ...
 
 class PlayError(_message.Message):
     __slots__ = ("code", "reason", "message")
