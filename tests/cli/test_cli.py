@@ -149,11 +149,34 @@ def test_bench_table_one_small_level_prints_latency_cpu_and_the_relay() -> None:
     row = next(line.split() for line in out.splitlines() if line.strip().startswith("4 ") and "/s" in line)
     assert row[1] == "100/s" and int(row[2].replace(",", "")) > 0  # a rate measured (how near 100: the bench's job)
     assert "move, 4 tables, 100/s" in out  # CPU per move by process
+    assert "bare call at 100/s" in out  # the bare call paced as the level's moves, its ratio beside it
+    assert "move / bare gRPC call, 4 tables, 100/s:" in out and "against a bare call at 100/s" in out
     # the publish leg: every event read back from JetStream, with its append -> stored latency
     relay = next(
         line.split() for line in out.splitlines() if line.strip().startswith("4 tables, 100/s") and "ms" in line
     )
     assert int(relay[3].replace(",", "")) > 0 and relay[-1] != "infs"
+
+
+def test_a_move_is_compared_with_a_bare_call_made_at_its_own_rate() -> None:
+    """Issue 48: a level at a set rate against the bare calls paced at that rate, a level back to
+    back against the calls back to back; the target is 2x."""
+    from okeybench.table import move_vs_call
+
+    back_to_back = {"table": 1.0}  # 100 us a call over 10,000 calls
+    paced = {1000.0: ({"table": 2.0}, 10_000)}  # 200 us a call at 1,000/s
+    rows = [
+        ("500 tables, 1,000/s", {"table": 3.0}, 10_000, 0.5, 1000.0),  # 300 us a move
+        ("500 tables, max", {"table": 2.5}, 10_000, 1.0, None),  # 250 us a move
+        ("500 tables, 1,500/s", {"table": 5.0}, 10_000, 0.7, 1500.0),  # no paced call at that rate
+    ]
+    lines = move_vs_call(back_to_back, 10_000, rows, paced)
+    assert lines[0].startswith(
+        "table service, move / bare gRPC call, 500 tables, 1,000/s: 1.5x against a bare call at 1,000/s"
+    )
+    assert "(3.0x one back to back)" in lines[0] and lines[0].endswith("(target <= 2x: met)")
+    assert "max: 2.5x against a bare call back to back (target <= 2x: not met)" in lines[1]
+    assert "1,500/s: 5.0x against a bare call back to back" in lines[2]
 
 
 def test_cpu_meter_counts_this_process_alone() -> None:
