@@ -90,8 +90,8 @@ metadata set to ``1`` takes answers several to a message; a table service that a
 initial metadata takes requests so."""
 
 PLAY_BATCH_MAX = 64
-"""The most requests (or answers) one Play message carries, itself included; a request past it
-in a batch is refused (INVALID_ARGUMENT BATCH_TOO_LARGE)."""
+"""The most requests (or answers) one Play message carries, itself included; a message with more
+ends its stream (INVALID_ARGUMENT BATCH_TOO_LARGE), before any of them is handled."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -131,7 +131,7 @@ PLAY_IN_FLIGHT = 512
 stream is read no further until one is answered, so a caller cannot pile up work unbounded."""
 
 
-_TOO_MANY = f"a Play message carries at most {PLAY_BATCH_MAX} requests"
+_TOO_MANY = f"a Play message carries at most {PLAY_BATCH_MAX} requests: the stream is ended"
 
 
 def _refusal(request: pb.PlayRequest, err: AppError) -> pb.PlayResponse:
@@ -352,13 +352,10 @@ class TableServicer(pb_grpc.TableServiceServicer):
                         waiting = False
                     if request is None:  # the caller ended its side
                         break
-                    for i, each in enumerate(_unbatched(request)):
+                    if len(request.batch) >= PLAY_BATCH_MAX:  # a caller that breaks the protocol: no work per request
+                        raise InvalidArgument(_TOO_MANY, "BATCH_TOO_LARGE")
+                    for each in _unbatched(request):
                         await slots.acquire()
-                        if i >= PLAY_BATCH_MAX:
-                            method = "GetView" if each.HasField("view") else "Act"
-                            M.stream_request_done(SERVICE_NAME, method, "INVALID_ARGUMENT", "BATCH_TOO_LARGE", 0.0)
-                            answers.put_nowait(_refusal(each, InvalidArgument(_TOO_MANY, "BATCH_TOO_LARGE")))
-                            continue
                         task = asyncio.create_task(one(each))
                         running.add(task)
                         task.add_done_callback(running.discard)

@@ -134,6 +134,7 @@ const STRINGS = {
     "player.deleted": "Silinmiş oyuncu",
     "err.CONFIRM_MISMATCH": "Onay için hesabının adını aynen yaz.",
     "err.SERVICE_ONLY": "Bunu yalnız sunucunun kendi hizmetleri yapabilir.",
+    "err.BATCH_TOO_LARGE": "Sunucunun hizmetleri arasında çok büyük bir istek gönderildi.",
     "err.LEAVE_TABLES_FIRST": "Önce oturduğun masalardan kalk, sonra hesabını silebilirsin.",
 
     "lobby.title": "Lobi",
@@ -1151,6 +1152,7 @@ const STRINGS = {
     "player.deleted": "Deleted player",
     "err.CONFIRM_MISMATCH": "Type your account's name exactly to confirm.",
     "err.SERVICE_ONLY": "Only the server's own services may do that.",
+    "err.BATCH_TOO_LARGE": "One of the server's services sent too many requests at once.",
     "err.LEAVE_TABLES_FIRST": "Leave the tables you sit at first, then you can delete your account.",
 
     "lobby.title": "Lobby",
