@@ -630,7 +630,7 @@ def move_vs_call(
             against = "against a bare call back to back"
         verdict = "met" if ratio <= MOVE_VS_CALL_TARGET else "not met"
         out.append(
-            f"table service, move / bare gRPC call, {label}: {ratio:.1f}x {against} "
+            f"table service, move / bare gRPC call, {label}: {ratio:.2f}x {against} "
             f"(target <= {MOVE_VS_CALL_TARGET:g}x: {verdict})"
         )
     return out

@@ -172,11 +172,11 @@ def test_a_move_is_compared_with_a_bare_call_made_at_its_own_rate() -> None:
     ]
     lines = move_vs_call(back_to_back, 10_000, rows, paced)
     assert lines[0].startswith(
-        "table service, move / bare gRPC call, 500 tables, 1,000/s: 1.5x against a bare call at 1,000/s"
+        "table service, move / bare gRPC call, 500 tables, 1,000/s: 1.50x against a bare call at 1,000/s"
     )
     assert "(3.0x one back to back)" in lines[0] and lines[0].endswith("(target <= 2x: met)")
-    assert "max: 2.5x against a bare call back to back (target <= 2x: not met)" in lines[1]
-    assert "1,500/s: 5.0x against a bare call back to back" in lines[2]
+    assert "max: 2.50x against a bare call back to back (target <= 2x: not met)" in lines[1]
+    assert "1,500/s: 5.00x against a bare call back to back" in lines[2]
 
 
 def test_cpu_meter_counts_this_process_alone() -> None:
