@@ -24,9 +24,11 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from itertools import combinations
 from typing import Any
 
 from okeycore.options import Game, OptionsError, TableOptions
@@ -75,6 +77,10 @@ SCORE, OPPONENTS, FIRSTS = "SCORE", "OPPONENTS", "FIRSTS"
 TIE_BREAKS = (SCORE, OPPONENTS, FIRSTS)
 SEATS = 4  # a tournament table's seats: a short table gets bots
 PLACE_POINTS = (3, 2, 1, 0)  # SWISS: match points for 1st..4th at a table
+PAIRING = 2
+"""The SWISS seating rule a new tournament is created with (its spec keeps it, so a tournament
+is always replayed by the rule it was played by): 1, neighbours in the standings together; 2,
+then swaps between neighbouring tables that seat fewer people together again (:func:`_fewer_rematches`)."""
 SIZE_MIN, SIZE_MAX = 8, 256
 SWISS_ROUNDS = (2, 9)
 DEFAULT_PRIZES = (50, 30, 20)
@@ -102,6 +108,7 @@ class Spec:
     swiss_rounds: int
     advance_per_table: int
     tie_breaks: tuple[str, ...]
+    pairing: int = PAIRING  # the SWISS seating rule (PAIRING); 1 for a spec stored before it had one
 
     @property
     def table_options(self) -> TableOptions:
@@ -176,6 +183,7 @@ class Spec:
             "swiss_rounds": self.swiss_rounds,
             "advance_per_table": self.advance_per_table,
             "tie_breaks": list(self.tie_breaks),
+            "pairing": self.pairing,
         }
 
     @classmethod
@@ -192,6 +200,7 @@ class Spec:
             swiss_rounds=d["swiss_rounds"],
             advance_per_table=d["advance_per_table"],
             tie_breaks=tuple(d["tie_breaks"]),
+            pairing=d.get("pairing", 1),  # stored before the rule had a number: the first rule
         )
 
 
@@ -436,7 +445,8 @@ def start(state: State) -> list[dict[str, Any]]:
 def _seat_round(state: State, round_: int) -> list[dict[str, Any]]:
     """The round's tables: ``ceil(n / 4)`` of them, their sizes differing by at most one. Round 1
     draws the order by a hash of the tournament's id; later rounds seat by standing: SWISS puts
-    neighbours in the standings together, KNOCKOUT spreads them (snake order)."""
+    neighbours in the standings together (and, by the spec's ``pairing`` 2, then seats fewer
+    people together again), KNOCKOUT spreads them (snake order)."""
     field_ = state.in_play()
     if round_ == 1:
         order = sorted(field_, key=lambda e: hashlib.sha256(f"{state.tournament_id}:{e.seed}".encode()).digest())
@@ -452,6 +462,8 @@ def _seat_round(state: State, round_: int) -> list[dict[str, Any]]:
         for i, size in enumerate(sizes):
             groups[i] = [e.player_id for e in order[at : at + size]]
             at += size
+        if round_ > 1 and state.spec.pairing >= 2:
+            groups = _fewer_rematches(groups, [e.player_id for e in order], state.entries)
     else:
         for k, e in enumerate(order):
             lap, i = divmod(k, count)
@@ -462,6 +474,46 @@ def _seat_round(state: State, round_: int) -> list[dict[str, Any]]:
         tid = table_id_for(state.tournament_id, round_, i)
         events.append({"kind": "table_assigned", "round": round_, "index": i + 1, "table_id": tid, "seats": seats})
     return events
+
+
+def _fewer_rematches(groups: list[list[str]], order: list[str], entries: dict[str, Entry]) -> list[list[str]]:
+    """SWISS tables seated by standing, changed by swaps of one player between neighbouring tables
+    while a swap seats fewer pairs who have met before together (a pair met twice counts twice).
+    Of the swaps that gain, the most gaining is made, then the one between players closest in
+    the standings, then the first from the top. Every swap lowers the count, so it ends; the
+    tables' sizes, and each table's seats in standing order, stay."""
+    rank = {p: i for i, p in enumerate(order)}
+    met = {p: Counter(entries[p].met) for p in order if p in entries}
+
+    def repeats(group: Sequence[str]) -> int:
+        return sum(met.get(a, Counter())[b] for a, b in combinations(group, 2))
+
+    tables = [list(g) for g in groups]
+    swapped = True
+    while swapped:
+        swapped = False
+        for i in range(len(tables) - 1):
+            upper, lower = tables[i], tables[i + 1]
+            now = repeats(upper) + repeats(lower)
+            if now == 0:
+                continue
+            best: tuple[int, int, int, int] | None = None  # (-gain, distance, x, y)
+            for x, a in enumerate(upper):
+                for y, b in enumerate(lower):
+                    up = [*upper[:x], b, *upper[x + 1 :]]
+                    down = [*lower[:y], a, *lower[y + 1 :]]
+                    gain = now - repeats(up) - repeats(down)
+                    if gain > 0:
+                        key = (-gain, abs(rank[a] - rank[b]), x, y)
+                        if best is None or key < best:
+                            best = key
+            if best is not None:
+                _, _, x, y = best
+                upper[x], lower[y] = lower[y], upper[x]
+                upper.sort(key=rank.__getitem__)
+                lower.sort(key=rank.__getitem__)
+                swapped = True
+    return tables
 
 
 def table_finished(state: State, table_id: str, scores: Sequence[int], winners: Sequence[int]) -> list[dict[str, Any]]:

@@ -90,3 +90,73 @@ def test_any_tournament_runs_to_its_end_and_folds_back(case: tuple[tm.Spec, st.D
         assert len(state.in_round(state.round)) == 1  # it ended at its final table
     else:
         assert state.round <= spec.swiss_rounds
+
+
+def _repeats(state: tm.State, groups: list[list[str]]) -> int:
+    """Pairs seated together who have met before (a pair met twice counts twice)."""
+    total = 0
+    for group in groups:
+        for i, a in enumerate(group):
+            total += sum(state.entries[a].met.count(b) for b in group[i + 1 :])
+    return total
+
+
+def _seated(events: list[dict[str, Any]]) -> list[list[str]]:
+    return [[p for p in ev["seats"] if p] for ev in events if ev["kind"] == "table_assigned"]
+
+
+def _met_state(spec: tm.Spec, tables: list[list[str]], players: int) -> tm.State:
+    """A SWISS tournament after round 1, ``p0`` first in the standings to ``p<n-1>`` last, where
+    the people of each of ``tables`` met."""
+    from dataclasses import replace
+
+    state = tm.State("rematch", replace(spec, format=tm.SWISS), "cli:test", status=tm.RUNNING, round=1)
+    for n in range(players):
+        state.entries[f"p{n}"] = tm.Entry(f"p{n}", seed=n + 1, match_points=players - n)
+    for table in tables:
+        for p in table:
+            state.entries[p].met.extend(o for o in table if o != p)
+    return state
+
+
+def test_swiss_seats_fewer_people_together_again_by_the_spec_s_pairing() -> None:
+    """Round 2 of eight players who met as p0-p3 and p4-p7: by standing alone (pairing 1, the rule
+    of a spec stored before pairings had a number) both tables meet again whole (12 pairs); by
+    pairing 2, swaps between the two tables leave 4, the fewest any seating can, and swap the
+    players closest in the standings first."""
+    spec = _spec(tm.SWISS, 8, 3, 1, Game.OKEY)
+    assert spec.pairing == tm.PAIRING == 2
+    stored = spec.to_dict()
+    del stored["pairing"]  # a tournament created before the rule had a number
+    old = tm.Spec.from_dict(stored)
+    assert old.pairing == 1 and tm.Spec.from_dict(spec.to_dict()).pairing == 2
+    met = [["p0", "p1", "p2", "p3"], ["p4", "p5", "p6", "p7"]]
+
+    by_standing = _seated(tm._seat_round(_met_state(old, met, 8), 2))
+    assert by_standing == met
+    state = _met_state(spec, met, 8)
+    assert _repeats(state, by_standing) == 12
+    fewer = _seated(tm._seat_round(state, 2))
+    assert fewer == [["p0", "p1", "p4", "p5"], ["p2", "p3", "p6", "p7"]]
+    assert _repeats(state, fewer) == 4
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(5, 64), st.data())
+def test_swiss_pairing_2_never_seats_more_rematches_than_the_standings_alone(players: int, data: st.DataObject) -> None:
+    """Any history of who met whom: pairing 2 seats the same players at tables of the same sizes,
+    each in standing order, with at most as many pairs meeting again as pairing 1 would seat."""
+    from dataclasses import replace
+
+    names = [f"p{n}" for n in range(players)]
+    tables = data.draw(
+        st.lists(st.lists(st.sampled_from(names), min_size=2, max_size=4, unique=True), max_size=3 * players)
+    )
+    spec = _spec(tm.SWISS, max(8, players), 3, 1, Game.OKEY)
+    state = _met_state(spec, tables, players)
+    old = _seated(tm._seat_round(replace(state, spec=replace(state.spec, pairing=1)), 2))
+    new = _seated(tm._seat_round(state, 2))
+    assert [len(t) for t in new] == [len(t) for t in old]
+    assert sorted(p for t in new for p in t) == sorted(names)
+    assert all(t == sorted(t, key=lambda p: int(p[1:])) for t in new)
+    assert _repeats(state, new) <= _repeats(state, old)
