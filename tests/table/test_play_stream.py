@@ -175,6 +175,34 @@ async def test_play_takes_requests_in_batches_and_answers_so_those_who_ask(
     assert await asyncio.wait_for(plain.read(), 10) is grpc.aio.EOF
 
 
+async def test_batches_past_the_in_flight_bound_are_all_answered_once(
+    table_service: TableService, client_for: Callable[..., TableClient]
+) -> None:
+    """Twelve full batches (768 requests, past the 512 a stream holds in flight) sent before any
+    answer is read: the stream is read no further until answers are written, and every request
+    is answered exactly once (each answer in a batch frees its own place)."""
+    from services.table.api import PLAY_IN_FLIGHT
+
+    table_id = await _bot_table(client_for)
+    token = (("authorization", f"Bearer {issue_token('bots', 'service')}"),)
+    call = client_for("bots", "service").stub.Play(metadata=(*token, (PLAY_BATCH_HEADER, "1")))
+    total = 12 * PLAY_BATCH_MAX
+    assert total > PLAY_IN_FLIGHT
+
+    async def send() -> None:
+        for k in range(12):
+            first, *rest = _views(range(k * PLAY_BATCH_MAX + 1, (k + 1) * PLAY_BATCH_MAX + 1), table_id)
+            first.batch.extend(rest)
+            await call.write(first)
+        await call.done_writing()
+
+    sending = asyncio.ensure_future(send())
+    got, messages = await _answers(call, set(range(1, total + 1)))
+    await asyncio.wait_for(sending, 10)
+    assert all(a.view.view.seat == i % 4 for i, a in got.items()) and messages < total
+    assert await asyncio.wait_for(call.read(), 10) is grpc.aio.EOF
+
+
 async def test_the_client_sends_the_requests_that_wait_together(
     table_service: TableService, client_for: Callable[..., TableClient], bots: TableClient
 ) -> None:
