@@ -40,6 +40,30 @@ from .common import CpuMeter, machine, ms, percentile, servers_line
 from .record import Section, Table, command_line, record
 
 
+class Poisson:
+    """A caller's schedule as a Poisson process: calls ``gap`` seconds apart on average
+    (exponential gaps), the first at a random time within one gap, so callers do not move in
+    step; ``gap`` 0 is back to back. A call that falls due while the previous one is still
+    waiting for its answer goes out at once: the schedule is kept, so a slow service sees the
+    load it was offered, not less."""
+
+    def __init__(self, gap: float, rng: random.Random) -> None:
+        self.gap = gap
+        self.rng = rng
+        self.next_at = time.perf_counter() + (rng.uniform(0, gap) if gap else 0.0)
+
+    async def wait(self, until: float) -> bool:
+        """Wait for the next call's time; False when it falls at or past ``until``."""
+        if self.gap:
+            now = time.perf_counter()
+            if self.next_at > now:
+                await asyncio.sleep(min(self.next_at, until) - now)
+                if time.perf_counter() >= until:
+                    return False
+            self.next_at += self.rng.expovariate(1.0 / self.gap)
+        return True
+
+
 class TableBot:
     """Plays all four seats of one table with the cheapest legal moves, tracking the turn
     from the events each Act returns (the acting seat sees its own drawn tile). With ``play``,
@@ -89,22 +113,13 @@ class TableBot:
         """Play until ``until``; with ``interval`` > 0, one move every ``interval`` seconds on
         average (a player's thinking time), otherwise back to back.
 
-        Paced turns arrive as a Poisson process per table (exponential gaps, a random first
-        turn): the tables of a room do not move in step. A turn that falls due while the
-        previous one is still waiting for its answer goes out at once (the schedule is kept,
-        so a slow service sees the load it was offered, not less)."""
+        Paced turns arrive as a Poisson process per table (:class:`Poisson`): the tables of a
+        room do not move in step."""
         moves = 0
-        rng = rng or random.Random()
-        period = 2 * interval  # two moves (draw, discard) per turn
-        next_at = time.perf_counter() + (rng.uniform(0, period) if interval else 0.0)
+        turns = Poisson(2 * interval, rng or random.Random())  # two moves (draw, discard) per turn
         while time.perf_counter() < until:
-            if interval:
-                now = time.perf_counter()
-                if next_at > now:
-                    await asyncio.sleep(min(next_at, until) - now)
-                    if time.perf_counter() >= until:
-                        break
-                next_at += rng.expovariate(1.0 / period)
+            if not await turns.wait(until):
+                break
             seat = self.turn
             if self.rack0 is not None:
                 tile = self.rack0
@@ -139,32 +154,25 @@ async def back_to_back(
     seed: int = 1,
 ) -> tuple[float, int, dict[str, float]]:
     """Each call in a loop of its own, back to back, for ``seconds``; with ``offered``, paced as
-    the tables' moves are (:meth:`TableBot.run`): ``offered`` calls/s in all, each loop's calls a
-    Poisson process, the schedule kept. Returns (calls/s, calls, CPU seconds per process group
-    while they ran)."""
+    the tables' moves are: ``offered`` calls/s in all, each loop's calls a :class:`Poisson`
+    process. Returns (calls/s, calls, CPU seconds per process group while they ran)."""
     count = 0
     until = time.perf_counter() + seconds
     rng = random.Random(seed)
     gap = len(calls) / offered if offered else 0.0
 
-    async def loop(call: Callable[[], Awaitable[object]], rng: random.Random) -> None:
+    async def loop(call: Callable[[], Awaitable[object]], schedule: Poisson) -> None:
         nonlocal count
-        next_at = time.perf_counter() + (rng.uniform(0, gap) if gap else 0.0)
         while time.perf_counter() < until:
-            if gap:
-                now = time.perf_counter()
-                if next_at > now:
-                    await asyncio.sleep(min(next_at, until) - now)
-                    if time.perf_counter() >= until:
-                        break
-                next_at += rng.expovariate(1.0 / gap)
+            if not await schedule.wait(until):
+                break
             await call()
             count += 1
 
     if meter:
         meter.start()
     t0 = time.perf_counter()
-    await asyncio.gather(*(loop(c, random.Random(rng.getrandbits(64))) for c in calls))
+    await asyncio.gather(*(loop(c, Poisson(gap, random.Random(rng.getrandbits(64)))) for c in calls))
     rate = count / (time.perf_counter() - t0)
     return rate, count, meter.stop()[0] if meter else {}
 
@@ -421,7 +429,7 @@ async def _run(
         print(f"bare gRPC calls (Health/Check, no database), 500 callers: {floor:,.0f} calls/s")
         # The same calls paced as each paced level's moves: a move at a set rate against a call
         # at that rate (each pays its own wakeups and writes; back to back, one serves many).
-        paced: dict[float, tuple[dict[str, float], int]] = {}
+        paced: PacedCalls = {}
         for rate in sorted({o for _, o, _ in plan if o}):
             sys.stderr.write(f"  running bare gRPC calls at {rate:,.0f}/s for {min(seconds, 10.0):.0f} s ...\n")
             _, n_calls, cpu_calls = await grpc_floor(addr, min(seconds, 10.0), meter=meter, offered=rate)
@@ -515,6 +523,9 @@ CpuRow = tuple[str, dict[str, float], int, float, float | None]
 """A level's CPU: its label, CPU seconds per process group, moves, share of the machine busy,
 and the moves/s offered (None: back to back)."""
 
+PacedCalls = dict[float, tuple[dict[str, float], int]]
+"""The bare calls made at each paced level's rate: CPU seconds per process group, and calls."""
+
 
 def _cpu_table(
     raw_cpu: dict[str, float],
@@ -522,7 +533,7 @@ def _cpu_table(
     floor_cpu: dict[str, float],
     calls: int,
     rows: list[CpuRow],
-    paced: dict[float, tuple[dict[str, float], int]],
+    paced: PacedCalls,
 ) -> Table:
     """The CPU per operation of ``_print_cpu``, as a table for the record."""
     groups = ("client", "table", "postgres", "nats")
@@ -555,7 +566,7 @@ def _print_cpu(
     floor_cpu: dict[str, float],
     calls: int,
     rows: list[CpuRow],
-    paced: dict[float, tuple[dict[str, float], int]],
+    paced: PacedCalls,
 ) -> None:
     """CPU time per move by process, beside CPU time per raw commit: what a move costs, and
     hence how close to the raw commit rate moves can come on this machine's cores."""
@@ -608,7 +619,7 @@ def move_vs_call(
     floor_cpu: dict[str, float],
     calls: int,
     rows: list[CpuRow],
-    paced: dict[float, tuple[dict[str, float], int]] | None = None,
+    paced: PacedCalls,
 ) -> list[str]:
     """Per level, the table service's CPU per move over its CPU per bare gRPC call (Health/Check)
     in the same run, against the target (issue 48): a level back to back against the calls back
@@ -621,7 +632,7 @@ def move_vs_call(
         if not moves:
             continue
         per_move = cpu.get("table", 0.0) / moves
-        at_rate = (paced or {}).get(offered) if offered else None
+        at_rate = paced.get(offered) if offered else None
         if at_rate is not None and at_rate[1] and at_rate[0].get("table", 0.0) > 0:
             ratio = per_move / (at_rate[0]["table"] / at_rate[1])
             against = f"against a bare call at {offered:,.0f}/s ({per_move / call:.1f}x one back to back)"

@@ -19,7 +19,7 @@ from okeycore.melds import MeldKind
 from okeycore.options import TableOptions
 
 from .auth import ServiceCredential
-from .contract import PLAY_BATCH_HEADER, PLAY_BATCH_MAX, enum_codec, options_pb
+from .contract import PLAY_BATCH_METADATA, enum_codec, options_pb, ready_batch, unbatched
 from .grpcserver import error_status
 
 __all__ = ["TableClient", "PlayStream", "command_request", "call_error"]
@@ -128,13 +128,8 @@ class _Stream:
             while not ended and (request := await self.outbox.get()) is not None:
                 if request.id not in self.pending:  # its caller gave up before it went out
                     continue
-                while self.batching and len(request.batch) < PLAY_BATCH_MAX - 1 and not self.outbox.empty():
-                    more = self.outbox.get_nowait()
-                    if more is None:
-                        ended = True
-                        break
-                    if more.id in self.pending:
-                        request.batch.append(more)
+                more, ended = ready_batch(self.outbox, self.batching)
+                request.batch.extend(m for m in more if m.id in self.pending)
                 try:
                     await self.call.write(request)
                 finally:
@@ -147,14 +142,10 @@ class _Stream:
     async def _read(self) -> None:
         error: BaseException | None = None
         try:
-            self.batching = (await self.call.initial_metadata()).get(PLAY_BATCH_HEADER) == "1"
+            self.batching = PLAY_BATCH_METADATA in tuple(await self.call.initial_metadata())
             async for answer in self.call:
                 self.last_answer = time.monotonic()
-                answered = [answer]
-                if answer.batch:
-                    answered.extend(answer.batch)
-                    answer.ClearField("batch")
-                for each in answered:
+                for each in unbatched(answer):
                     waiting = self.pending.pop(each.id, None)
                     if waiting is not None and not waiting.done():
                         waiting.set_result(each)
@@ -224,7 +215,7 @@ class PlayStream:
             st.close()  # a token renewed: the old stream ends once it has answered
             self._old.add(st)
             st.reader.add_done_callback(lambda _r, st=st: self._old.discard(st))
-        st = self._stream = _Stream(self.stub.Play(metadata=(*md, (PLAY_BATCH_HEADER, "1"))), md)
+        st = self._stream = _Stream(self.stub.Play(metadata=(*md, PLAY_BATCH_METADATA)), md)
         return st
 
     async def request(self, request: pb.PlayRequest, timeout: float | None) -> pb.PlayResponse:

@@ -22,6 +22,7 @@ written before (JSON of the Python dict form, no content type) is read too:
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import re
@@ -78,7 +79,10 @@ __all__ = [
     "envelope_json",
     "valid_traceparent",
     "PLAY_BATCH_HEADER",
+    "PLAY_BATCH_METADATA",
     "PLAY_BATCH_MAX",
+    "unbatched",
+    "ready_batch",
 ]
 
 CONTENT_TYPE = "application/x-protobuf; messageType=okey.v1.TableEvent"
@@ -89,9 +93,35 @@ PLAY_BATCH_HEADER = "okey-play-batch"
 metadata set to ``1`` takes answers several to a message; a table service that answers it in its
 initial metadata takes requests so."""
 
+PLAY_BATCH_METADATA = (PLAY_BATCH_HEADER, "1")
+"""The metadata both sides of a Play stream send to say they batch."""
+
 PLAY_BATCH_MAX = 64
 """The most requests (or answers) one Play message carries, itself included; a message with more
 ends its stream (INVALID_ARGUMENT BATCH_TOO_LARGE), before any of them is handled."""
+
+
+def unbatched(message: Any) -> list[Any]:
+    """What one Play message (a PlayRequest or a PlayResponse) carries: itself, then its
+    ``batch``, taken off it."""
+    if not message.batch:
+        return [message]
+    more = list(message.batch)
+    message.ClearField("batch")
+    return [message, *more]
+
+
+def ready_batch(queue: asyncio.Queue[Any], batching: bool) -> tuple[list[Any], bool]:
+    """What else waits in ``queue`` now to go in one Play message with the item just taken (at
+    most PLAY_BATCH_MAX - 1 of them, none when not ``batching``), and whether the queue's end
+    (None) was among them."""
+    more: list[Any] = []
+    while batching and len(more) < PLAY_BATCH_MAX - 1 and not queue.empty():
+        item = queue.get_nowait()
+        if item is None:
+            return more, True
+        more.append(item)
+    return more, False
 
 
 @dataclass(frozen=True, slots=True)

@@ -483,10 +483,10 @@ def _fewer_rematches(groups: list[list[str]], order: list[str], entries: dict[st
     the standings, then the first from the top. Every swap lowers the count, so it ends; the
     tables' sizes, and each table's seats in standing order, stay."""
     rank = {p: i for i, p in enumerate(order)}
-    met = {p: Counter(entries[p].met) for p in order if p in entries}
+    met = {p: Counter(entries[p].met) for p in order}
 
     def repeats(group: Sequence[str]) -> int:
-        return sum(met.get(a, Counter())[b] for a, b in combinations(group, 2))
+        return sum(met[a][b] for a, b in combinations(group, 2))
 
     tables = [list(g) for g in groups]
     swapped = True

@@ -22,8 +22,8 @@ from okeycore.tiles import face_of_id, okey_face
 from okeyplatform import metrics as M
 from okeyplatform.auth import Identity, identity_from_metadata, still_valid
 from okeyplatform.contract import (
-    PLAY_BATCH_HEADER,
     PLAY_BATCH_MAX,
+    PLAY_BATCH_METADATA,
     enum_codec,
     envelope_pb,
     face_pb,
@@ -31,8 +31,10 @@ from okeyplatform.contract import (
     option_spec_pb,
     options_from_pb,
     options_pb,
+    ready_batch,
     tile_pb,
     tiles_pb,
+    unbatched,
     valid_traceparent,
     view_pb,
 )
@@ -129,24 +131,6 @@ def _meld_kind(value: int) -> MeldKind:
 PLAY_IN_FLIGHT = 512
 """Requests of one Play stream handled at once (a bots replica's tables in play); past it the
 stream is read no further until one is answered, so a caller cannot pile up work unbounded."""
-
-
-_TOO_MANY = f"a Play message carries at most {PLAY_BATCH_MAX} requests: the stream is ended"
-
-
-def _refusal(request: pb.PlayRequest, err: AppError) -> pb.PlayResponse:
-    """A request's refusal: the status its unary call would have ended with."""
-    error = pb.PlayError(code=err.status.value[0], reason=err.reason, message=clip_message(err.message))
-    return pb.PlayResponse(id=request.id, error=error)
-
-
-def _unbatched(request: pb.PlayRequest) -> list[pb.PlayRequest]:
-    """The requests one Play message carries: itself, then its ``batch`` (taken off it)."""
-    if not request.batch:
-        return [request]
-    more = list(request.batch)
-    request.ClearField("batch")
-    return [request, *more]
 
 
 def _table_of(request: pb.PlayRequest) -> str:
@@ -307,14 +291,14 @@ class TableServicer(pb_grpc.TableServiceServicer):
         read to answer written (past it the stream is read no further). The stream ends when the
         caller ends it or the service drains, after the answers of what was read; a caller that
         goes away cancels what it asked. A message may carry a batch of requests; a caller that
-        asked for batches (:data:`PLAY_BATCH_HEADER`) gets the answers ready together in one."""
+        asked for batches (:data:`PLAY_BATCH_METADATA`) gets the answers ready together in one."""
         identity = _identity(context)
         if not identity.is_service:
             raise PermissionDenied("Play is the services' stream: call Act and GetView", "SERVICE_ONLY")
         # A caller that takes answers in batches is told that its requests may come so too.
-        batched = any(k == PLAY_BATCH_HEADER and v == "1" for k, v in context.invocation_metadata() or ())
+        batched = PLAY_BATCH_METADATA in tuple(context.invocation_metadata() or ())
         if batched:
-            await context.send_initial_metadata(((PLAY_BATCH_HEADER, "1"),))
+            await context.send_initial_metadata((PLAY_BATCH_METADATA,))
         answers: asyncio.Queue[pb.PlayResponse | None] = asyncio.Queue()
         slots = asyncio.Semaphore(PLAY_IN_FLIGHT)
         running: set[asyncio.Task[None]] = set()
@@ -353,8 +337,9 @@ class TableServicer(pb_grpc.TableServiceServicer):
                     if request is None:  # the caller ended its side
                         break
                     if len(request.batch) >= PLAY_BATCH_MAX:  # a caller that breaks the protocol: no work per request
-                        raise InvalidArgument(_TOO_MANY, "BATCH_TOO_LARGE")
-                    for each in _unbatched(request):
+                        too_many = f"a Play message carries at most {PLAY_BATCH_MAX} requests: the stream is ended"
+                        raise InvalidArgument(too_many, "BATCH_TOO_LARGE")
+                    for each in unbatched(request):
                         await slots.acquire()
                         task = asyncio.create_task(one(each))
                         running.add(task)
@@ -369,16 +354,10 @@ class TableServicer(pb_grpc.TableServiceServicer):
         try:
             ended = False
             while not ended and (answer := await answers.get()) is not None:
-                n = 1
-                while batched and n < PLAY_BATCH_MAX and not answers.empty():  # those ready too, in one message
-                    more = answers.get_nowait()
-                    if more is None:
-                        ended = True
-                        break
-                    answer.batch.append(more)
-                    n += 1
+                more, ended = ready_batch(answers, batched)  # those ready too, in one message
+                answer.batch.extend(more)
                 yield answer
-                for _ in range(n):
+                for _ in range(1 + len(more)):
                     slots.release()  # counted until its answer is written: a caller that reads none is read no more
             await reader  # a stream that broke off ends with its error
         finally:
@@ -407,9 +386,11 @@ class TableServicer(pb_grpc.TableServiceServicer):
                 elif err is None:  # a fault of ours: logged; the caller is told, as a unary call's UNKNOWN
                     log.exception("play_request_failed", table_id=_table_of(request), method=method)
                     err = AppError(f"the table service failed on this request ({type(exc).__name__})")
-                done(err.status.value[0], type(exc).__name__)
+                code = err.status.value[0]
+                done(code, type(exc).__name__)
                 M.stream_request_done(SERVICE_NAME, method, err.status.name, err.reason, time.perf_counter() - t0)
-                return _refusal(request, err)
+                message = clip_message(err.message)
+                return pb.PlayResponse(id=request.id, error=pb.PlayError(code=code, reason=err.reason, message=message))
             done(0)
             M.stream_request_done(SERVICE_NAME, method, "OK", "", time.perf_counter() - t0)
             return answer
